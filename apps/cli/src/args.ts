@@ -1,0 +1,49 @@
+import { parseArgs } from "node:util";
+import { UsageError } from "./cli-error.js";
+
+export interface OptionSpec {
+  [name: string]: { type: "string" | "boolean"; required?: boolean; description: string };
+}
+
+export interface CommandSpec<Options extends OptionSpec> {
+  usage: string;
+  summary: string;
+  options: Options;
+}
+
+type Parsed<Options extends OptionSpec> = {
+  [K in keyof Options]: Options[K]["type"] extends "boolean" ? boolean : Options[K]["required"] extends true ? string : string | undefined;
+};
+
+export function helpText(spec: CommandSpec<OptionSpec>): string {
+  const lines = [`Usage: ${spec.usage}`, "", spec.summary];
+  const names = Object.keys(spec.options);
+  if (names.length > 0) {
+    lines.push("", "Options:");
+    for (const name of names) {
+      const option = spec.options[name]!;
+      const flag = option.type === "string" ? `--${name} <value>` : `--${name}`;
+      lines.push(`  ${flag.padEnd(24)} ${option.description}${option.required ? " (required)" : ""}`);
+    }
+  }
+  lines.push(`  ${"--help".padEnd(24)} show this help`);
+  return lines.join("\n");
+}
+
+/** Parses a command's flags strictly: unknown flags, stray arguments and missing required flags are usage errors. */
+export function parseOptions<Options extends OptionSpec>(spec: CommandSpec<Options>, argv: string[]): Parsed<Options> | "help" {
+  const options = Object.fromEntries(Object.entries(spec.options).map(([name, option]) => [name, { type: option.type }]));
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    const parsed = parseArgs({ args: argv, options: { ...options, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: false });
+    values = parsed.values as Record<string, string | boolean | undefined>;
+  } catch (error) {
+    throw new UsageError((error as Error).message.split("\n")[0]!.replace(/\. To specify .*$/, ""));
+  }
+  if (values.help) return "help";
+  for (const [name, option] of Object.entries(spec.options)) {
+    if (option.required && (values[name] === undefined || values[name] === "")) throw new UsageError(`missing --${name}`);
+    if (option.type === "boolean") values[name] = values[name] === true;
+  }
+  return values as Parsed<Options>;
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+import { ConfigError, isUserError } from "@rehook/core";
+import { createConsoleLogger } from "@rehook/web";
+import { UsageError } from "./cli-error.js";
+import { endpointCreateCommand, endpointDeleteCommand } from "./commands/endpoint.js";
+import { migrateCommand } from "./commands/migrate.js";
+import { startCommand } from "./commands/start.js";
+import type { Command } from "./commands/types.js";
+import { userCreateCommand } from "./commands/user.js";
+import { configFromEnvironment } from "./env.js";
+
+const commands: Command[] = [startCommand, migrateCommand, userCreateCommand, endpointCreateCommand, endpointDeleteCommand];
+
+function overview(): string {
+  const rows = commands.map((command) => `  rehook ${command.path.join(" ").padEnd(18)} ${command.summary}`);
+  return ["Usage: rehook <command> [options]", "", "Commands:", ...rows, "", "Run `rehook <command> --help` for a command's options."].join("\n");
+}
+
+function findCommand(argv: string[]): { command: Command; rest: string[] } | undefined {
+  for (const command of commands) {
+    if (command.path.every((word, index) => argv[index] === word)) return { command, rest: argv.slice(command.path.length) };
+  }
+  return undefined;
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
+    process.stdout.write(`${overview()}\n`);
+    return argv.length === 0 ? 2 : 0;
+  }
+  const found = findCommand(argv);
+  if (!found) {
+    process.stderr.write(`rehook: unknown command "${argv.slice(0, 2).join(" ")}"; run rehook --help\n`);
+    return 2;
+  }
+  let logLevel = "info";
+  try {
+    const config = configFromEnvironment();
+    logLevel = config.logLevel;
+    const logger = createConsoleLogger(config.logLevel);
+    return await found.command.run(found.rest, { config, logger, stdout: process.stdout });
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`rehook ${found.command.path.join(" ")}: ${error.message} (see --help)\n`);
+      return 2;
+    }
+    if (isUserError(error) || error instanceof ConfigError) {
+      process.stderr.write(`rehook: ${error.message}\n`);
+      return 1;
+    }
+    // Not the user's fault: one line, with the stack only when asked for.
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`rehook: ${message.split("\n")[0]}\n`);
+    if (logLevel === "debug" && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`rehook: ${String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,104 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Config, Logger } from "@rehook/core";
+import { createPool, GroupCommitWriter, isDatabaseReachable, openDatabase, type Database, type Pool } from "@rehook/db";
+import { answerClientError, createCaptureHandler, createHealthHandler } from "@rehook/http";
+import { captureRequest, type ServiceContext } from "@rehook/services";
+import { createRequestListener } from "./request-listener.js";
+
+export interface RehookServer {
+  server: Server;
+  /** Where the server actually listens (PORT=0 picks a free port). */
+  url: string;
+  database: Database;
+  close(): Promise<void>;
+}
+
+// Slow clients must not hold sockets open: headers within 10 s, the whole request within 60 s.
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 60_000;
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+export function createHttpServer(deps: { ctx: ServiceContext; pool: Pool; config: Config; logger: Logger }): Server {
+  const { ctx, pool, config, logger } = deps;
+  const listener = createRequestListener(
+    {
+      capture: createCaptureHandler({
+        capture: (input) => captureRequest(ctx, input),
+        maxPayloadBytes: config.maxPayloadBytes,
+        maxHeaderCount: config.maxHeaderCount,
+        trustProxy: config.trustProxy,
+        logger,
+      }),
+      health: createHealthHandler(() => isDatabaseReachable(pool)),
+    },
+    logger,
+  );
+  const server = createServer(
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    },
+    listener,
+  );
+  // Node silently drops headers past 2000 by default; keep them all and let the handler answer 431.
+  server.maxHeadersCount = 0;
+  server.on("clientError", answerClientError);
+  return server;
+}
+
+/** Opens the database (migrating it), builds the services and listens on PORT. */
+export async function startServer(config: Config, logger: Logger): Promise<RehookServer> {
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    migrate: true,
+    log: (message) => logger.info(message),
+  });
+  if (database.applied.length > 0) logger.info("applied migrations", { names: database.applied.join(",") });
+  const pool = createPool({
+    databaseUrl: database.url,
+    max: config.databasePoolSize,
+    onError: (error) => logger.warn("database connection lost", { error: error.message }),
+  });
+  const writer = new GroupCommitWriter(pool);
+  const ctx: ServiceContext = { orm: database.orm, writer, baseUrl: config.baseUrl };
+  const server = createHttpServer({ ctx, pool, config, logger });
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(config.port, config.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await pool.end();
+    await database.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    url,
+    database,
+    close() {
+      closing ??= (async () => {
+        // Stop taking requests, let the ones in flight finish (their rows commit), then release the database.
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await closed;
+        await writer.drain();
+        await pool.end();
+        await database.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
+
+const KEY_LENGTH = 32;
+const SALT_LENGTH = 16;
+// OWASP's scrypt baseline (N=2^17, r=8, p=1) costs 128 MiB per hash.
+const DEFAULT_COST: ScryptOptions = { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
+
+function derive(password: string, salt: Buffer, cost: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize("NFKC"), salt, KEY_LENGTH, cost, (error, key) => (error ? reject(error) : resolve(key))),
+  );
+}
+
+/** Hashes a password with scrypt and a per-user random salt: "scrypt$N$r$p$salt$hash". */
+export async function hashPassword(password: string, cost: ScryptOptions = DEFAULT_COST): Promise<string> {
+  const salt = randomBytes(SALT_LENGTH);
+  const key = await derive(password, salt, cost);
+  return ["scrypt", cost.N, cost.r, cost.p, salt.toString("base64"), key.toString("base64")].join("$");
+}
+
+/** Checks a password against a stored hash in constant time. A malformed hash never verifies. */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split("$");
+  if (scheme !== "scrypt" || !salt || !hash) return false;
+  const cost = { N: Number(n), r: Number(r), p: Number(p), maxmem: DEFAULT_COST.maxmem };
+  if (![cost.N, cost.r, cost.p].every((value) => Number.isInteger(value) && value > 0)) return false;
+  const expected = Buffer.from(hash, "base64");
+  const actual = await derive(password, Buffer.from(salt, "base64"), cost);
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}

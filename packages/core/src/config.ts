@@ -1,0 +1,72 @@
+import { z } from "zod";
+
+const MIB = 1024 * 1024;
+
+const booleanString = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+
+/**
+ * Every environment variable Rehook reads, with its default.
+ * The README's configuration table lists the same set.
+ */
+export const environmentSchema = z.object({
+  PORT: port.default(8080),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
+  DATABASE_POOL_SIZE: positiveInt.max(200).default(10),
+  REHOOK_DATA_DIR: z.string().min(1).optional(),
+  MAX_PAYLOAD_BYTES: positiveInt.default(10 * MIB),
+  MAX_HEADER_COUNT: positiveInt.max(10_000).default(500),
+  TRUST_PROXY: booleanString.default(false),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Environment = z.infer<typeof environmentSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  dataDir: string;
+  maxPayloadBytes: number;
+  maxHeaderCount: number;
+  trustProxy: boolean;
+  logLevel: Environment["LOG_LEVEL"];
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/**
+ * Reads configuration from an environment record (pure: the caller passes process.env).
+ * `defaultDataDir` is where the embedded database lives when REHOOK_DATA_DIR is unset.
+ */
+export function loadConfig(env: Record<string, string | undefined>, defaultDataDir: string): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const parsed = environmentSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`invalid ${issue.path.join(".")}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    dataDir: e.REHOOK_DATA_DIR ?? defaultDataDir,
+    maxPayloadBytes: e.MAX_PAYLOAD_BYTES,
+    maxHeaderCount: e.MAX_HEADER_COUNT,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+  };
+}

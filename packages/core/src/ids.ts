@@ -1,0 +1,57 @@
+import { randomFillSync } from "node:crypto";
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+let lastMillis = 0;
+let sequence = 0;
+
+/**
+ * A UUIDv7 (RFC 9562): 48-bit Unix milliseconds, then 74 random bits.
+ * Within one millisecond the 12-bit rand_a field carries a counter, so ids
+ * made by one process sort in creation order (keyset pagination relies on it).
+ */
+export function uuidv7(now: number = Date.now()): string {
+  const bytes = new Uint8Array(16);
+  randomFillSync(bytes);
+  let millis = now;
+  if (millis <= lastMillis) {
+    millis = lastMillis;
+    sequence += 1;
+    if (sequence > 0xfff) {
+      // Counter exhausted: borrow the next millisecond rather than repeat an order.
+      millis += 1;
+      sequence = 0;
+    }
+  } else {
+    sequence = (bytes[6]! & 0x07) << 8 | bytes[7]!; // random start, leaves room to count up
+  }
+  lastMillis = millis;
+
+  bytes[0] = Math.floor(millis / 2 ** 40) & 0xff;
+  bytes[1] = Math.floor(millis / 2 ** 32) & 0xff;
+  bytes[2] = (millis >>> 24) & 0xff;
+  bytes[3] = (millis >>> 16) & 0xff;
+  bytes[4] = (millis >>> 8) & 0xff;
+  bytes[5] = millis & 0xff;
+  bytes[6] = 0x70 | ((sequence >>> 8) & 0x0f);
+  bytes[7] = sequence & 0xff;
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
+
+  const hex = Buffer.from(bytes).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}
+
+/** The version nibble of a UUID string (7 for uuidv7()). */
+export function uuidVersion(value: string): number {
+  return Number.parseInt(value.charAt(14), 16);
+}
+
+/** The creation time embedded in a UUIDv7. */
+export function uuidv7Timestamp(value: string): Date {
+  const hex = value.replace(/-/g, "").slice(0, 12);
+  return new Date(Number.parseInt(hex, 16));
+}

@@ -1,0 +1,189 @@
+import { headerValue, hasHeader, type HeaderList } from "./headers.js";
+
+export interface SenderInput {
+  headers: HeaderList;
+  body: Uint8Array;
+}
+
+export interface SenderIdentity {
+  source: string;
+  eventType: string;
+}
+
+export const UNKNOWN = "unknown";
+const MAX_LABEL_LENGTH = 200;
+/** Bodies above this are not parsed for labels: detection must stay cheap on the capture path. */
+const MAX_PARSED_BODY_BYTES = 1024 * 1024;
+
+type Fields = Record<string, unknown>;
+
+/** What a detector may look at: headers, and the body parsed once as JSON or a form. */
+interface Request {
+  header(name: string): string | undefined;
+  has(name: string): boolean;
+  json(): Fields | undefined;
+  form(): URLSearchParams | undefined;
+}
+
+interface Sender {
+  source: string;
+  matches(request: Request): boolean;
+  eventType(request: Request): string | undefined;
+}
+
+function stringField(fields: Fields | undefined, key: string): string | undefined {
+  const value = fields?.[key];
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+function objectField(fields: Fields | undefined, key: string): Fields | undefined {
+  const value = fields?.[key];
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Fields) : undefined;
+}
+
+function genericJsonType(request: Request): string | undefined {
+  const body = request.json();
+  return stringField(body, "type") ?? stringField(body, "event_type") ?? stringField(body, "event");
+}
+
+/** Well-known senders, most specific first. */
+const SENDERS: Sender[] = [
+  {
+    source: "stripe",
+    matches: (r) => r.has("stripe-signature") || /^Stripe\//.test(r.header("user-agent") ?? ""),
+    eventType: (r) => stringField(r.json(), "type"),
+  },
+  {
+    source: "github",
+    matches: (r) => r.has("x-github-event"),
+    eventType: (r) => {
+      const event = r.header("x-github-event");
+      const action = stringField(r.json(), "action");
+      return event && action ? `${event}.${action}` : event;
+    },
+  },
+  {
+    source: "gitlab",
+    matches: (r) => r.has("x-gitlab-event"),
+    eventType: (r) => stringField(r.json(), "object_kind") ?? r.header("x-gitlab-event"),
+  },
+  {
+    source: "shopify",
+    matches: (r) => r.has("x-shopify-topic") || r.has("x-shopify-hmac-sha256"),
+    eventType: (r) => r.header("x-shopify-topic"),
+  },
+  {
+    source: "slack",
+    matches: (r) => r.has("x-slack-signature"),
+    eventType: (r) => {
+      const body = r.json();
+      if (body) {
+        const type = stringField(body, "type");
+        return type === "event_callback" ? (stringField(objectField(body, "event"), "type") ?? type) : type;
+      }
+      const form = r.form();
+      const payload = form?.get("payload");
+      if (payload) return stringField(parseJsonObject(payload), "type");
+      if (form?.get("command")) return "slash_command";
+      return undefined;
+    },
+  },
+  {
+    source: "twilio",
+    matches: (r) => r.has("x-twilio-signature"),
+    eventType: (r) => {
+      const events = r.json();
+      if (events) return stringField(events, "type");
+      const form = r.form();
+      if (!form) return undefined;
+      const messageStatus = form.get("MessageStatus") ?? form.get("SmsStatus");
+      if (messageStatus) return `message.${messageStatus}`;
+      const callStatus = form.get("CallStatus");
+      if (callStatus) return `call.${callStatus}`;
+      return form.get("EventType") ?? undefined;
+    },
+  },
+  {
+    source: "svix",
+    matches: (r) => r.has("svix-id") && r.has("svix-signature"),
+    eventType: (r) => stringField(r.json(), "type"),
+  },
+  {
+    source: "standard-webhooks",
+    matches: (r) => r.has("webhook-id") && r.has("webhook-signature"),
+    eventType: (r) => stringField(r.json(), "type"),
+  },
+];
+
+function parseJsonObject(text: string): Fields | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Fields) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function firstElementIfArray(text: string): Fields | undefined {
+  // Twilio Event Streams and CloudEvents batches arrive as a JSON array.
+  try {
+    const value: unknown = JSON.parse(text);
+    if (Array.isArray(value)) {
+      const first: unknown = value[0];
+      return first !== null && typeof first === "object" ? (first as Fields) : undefined;
+    }
+    return value !== null && typeof value === "object" ? (value as Fields) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function describeRequest(input: SenderInput): Request {
+  const decoder = new TextDecoder("utf-8", { fatal: false });
+  let text: string | undefined;
+  const bodyText = () => (text ??= input.body.byteLength <= MAX_PARSED_BODY_BYTES ? decoder.decode(input.body) : "");
+  let json: Fields | undefined | null = null;
+  let form: URLSearchParams | undefined | null = null;
+  const contentType = (headerValue(input.headers, "content-type") ?? "").toLowerCase();
+  return {
+    header: (name) => headerValue(input.headers, name),
+    has: (name) => hasHeader(input.headers, name),
+    json() {
+      if (json === null) {
+        const trimmed = bodyText().trimStart();
+        json = trimmed.startsWith("{") || trimmed.startsWith("[") ? firstElementIfArray(trimmed) : undefined;
+      }
+      return json;
+    },
+    form() {
+      if (form === null) {
+        form = contentType.startsWith("application/x-www-form-urlencoded") ? new URLSearchParams(bodyText()) : undefined;
+      }
+      return form;
+    },
+  };
+}
+
+/** The product token of a User-Agent ("PostmanRuntime/7.36.1 ..." -> "postmanruntime"). */
+function userAgentProduct(userAgent: string | undefined): string | undefined {
+  const product = userAgent?.trim().split(/[\s/;(]/, 1)[0];
+  return product ? product.toLowerCase() : undefined;
+}
+
+function clean(label: string | undefined): string | undefined {
+  const trimmed = label?.trim();
+  return trimmed ? trimmed.slice(0, MAX_LABEL_LENGTH) : undefined;
+}
+
+/**
+ * Names the service that sent a request and the type of event it reports:
+ * a table of well-known senders first, then a JSON `type`/`event_type`/`event`
+ * field and the User-Agent product, then "unknown".
+ */
+export function detectSender(input: SenderInput): SenderIdentity {
+  const request = describeRequest(input);
+  const known = SENDERS.find((sender) => sender.matches(request));
+  const source = known?.source ?? clean(userAgentProduct(request.header("user-agent"))) ?? UNKNOWN;
+  const eventType = clean(known?.eventType(request)) ?? clean(genericJsonType(request)) ?? UNKNOWN;
+  return { source, eventType };
+}

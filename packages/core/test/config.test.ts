@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig, parseCapturePath, toIsoMillis, webhookUrl } from "../src/index.js";
+
+describe("configuration", () => {
+  it("has a default for everything", () => {
+    const config = loadConfig({}, "/data");
+    expect(config).toMatchObject({
+      port: 8080,
+      baseUrl: "http://localhost:8080",
+      databaseUrl: undefined,
+      dataDir: "/data",
+      maxPayloadBytes: 10 * 1024 * 1024,
+      trustProxy: false,
+    });
+  });
+
+  it("derives BASE_URL from PORT and strips a trailing slash from a given one", () => {
+    expect(loadConfig({ PORT: "9000" }, "/d").baseUrl).toBe("http://localhost:9000");
+    expect(loadConfig({ BASE_URL: "https://hooks.example.com/" }, "/d").baseUrl).toBe("https://hooks.example.com");
+  });
+
+  it("refuses bad values with a one-line message naming the variable", () => {
+    expect(() => loadConfig({ PORT: "eighty" }, "/d")).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: "eighty" }, "/d")).toThrow(/PORT/);
+    expect(() => loadConfig({ DATABASE_URL: "mysql://x" }, "/d")).toThrow(/DATABASE_URL/);
+    expect(() => loadConfig({ TRUST_PROXY: "maybe" }, "/d")).toThrow(/TRUST_PROXY/);
+  });
+
+  it("treats empty variables as unset", () => {
+    expect(loadConfig({ DATABASE_URL: "" }, "/d").databaseUrl).toBeUndefined();
+  });
+});
+
+describe("capture paths", () => {
+  it("splits slug and captured sub-path", () => {
+    expect(parseCapturePath("/api/webhook/orders-abcd1234")).toEqual({ slug: "orders-abcd1234", subPath: "" });
+    expect(parseCapturePath("/api/webhook/orders-abcd1234/github/push")).toEqual({ slug: "orders-abcd1234", subPath: "/github/push" });
+    expect(parseCapturePath("/api/webhook/")).toBeUndefined();
+    expect(parseCapturePath("/api/events")).toBeUndefined();
+  });
+
+  it("builds the capture URL from the base URL", () => {
+    expect(webhookUrl("https://r.example", "a-12345678")).toBe("https://r.example/api/webhook/a-12345678");
+  });
+});
+
+describe("timestamps", () => {
+  it("render as ISO 8601 UTC with milliseconds", () => {
+    expect(toIsoMillis(new Date(Date.UTC(2026, 10, 21, 10, 15, 30, 123)))).toBe("2026-11-21T10:15:30.123Z");
+    expect(toIsoMillis(new Date(Date.UTC(2026, 0, 1)))).toBe("2026-01-01T00:00:00.000Z");
+  });
+});

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { detectSender, type HeaderList } from "../src/index.js";
+
+function detect(headers: HeaderList, body: string | Uint8Array = "") {
+  return detectSender({ headers, body: typeof body === "string" ? Buffer.from(body) : body });
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+const JSON_TYPE: [string, string] = ["Content-Type", "application/json"];
+const FORM_TYPE: [string, string] = ["Content-Type", "application/x-www-form-urlencoded"];
+
+describe("sender detection", () => {
+  it("Stripe: Stripe-Signature header, event type from the JSON type", () => {
+    expect(
+      detect([JSON_TYPE, ["Stripe-Signature", "t=1,v1=abc"], ["User-Agent", "Stripe/1.0 (+https://stripe.com/docs/webhooks)"]],
+        json({ id: "evt_1", object: "event", type: "payment_intent.succeeded" })),
+    ).toEqual({ source: "stripe", eventType: "payment_intent.succeeded" });
+  });
+
+  it("GitHub: X-GitHub-Event plus the payload's action", () => {
+    expect(detect([JSON_TYPE, ["X-GitHub-Event", "pull_request"]], json({ action: "opened" }))).toEqual({
+      source: "github",
+      eventType: "pull_request.opened",
+    });
+    expect(detect([JSON_TYPE, ["X-GitHub-Event", "push"]], json({ ref: "refs/heads/main" }))).toEqual({
+      source: "github",
+      eventType: "push",
+    });
+  });
+
+  it("GitLab: object_kind, else the X-Gitlab-Event header", () => {
+    expect(detect([JSON_TYPE, ["X-Gitlab-Event", "Push Hook"]], json({ object_kind: "push" }))).toEqual({
+      source: "gitlab",
+      eventType: "push",
+    });
+  });
+
+  it("Shopify: X-Shopify-Topic", () => {
+    expect(detect([JSON_TYPE, ["X-Shopify-Topic", "orders/create"], ["X-Shopify-Hmac-Sha256", "x"]], json({ id: 1 }))).toEqual({
+      source: "shopify",
+      eventType: "orders/create",
+    });
+  });
+
+  it("Slack: the inner event type of an event_callback, url_verification as is", () => {
+    const signed: HeaderList = [JSON_TYPE, ["X-Slack-Signature", "v0=abc"], ["X-Slack-Request-Timestamp", "1"]];
+    expect(detect(signed, json({ type: "event_callback", event: { type: "app_mention" } }))).toEqual({
+      source: "slack",
+      eventType: "app_mention",
+    });
+    expect(detect(signed, json({ type: "url_verification", challenge: "x" })).eventType).toBe("url_verification");
+  });
+
+  it("Slack: interactivity payloads and slash commands arrive form-encoded", () => {
+    const form: HeaderList = [FORM_TYPE, ["X-Slack-Signature", "v0=abc"]];
+    const payload = new URLSearchParams({ payload: json({ type: "block_actions" }) }).toString();
+    expect(detect(form, payload)).toEqual({ source: "slack", eventType: "block_actions" });
+    expect(detect(form, "command=%2Fweather&text=94070")).toEqual({ source: "slack", eventType: "slash_command" });
+  });
+
+  it("Twilio: message and call status callbacks (form), Event Streams (JSON array)", () => {
+    const form: HeaderList = [FORM_TYPE, ["X-Twilio-Signature", "abc="]];
+    expect(detect(form, "MessageSid=SM1&MessageStatus=delivered")).toEqual({ source: "twilio", eventType: "message.delivered" });
+    expect(detect(form, "CallSid=CA1&CallStatus=completed")).toEqual({ source: "twilio", eventType: "call.completed" });
+    expect(
+      detect([JSON_TYPE, ["X-Twilio-Signature", "abc="]], json([{ type: "com.twilio.messaging.message.delivered" }])),
+    ).toEqual({ source: "twilio", eventType: "com.twilio.messaging.message.delivered" });
+  });
+
+  it("Svix: svix-id and svix-signature headers", () => {
+    expect(
+      detect([JSON_TYPE, ["svix-id", "msg_1"], ["svix-timestamp", "1"], ["svix-signature", "v1,abc"]], json({ type: "user.created" })),
+    ).toEqual({ source: "svix", eventType: "user.created" });
+  });
+
+  it("Standard Webhooks: webhook-id and webhook-signature headers", () => {
+    expect(
+      detect([JSON_TYPE, ["webhook-id", "msg_1"], ["webhook-timestamp", "1"], ["webhook-signature", "v1,abc"]], json({ type: "invoice.paid" })),
+    ).toEqual({ source: "standard-webhooks", eventType: "invoice.paid" });
+  });
+
+  it("generic: JSON type, event_type or event field, and the User-Agent product", () => {
+    expect(detect([JSON_TYPE, ["User-Agent", "PostmanRuntime/7.36.1"]], json({ type: "order.paid" }))).toEqual({
+      source: "postmanruntime",
+      eventType: "order.paid",
+    });
+    expect(detect([JSON_TYPE], json({ event_type: "build.finished" })).eventType).toBe("build.finished");
+    expect(detect([JSON_TYPE], json({ event: "deploy" })).eventType).toBe("deploy");
+  });
+
+  it("unknown when nothing identifies the sender", () => {
+    expect(detect([], "")).toEqual({ source: "unknown", eventType: "unknown" });
+    expect(detect([JSON_TYPE], "{not json")).toEqual({ source: "unknown", eventType: "unknown" });
+    expect(detect([], Buffer.from([0, 255, 254, 1]))).toEqual({ source: "unknown", eventType: "unknown" });
+  });
+
+  it("matches header names case-insensitively", () => {
+    expect(detect([["x-github-event", "ping"]], "{}")).toEqual({ source: "github", eventType: "ping" });
+  });
+});

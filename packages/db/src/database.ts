@@ -1,0 +1,50 @@
+import { startEmbeddedPostgres } from "./embedded-postgres.js";
+import { createOrm, migrate, type Orm } from "./orm.js";
+import { withMigrationLock } from "./pool.js";
+
+export interface DatabaseOptions {
+  /** An external PostgreSQL; without it an embedded server runs with its data under dataDir. */
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  ormPoolSize?: number;
+  /** Apply pending migrations before returning (rehook start, rehook migrate). */
+  migrate?: boolean;
+  log?: (message: string) => void;
+}
+
+export interface Database {
+  url: string;
+  orm: Orm;
+  /** Names of the migrations this call applied. */
+  applied: string[];
+  close(): Promise<void>;
+}
+
+/** Connects to the configured PostgreSQL (starting or reusing the embedded one) and opens MikroORM. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const embedded = options.databaseUrl
+    ? undefined
+    : await startEmbeddedPostgres({ dataDir: options.dataDir, ...(options.log ? { log: options.log } : {}) });
+  const url = options.databaseUrl ?? embedded!.url;
+  try {
+    const orm = await createOrm({ databaseUrl: url, poolSize: options.ormPoolSize ?? 5 });
+    try {
+      const applied = options.migrate ? await withMigrationLock(url, () => migrate(orm)) : [];
+      return {
+        url,
+        orm,
+        applied,
+        async close() {
+          await orm.close(true);
+          await embedded?.stop();
+        },
+      };
+    } catch (error) {
+      await orm.close(true);
+      throw error;
+    }
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,229 @@
+import { BigIntType, EntitySchema } from "@mikro-orm/core";
+import type { EventStatus, HeaderList } from "@rehook/core";
+
+export interface User {
+  id: string;
+  email: string;
+  passwordHash: string;
+  createdAt: Date;
+}
+
+export interface Session {
+  /** SHA-256 of the session token, hex: a leaked table does not leak live sessions. */
+  id: string;
+  user: User;
+  expiresAt: Date;
+}
+
+export interface Endpoint {
+  id: string;
+  user: User;
+  name: string;
+  slug: string;
+  destinationUrl: string | null;
+  secret: string;
+  signRequests: boolean;
+  stagingHost: string | null;
+  deliveredCount: number;
+  failedCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface Event {
+  id: string;
+  endpoint: Endpoint;
+  receivedAt: Date;
+  method: string;
+  path: string;
+  query: string;
+  headers: HeaderList;
+  body: Buffer;
+  contentType: string | null;
+  sizeBytes: number;
+  clientIp: string | null;
+  source: string;
+  eventType: string;
+  status: EventStatus;
+  latencyMs: number | null;
+  responseStatus: number | null;
+  responseHeaders: HeaderList | null;
+  responseBody: Buffer | null;
+  responseTruncated: boolean;
+  error: string | null;
+  attempts: number;
+  completedAt: Date | null;
+}
+
+export interface ReplayAttempt {
+  id: string;
+  event: Event;
+  user: User | null;
+  environment: string;
+  destinationUrl: string;
+  status: string;
+  responseStatus: number | null;
+  responseHeaders: HeaderList | null;
+  responseBody: Buffer | null;
+  responseTruncated: boolean;
+  latencyMs: number | null;
+  error: string | null;
+  replayedAt: Date;
+}
+
+export interface ApiKey {
+  id: string;
+  user: User;
+  name: string;
+  /** The first characters of the key, shown in lists so a user can tell keys apart. */
+  prefix: string;
+  /** SHA-256 of the whole key; the key itself is shown once and never stored. */
+  keyHash: Buffer;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface NotificationSettings {
+  user: User;
+  enabled: boolean;
+  webhookUrl: string | null;
+  triggers: string[];
+  pausedReason: string | null;
+  lastError: string | null;
+  updatedAt: Date;
+}
+
+const timestamp = { type: "datetime", columnType: "timestamptz(3)" } as const;
+const createdAt = { ...timestamp, defaultRaw: "now()" } as const;
+
+export const UserEntity = new EntitySchema<User>({
+  name: "User",
+  tableName: "users",
+  properties: {
+    id: { type: "uuid", primary: true },
+    email: { type: "text", unique: "users_email_unique" },
+    passwordHash: { type: "text" },
+    createdAt,
+  },
+});
+
+export const SessionEntity = new EntitySchema<Session>({
+  name: "Session",
+  tableName: "sessions",
+  properties: {
+    id: { type: "text", primary: true },
+    user: { kind: "m:1", entity: () => UserEntity, deleteRule: "cascade", index: "sessions_user_id_index" },
+    expiresAt: { ...timestamp },
+  },
+});
+
+export const EndpointEntity = new EntitySchema<Endpoint>({
+  name: "Endpoint",
+  tableName: "endpoints",
+  properties: {
+    id: { type: "uuid", primary: true },
+    user: { kind: "m:1", entity: () => UserEntity, deleteRule: "cascade", index: "endpoints_user_id_index" },
+    name: { type: "text" },
+    slug: { type: "text", unique: "endpoints_slug_unique" },
+    destinationUrl: { type: "text", nullable: true },
+    secret: { type: "text" },
+    signRequests: { type: "boolean", default: false },
+    stagingHost: { type: "text", nullable: true },
+    deliveredCount: { type: new BigIntType("number"), default: 0 },
+    failedCount: { type: new BigIntType("number"), default: 0 },
+    createdAt,
+    updatedAt: { ...createdAt, onUpdate: () => new Date() },
+  },
+});
+
+export const EventEntity = new EntitySchema<Event>({
+  name: "Event",
+  tableName: "events",
+  indexes: [{ name: "events_endpoint_id_id_index", properties: ["endpoint", "id"] }],
+  properties: {
+    id: { type: "uuid", primary: true },
+    endpoint: { kind: "m:1", entity: () => EndpointEntity, deleteRule: "cascade" },
+    receivedAt: { ...timestamp },
+    method: { type: "text" },
+    path: { type: "text" },
+    query: { type: "text" },
+    headers: { type: "json" },
+    body: { type: "blob" },
+    contentType: { type: "text", nullable: true },
+    sizeBytes: { type: "integer" },
+    clientIp: { type: "text", nullable: true },
+    source: { type: "text" },
+    eventType: { type: "text" },
+    status: { type: "text" },
+    latencyMs: { type: "integer", nullable: true },
+    responseStatus: { type: "integer", nullable: true },
+    responseHeaders: { type: "json", nullable: true },
+    responseBody: { type: "blob", nullable: true },
+    responseTruncated: { type: "boolean", default: false },
+    error: { type: "text", nullable: true },
+    attempts: { type: "integer", default: 0 },
+    completedAt: { ...timestamp, nullable: true },
+  },
+});
+
+export const ReplayAttemptEntity = new EntitySchema<ReplayAttempt>({
+  name: "ReplayAttempt",
+  tableName: "replay_attempts",
+  indexes: [{ name: "replay_attempts_event_id_replayed_at_index", properties: ["event", "replayedAt"] }],
+  properties: {
+    id: { type: "uuid", primary: true },
+    event: { kind: "m:1", entity: () => EventEntity, deleteRule: "cascade" },
+    user: { kind: "m:1", entity: () => UserEntity, deleteRule: "set null", nullable: true, index: "replay_attempts_user_id_index" },
+    environment: { type: "text" },
+    destinationUrl: { type: "text" },
+    status: { type: "text" },
+    responseStatus: { type: "integer", nullable: true },
+    responseHeaders: { type: "json", nullable: true },
+    responseBody: { type: "blob", nullable: true },
+    responseTruncated: { type: "boolean", default: false },
+    latencyMs: { type: "integer", nullable: true },
+    error: { type: "text", nullable: true },
+    replayedAt: { ...createdAt },
+  },
+});
+
+export const ApiKeyEntity = new EntitySchema<ApiKey>({
+  name: "ApiKey",
+  tableName: "api_keys",
+  properties: {
+    id: { type: "uuid", primary: true },
+    user: { kind: "m:1", entity: () => UserEntity, deleteRule: "cascade", index: "api_keys_user_id_index" },
+    name: { type: "text" },
+    prefix: { type: "text" },
+    keyHash: { type: "blob", unique: "api_keys_key_hash_unique" },
+    createdAt,
+    lastUsedAt: { ...timestamp, nullable: true },
+    revokedAt: { ...timestamp, nullable: true },
+  },
+});
+
+export const NotificationSettingsEntity = new EntitySchema<NotificationSettings>({
+  name: "NotificationSettings",
+  tableName: "notification_settings",
+  properties: {
+    user: { kind: "1:1", entity: () => UserEntity, primary: true, deleteRule: "cascade", owner: true },
+    enabled: { type: "boolean", default: false },
+    webhookUrl: { type: "text", nullable: true },
+    triggers: { type: "text[]", default: "{failed}" },
+    pausedReason: { type: "text", nullable: true },
+    lastError: { type: "text", nullable: true },
+    updatedAt: { ...createdAt, onUpdate: () => new Date() },
+  },
+});
+
+/** The explicit entity list (no folder scanning, no decorators). */
+export const entities = [
+  UserEntity,
+  SessionEntity,
+  EndpointEntity,
+  EventEntity,
+  ReplayAttemptEntity,
+  ApiKeyEntity,
+  NotificationSettingsEntity,
+];

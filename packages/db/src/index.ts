@@ -1,0 +1,16 @@
+export * from "./entities/index.js";
+export { createOrm, migrate, type Orm, type OrmOptions } from "./orm.js";
+export { createPool, isDatabaseReachable, withMigrationLock, type Pool, type PoolClient } from "./pool.js";
+export { openDatabase, type Database, type DatabaseOptions } from "./database.js";
+export { startEmbeddedPostgres, type EmbeddedDatabase, type EmbeddedOptions } from "./embedded-postgres.js";
+export {
+  GroupCommitWriter,
+  isConnectionError,
+  type CapturedRequest,
+  type CaptureWriteResult,
+  type GroupCommitOptions,
+} from "./capture-writer.js";
+export * from "./queries/users.js";
+export * from "./queries/endpoints.js";
+export { UniqueConstraintViolationException } from "@mikro-orm/core";
+export type { EntityManager } from "@mikro-orm/postgresql";

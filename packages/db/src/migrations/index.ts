@@ -1,0 +1,7 @@
+import type { MigrationObject } from "@mikro-orm/core";
+import { Migration20261121000000_initial } from "./Migration20261121000000_initial.js";
+
+/** Every migration in order. Listed explicitly so the built package needs no folder scan. */
+export const migrationsList: MigrationObject[] = [
+  { name: "Migration20261121000000_initial", class: Migration20261121000000_initial },
+];

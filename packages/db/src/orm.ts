@@ -1,0 +1,34 @@
+import { MikroORM } from "@mikro-orm/postgresql";
+import { Migrator } from "@mikro-orm/migrations";
+import { entities } from "./entities/index.js";
+import { migrationsList } from "./migrations/index.js";
+
+export type Orm = MikroORM;
+
+export interface OrmOptions {
+  databaseUrl: string;
+  poolSize?: number;
+  debug?: boolean;
+}
+
+/** MikroORM for entity work (CRUD, migrations). Hot paths use the raw pool in pool.ts. */
+export async function createOrm(options: OrmOptions): Promise<Orm> {
+  return MikroORM.init({
+    clientUrl: options.databaseUrl,
+    entities,
+    discovery: { warnWhenNoEntities: true },
+    extensions: [Migrator],
+    migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
+    pool: { min: 0, max: options.poolSize ?? 5 },
+    driverOptions: { connection: { connectionTimeoutMillis: 5_000 } },
+    debug: options.debug ?? false,
+    allowGlobalContext: false,
+    ensureDatabase: false,
+  });
+}
+
+/** Applies every pending migration; returns the names applied. */
+export async function migrate(orm: Orm): Promise<string[]> {
+  const applied = await orm.getMigrator().up();
+  return applied.map((migration) => migration.name);
+}

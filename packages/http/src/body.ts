@@ -1,0 +1,49 @@
+import type { IncomingMessage } from "node:http";
+
+export type BodyResult =
+  | { kind: "complete"; body: Buffer }
+  | { kind: "too_large" }
+  | { kind: "aborted" };
+
+/**
+ * Reads a request body into memory, up to `maxBytes`. Stops reading as soon as the
+ * declared Content-Length or the bytes received so far exceed the cap (chunked bodies
+ * included), so an oversized upload never sits in memory.
+ */
+export function readBodyCapped(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+  const declared = req.headers["content-length"];
+  if (declared !== undefined && Number(declared) > maxBytes) return Promise.resolve({ kind: "too_large" });
+
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let settled = false;
+    const settle = (result: BodyResult) => {
+      if (settled) return;
+      settled = true;
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onAbort);
+      req.off("close", onClose);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.byteLength;
+      if (received > maxBytes) {
+        req.pause();
+        settle({ kind: "too_large" });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => settle({ kind: "complete", body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received) });
+    const onAbort = () => settle({ kind: "aborted" });
+    const onClose = () => {
+      if (!req.complete) settle({ kind: "aborted" });
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onAbort);
+    req.on("close", onClose);
+  });
+}

@@ -1,0 +1,86 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { headerListFromRaw, parseCapturePath, type Logger } from "@rehook/core";
+import type { CaptureInput, CaptureOutcome } from "@rehook/services";
+import { readBodyCapped } from "./body.js";
+import { clientIp } from "./client-ip.js";
+import { sendError, sendErrorAndClose, sendJson } from "./respond.js";
+
+export interface CaptureHandlerOptions {
+  capture(input: CaptureInput): Promise<CaptureOutcome>;
+  maxPayloadBytes: number;
+  maxHeaderCount: number;
+  trustProxy: boolean;
+  logger: Logger;
+}
+
+// Senders in a browser may read the answer; nothing here depends on cookies.
+const CORS = { "access-control-allow-origin": "*" };
+
+function splitTarget(target: string): { pathname: string; query: string } {
+  const mark = target.indexOf("?");
+  return mark === -1 ? { pathname: target, query: "" } : { pathname: target.slice(0, mark), query: target.slice(mark + 1) };
+}
+
+function answerPreflight(req: IncomingMessage, res: ServerResponse): void {
+  const requestedHeaders = req.headers["access-control-request-headers"];
+  res.writeHead(204, {
+    ...CORS,
+    "access-control-allow-methods": "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
+    ...(requestedHeaders ? { "access-control-allow-headers": requestedHeaders } : {}),
+    "access-control-max-age": "86400",
+    "content-length": "0",
+  });
+  res.end();
+}
+
+/**
+ * The capture URL, {BASE_URL}/api/webhook/{slug}[/sub/path][?query]: every method, every
+ * header in order, the body byte for byte. 200 only after the event row is committed.
+ */
+export function createCaptureHandler(options: CaptureHandlerOptions) {
+  return async function handleCapture(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { pathname, query } = splitTarget(req.url ?? "/");
+    const target = parseCapturePath(pathname);
+    if (!target) {
+      sendError(res, 404, "not_found", "no endpoint here: capture URLs look like /api/webhook/{slug}", CORS);
+      return;
+    }
+    if (req.method === "OPTIONS" && req.headers["access-control-request-method"]) {
+      answerPreflight(req, res);
+      return;
+    }
+    if (req.rawHeaders.length / 2 > options.maxHeaderCount) {
+      sendErrorAndClose(res, 431, "headers_too_large", `too many headers: at most ${options.maxHeaderCount} are accepted`, CORS);
+      return;
+    }
+
+    const read = await readBodyCapped(req, options.maxPayloadBytes);
+    if (read.kind === "aborted") return; // the sender hung up before finishing: nothing was acknowledged
+    if (read.kind === "too_large") {
+      sendErrorAndClose(res, 413, "payload_too_large", `the body exceeds the limit of ${options.maxPayloadBytes} bytes`, CORS);
+      return;
+    }
+
+    let outcome: CaptureOutcome;
+    try {
+      outcome = await options.capture({
+        slug: target.slug,
+        method: req.method ?? "GET",
+        subPath: target.subPath,
+        query,
+        headers: headerListFromRaw(req.rawHeaders),
+        body: read.body,
+        clientIp: clientIp(req, options.trustProxy),
+      });
+    } catch (error) {
+      options.logger.error("capture could not be stored", { slug: target.slug, error: String(error) });
+      sendError(res, 503, "unavailable", "the event could not be stored right now; retry later", { ...CORS, "retry-after": "5" });
+      return;
+    }
+    if (outcome.kind === "not_found") {
+      sendError(res, 404, "not_found", `no endpoint with slug ${target.slug}`, CORS);
+      return;
+    }
+    sendJson(res, 200, { received: true, eventId: outcome.eventId }, CORS);
+  };
+}

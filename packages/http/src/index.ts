@@ -1,0 +1,6 @@
+export { readBodyCapped, type BodyResult } from "./body.js";
+export { createCaptureHandler, type CaptureHandlerOptions } from "./capture-handler.js";
+export { answerClientError } from "./client-error.js";
+export { clientIp } from "./client-ip.js";
+export { createHealthHandler } from "./health-handler.js";
+export { sendError, sendErrorAndClose, sendJson } from "./respond.js";

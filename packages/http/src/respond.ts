@@ -1,0 +1,35 @@
+import type { ServerResponse } from "node:http";
+import { errorBody, type ErrorCode } from "@rehook/core";
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(payload),
+  });
+  res.end(payload);
+}
+
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  code: ErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  sendJson(res, status, errorBody(code, message), headers);
+}
+
+/**
+ * Answers and then closes the connection without reading the rest of the request:
+ * for bodies that are too large, whose remaining bytes we refuse to take in.
+ */
+export function sendErrorAndClose(res: ServerResponse, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.once("finish", () => res.req.destroy());
+  sendError(res, status, code, message, { ...headers, connection: "close" });
+}

@@ -1,0 +1,41 @@
+import { detectSender, headerValue, uuidv7, type EventStatus, type HeaderList } from "@rehook/core";
+import type { ServiceContext } from "./context.js";
+
+export interface CaptureInput {
+  slug: string;
+  method: string;
+  subPath: string;
+  query: string;
+  headers: HeaderList;
+  body: Buffer;
+  clientIp: string | null;
+  receivedAt?: Date;
+}
+
+export type CaptureOutcome =
+  | { kind: "accepted"; eventId: string; status: EventStatus }
+  | { kind: "not_found" };
+
+/**
+ * Stores one captured request. Resolves "accepted" only once its row is committed;
+ * rejects when the database could not take it (the caller answers 503, never 200).
+ */
+export async function captureRequest(ctx: Pick<ServiceContext, "writer">, input: CaptureInput): Promise<CaptureOutcome> {
+  const { source, eventType } = detectSender({ headers: input.headers, body: input.body });
+  const eventId = uuidv7();
+  const result = await ctx.writer.write({
+    id: eventId,
+    slug: input.slug,
+    receivedAt: input.receivedAt ?? new Date(),
+    method: input.method,
+    path: input.subPath,
+    query: input.query,
+    headers: input.headers,
+    body: input.body,
+    contentType: headerValue(input.headers, "content-type") ?? null,
+    clientIp: input.clientIp,
+    source,
+    eventType,
+  });
+  return result.kind === "stored" ? { kind: "accepted", eventId, status: result.status } : { kind: "not_found" };
+}

@@ -1,0 +1,8 @@
+import type { GroupCommitWriter, Orm } from "@rehook/db";
+
+/** What the use cases need from the outside world; the composition root builds it once. */
+export interface ServiceContext {
+  orm: Orm;
+  writer: GroupCommitWriter;
+  baseUrl: string;
+}

@@ -1,0 +1,83 @@
+import {
+  checkDestinationSyntax,
+  endpointNameSchema,
+  generateSigningSecret,
+  generateSlug,
+  UserError,
+  uuidv7,
+  webhookUrl,
+} from "@rehook/core";
+import {
+  deleteEndpointBySlug,
+  insertEndpoint,
+  UniqueConstraintViolationException,
+  type Endpoint,
+} from "@rehook/db";
+import { z } from "zod";
+import type { ServiceContext } from "./context.js";
+import { parseInput } from "./validation.js";
+
+export interface EndpointView {
+  id: string;
+  name: string;
+  slug: string;
+  webhook_url: string;
+  destination_url: string | null;
+}
+
+export function endpointView(baseUrl: string, endpoint: Endpoint): EndpointView {
+  return {
+    id: endpoint.id,
+    name: endpoint.name,
+    slug: endpoint.slug,
+    webhook_url: webhookUrl(baseUrl, endpoint.slug),
+    destination_url: endpoint.destinationUrl,
+  };
+}
+
+const createEndpointInput = z.object({
+  userId: z.string().uuid(),
+  name: endpointNameSchema,
+  destinationUrl: z.string().nullish(),
+});
+
+/** Validates an optional destination: blank means capture-only. */
+function normaliseDestination(raw: string | null | undefined): string | null {
+  if (raw === undefined || raw === null || raw.trim() === "") return null;
+  const checked = checkDestinationSyntax(raw);
+  if (!checked.ok) throw new UserError("validation_failed", `destination URL refused: ${checked.reason}`);
+  return checked.url;
+}
+
+const SLUG_ATTEMPTS = 5;
+
+export async function createEndpoint(
+  ctx: Pick<ServiceContext, "orm" | "baseUrl">,
+  input: { userId: string; name: string; destinationUrl?: string | null },
+): Promise<EndpointView> {
+  const { userId, name } = parseInput(createEndpointInput, input);
+  const destinationUrl = normaliseDestination(input.destinationUrl);
+  // 36^8 suffixes make a collision rare; retrying a few times makes it a non-event.
+  for (let attempt = 1; ; attempt += 1) {
+    const em = ctx.orm.em.fork();
+    try {
+      const endpoint = await insertEndpoint(em, {
+        id: uuidv7(),
+        userId,
+        name,
+        slug: generateSlug(name),
+        destinationUrl,
+        secret: generateSigningSecret(),
+      });
+      return endpointView(ctx.baseUrl, endpoint);
+    } catch (error) {
+      if (!(error instanceof UniqueConstraintViolationException) || attempt >= SLUG_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** Permanently removes an endpoint and all its events; its capture URL answers 404 from then on. */
+export async function deleteEndpoint(ctx: Pick<ServiceContext, "orm">, input: { userId: string; slug: string }): Promise<void> {
+  const deleted = await deleteEndpointBySlug(ctx.orm.em.fork(), input.userId, input.slug);
+  if (!deleted) throw new UserError("not_found", `no endpoint with slug ${input.slug}`);
+}

@@ -1,0 +1,46 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { inject } from "vitest";
+
+export interface TestDatabase {
+  /** A fresh, migrated database of its own. */
+  url: string;
+  query<Row extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<Row[]>;
+  drop(): Promise<void>;
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.href;
+}
+
+/** Clones the migrated template into a new database, so test files never see each other's rows. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = inject("adminDatabaseUrl");
+  const template = inject("templateDatabase");
+  const name = `rehook_test_${process.ppid}_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name} template ${template}`);
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabase(adminUrl, name);
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on("error", () => undefined);
+  return {
+    url,
+    async query(sql, params) {
+      return (await pool.query(sql, params)).rows;
+    },
+    async drop() {
+      await pool.end();
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}

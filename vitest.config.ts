@@ -1,0 +1,36 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const root = path.dirname(fileURLToPath(import.meta.url));
+
+// Tests import our packages from source, so no rebuild is needed between edits.
+const workspacePackages = ["core", "db", "auth", "services", "http"];
+const alias = Object.fromEntries([
+  ...workspacePackages.map((name) => [`@rehook/${name}`, path.join(root, "packages", name, "src/index.ts")]),
+  ["@rehook/web", path.join(root, "apps/web/src/index.ts")],
+]);
+
+const project = (name: string, dir: string) => ({
+  extends: true as const,
+  test: { name, root, include: [`${dir}/test/**/*.test.ts`] },
+});
+
+const projects = [
+  ...readdirSync(path.join(root, "packages")).map((name) => project(name, `packages/${name}`)),
+  ...readdirSync(path.join(root, "apps")).map((name) => project(name, `apps/${name}`)),
+];
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    globalSetup: [path.join(root, "tooling/vitest/src/global-setup.ts")],
+    projects,
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    pool: "forks",
+    reporters: ["default", path.join(root, "tooling/vitest/src/summary-reporter.ts")],
+    passWithNoTests: false,
+  },
+});
