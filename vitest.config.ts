@@ -10,6 +10,7 @@ const workspacePackages = ["core", "db", "auth", "services", "http"];
 const alias = Object.fromEntries([
   ...workspacePackages.map((name) => [`@rehook/${name}`, path.join(root, "packages", name, "src/index.ts")]),
   ["@rehook/web", path.join(root, "apps/web/src/index.ts")],
+  ["@rehook/vitest-config/postgres", path.join(root, "tooling/vitest/src/postgres.ts")],
 ]);
 
 const project = (name: string, dir: string) => ({

@@ -220,6 +220,6 @@ describe("other routes", () => {
   it("unknown paths answer a JSON 404", async () => {
     const response = await fetch(`${t.rehook.url}/nope`);
     expect(response.status).toBe(404);
-    expect((await response.json()).error.code).toBe("not_found");
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
   });
 });

@@ -5,12 +5,8 @@ import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { createOrm, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from "@rehook/db";
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    adminDatabaseUrl: string;
-    templateDatabase: string;
-  }
-}
+// Type-only: brings in the ProvidedContext declaration without loading vitest here.
+import type {} from "./postgres.js";
 
 function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);

@@ -2,6 +2,13 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { inject } from "vitest";
 
+declare module "vitest" {
+  export interface ProvidedContext {
+    adminDatabaseUrl: string;
+    templateDatabase: string;
+  }
+}
+
 export interface TestDatabase {
   /** A fresh, migrated database of its own. */
   url: string;

@@ -1,5 +1,5 @@
 import { BigIntType, EntitySchema } from "@mikro-orm/core";
-import type { EventStatus, HeaderList } from "@rehook/core";
+import { EVENT_STATUSES, type EventStatus, type HeaderList } from "@rehook/core";
 
 export interface User {
   id: string;
@@ -148,17 +148,17 @@ export const EventEntity = new EntitySchema<Event>({
     method: { type: "text" },
     path: { type: "text" },
     query: { type: "text" },
-    headers: { type: "json" },
+    headers: { type: "json", columnType: "json" },
     body: { type: "blob" },
     contentType: { type: "text", nullable: true },
     sizeBytes: { type: "integer" },
     clientIp: { type: "text", nullable: true },
     source: { type: "text" },
     eventType: { type: "text" },
-    status: { type: "text" },
+    status: { enum: true, items: () => [...EVENT_STATUSES], columnType: "text" },
     latencyMs: { type: "integer", nullable: true },
     responseStatus: { type: "integer", nullable: true },
-    responseHeaders: { type: "json", nullable: true },
+    responseHeaders: { type: "json", columnType: "json", nullable: true },
     responseBody: { type: "blob", nullable: true },
     responseTruncated: { type: "boolean", default: false },
     error: { type: "text", nullable: true },
@@ -179,7 +179,7 @@ export const ReplayAttemptEntity = new EntitySchema<ReplayAttempt>({
     destinationUrl: { type: "text" },
     status: { type: "text" },
     responseStatus: { type: "integer", nullable: true },
-    responseHeaders: { type: "json", nullable: true },
+    responseHeaders: { type: "json", columnType: "json", nullable: true },
     responseBody: { type: "blob", nullable: true },
     responseTruncated: { type: "boolean", default: false },
     latencyMs: { type: "integer", nullable: true },

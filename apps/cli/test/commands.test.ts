@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
+import { runCli } from "./run-cli.js";
+
+let db: TestDatabase;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  env = { DATABASE_URL: db.url, BASE_URL: "https://hooks.example.com" };
+});
+afterAll(() => db.drop());
+
+function expectOneLineError(stderr: string, pattern: RegExp) {
+  expect(stderr).toMatch(pattern);
+  expect(stderr.trim().split("\n")).toHaveLength(1);
+  expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
+}
+
+describe("rehook user create", () => {
+  it("creates a user and prints it as JSON", async () => {
+    const result = await runCli(["user", "create", "--email", "Dev@Example.com", "--password", "s3cret-pass"], env);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ email: "dev@example.com" });
+    const [row] = await db.query<{ password_hash: string }>("select password_hash from users where email = 'dev@example.com'");
+    expect(row!.password_hash).toMatch(/^scrypt\$/);
+    expect(row!.password_hash).not.toContain("s3cret-pass");
+  });
+
+  it("refuses an email that exists, with a clear message", async () => {
+    const result = await runCli(["user", "create", "--email", "dev@example.com", "--password", "another-pass"], env);
+    expect(result.code).toBe(1);
+    expectOneLineError(result.stderr, /already exists/);
+  });
+
+  it("refuses an invalid email and a short password", async () => {
+    const badEmail = await runCli(["user", "create", "--email", "not-an-email", "--password", "long enough"], env);
+    expect(badEmail.code).toBe(1);
+    expectOneLineError(badEmail.stderr, /email: must be a valid email address/);
+    const shortPassword = await runCli(["user", "create", "--email", "x@example.com", "--password", "short"], env);
+    expect(shortPassword.code).toBe(1);
+    expectOneLineError(shortPassword.stderr, /at least 8 characters/);
+  });
+
+  it("says which flag is missing", async () => {
+    const result = await runCli(["user", "create", "--email", "x@example.com"], env);
+    expect(result.code).toBe(2);
+    expectOneLineError(result.stderr, /missing --password/);
+  });
+});
+
+describe("rehook endpoint", () => {
+  it("create prints {id, name, slug, webhook_url, destination_url}", async () => {
+    const result = await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "Stripe Prod", "--destination", "https://example.com/in"], env);
+    expect(result.code).toBe(0);
+    const endpoint = JSON.parse(result.stdout);
+    expect(Object.keys(endpoint)).toEqual(["id", "name", "slug", "webhook_url", "destination_url"]);
+    expect(endpoint.slug).toMatch(/^stripe-prod-[a-z0-9]{8}$/);
+    expect(endpoint.webhook_url).toBe(`https://hooks.example.com/api/webhook/${endpoint.slug}`);
+    expect(endpoint.destination_url).toBe("https://example.com/in");
+    const [row] = await db.query<{ secret: string }>("select secret from endpoints where id = $1", [endpoint.id]);
+    expect(Buffer.from(row!.secret.replace(/^whsec_/, ""), "base64")).toHaveLength(32);
+  });
+
+  it("create refuses an unknown owner and a bad destination", async () => {
+    const unknown = await runCli(["endpoint", "create", "--email", "nobody@example.com", "--name", "x"], env);
+    expect(unknown.code).toBe(1);
+    expectOneLineError(unknown.stderr, /no user with email nobody@example.com/);
+    const badUrl = await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "x", "--destination", "ftp://example.com"], env);
+    expect(badUrl.code).toBe(1);
+    expectOneLineError(badUrl.stderr, /destination URL refused: scheme ftp/);
+  });
+
+  it("delete removes the endpoint; deleting it again is an error", async () => {
+    const created = JSON.parse((await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "temp"], env)).stdout);
+    const deleted = await runCli(["endpoint", "delete", "--email", "dev@example.com", "--slug", created.slug], env);
+    expect(deleted.code).toBe(0);
+    expect(await db.query("select 1 from endpoints where id = $1", [created.id])).toHaveLength(0);
+    const again = await runCli(["endpoint", "delete", "--email", "dev@example.com", "--slug", created.slug], env);
+    expect(again.code).toBe(1);
+    expectOneLineError(again.stderr, /no endpoint with slug/);
+  });
+});
+
+describe("rehook itself", () => {
+  it("prints help for every command and exits 0", async () => {
+    for (const command of [[], ["start"], ["migrate"], ["user", "create"], ["endpoint", "create"], ["endpoint", "delete"]]) {
+      const result = await runCli([...command, "--help"], env);
+      expect(result.code, command.join(" ")).toBe(0);
+      expect(result.stdout).toMatch(/^Usage: rehook/);
+    }
+  });
+
+  it("rejects unknown commands and flags with one line and exit code 2", async () => {
+    const unknown = await runCli(["frobnicate"], env);
+    expect(unknown.code).toBe(2);
+    expectOneLineError(unknown.stderr, /unknown command "frobnicate"/);
+    const badFlag = await runCli(["migrate", "--force"], env);
+    expect(badFlag.code).toBe(2);
+    expectOneLineError(badFlag.stderr, /Unknown option '--force'/);
+  });
+
+  it("rejects bad configuration with one line", async () => {
+    const result = await runCli(["migrate"], { ...env, PORT: "not-a-port" });
+    expect(result.code).toBe(1);
+    expectOneLineError(result.stderr, /invalid PORT/);
+  });
+
+  it("migrate is idempotent", async () => {
+    const result = await runCli(["migrate"], env);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ applied: [] });
+  });
+
+  it("reports an unreachable database in one line", async () => {
+    const result = await runCli(["migrate"], { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" });
+    expect(result.code).toBe(1);
+    expectOneLineError(result.stderr, /^rehook: .*(ECONNREFUSED|connect)/i);
+  });
+});

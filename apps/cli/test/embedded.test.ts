@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI, runCli } from "./run-cli.js";
+
+let dataDir: string;
+let server: ChildProcess | undefined;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function postmasterPid(): Promise<number | undefined> {
+  const text = await readFile(path.join(dataDir, "pg", "postmaster.pid"), "utf8").catch(() => undefined);
+  const pid = Number(text?.split("\n")[0]);
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
+}
+
+/** Starts `rehook start` and resolves with its URL once it logs that it listens. */
+function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, "start"], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let log = "";
+    child.stderr!.on("data", (chunk: Buffer) => {
+      log += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(log);
+      if (match) resolve({ child, url: match[1]! });
+    });
+    child.on("exit", (code) => reject(new Error(`rehook start exited (${code}): ${log}`)));
+  });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", resolve)));
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), "rehook-embedded-"));
+});
+afterAll(async () => {
+  server?.kill("SIGKILL");
+  const pid = await postmasterPid();
+  if (pid) process.kill(pid, "SIGINT");
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("embedded PostgreSQL (no DATABASE_URL)", () => {
+  it("a CLI command starts it, migrates, and stops it when done", async () => {
+    const result = await runCli(["migrate"], { REHOOK_DATA_DIR: dataDir });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).applied).toContain("Migration20261121000000_initial");
+    expect(await postmasterPid()).toBeUndefined();
+  });
+
+  it("rehook start runs it; the CLI reuses it instead of starting a second one; SIGTERM stops both cleanly", async () => {
+    const env = { REHOOK_DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" };
+    const started = await startServer(env);
+    server = started.child;
+    const pid = await postmasterPid();
+    expect(pid).toBeDefined();
+
+    const user = await runCli(["user", "create", "--email", "embedded@example.com", "--password", "long enough"], { REHOOK_DATA_DIR: dataDir });
+    expect(user.code).toBe(0);
+    const endpoint = await runCli(["endpoint", "create", "--email", "embedded@example.com", "--name", "e"], { REHOOK_DATA_DIR: dataDir });
+    const { slug } = JSON.parse(endpoint.stdout);
+    // The CLI left, the server's database is still the same process and still serves.
+    expect(await postmasterPid()).toBe(pid);
+    const captured = await fetch(`${started.url}/api/webhook/${slug}`, { method: "POST", body: "{}" });
+    expect(captured.status).toBe(200);
+
+    server.kill("SIGTERM");
+    expect(await exited(server)).toBe(0);
+    expect(isAlive(pid!)).toBe(false);
+  });
+});

@@ -1,0 +1,68 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig, silentLogger } from "@rehook/core";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "@rehook/db";
+import { createEndpoint, createUser } from "@rehook/services";
+import { startServer, type RehookServer } from "@rehook/web";
+import { waitFor } from "./wait-for.js";
+
+// This file runs its own embedded PostgreSQL so it can stop and restart it.
+let dataDir: string;
+let rehook: RehookServer;
+let restarted: EmbeddedDatabase | undefined;
+let captureUrl: string;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const post = (body: string) => fetch(captureUrl, { method: "POST", body, headers: { "content-type": "application/json" } });
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), "rehook-outage-"));
+  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent" }, dataDir);
+  rehook = await startServer(config, silentLogger);
+  const ctx = { orm: rehook.database.orm, baseUrl: rehook.url };
+  const user = await createUser(ctx, { email: "outage@example.com", password: "long enough" });
+  const endpoint = await createEndpoint(ctx, { userId: user.id, name: "outage" });
+  captureUrl = endpoint.webhook_url;
+});
+
+afterAll(async () => {
+  await rehook.close();
+  await restarted?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("when the database goes away", () => {
+  it("answers 503 (never 200) while it is down, and 200 again once it is back", async () => {
+    expect((await post('{"n":1}')).status).toBe(200);
+
+    const pid = Number((await readFile(path.join(dataDir, "pg", "postmaster.pid"), "utf8")).split("\n")[0]);
+    process.kill(pid, "SIGINT");
+    await waitFor(() => !isAlive(pid), "postgres to stop");
+
+    const refused = await post('{"n":2}');
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("unavailable");
+    expect((await fetch(`${rehook.url}/healthz`)).status).toBe(503);
+
+    restarted = await startEmbeddedPostgres({ dataDir }); // same data, same port
+    await waitFor(async () => (await fetch(`${rehook.url}/healthz`)).status === 200, "healthz to recover");
+
+    const accepted = await post('{"n":3}');
+    expect(accepted.status).toBe(200);
+    const { eventId } = (await accepted.json()) as { eventId: string };
+    const bodies = await rehook.database.orm.em.getConnection().execute<{ body: Buffer }[]>("select body from events order by id");
+    expect(bodies.map((row) => row.body.toString())).toEqual(['{"n":1}', '{"n":3}']);
+    expect(eventId).toBeTruthy();
+  });
+});

@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createOrm, type Orm } from "../src/index.js";
+
+let db: TestDatabase;
+let orm: Orm;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  orm = await createOrm({ databaseUrl: db.url, poolSize: 1 });
+});
+afterAll(async () => {
+  await orm.close(true);
+  await db.drop();
+});
+
+describe("migrations", () => {
+  it("create exactly the schema the entities describe", async () => {
+    const diff = await orm.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false, safe: false, dropTables: true });
+    expect(diff.trim()).toBe("");
+  });
+
+  it("include every table of the spec, replay_attempts by that name", async () => {
+    const tables = await db.query<{ table_name: string }>(
+      "select table_name from information_schema.tables where table_schema = 'public' order by table_name",
+    );
+    expect(tables.map((table) => table.table_name)).toEqual(
+      expect.arrayContaining(["api_keys", "endpoints", "events", "notification_settings", "replay_attempts", "sessions", "users"]),
+    );
+  });
+
+  it("store bodies as bytea and timestamps with milliseconds", async () => {
+    const columns = await db.query<{ column_name: string; data_type: string; datetime_precision: number | null }>(
+      "select column_name, data_type, datetime_precision from information_schema.columns where table_name = 'events' and column_name in ('body', 'received_at')",
+    );
+    expect(columns).toEqual(
+      expect.arrayContaining([
+        { column_name: "body", data_type: "bytea", datetime_precision: null },
+        { column_name: "received_at", data_type: "timestamp with time zone", datetime_precision: 3 },
+      ]),
+    );
+  });
+});
