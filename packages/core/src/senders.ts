@@ -1,4 +1,4 @@
-import { headerValue, hasHeader, type HeaderList } from "./headers.js";
+import type { HeaderList } from "./headers.js";
 
 export interface SenderInput {
   headers: HeaderList;
@@ -138,16 +138,23 @@ function firstElementIfArray(text: string): Fields | undefined {
   }
 }
 
+const decoder = new TextDecoder("utf-8", { fatal: false });
+
 function describeRequest(input: SenderInput): Request {
-  const decoder = new TextDecoder("utf-8", { fatal: false });
+  // First value of each header by lowercase name: the sender table asks for a dozen names.
+  const byName = new Map<string, string>();
+  for (const [name, value] of input.headers) {
+    const key = name.toLowerCase();
+    if (!byName.has(key)) byName.set(key, value);
+  }
   let text: string | undefined;
   const bodyText = () => (text ??= input.body.byteLength <= MAX_PARSED_BODY_BYTES ? decoder.decode(input.body) : "");
   let json: Fields | undefined | null = null;
   let form: URLSearchParams | undefined | null = null;
-  const contentType = (headerValue(input.headers, "content-type") ?? "").toLowerCase();
+  const contentType = (byName.get("content-type") ?? "").toLowerCase();
   return {
-    header: (name) => headerValue(input.headers, name),
-    has: (name) => hasHeader(input.headers, name),
+    header: (name) => byName.get(name),
+    has: (name) => byName.has(name),
     json() {
       if (json === null) {
         const trimmed = bodyText().trimStart();

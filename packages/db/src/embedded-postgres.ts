@@ -23,6 +23,7 @@ export interface EmbeddedOptions {
 const SUPERUSER = "postgres";
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 30_000;
+const MAX_SOCKET_PATH = 100; // sun_path holds 108 bytes on Linux, 104 on macOS
 
 interface Binaries {
   initdb: string;
@@ -272,9 +273,12 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 
   return withLock(lockFile, async () => {
     const password = await passwordFor(dir);
-    const urlFor = (port: number, database: string) =>
-      `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
-
+    const urlFor = (port: number, database: string) => {
+      const base = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+      // A Unix socket costs less per round trip than TCP over loopback; its path has a length limit.
+      const socket = path.join(pgData, `.s.PGSQL.${port}`);
+      return socket.length < MAX_SOCKET_PATH ? `${base}?host=${encodeURIComponent(pgData)}` : base;
+    };
     let running = await runningPostmaster(pgData);
     if (running && !(await canConnect(urlFor(running.port, "postgres")))) {
       throw new Error(`a PostgreSQL server (pid ${running.pid}) holds ${pgData} but does not accept connections`);

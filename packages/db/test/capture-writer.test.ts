@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uuidv7 } from "@rehook/core";
 import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
-import { createPool, GroupCommitWriter, type CapturedRequest, type Pool } from "../src/index.js";
+import { createOrm, createPool, deleteEndpointBySlug, GroupCommitWriter, type CapturedRequest, type Pool } from "../src/index.js";
 
 let db: TestDatabase;
 let pool: Pool;
@@ -64,20 +64,35 @@ describe("group commit writer", () => {
     expect(unknown).toEqual({ kind: "unknown_endpoint" });
   });
 
-  it("a delete racing captures fails only the deleted endpoint's captures", async () => {
+  it("a delete racing captures fails only the deleted endpoint's captures and leaves none of its events", async () => {
     const doomedId = await insertEndpoint("doomed-dddddddd");
     await insertEndpoint("steady-eeeeeeee");
     const writer = new GroupCommitWriter(pool, { maxRows: 20 });
-    const writes: Array<Promise<{ slug: string; kind: string }>> = [];
-    for (let i = 0; i < 300; i += 1) {
-      const slug = i % 2 === 0 ? "doomed-dddddddd" : "steady-eeeeeeee";
-      writes.push(writer.write(request(slug)).then((r) => ({ slug, kind: r.kind })));
-      if (i === 150) writes.push(db.query("delete from endpoints where id = $1", [doomedId]).then(() => ({ slug: "-", kind: "deleted" })));
+    const committedBefore = await Promise.all(Array.from({ length: 50 }, () => writer.write(request("doomed-dddddddd"))));
+    expect(committedBefore.every((r) => r.kind === "stored")).toBe(true);
+
+    const orm = await createOrm({ databaseUrl: db.url, poolSize: 2 });
+    try {
+      const writes: Array<Promise<{ slug: string; kind: string }>> = [];
+      let deletion: Promise<boolean> | undefined;
+      for (let i = 0; i < 400; i += 1) {
+        const slug = i % 2 === 0 ? "doomed-dddddddd" : "steady-eeeeeeee";
+        writes.push(writer.write(request(slug)).then((r) => ({ slug, kind: r.kind })));
+        if (i === 200) {
+          await new Promise((resolve) => setImmediate(resolve)); // let the first batches go out
+          deletion = deleteEndpointBySlug(orm.em.fork(), userId, "doomed-dddddddd");
+        }
+      }
+      const outcomes = await Promise.all(writes);
+      expect(await deletion).toBe(true);
+      expect(outcomes.filter((o) => o.slug === "steady-eeeeeeee").every((o) => o.kind === "stored")).toBe(true);
+      const doomed = outcomes.filter((o) => o.slug === "doomed-dddddddd");
+      expect(doomed.every((o) => o.kind === "stored" || o.kind === "unknown_endpoint")).toBe(true);
+      expect(doomed.some((o) => o.kind === "unknown_endpoint")).toBe(true);
+      expect(await db.query("select 1 from events where endpoint_id = $1", [doomedId])).toHaveLength(0);
+    } finally {
+      await orm.close(true);
     }
-    const outcomes = await Promise.all(writes);
-    expect(outcomes.filter((o) => o.slug === "steady-eeeeeeee").every((o) => o.kind === "stored")).toBe(true);
-    expect(outcomes.filter((o) => o.slug === "doomed-dddddddd").every((o) => o.kind === "stored" || o.kind === "unknown_endpoint")).toBe(true);
-    expect(await db.query("select 1 from events where endpoint_id = $1", [doomedId])).toHaveLength(0);
   });
 
   it("rejects every caller of a batch when the database is unreachable", async () => {

@@ -18,16 +18,15 @@ export function readBodyCapped(req: IncomingMessage, maxBytes: number): Promise<
     const chunks: Buffer[] = [];
     let received = 0;
     let settled = false;
+    // Listeners stay attached after settling (the request is done with either way): removing
+    // them costs more on the capture path than the settled flag that makes them no-ops.
     const settle = (result: BodyResult) => {
       if (settled) return;
       settled = true;
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onAbort);
-      req.off("close", onClose);
       resolve(result);
     };
-    const onData = (chunk: Buffer) => {
+    req.on("data", (chunk: Buffer) => {
+      if (settled) return;
       received += chunk.byteLength;
       if (received > maxBytes) {
         req.pause();
@@ -35,15 +34,11 @@ export function readBodyCapped(req: IncomingMessage, maxBytes: number): Promise<
         return;
       }
       chunks.push(chunk);
-    };
-    const onEnd = () => settle({ kind: "complete", body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received) });
-    const onAbort = () => settle({ kind: "aborted" });
-    const onClose = () => {
+    });
+    req.on("end", () => settle({ kind: "complete", body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received) }));
+    req.on("error", () => settle({ kind: "aborted" }));
+    req.on("close", () => {
       if (!req.complete) settle({ kind: "aborted" });
-    };
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onAbort);
-    req.on("close", onClose);
+    });
   });
 }

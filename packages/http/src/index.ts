@@ -3,4 +3,4 @@ export { createCaptureHandler, type CaptureHandlerOptions } from "./capture-hand
 export { answerClientError } from "./client-error.js";
 export { clientIp } from "./client-ip.js";
 export { createHealthHandler } from "./health-handler.js";
-export { sendError, sendErrorAndClose, sendJson } from "./respond.js";
+export { sendError, sendErrorAndClose, sendJson, sendJsonText } from "./respond.js";

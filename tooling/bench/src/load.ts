@@ -5,6 +5,8 @@ export interface LoadOptions {
   connections: number;
   durationSeconds: number;
   body: string;
+  /** Called with each response body (for checking what was acknowledged). */
+  onResponse?: (status: number, body: string) => void;
 }
 
 export interface LoadResult {
@@ -16,15 +18,23 @@ export interface LoadResult {
   latencyP99: number;
 }
 
+const HEADERS = { "content-type": "application/json", "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)" };
+
 /** POSTs the same JSON body over keep-alive connections for a fixed time (loopback only). */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const { onResponse } = options;
   const result = await autocannon({
     url: options.url,
-    method: "POST",
     connections: options.connections,
     duration: options.durationSeconds,
-    headers: { "content-type": "application/json", "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)" },
-    body: options.body,
+    requests: [
+      {
+        method: "POST",
+        headers: HEADERS,
+        body: options.body,
+        ...(onResponse ? { onResponse: (status: number, body: string) => onResponse(status, body) } : {}),
+      },
+    ],
   });
   return {
     requestsPerSecond: Math.round(result.requests.average),
@@ -34,4 +44,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     latencyP50: result.latency.p50,
     latencyP99: result.latency.p99,
   };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : Math.round((sorted[middle - 1]! + sorted[middle]!) / 2);
 }

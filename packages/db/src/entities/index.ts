@@ -143,7 +143,8 @@ export const EventEntity = new EntitySchema<Event>({
   indexes: [{ name: "events_endpoint_id_id_index", properties: ["endpoint", "id"] }],
   properties: {
     id: { type: "uuid", primary: true },
-    endpoint: { kind: "m:1", entity: () => EndpointEntity, deleteRule: "cascade" },
+    // No foreign key: see the initial migration for why and what keeps it consistent.
+    endpoint: { kind: "m:1", entity: () => EndpointEntity, createForeignKeyConstraint: false },
     receivedAt: { ...timestamp },
     method: { type: "text" },
     path: { type: "text" },

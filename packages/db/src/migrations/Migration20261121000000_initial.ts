@@ -118,7 +118,10 @@ export class Migration20261121000000_initial extends Migration {
 
     this.addSql(`alter table "sessions" add constraint "sessions_user_id_foreign" foreign key ("user_id") references "users" ("id") on update cascade on delete cascade;`);
     this.addSql(`alter table "endpoints" add constraint "endpoints_user_id_foreign" foreign key ("user_id") references "users" ("id") on update cascade on delete cascade;`);
-    this.addSql(`alter table "events" add constraint "events_endpoint_id_foreign" foreign key ("endpoint_id") references "endpoints" ("id") on update cascade on delete cascade;`);
+    // events.endpoint_id has no foreign key on purpose: the check would lock the endpoint row
+    // once per inserted row, and concurrent capture batches on one endpoint then queue on it.
+    // Capture locks the endpoint once per batch instead, and deleting an endpoint deletes its
+    // events in the same transaction (packages/db/src/queries/endpoints.ts).
     this.addSql(`alter table "replay_attempts" add constraint "replay_attempts_event_id_foreign" foreign key ("event_id") references "events" ("id") on update cascade on delete cascade;`);
     this.addSql(`alter table "replay_attempts" add constraint "replay_attempts_user_id_foreign" foreign key ("user_id") references "users" ("id") on update cascade on delete set null;`);
     this.addSql(`alter table "api_keys" add constraint "api_keys_user_id_foreign" foreign key ("user_id") references "users" ("id") on update cascade on delete cascade;`);

@@ -35,10 +35,21 @@ export async function findEndpointBySlug(em: EntityManager, userId: string, slug
 }
 
 /**
- * Deletes an endpoint owned by `userId` and, by cascade, all its events and replays.
+ * Deletes an endpoint owned by `userId` with all its events (and, by cascade, their replays).
+ * The endpoint row goes first: that waits for capture batches holding it and makes later
+ * ones find nothing, so no event can arrive for it after the events are deleted.
  * Returns false when there is no such endpoint for that user.
  */
 export async function deleteEndpointBySlug(em: EntityManager, userId: string, slug: string): Promise<boolean> {
-  const deleted = await em.nativeDelete(EndpointEntity, { slug, user: userId });
-  return deleted > 0;
+  return em.transactional(async (tx) => {
+    const connection = tx.getConnection();
+    const deleted = await connection.execute<Array<{ id: string }>>(
+      "delete from endpoints where slug = ? and user_id = ? returning id",
+      [slug, userId],
+    );
+    const endpointId = deleted[0]?.id;
+    if (!endpointId) return false;
+    await connection.execute("delete from events where endpoint_id = ?", [endpointId]);
+    return true;
+  });
 }
