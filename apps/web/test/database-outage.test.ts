@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, silentLogger } from "@rehook/core";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "@rehook/db";
 import { createEndpoint, createUser } from "@rehook/services";
-import { startServer, type RehookServer } from "@rehook/web";
+import { startServer, type RehookServer } from "../src/index.js";
 import { waitFor } from "./wait-for.js";
 
 // This file runs its own embedded PostgreSQL so it can stop and restart it.

@@ -1,6 +1,6 @@
 import { loadConfig, silentLogger } from "@rehook/core";
 import { createEndpoint, createUser, type EndpointView } from "@rehook/services";
-import { startServer, type RehookServer } from "@rehook/web";
+import { startServer, type RehookServer } from "../src/index.js";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
 
 export interface TestServer {
