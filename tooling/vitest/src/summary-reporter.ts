@@ -2,6 +2,8 @@ import type { Reporter, TestModule } from "vitest/node";
 
 /** Ends the run with one plain line, "tests: N passed, N failed", that any CI log reader understands. */
 export default class SummaryReporter implements Reporter {
+  private line = "";
+
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     let passed = 0;
     let failed = 0;
@@ -15,6 +17,11 @@ export default class SummaryReporter implements Reporter {
       }
       if (module.state() === "failed" && module.children.size === 0) failed += 1; // a file that failed to load
     }
-    process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}\n`);
+    this.line = `tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`;
+  }
+
+  // Printed last, after the default reporter's own summary, so it is the run's closing line.
+  onFinished(): void {
+    if (this.line) process.stdout.write(`\n${this.line}\n`);
   }
 }
