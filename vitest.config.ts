@@ -11,6 +11,7 @@ const alias = Object.fromEntries([
   ...workspacePackages.map((name) => [`@rehook/${name}`, path.join(root, "packages", name, "src/index.ts")]),
   ["@rehook/web", path.join(root, "apps/web/src/index.ts")],
   ["@rehook/vitest-config/postgres", path.join(root, "tooling/vitest/src/postgres.ts")],
+  ["@rehook/vitest-config/processes", path.join(root, "tooling/vitest/src/processes.ts")],
 ]);
 
 const project = (name: string, dir: string) => ({

@@ -3,24 +3,17 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isProcessAlive } from "@rehook/vitest-config/processes";
 import { CLI, runCli } from "./run-cli.js";
 
 let dataDir: string;
 let server: ChildProcess | undefined;
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function postmasterPid(): Promise<number | undefined> {
   const text = await readFile(path.join(dataDir, "pg", "postmaster.pid"), "utf8").catch(() => undefined);
   const pid = Number(text?.split("\n")[0]);
-  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
+  return Number.isInteger(pid) && pid > 0 && isProcessAlive(pid) ? pid : undefined;
 }
 
 /** Starts `rehook start` and resolves with its URL once it logs that it listens. */
@@ -77,6 +70,6 @@ describe("embedded PostgreSQL (no DATABASE_URL)", () => {
 
     server.kill("SIGTERM");
     expect(await exited(server)).toBe(0);
-    expect(isAlive(pid!)).toBe(false);
+    expect(isProcessAlive(pid!)).toBe(false);
   });
 });

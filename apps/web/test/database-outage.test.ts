@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isProcessAlive } from "@rehook/vitest-config/processes";
 import { loadConfig, silentLogger } from "@rehook/core";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "@rehook/db";
 import { createEndpoint, createUser } from "@rehook/services";
@@ -14,14 +15,6 @@ let rehook: RehookServer;
 let restarted: EmbeddedDatabase | undefined;
 let captureUrl: string;
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const post = (body: string) => fetch(captureUrl, { method: "POST", body, headers: { "content-type": "application/json" } });
 
@@ -47,7 +40,7 @@ describe("when the database goes away", () => {
 
     const pid = Number((await readFile(path.join(dataDir, "pg", "postmaster.pid"), "utf8")).split("\n")[0]);
     process.kill(pid, "SIGINT");
-    await waitFor(() => !isAlive(pid), "postgres to stop");
+    await waitFor(() => !isProcessAlive(pid), "postgres to stop");
 
     const refused = await post('{"n":2}');
     expect(refused.status).toBe(503);
