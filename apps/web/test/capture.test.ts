@@ -114,9 +114,18 @@ describe("capture URL", () => {
   });
 
   it("answers 404 with a JSON error for an unknown slug", async () => {
-    const response = await capture(Buffer.from("{}"), [["Content-Type", "application/json"]], "/api/webhook/no-such-slug1");
+    const response = await capture(Buffer.from("{}"), [["Content-Type", "application/json"]], "/api/webhook/unknown-abcd1234");
     expect(response.status).toBe(404);
-    expect(JSON.parse(response.body)).toEqual({ error: { code: "not_found", message: "no endpoint with slug no-such-slug1" } });
+    expect(JSON.parse(response.body)).toEqual({ error: { code: "not_found", message: "no endpoint with slug unknown-abcd1234" } });
+  });
+
+  it("answers 404 for a malformed slug without reading its body", async () => {
+    for (const target of ["/api/webhook/NOT-A-SLUG", "/api/webhook/short-abc", "/api/webhook/%00-abcd1234"]) {
+      const response = await rawRequest(t.rehook.url, [head("POST", target, [["Content-Length", String(10 * MAX_PAYLOAD)]])]);
+      expect(response.status, target).toBe(404);
+    }
+    const root = await capture(Buffer.from("{}"), [], "/api/webhook/");
+    expect(root.status).toBe(404);
   });
 
   it("takes a body exactly at the limit", async () => {

@@ -14,7 +14,3 @@ export function headerValue(headers: HeaderList, name: string): string | undefin
   for (const [key, value] of headers) if (key.toLowerCase() === wanted) return value;
   return undefined;
 }
-
-export function hasHeader(headers: HeaderList, name: string): boolean {
-  return headerValue(headers, name) !== undefined;
-}

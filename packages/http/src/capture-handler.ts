@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { headerListFromRaw, parseCapturePath, type Logger } from "@rehook/core";
+import { headerListFromRaw, isValidSlug, parseCapturePath, type Logger } from "@rehook/core";
 import type { CaptureInput, CaptureOutcome } from "@rehook/services";
 import { readBodyCapped } from "./body.js";
 import { clientIp } from "./client-ip.js";
@@ -43,6 +43,11 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
     const target = parseCapturePath(pathname);
     if (!target) {
       sendError(res, 404, "not_found", "no endpoint here: capture URLs look like /api/webhook/{slug}", CORS);
+      return;
+    }
+    if (!isValidSlug(target.slug)) {
+      // No endpoint can have this slug: answer without reading the body or asking the database.
+      sendErrorAndClose(res, 404, "not_found", `no endpoint with slug ${target.slug}`, CORS);
       return;
     }
     if (req.method === "OPTIONS" && req.headers["access-control-request-method"]) {
