@@ -71,6 +71,19 @@ describe("rehook endpoint", () => {
     expectOneLineError(badUrl.stderr, /destination URL refused: scheme ftp/);
   });
 
+  it("create refuses internal destinations with the reason, unless private destinations are allowed", async () => {
+    const create = (destination: string, extra: Record<string, string> = {}) =>
+      runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "internal", "--destination", destination], { ...env, ...extra });
+    const loopback = await create("http://127.0.0.1:3000/hook");
+    expect(loopback.code).toBe(1);
+    expectOneLineError(loopback.stderr, /destination URL refused: blocked: loopback address \(127\.0\.0\.1\)/);
+    const allowed = await create("http://127.0.0.1:3000/hook", { ALLOW_PRIVATE_DESTINATIONS: "true" });
+    expect(allowed.code).toBe(0);
+    const metadata = await create("http://169.254.169.254/latest/meta-data/", { ALLOW_PRIVATE_DESTINATIONS: "true" });
+    expect(metadata.code).toBe(1);
+    expectOneLineError(metadata.stderr, /cloud metadata address/);
+  });
+
   it("delete removes the endpoint; deleting it again is an error", async () => {
     const created = JSON.parse((await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "temp"], env)).stdout);
     const deleted = await runCli(["endpoint", "delete", "--email", "dev@example.com", "--slug", created.slug], env);

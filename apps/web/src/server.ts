@@ -63,7 +63,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     onError: (error) => logger.warn("database connection lost", { error: error.message }),
   });
   const writer = new GroupCommitWriter(pool);
-  const ctx: ServiceContext = { orm: database.orm, writer, baseUrl: config.baseUrl };
+  const ctx: ServiceContext = {
+    orm: database.orm,
+    writer,
+    baseUrl: config.baseUrl,
+    addressPolicy: { allowPrivate: config.allowPrivateDestinations },
+  };
   const server = createHttpServer({ ctx, pool, config, logger });
 
   try {

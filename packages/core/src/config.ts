@@ -23,6 +23,7 @@ export const environmentSchema = z.object({
   MAX_PAYLOAD_BYTES: positiveInt.default(10 * MIB),
   MAX_HEADER_COUNT: positiveInt.max(10_000).default(500),
   TRUST_PROXY: booleanString.default(false),
+  ALLOW_PRIVATE_DESTINATIONS: booleanString.default(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 
@@ -38,6 +39,8 @@ export interface Config {
   maxPayloadBytes: number;
   maxHeaderCount: number;
   trustProxy: boolean;
+  /** Opens loopback and private ranges to destinations (local development, private networks). */
+  allowPrivateDestinations: boolean;
   logLevel: Environment["LOG_LEVEL"];
 }
 
@@ -67,6 +70,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     maxPayloadBytes: e.MAX_PAYLOAD_BYTES,
     maxHeaderCount: e.MAX_HEADER_COUNT,
     trustProxy: e.TRUST_PROXY,
+    allowPrivateDestinations: e.ALLOW_PRIVATE_DESTINATIONS,
     logLevel: e.LOG_LEVEL,
   };
 }

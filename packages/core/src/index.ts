@@ -11,3 +11,7 @@ export * from "./users.js";
 export * from "./destination-url.js";
 export * from "./signing.js";
 export * from "./logger.js";
+export * from "./forwarding.js";
+export * from "./health.js";
+export * from "./standard-webhooks.js";
+export * from "./addresses.js";

@@ -1,3 +1,4 @@
+import type { AddressPolicy } from "@rehook/core";
 import type { GroupCommitWriter, Orm } from "@rehook/db";
 
 /** What the use cases need from the outside world; the composition root builds it once. */
@@ -5,4 +6,6 @@ export interface ServiceContext {
   orm: Orm;
   writer: GroupCommitWriter;
   baseUrl: string;
+  /** Which destination addresses are allowed (ALLOW_PRIVATE_DESTINATIONS). */
+  addressPolicy: AddressPolicy;
 }

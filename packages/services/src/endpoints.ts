@@ -1,11 +1,12 @@
 import {
-  checkDestinationSyntax,
+  checkDestinationUrl,
   endpointNameSchema,
   generateSigningSecret,
   generateSlug,
   UserError,
   uuidv7,
   webhookUrl,
+  type AddressPolicy,
 } from "@rehook/core";
 import {
   deleteEndpointBySlug,
@@ -42,9 +43,9 @@ const createEndpointInput = z.object({
 });
 
 /** Validates an optional destination: blank means capture-only. */
-function normaliseDestination(raw: string | null | undefined): string | null {
+function normaliseDestination(raw: string | null | undefined, policy: AddressPolicy): string | null {
   if (raw === undefined || raw === null || raw.trim() === "") return null;
-  const checked = checkDestinationSyntax(raw);
+  const checked = checkDestinationUrl(raw, policy);
   if (!checked.ok) throw new UserError("validation_failed", `destination URL refused: ${checked.reason}`);
   return checked.url;
 }
@@ -52,11 +53,11 @@ function normaliseDestination(raw: string | null | undefined): string | null {
 const SLUG_ATTEMPTS = 5;
 
 export async function createEndpoint(
-  ctx: Pick<ServiceContext, "orm" | "baseUrl">,
+  ctx: Pick<ServiceContext, "orm" | "baseUrl" | "addressPolicy">,
   input: { userId: string; name: string; destinationUrl?: string | null },
 ): Promise<EndpointView> {
   const { userId, name } = parseInput(createEndpointInput, input);
-  const destinationUrl = normaliseDestination(input.destinationUrl);
+  const destinationUrl = normaliseDestination(input.destinationUrl, ctx.addressPolicy);
   // 36^8 suffixes make a collision rare; retrying a few times makes it a non-event.
   for (let attempt = 1; ; attempt += 1) {
     const em = ctx.orm.em.fork();

@@ -25,7 +25,7 @@ export const endpointCreateCommand: Command = {
     const endpoint = await withDatabase(context, async ({ orm }) => {
       const user = await requireUserByEmail({ orm }, options.email);
       return createEndpoint(
-        { orm, baseUrl: context.config.baseUrl },
+        { orm, baseUrl: context.config.baseUrl, addressPolicy: { allowPrivate: context.config.allowPrivateDestinations } },
         { userId: user.id, name: options.name, destinationUrl: options.destination ?? null },
       );
     });
