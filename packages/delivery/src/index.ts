@@ -1,0 +1,4 @@
+export { createDeliveryPool, type DeliveryPool, type DeliveryPoolOptions } from "./pool.js";
+export { BlockedAddressError, checkLiteralHost, createSafeAgent, safeLookup, type SafeAgentOptions } from "./safe-agent.js";
+export { sendRequest } from "./send.js";
+export type { DeliveryResult, DeliveryTask } from "./types.js";

@@ -1,0 +1,31 @@
+import { fileURLToPath } from "node:url";
+import { availableParallelism } from "node:os";
+import { Piscina } from "piscina";
+import type { DeliveryResult, DeliveryTask } from "./types.js";
+
+export interface DeliveryPool {
+  run(task: DeliveryTask): Promise<DeliveryResult>;
+  close(): Promise<void>;
+}
+
+export interface DeliveryPoolOptions {
+  threads?: number;
+  /** Requests in flight per worker: the work is waiting on the network, not on CPU. */
+  concurrentPerThread?: number;
+}
+
+/** The piscina pool of delivery workers, pointed at the built worker file. */
+export function createDeliveryPool(options: DeliveryPoolOptions = {}): DeliveryPool {
+  const threads = options.threads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
+  const pool = new Piscina<DeliveryTask, DeliveryResult>({
+    filename: fileURLToPath(new URL("./worker.js", import.meta.url)),
+    minThreads: threads,
+    maxThreads: threads,
+    concurrentTasksPerWorker: options.concurrentPerThread ?? 256,
+    idleTimeout: 60_000,
+  });
+  return {
+    run: (task) => pool.run(task),
+    close: () => pool.destroy(),
+  };
+}

@@ -1,0 +1,89 @@
+import { checkDestinationSyntax, type HeaderList } from "@rehook/core";
+import type { Agent } from "undici";
+import { checkLiteralHost } from "./safe-agent.js";
+import type { DeliveryResult, DeliveryTask } from "./types.js";
+
+function failure(started: number, error: string, timedOut = false): DeliveryResult {
+  return { ok: false, status: null, headers: null, body: null, truncated: false, latencyMs: Math.round(performance.now() - started), error, timedOut };
+}
+
+function flatten(headers: HeaderList): string[] {
+  return headers.flatMap(([name, value]) => [name, value]);
+}
+
+/** Response headers as pairs, in order (undici gives arrays for repeated names). */
+function pairs(headers: Record<string, string | string[] | undefined>): HeaderList {
+  const list: HeaderList = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (Array.isArray(value)) for (const item of value) list.push([name, item]);
+    else if (value !== undefined) list.push([name, value]);
+  }
+  return list;
+}
+
+function describe(error: unknown): string {
+  const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const cause = err.cause ?? err;
+  if (cause.code === "ERR_REHOOK_BLOCKED_ADDRESS") return cause.message ?? "blocked";
+  if (cause.code === "ECONNREFUSED") return "connection refused";
+  if (cause.code === "ENOTFOUND" || cause.code === "EAI_AGAIN") return "host not found";
+  if (cause.code === "ECONNRESET" || cause.code === "UND_ERR_SOCKET") return "connection reset";
+  if (cause.code === "UND_ERR_CONNECT_TIMEOUT") return "connect timed out";
+  return cause.message ?? String(error);
+}
+
+/**
+ * Sends one request through the safe agent: the original method, headers and body bytes;
+ * no redirects followed; one total deadline for connecting, sending and reading the answer;
+ * at most maxResponseBytes of the answer kept.
+ */
+export async function sendRequest(agent: Agent, task: DeliveryTask): Promise<DeliveryResult> {
+  const started = performance.now();
+  const syntax = checkDestinationSyntax(task.url);
+  if (!syntax.ok) return failure(started, `invalid URL: ${syntax.reason}`);
+  const url = new URL(syntax.url);
+  const blocked = checkLiteralHost(url, { allowPrivate: task.allowPrivate });
+  if (blocked) return failure(started, blocked);
+
+  const deadline = AbortSignal.timeout(task.timeoutMs);
+  try {
+    const response = await agent.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: task.method,
+      headers: flatten(task.headers),
+      body: task.method === "GET" || task.method === "HEAD" ? (task.body.byteLength > 0 ? Buffer.from(task.body) : null) : Buffer.from(task.body),
+      signal: deadline,
+      headersTimeout: task.timeoutMs,
+      bodyTimeout: task.timeoutMs,
+    });
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let received = 0;
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      received += chunk.byteLength;
+      const room = task.maxResponseBytes - kept;
+      if (room > 0) {
+        const part = chunk.byteLength > room ? chunk.subarray(0, room) : chunk;
+        chunks.push(part);
+        kept += part.byteLength;
+      }
+    }
+    const truncated = received > kept;
+    const status = response.statusCode;
+    const ok = status >= 200 && status < 300;
+    return {
+      ok,
+      status,
+      headers: pairs(response.headers),
+      body: Buffer.concat(chunks, kept),
+      truncated,
+      latencyMs: Math.round(performance.now() - started),
+      error: ok ? null : status >= 300 && status < 400 ? `destination answered ${status} (redirects are not followed)` : `destination answered ${status}`,
+      timedOut: false,
+    };
+  } catch (error) {
+    if (deadline.aborted) return failure(started, `no complete answer within ${task.timeoutMs} ms`, true);
+    return failure(started, describe(error));
+  }
+}

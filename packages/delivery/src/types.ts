@@ -1,0 +1,27 @@
+import type { HeaderList } from "@rehook/core";
+
+/** One outbound request, as handed to a worker thread (structured-clone friendly). */
+export interface DeliveryTask {
+  url: string;
+  method: string;
+  headers: HeaderList;
+  body: Uint8Array;
+  /** Total time allowed for connect, send and the whole answer. */
+  timeoutMs: number;
+  /** Most response-body bytes kept; the rest is read and dropped. */
+  maxResponseBytes: number;
+  allowPrivate: boolean;
+}
+
+export interface DeliveryResult {
+  /** A 2xx answer. Anything else (3xx included, never followed) is a failure. */
+  ok: boolean;
+  status: number | null;
+  headers: HeaderList | null;
+  body: Uint8Array | null;
+  truncated: boolean;
+  latencyMs: number;
+  /** Why it failed, without the content of anything not fetched: "blocked: loopback address (…)". */
+  error: string | null;
+  timedOut: boolean;
+}

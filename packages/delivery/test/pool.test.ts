@@ -1,0 +1,45 @@
+import { afterAll, describe, expect, it } from "vitest";
+// The pool runs the built worker file (piscina needs JavaScript): import the build.
+import { createDeliveryPool } from "../dist/index.js";
+import { startSink } from "./sink.js";
+
+const pool = createDeliveryPool({ threads: 2 });
+afterAll(() => pool.close());
+
+describe("delivery pool", () => {
+  it("runs many requests at once across worker threads", async () => {
+    // The sink holds every answer until 50 requests wait at once: only concurrent
+    // delivery gets there (a fallback releases them after 10 s so a failure cannot hang).
+    const waiting: Array<() => void> = [];
+    let mostWaiting = 0;
+    const release = () => waiting.splice(0).forEach((answer) => answer());
+    const fallback = setTimeout(release, 10_000);
+    const sink = await startSink((_req, res) => {
+      waiting.push(() => res.end("ok"));
+      mostWaiting = Math.max(mostWaiting, waiting.length);
+      if (waiting.length >= 50) release();
+    });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          pool.run({
+            url: `http://127.0.0.1:${sink.port}/e/${i}`,
+            method: "POST",
+            headers: [["Content-Type", "application/json"]],
+            body: Buffer.from(JSON.stringify({ i })),
+            timeoutMs: 15_000,
+            maxResponseBytes: 1024,
+            allowPrivate: true,
+          }),
+        ),
+      );
+      expect(results.every((r) => r.ok && r.status === 200)).toBe(true);
+      expect(sink.received).toHaveLength(200);
+      expect(mostWaiting).toBeGreaterThanOrEqual(50);
+    } finally {
+      clearTimeout(fallback);
+      release();
+      await sink.close();
+    }
+  });
+});
