@@ -12,13 +12,15 @@ export interface DeliveryPoolOptions {
   threads?: number;
   /** Requests in flight per worker: the work is waiting on the network, not on CPU. */
   concurrentPerThread?: number;
+  /** The built worker module; defaults to worker.js beside this file (in dist/). */
+  workerFile?: string;
 }
 
 /** The piscina pool of delivery workers, pointed at the built worker file. */
 export function createDeliveryPool(options: DeliveryPoolOptions = {}): DeliveryPool {
   const threads = options.threads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
   const pool = new Piscina<DeliveryTask, DeliveryResult>({
-    filename: fileURLToPath(new URL("./worker.js", import.meta.url)),
+    filename: options.workerFile ?? fileURLToPath(new URL("./worker.js", import.meta.url)),
     minThreads: threads,
     maxThreads: threads,
     concurrentTasksPerWorker: options.concurrentPerThread ?? 256,

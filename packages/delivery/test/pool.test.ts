@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
-// The pool runs the built worker file (piscina needs JavaScript): import the build.
-import { createDeliveryPool } from "../dist/index.js";
+import { fileURLToPath } from "node:url";
+import { createDeliveryPool } from "../src/index.js";
 import { startSink } from "./sink.js";
 
-const pool = createDeliveryPool({ threads: 2 });
+// Piscina runs JavaScript: point it at the built worker (pnpm test builds first).
+const pool = createDeliveryPool({ threads: 2, workerFile: fileURLToPath(new URL("../dist/worker.js", import.meta.url)) });
 afterAll(() => pool.close());
 
 describe("delivery pool", () => {
