@@ -12,6 +12,7 @@ const alias = Object.fromEntries([
   ["@rehook/web", path.join(root, "apps/web/src/index.ts")],
   ["@rehook/vitest-config/postgres", path.join(root, "tooling/vitest/src/postgres.ts")],
   ["@rehook/vitest-config/processes", path.join(root, "tooling/vitest/src/processes.ts")],
+  ["@rehook/vitest-config/sink", path.join(root, "tooling/vitest/src/sink.ts")],
 ]);
 
 const project = (name: string, dir: string) => ({

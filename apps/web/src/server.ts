@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Config, Logger } from "@rehook/core";
 import { createPool, GroupCommitWriter, isDatabaseReachable, openDatabase, type Database, type Pool } from "@rehook/db";
 import { answerClientError, createCaptureHandler, createHealthHandler } from "@rehook/http";
+import { createDeliveryPool, DeliveryDispatcher } from "@rehook/delivery";
 import { captureRequest, type ServiceContext } from "@rehook/services";
 import { createRequestListener } from "./request-listener.js";
 
@@ -63,11 +64,21 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     onError: (error) => logger.warn("database connection lost", { error: error.message }),
   });
   const writer = new GroupCommitWriter(pool);
+  const deliveries = createDeliveryPool();
+  const dispatcher = new DeliveryDispatcher({
+    db: pool,
+    deliveries,
+    timeoutMs: config.forwardTimeoutMs,
+    allowPrivate: config.allowPrivateDestinations,
+    logger,
+  });
+  dispatcher.start();
   const ctx: ServiceContext = {
     orm: database.orm,
     writer,
     baseUrl: config.baseUrl,
     addressPolicy: { allowPrivate: config.allowPrivateDestinations },
+    forwarder: dispatcher,
   };
   const server = createHttpServer({ ctx, pool, config, logger });
 
@@ -80,6 +91,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
       });
     });
   } catch (error) {
+    await dispatcher.stop();
+    await deliveries.close();
     await pool.end();
     await database.close();
     throw error;
@@ -100,6 +113,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
         server.closeIdleConnections();
         await closed;
         await writer.drain();
+        await dispatcher.stop();
+        await deliveries.close();
         await pool.end();
         await database.close();
       })();

@@ -24,6 +24,7 @@ export const environmentSchema = z.object({
   MAX_HEADER_COUNT: positiveInt.max(10_000).default(500),
   TRUST_PROXY: booleanString.default(false),
   ALLOW_PRIVATE_DESTINATIONS: booleanString.default(false),
+  FORWARD_TIMEOUT_MS: positiveInt.max(300_000).default(30_000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 
@@ -41,6 +42,8 @@ export interface Config {
   trustProxy: boolean;
   /** Opens loopback and private ranges to destinations (local development, private networks). */
   allowPrivateDestinations: boolean;
+  /** Total time a forward or replay may take before it counts as failed. */
+  forwardTimeoutMs: number;
   logLevel: Environment["LOG_LEVEL"];
 }
 
@@ -71,6 +74,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     maxHeaderCount: e.MAX_HEADER_COUNT,
     trustProxy: e.TRUST_PROXY,
     allowPrivateDestinations: e.ALLOW_PRIVATE_DESTINATIONS,
+    forwardTimeoutMs: e.FORWARD_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -62,11 +62,11 @@ endpoint as (
 ),
 stored as (
   insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type,
-                      size_bytes, client_ip, source, event_type, status)
+                      size_bytes, client_ip, source, event_type, status, destination_url)
   select i.id, e.id, i.received_at, i.method, i.path, i.query, i.headers,
          substring($2::bytea from i.body_offset + 1 for i.size_bytes), i.content_type,
          i.size_bytes, i.client_ip, i.source, i.event_type,
-         case when e.destination_url is null then 'captured' else 'pending' end
+         case when e.destination_url is null then 'captured' else 'pending' end, e.destination_url
   from incoming i join endpoint e on e.slug = i.slug
 )
 -- One row per endpoint found, not per event: every event of a found slug was inserted.

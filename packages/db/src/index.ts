@@ -12,5 +12,6 @@ export {
 } from "./capture-writer.js";
 export * from "./queries/users.js";
 export * from "./queries/endpoints.js";
+export * from "./queries/deliveries.js";
 export { UniqueConstraintViolationException } from "@mikro-orm/core";
 export type { EntityManager } from "@mikro-orm/postgresql";

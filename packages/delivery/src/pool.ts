@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { availableParallelism } from "node:os";
+import path from "node:path";
 import { Piscina } from "piscina";
 import type { DeliveryResult, DeliveryTask } from "./types.js";
 
@@ -16,11 +17,21 @@ export interface DeliveryPoolOptions {
   workerFile?: string;
 }
 
+/**
+ * The built worker: beside this module in dist/, or in ../dist when this module runs from
+ * source (tests); piscina runs JavaScript only.
+ */
+function defaultWorkerFile(): string {
+  const here = fileURLToPath(new URL(".", import.meta.url));
+  const relative = path.basename(here) === "src" ? "../dist/worker.js" : "./worker.js";
+  return fileURLToPath(new URL(relative, import.meta.url));
+}
+
 /** The piscina pool of delivery workers, pointed at the built worker file. */
 export function createDeliveryPool(options: DeliveryPoolOptions = {}): DeliveryPool {
   const threads = options.threads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
   const pool = new Piscina<DeliveryTask, DeliveryResult>({
-    filename: options.workerFile ?? fileURLToPath(new URL("./worker.js", import.meta.url)),
+    filename: options.workerFile ?? defaultWorkerFile(),
     minThreads: threads,
     maxThreads: threads,
     concurrentTasksPerWorker: options.concurrentPerThread ?? 256,

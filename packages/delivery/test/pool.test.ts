@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
 import { createDeliveryPool } from "../src/index.js";
-import { startSink } from "./sink.js";
+import { startSink } from "@rehook/vitest-config/sink";
 
 // Piscina runs JavaScript: point it at the built worker (pnpm test builds first).
 const pool = createDeliveryPool({ threads: 2, workerFile: fileURLToPath(new URL("../dist/worker.js", import.meta.url)) });

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSafeAgent, sendRequest, type DeliveryTask } from "../src/index.js";
-import { startSink, type Sink } from "./sink.js";
+import { startSink, type Sink } from "@rehook/vitest-config/sink";
 
 const open = createSafeAgent({ policy: { allowPrivate: true }, connectTimeoutMs: 2_000 });
 const closed = createSafeAgent({ policy: { allowPrivate: false }, connectTimeoutMs: 2_000 });

@@ -20,7 +20,7 @@ export type CaptureOutcome =
  * Stores one captured request. Resolves "accepted" only once its row is committed;
  * rejects when the database could not take it (the caller answers 503, never 200).
  */
-export async function captureRequest(ctx: Pick<ServiceContext, "writer">, input: CaptureInput): Promise<CaptureOutcome> {
+export async function captureRequest(ctx: Pick<ServiceContext, "writer" | "forwarder">, input: CaptureInput): Promise<CaptureOutcome> {
   const { source, eventType } = detectSender({ headers: input.headers, body: input.body });
   const eventId = uuidv7();
   const result = await ctx.writer.write({
@@ -37,5 +37,7 @@ export async function captureRequest(ctx: Pick<ServiceContext, "writer">, input:
     source,
     eventType,
   });
-  return result.kind === "stored" ? { kind: "accepted", eventId, status: result.status } : { kind: "not_found" };
+  if (result.kind !== "stored") return { kind: "not_found" };
+  if (result.status === "pending") ctx.forwarder?.offer(eventId);
+  return { kind: "accepted", eventId, status: result.status };
 }

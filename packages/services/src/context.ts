@@ -8,4 +8,6 @@ export interface ServiceContext {
   baseUrl: string;
   /** Which destination addresses are allowed (ALLOW_PRIVATE_DESTINATIONS). */
   addressPolicy: AddressPolicy;
+  /** Hands a just-committed pending event to delivery at once (no polling delay). */
+  forwarder?: { offer(eventId: string): void };
 }

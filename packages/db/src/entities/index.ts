@@ -53,6 +53,9 @@ export interface Event {
   error: string | null;
   attempts: number;
   completedAt: Date | null;
+  /** The endpoint's destination when the event was captured: where it is forwarded. */
+  destinationUrl: string | null;
+  leaseExpiresAt: Date | null;
 }
 
 export interface ReplayAttempt {
@@ -140,7 +143,10 @@ export const EndpointEntity = new EntitySchema<Endpoint>({
 export const EventEntity = new EntitySchema<Event>({
   name: "Event",
   tableName: "events",
-  indexes: [{ name: "events_endpoint_id_id_index", properties: ["endpoint", "id"] }],
+  indexes: [
+    { name: "events_endpoint_id_id_index", properties: ["endpoint", "id"] },
+    { name: "events_pending_index", expression: `create index "events_pending_index" on "events" ("id") where "status" = 'pending'` },
+  ],
   properties: {
     id: { type: "uuid", primary: true },
     // No foreign key: see the initial migration for why and what keeps it consistent.
@@ -165,6 +171,8 @@ export const EventEntity = new EntitySchema<Event>({
     error: { type: "text", nullable: true },
     attempts: { type: "integer", default: 0 },
     completedAt: { ...timestamp, nullable: true },
+    destinationUrl: { type: "text", nullable: true },
+    leaseExpiresAt: { ...timestamp, nullable: true },
   },
 });
 

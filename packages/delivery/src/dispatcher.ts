@@ -1,0 +1,180 @@
+import {
+  forwardableHeaders,
+  forwardTarget,
+  signStandardWebhook,
+  type HeaderList,
+  type Logger,
+} from "@rehook/core";
+import {
+  claimDueEvents,
+  claimEventsById,
+  completeEvents,
+  type ClaimedEvent,
+  type CompletedEvent,
+  type DeliveryOutcome,
+  type Pool,
+} from "@rehook/db";
+import type { DeliveryPool } from "./pool.js";
+import type { DeliveryResult, DeliveryTask } from "./types.js";
+
+export interface DispatcherOptions {
+  db: Pool;
+  deliveries: DeliveryPool;
+  timeoutMs: number;
+  allowPrivate: boolean;
+  logger: Logger;
+  /** Kept bytes of each response body. */
+  maxResponseBytes?: number;
+  /** How often pending events nobody holds are looked for (missed fast paths, expired leases). */
+  recoveryIntervalMs?: number;
+  /** Most deliveries this instance runs at once. */
+  maxInFlight?: number;
+  /** Told about every event that reached delivered or failed (live feed, notifications). */
+  onCompleted?: (events: CompletedEvent[]) => void;
+}
+
+const SIGNATURE_HEADERS = new Set(["webhook-id", "webhook-timestamp", "webhook-signature"]);
+
+/** What goes on the wire for one claimed event. */
+export function deliveryTask(event: ClaimedEvent, options: Pick<DispatcherOptions, "timeoutMs" | "allowPrivate" | "maxResponseBytes">): DeliveryTask {
+  let headers: HeaderList = forwardableHeaders(event.headers);
+  if (event.signRequests) {
+    // Signed afresh per attempt (new timestamp), always with the event id as webhook-id so
+    // receivers can drop duplicates; a sender's own webhook-* headers would contradict ours.
+    const signature = signStandardWebhook({ id: event.id, timestampSeconds: Date.now() / 1000, body: event.body, secret: event.secret });
+    headers = [...headers.filter(([name]) => !SIGNATURE_HEADERS.has(name.toLowerCase())), ...Object.entries(signature)];
+  }
+  return {
+    url: forwardTarget(event.destinationUrl, event.path, event.query),
+    method: event.method,
+    headers,
+    body: event.body,
+    timeoutMs: options.timeoutMs,
+    maxResponseBytes: options.maxResponseBytes ?? 256 * 1024,
+    allowPrivate: options.allowPrivate,
+  };
+}
+
+function outcome(id: string, result: DeliveryResult): DeliveryOutcome {
+  return {
+    id,
+    status: result.ok ? "delivered" : "failed",
+    latencyMs: result.latencyMs,
+    responseStatus: result.status,
+    responseHeaders: result.headers,
+    responseBody: result.body ? Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength) : null,
+    responseTruncated: result.truncated,
+    error: result.error,
+  };
+}
+
+/**
+ * Moves pending events to delivered or failed. The main thread claims work in PostgreSQL
+ * (with a lease), worker threads send it, and the results come back here to be stored in
+ * batches. Nothing is marked done unless a worker returned a result for it: a crashed
+ * worker or process leaves the lease to expire, and the event is claimed again.
+ */
+export class DeliveryDispatcher {
+  private readonly leaseMs: number;
+  private readonly maxInFlight: number;
+  private inFlight = 0;
+  private offered: string[] = [];
+  private offerScheduled = false;
+  private completions: DeliveryOutcome[] = [];
+  private completing: Promise<void> | undefined;
+  private recoveryTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly running = new Set<Promise<unknown>>();
+
+  constructor(private readonly options: DispatcherOptions) {
+    // Well past the forward timeout, so a slow but live attempt is never taken over.
+    this.leaseMs = Math.max(options.timeoutMs * 2, options.timeoutMs + 30_000);
+    this.maxInFlight = options.maxInFlight ?? 2_000;
+  }
+
+  start(): void {
+    this.scheduleRecovery(0);
+  }
+
+  /** The fast path: events just committed as pending, delivered without waiting for a poll. */
+  offer(eventId: string): void {
+    if (this.stopped) return;
+    this.offered.push(eventId);
+    if (this.offerScheduled) return;
+    this.offerScheduled = true;
+    setImmediate(() => {
+      this.offerScheduled = false;
+      const ids = this.offered.splice(0);
+      this.track(this.claim(() => claimEventsById(this.options.db, ids, this.leaseMs)));
+    });
+  }
+
+  /** Stops claiming, waits for the deliveries in flight and stores their results. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.recoveryTimer);
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+    await this.flushCompletions();
+  }
+
+  private track(work: Promise<unknown>): void {
+    this.running.add(work);
+    void work.finally(() => this.running.delete(work));
+  }
+
+  private scheduleRecovery(delayMs: number): void {
+    if (this.stopped) return;
+    this.recoveryTimer = setTimeout(() => {
+      const room = this.maxInFlight - this.inFlight;
+      const work = room > 0 ? this.claim(() => claimDueEvents(this.options.db, Math.min(room, 500), this.leaseMs)) : Promise.resolve(0);
+      this.track(
+        work.then((claimed) => this.scheduleRecovery(claimed >= 500 ? 0 : (this.options.recoveryIntervalMs ?? 1_000))),
+      );
+    }, delayMs);
+  }
+
+  private async claim(fetch: () => Promise<ClaimedEvent[]>): Promise<number> {
+    let claimed: ClaimedEvent[];
+    try {
+      claimed = await fetch();
+    } catch (error) {
+      this.options.logger.warn("could not claim deliveries", { error: String(error) });
+      return 0;
+    }
+    for (const event of claimed) this.track(this.deliver(event));
+    return claimed.length;
+  }
+
+  private async deliver(event: ClaimedEvent): Promise<void> {
+    this.inFlight += 1;
+    try {
+      const result = await this.options.deliveries.run(deliveryTask(event, this.options));
+      this.completions.push(outcome(event.id, result));
+      this.scheduleCompletion();
+    } catch (error) {
+      // The worker failed, not the destination: leave the lease to expire and try again then.
+      this.options.logger.error("delivery worker failed", { event: event.id, error: String(error) });
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+
+  private scheduleCompletion(): void {
+    if (this.completing) return;
+    this.completing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushCompletions());
+  }
+
+  private async flushCompletions(): Promise<void> {
+    while (this.completions.length > 0) {
+      const batch = this.completions.splice(0, 500);
+      try {
+        const completed = await completeEvents(this.options.db, batch);
+        if (completed.length > 0) this.options.onCompleted?.(completed);
+      } catch (error) {
+        // Not stored: the leases expire and the events are delivered again (at least once).
+        this.options.logger.error("could not store delivery results", { count: batch.length, error: String(error) });
+      }
+    }
+    this.completing = undefined;
+  }
+}
