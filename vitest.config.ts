@@ -13,6 +13,7 @@ const alias = Object.fromEntries([
   ["@rehook/vitest-config/postgres", path.join(root, "tooling/vitest/src/postgres.ts")],
   ["@rehook/vitest-config/processes", path.join(root, "tooling/vitest/src/processes.ts")],
   ["@rehook/vitest-config/sink", path.join(root, "tooling/vitest/src/sink.ts")],
+  ["@rehook/vitest-config/wait-for", path.join(root, "tooling/vitest/src/wait-for.ts")],
 ]);
 
 const project = (name: string, dir: string) => ({

@@ -2,14 +2,14 @@
 import { ConfigError, isUserError } from "@rehook/core";
 import { createConsoleLogger } from "@rehook/web";
 import { UsageError } from "./cli-error.js";
-import { endpointCreateCommand, endpointDeleteCommand } from "./commands/endpoint.js";
+import { endpointCreateCommand, endpointDeleteCommand, endpointSecretCommand } from "./commands/endpoint.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { startCommand } from "./commands/start.js";
 import type { Command } from "./commands/types.js";
 import { userCreateCommand } from "./commands/user.js";
 import { configFromEnvironment } from "./env.js";
 
-const commands: Command[] = [startCommand, migrateCommand, userCreateCommand, endpointCreateCommand, endpointDeleteCommand];
+const commands: Command[] = [startCommand, migrateCommand, userCreateCommand, endpointCreateCommand, endpointDeleteCommand, endpointSecretCommand];
 
 function overview(): string {
   const rows = commands.map((command) => `  rehook ${command.path.join(" ").padEnd(18)} ${command.summary}`);

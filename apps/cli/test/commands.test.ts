@@ -84,6 +84,20 @@ describe("rehook endpoint", () => {
     expectOneLineError(metadata.stderr, /cloud metadata address/);
   });
 
+  it("secret prints the whsec_ secret, --rotate replaces it, --sign turns signing on", async () => {
+    const created = JSON.parse((await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "signed", "--sign"], env)).stdout);
+    const [row] = await db.query<{ sign_requests: boolean; secret: string }>("select sign_requests, secret from endpoints where id = $1", [created.id]);
+    expect(row!.sign_requests).toBe(true);
+    const shown = JSON.parse((await runCli(["endpoint", "secret", "--email", "dev@example.com", "--slug", created.slug], env)).stdout);
+    expect(shown).toEqual({ slug: created.slug, secret: row!.secret });
+    const rotated = JSON.parse((await runCli(["endpoint", "secret", "--email", "dev@example.com", "--slug", created.slug, "--rotate"], env)).stdout);
+    expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(rotated.secret).not.toBe(row!.secret);
+    const missing = await runCli(["endpoint", "secret", "--email", "dev@example.com", "--slug", "nope-12345678"], env);
+    expect(missing.code).toBe(1);
+    expectOneLineError(missing.stderr, /no endpoint with slug nope-12345678/);
+  });
+
   it("delete removes the endpoint; deleting it again is an error", async () => {
     const created = JSON.parse((await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "temp"], env)).stdout);
     const deleted = await runCli(["endpoint", "delete", "--email", "dev@example.com", "--slug", created.slug], env);
@@ -97,7 +111,7 @@ describe("rehook endpoint", () => {
 
 describe("rehook itself", () => {
   it("prints help for every command and exits 0", async () => {
-    for (const command of [[], ["start"], ["migrate"], ["user", "create"], ["endpoint", "create"], ["endpoint", "delete"]]) {
+    for (const command of [[], ["start"], ["migrate"], ["user", "create"], ["endpoint", "create"], ["endpoint", "delete"], ["endpoint", "secret"]]) {
       const result = await runCli([...command, "--help"], env);
       expect(result.code, command.join(" ")).toBe(0);
       expect(result.stdout).toMatch(/^Usage: rehook/);

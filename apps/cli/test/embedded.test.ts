@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isProcessAlive } from "@rehook/vitest-config/processes";
-import { CLI, runCli } from "./run-cli.js";
+import { exited, runCli, startRehook } from "./run-cli.js";
 
 let dataDir: string;
 let server: ChildProcess | undefined;
@@ -14,24 +14,6 @@ async function postmasterPid(): Promise<number | undefined> {
   const text = await readFile(path.join(dataDir, "pg", "postmaster.pid"), "utf8").catch(() => undefined);
   const pid = Number(text?.split("\n")[0]);
   return Number.isInteger(pid) && pid > 0 && isProcessAlive(pid) ? pid : undefined;
-}
-
-/** Starts `rehook start` and resolves with its URL once it logs that it listens. */
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "start"], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let log = "";
-    child.stderr!.on("data", (chunk: Buffer) => {
-      log += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(log);
-      if (match) resolve({ child, url: match[1]! });
-    });
-    child.on("exit", (code) => reject(new Error(`rehook start exited (${code}): ${log}`)));
-  });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", resolve)));
 }
 
 beforeAll(async () => {
@@ -54,7 +36,7 @@ describe("embedded PostgreSQL (no DATABASE_URL)", () => {
 
   it("rehook start runs it; the CLI reuses it instead of starting a second one; SIGTERM stops both cleanly", async () => {
     const env = { REHOOK_DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" };
-    const started = await startServer(env);
+    const started = await startRehook(env);
     server = started.child;
     const pid = await postmasterPid();
     expect(pid).toBeDefined();

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -30,4 +30,26 @@ export function runCli(args: string[], env: Record<string, string>, timeoutMs = 
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** Starts `rehook start` and resolves with its URL once it logs that it listens. */
+export function startRehook(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, "start"], {
+      env: { PATH: process.env.PATH ?? "", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let log = "";
+    child.stderr!.on("data", (chunk: Buffer) => {
+      log += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(log);
+      if (match) resolve({ child, url: match[1]! });
+    });
+    child.stdout!.resume();
+    child.on("exit", (code) => reject(new Error(`rehook start exited (${code}): ${log}`)));
+  });
+}
+
+export function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once("exit", resolve)));
 }

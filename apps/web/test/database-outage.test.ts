@@ -7,7 +7,7 @@ import { loadConfig, silentLogger } from "@rehook/core";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "@rehook/db";
 import { createEndpoint, createUser } from "@rehook/services";
 import { startServer, type RehookServer } from "../src/index.js";
-import { waitFor } from "./wait-for.js";
+import { waitFor } from "@rehook/vitest-config/wait-for";
 
 // This file runs its own embedded PostgreSQL so it can stop and restart it.
 let dataDir: string;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { head, rawRequest } from "./raw-http.js";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { startTestServer, type TestServer } from "./test-server.js";
-import { waitFor } from "./wait-for.js";
+import { waitFor } from "@rehook/vitest-config/wait-for";
 
 let t: TestServer;
 const sinks: Sink[] = [];

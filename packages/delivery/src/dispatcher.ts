@@ -87,8 +87,9 @@ export class DeliveryDispatcher {
   private readonly running = new Set<Promise<unknown>>();
 
   constructor(private readonly options: DispatcherOptions) {
-    // Well past the forward timeout, so a slow but live attempt is never taken over.
-    this.leaseMs = Math.max(options.timeoutMs * 2, options.timeoutMs + 30_000);
+    // Well past the forward timeout (65 s for the default 30 s), so a slow but live attempt
+    // is never taken over, and short enough that a crashed instance's work resumes soon.
+    this.leaseMs = options.timeoutMs * 2 + 5_000;
     this.maxInFlight = options.maxInFlight ?? 2_000;
   }
 

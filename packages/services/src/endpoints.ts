@@ -10,7 +10,9 @@ import {
 } from "@rehook/core";
 import {
   deleteEndpointBySlug,
+  findEndpointBySlug,
   insertEndpoint,
+  replaceEndpointSecret,
   UniqueConstraintViolationException,
   type Endpoint,
 } from "@rehook/db";
@@ -54,7 +56,7 @@ const SLUG_ATTEMPTS = 5;
 
 export async function createEndpoint(
   ctx: Pick<ServiceContext, "orm" | "baseUrl" | "addressPolicy">,
-  input: { userId: string; name: string; destinationUrl?: string | null },
+  input: { userId: string; name: string; destinationUrl?: string | null; signRequests?: boolean },
 ): Promise<EndpointView> {
   const { userId, name } = parseInput(createEndpointInput, input);
   const destinationUrl = normaliseDestination(input.destinationUrl, ctx.addressPolicy);
@@ -69,6 +71,7 @@ export async function createEndpoint(
         slug: generateSlug(name),
         destinationUrl,
         secret: generateSigningSecret(),
+        signRequests: input.signRequests ?? false,
       });
       return endpointView(ctx.baseUrl, endpoint);
     } catch (error) {
@@ -81,4 +84,20 @@ export async function createEndpoint(
 export async function deleteEndpoint(ctx: Pick<ServiceContext, "orm">, input: { userId: string; slug: string }): Promise<void> {
   const deleted = await deleteEndpointBySlug(ctx.orm.em.fork(), input.userId, input.slug);
   if (!deleted) throw new UserError("not_found", `no endpoint with slug ${input.slug}`);
+}
+
+/** An endpoint's signing secret, optionally replaced by a new one first (the old stops at once). */
+export async function endpointSecret(
+  ctx: Pick<ServiceContext, "orm">,
+  input: { userId: string; slug: string; rotate?: boolean },
+): Promise<{ slug: string; secret: string }> {
+  const em = ctx.orm.em.fork();
+  if (input.rotate) {
+    const secret = generateSigningSecret();
+    if (!(await replaceEndpointSecret(em, input.userId, input.slug, secret))) throw new UserError("not_found", `no endpoint with slug ${input.slug}`);
+    return { slug: input.slug, secret };
+  }
+  const endpoint = await findEndpointBySlug(em, input.userId, input.slug);
+  if (!endpoint) throw new UserError("not_found", `no endpoint with slug ${input.slug}`);
+  return { slug: endpoint.slug, secret: endpoint.secret };
 }

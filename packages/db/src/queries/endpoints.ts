@@ -8,6 +8,7 @@ export interface NewEndpoint {
   slug: string;
   destinationUrl: string | null;
   secret: string;
+  signRequests: boolean;
 }
 
 export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Promise<Endpoint> {
@@ -19,7 +20,7 @@ export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Pro
     slug: input.slug,
     destinationUrl: input.destinationUrl,
     secret: input.secret,
-    signRequests: false,
+    signRequests: input.signRequests,
     stagingHost: null,
     deliveredCount: 0,
     failedCount: 0,
@@ -52,4 +53,10 @@ export async function deleteEndpointBySlug(em: EntityManager, userId: string, sl
     await connection.execute("delete from events where endpoint_id = ?", [endpointId]);
     return true;
   });
+}
+
+/** Replaces an endpoint's signing secret; false when the user has no such endpoint. */
+export async function replaceEndpointSecret(em: EntityManager, userId: string, slug: string, secret: string): Promise<boolean> {
+  const updated = await em.nativeUpdate(EndpointEntity, { slug, user: userId }, { secret, updatedAt: new Date() });
+  return updated > 0;
 }
