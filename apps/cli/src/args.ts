@@ -11,7 +11,7 @@ export interface CommandSpec<Options extends OptionSpec> {
   options: Options;
 }
 
-type Parsed<Options extends OptionSpec> = {
+export type Parsed<Options extends OptionSpec> = {
   [K in keyof Options]: Options[K]["type"] extends "boolean" ? boolean : Options[K]["required"] extends true ? string : string | undefined;
 };
 

@@ -1,91 +1,62 @@
 import { createEndpoint, deleteEndpoint, endpointSecret, requireUserByEmail } from "@rehook/services";
-import { helpText, parseOptions } from "../args.js";
-import type { Command } from "./types.js";
-import { printJson, withDatabase } from "./with-database.js";
+import type { Orm } from "@rehook/db";
+import { defineCommand } from "./define.js";
+import type { CommandContext } from "./types.js";
+import { withDatabase } from "./with-database.js";
 
-const createSpec = {
-  usage: "rehook endpoint create --email <email> --name <name> [--destination <url>] [--sign]",
-  summary: "Create an endpoint for a user. Prints {id, name, slug, webhook_url, destination_url} as JSON.",
-  options: {
-    email: { type: "string", required: true, description: "the owner's email" },
-    name: { type: "string", required: true, description: "a label; the slug is made from it" },
-    destination: { type: "string", description: "URL to forward captured requests to (blank: capture only)" },
-    sign: { type: "boolean", description: "add Standard Webhooks signature headers to forwarded requests" },
-  },
-} as const;
+/** Runs `work` for the user with this email, on a freshly opened database. */
+function asUser<T>(context: CommandContext, email: string, work: (orm: Orm, userId: string) => Promise<T>): Promise<T> {
+  return withDatabase(context, async ({ orm }) => work(orm, (await requireUserByEmail({ orm }, email)).id));
+}
 
-export const endpointCreateCommand: Command = {
-  path: ["endpoint", "create"],
-  summary: createSpec.summary,
-  async run(argv, context) {
-    const options = parseOptions(createSpec, argv);
-    if (options === "help") {
-      context.stdout.write(`${helpText(createSpec)}\n`);
-      return 0;
-    }
-    const endpoint = await withDatabase(context, async ({ orm }) => {
-      const user = await requireUserByEmail({ orm }, options.email);
-      return createEndpoint(
+const owner = { type: "string", required: true, description: "the owner's email" } as const;
+const slug = { type: "string", required: true, description: "the endpoint's slug" } as const;
+
+export const endpointCreateCommand = defineCommand(
+  ["endpoint", "create"],
+  {
+    usage: "rehook endpoint create --email <email> --name <name> [--destination <url>] [--sign]",
+    summary: "Create an endpoint for a user. Prints {id, name, slug, webhook_url, destination_url} as JSON.",
+    options: {
+      email: owner,
+      name: { type: "string", required: true, description: "a label; the slug is made from it" },
+      destination: { type: "string", description: "URL to forward captured requests to (blank: capture only)" },
+      sign: { type: "boolean", description: "add Standard Webhooks signature headers to forwarded requests" },
+    },
+  } as const,
+  (options, context) =>
+    asUser(context, options.email, (orm, userId) =>
+      createEndpoint(
         { orm, baseUrl: context.config.baseUrl, addressPolicy: { allowPrivate: context.config.allowPrivateDestinations } },
-        { userId: user.id, name: options.name, destinationUrl: options.destination ?? null, signRequests: options.sign },
-      );
-    });
-    printJson(context, endpoint);
-    return 0;
-  },
-};
+        { userId, name: options.name, destinationUrl: options.destination ?? null, signRequests: options.sign },
+      ),
+    ),
+);
 
-const deleteSpec = {
-  usage: "rehook endpoint delete --email <email> --slug <slug>",
-  summary: "Permanently delete an endpoint and all its events. Its capture URL answers 404 at once.",
-  options: {
-    email: { type: "string", required: true, description: "the owner's email" },
-    slug: { type: "string", required: true, description: "the endpoint's slug" },
+export const endpointDeleteCommand = defineCommand(
+  ["endpoint", "delete"],
+  {
+    usage: "rehook endpoint delete --email <email> --slug <slug>",
+    summary: "Permanently delete an endpoint and all its events. Its capture URL answers 404 at once.",
+    options: { email: owner, slug },
+  } as const,
+  async (options, context) => {
+    await asUser(context, options.email, (orm, userId) => deleteEndpoint({ orm }, { userId, slug: options.slug }));
+    return { deleted: options.slug };
   },
-} as const;
+);
 
-export const endpointDeleteCommand: Command = {
-  path: ["endpoint", "delete"],
-  summary: deleteSpec.summary,
-  async run(argv, context) {
-    const options = parseOptions(deleteSpec, argv);
-    if (options === "help") {
-      context.stdout.write(`${helpText(deleteSpec)}\n`);
-      return 0;
-    }
-    await withDatabase(context, async ({ orm }) => {
-      const user = await requireUserByEmail({ orm }, options.email);
-      await deleteEndpoint({ orm }, { userId: user.id, slug: options.slug });
-    });
-    printJson(context, { deleted: options.slug });
-    return 0;
-  },
-};
-
-const secretSpec = {
-  usage: "rehook endpoint secret --email <email> --slug <slug> [--rotate]",
-  summary: "Print an endpoint's whsec_ signing secret as JSON; --rotate replaces it first.",
-  options: {
-    email: { type: "string", required: true, description: "the owner's email" },
-    slug: { type: "string", required: true, description: "the endpoint's slug" },
-    rotate: { type: "boolean", description: "generate a new secret (the old one stops working at once)" },
-  },
-} as const;
-
-export const endpointSecretCommand: Command = {
-  path: ["endpoint", "secret"],
-  summary: secretSpec.summary,
-  async run(argv, context) {
-    const options = parseOptions(secretSpec, argv);
-    if (options === "help") {
-      context.stdout.write(`${helpText(secretSpec)}\n`);
-      return 0;
-    }
-    const secret = await withDatabase(context, async ({ orm }) => {
-      const user = await requireUserByEmail({ orm }, options.email);
-      return endpointSecret({ orm }, { userId: user.id, slug: options.slug, rotate: options.rotate });
-    });
-    printJson(context, secret);
-    return 0;
-  },
-};
+export const endpointSecretCommand = defineCommand(
+  ["endpoint", "secret"],
+  {
+    usage: "rehook endpoint secret --email <email> --slug <slug> [--rotate]",
+    summary: "Print an endpoint's whsec_ signing secret as JSON; --rotate replaces it first.",
+    options: {
+      email: owner,
+      slug,
+      rotate: { type: "boolean", description: "generate a new secret (the old one stops working at once)" },
+    },
+  } as const,
+  (options, context) =>
+    asUser(context, options.email, (orm, userId) => endpointSecret({ orm }, { userId, slug: options.slug, rotate: options.rotate })),
+);

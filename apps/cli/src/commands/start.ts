@@ -1,25 +1,17 @@
 import { startServer } from "@rehook/web";
-import { helpText, parseOptions } from "../args.js";
-import type { Command } from "./types.js";
+import { defineCommand } from "./define.js";
 
-const spec = {
-  usage: "rehook start",
-  summary: "Apply migrations, then serve capture URLs, the API and the dashboard on PORT.",
-  options: {},
-};
-
-export const startCommand: Command = {
-  path: ["start"],
-  summary: spec.summary,
-  async run(argv, { config, logger, stdout }) {
-    if (parseOptions(spec, argv) === "help") {
-      stdout.write(`${helpText(spec)}\n`);
-      return 0;
-    }
+export const startCommand = defineCommand(
+  ["start"],
+  {
+    usage: "rehook start",
+    summary: "Apply migrations, then serve capture URLs, the API and the dashboard on PORT.",
+    options: {},
+  },
+  async (_options, { config, logger }) => {
     const rehook = await startServer(config, logger);
     logger.info(`Rehook listening on ${rehook.url}`, { base_url: config.baseUrl });
-
-    return new Promise<number>((resolve) => {
+    await new Promise<void>((resolve, reject) => {
       let stopping = false;
       const stop = (signal: NodeJS.Signals) => {
         if (stopping) {
@@ -28,16 +20,11 @@ export const startCommand: Command = {
         }
         stopping = true;
         logger.info(`${signal} received: finishing requests in flight, then stopping`);
-        rehook.close().then(
-          () => resolve(0),
-          (error: unknown) => {
-            logger.error("shutdown failed", { error: String(error) });
-            resolve(1);
-          },
-        );
+        rehook.close().then(resolve, reject);
       };
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });
+    return undefined;
   },
-};
+);

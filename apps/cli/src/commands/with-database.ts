@@ -16,7 +16,3 @@ export async function withDatabase<T>(context: CommandContext, work: (database: 
     await database.close();
   }
 }
-
-export function printJson(context: CommandContext, value: unknown): void {
-  context.stdout.write(`${JSON.stringify(value)}\n`);
-}
