@@ -17,8 +17,15 @@ export interface CapturedRequest {
   eventType: string;
 }
 
+/** Where and how a stored event is forwarded (all null/false for capture-only endpoints). */
+export interface ForwardingSettings {
+  destinationUrl: string | null;
+  signRequests: boolean;
+  secret: string;
+}
+
 export type CaptureWriteResult =
-  | { kind: "stored"; endpointId: string; status: EventStatus }
+  | { kind: "stored"; endpointId: string; status: EventStatus; forwarding: ForwardingSettings }
   | { kind: "unknown_endpoint" };
 
 export interface GroupCommitOptions {
@@ -56,7 +63,7 @@ with incoming as (
   )
 ),
 endpoint as (
-  select id, slug, destination_url from endpoints
+  select id, slug, destination_url, sign_requests, secret from endpoints
   where slug in (select distinct slug from incoming)
   for key share
 ),
@@ -70,7 +77,9 @@ stored as (
   from incoming i join endpoint e on e.slug = i.slug
 )
 -- One row per endpoint found, not per event: every event of a found slug was inserted.
-select id as endpoint_id, slug, case when destination_url is null then 'captured' else 'pending' end as status
+-- The endpoint's forwarding settings come back too: the fast path delivers from memory.
+select id as endpoint_id, slug, case when destination_url is null then 'captured' else 'pending' end as status,
+       destination_url, sign_requests, secret
 from endpoint`;
 
 function batchParameters(requests: CapturedRequest[]): [string, Buffer] {
@@ -179,7 +188,14 @@ export class GroupCommitWriter {
 
   private async store(batch: Waiting[]): Promise<void> {
     // Named: each connection parses and plans the statement once, not once per batch.
-    const result = await this.pool.query<{ endpoint_id: string; slug: string; status: EventStatus }>({
+    const result = await this.pool.query<{
+      endpoint_id: string;
+      slug: string;
+      status: EventStatus;
+      destination_url: string | null;
+      sign_requests: boolean;
+      secret: string;
+    }>({
       name: "rehook_capture_batch",
       text: INSERT_BATCH,
       values: batchParameters(batch.map((waiting) => waiting.request)),
@@ -187,7 +203,16 @@ export class GroupCommitWriter {
     const endpoints = new Map(result.rows.map((row) => [row.slug, row]));
     for (const waiting of batch) {
       const endpoint = endpoints.get(waiting.request.slug);
-      waiting.resolve(endpoint ? { kind: "stored", endpointId: endpoint.endpoint_id, status: endpoint.status } : { kind: "unknown_endpoint" });
+      waiting.resolve(
+        endpoint
+          ? {
+              kind: "stored",
+              endpointId: endpoint.endpoint_id,
+              status: endpoint.status,
+              forwarding: { destinationUrl: endpoint.destination_url, signRequests: endpoint.sign_requests, secret: endpoint.secret },
+            }
+          : { kind: "unknown_endpoint" },
+      );
     }
   }
 }

@@ -8,6 +8,7 @@ export {
   isConnectionError,
   type CapturedRequest,
   type CaptureWriteResult,
+  type ForwardingSettings,
   type GroupCommitOptions,
 } from "./capture-writer.js";
 export * from "./queries/users.js";

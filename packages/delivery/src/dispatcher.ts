@@ -7,8 +7,8 @@ import {
 } from "@rehook/core";
 import {
   claimDueEvents,
-  claimEventsById,
   completeEvents,
+  leaseEventsById,
   type ClaimedEvent,
   type CompletedEvent,
   type DeliveryOutcome,
@@ -78,7 +78,7 @@ export class DeliveryDispatcher {
   private readonly leaseMs: number;
   private readonly maxInFlight: number;
   private inFlight = 0;
-  private offered: string[] = [];
+  private offered: ClaimedEvent[] = [];
   private offerScheduled = false;
   private completions: DeliveryOutcome[] = [];
   private completing: Promise<void> | undefined;
@@ -97,16 +97,24 @@ export class DeliveryDispatcher {
     this.scheduleRecovery(0);
   }
 
-  /** The fast path: events just committed as pending, delivered without waiting for a poll. */
-  offer(eventId: string): void {
-    if (this.stopped) return;
-    this.offered.push(eventId);
+  /**
+   * The fast path: events just committed as pending, sent from memory without a poll or a
+   * second read. Past maxInFlight they are left to the recovery loop.
+   */
+  offer(event: ClaimedEvent): void {
+    if (this.stopped || this.inFlight + this.offered.length >= this.maxInFlight) return;
+    this.offered.push(event);
     if (this.offerScheduled) return;
     this.offerScheduled = true;
     setImmediate(() => {
       this.offerScheduled = false;
-      const ids = this.offered.splice(0);
-      this.track(this.claim(() => claimEventsById(this.options.db, ids, this.leaseMs)));
+      const events = this.offered.splice(0);
+      this.track(
+        this.claim(async () => {
+          const leased = await leaseEventsById(this.options.db, events.map((event) => event.id), this.leaseMs);
+          return events.filter((event) => leased.has(event.id));
+        }),
+      );
     });
   }
 

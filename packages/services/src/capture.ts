@@ -38,6 +38,21 @@ export async function captureRequest(ctx: Pick<ServiceContext, "writer" | "forwa
     eventType,
   });
   if (result.kind !== "stored") return { kind: "not_found" };
-  if (result.status === "pending") ctx.forwarder?.offer(eventId);
+  const { destinationUrl, signRequests, secret } = result.forwarding;
+  if (result.status === "pending" && destinationUrl) {
+    ctx.forwarder?.offer({
+      id: eventId,
+      endpointId: result.endpointId,
+      method: input.method,
+      path: input.subPath,
+      query: input.query,
+      headers: input.headers,
+      body: input.body,
+      destinationUrl,
+      signRequests,
+      secret,
+      attempts: 1,
+    });
+  }
   return { kind: "accepted", eventId, status: result.status };
 }

@@ -1,5 +1,5 @@
 import type { AddressPolicy } from "@rehook/core";
-import type { GroupCommitWriter, Orm } from "@rehook/db";
+import type { ClaimedEvent, GroupCommitWriter, Orm } from "@rehook/db";
 
 /** What the use cases need from the outside world; the composition root builds it once. */
 export interface ServiceContext {
@@ -9,5 +9,5 @@ export interface ServiceContext {
   /** Which destination addresses are allowed (ALLOW_PRIVATE_DESTINATIONS). */
   addressPolicy: AddressPolicy;
   /** Hands a just-committed pending event to delivery at once (no polling delay). */
-  forwarder?: { offer(eventId: string): void };
+  forwarder?: { offer(event: ClaimedEvent): void };
 }

@@ -64,13 +64,24 @@ where e.id = c.id and p.id = e.endpoint_id
 returning e.id, e.endpoint_id, e.method, e.path, e.query, e.headers, e.body, e.destination_url,
           p.sign_requests, p.secret, e.attempts`;
 
-const CLAIM_BY_ID = CLAIM("id = any($1::uuid[])");
 const CLAIM_DUE = CLAIM("$1::int is not null");
 
-/** Claims these just-captured events (the fast path), unless someone already has them. */
-export async function claimEventsById(pool: Pool, ids: string[], leaseMs: number): Promise<ClaimedEvent[]> {
-  const result = await pool.query<ClaimRow>({ name: "rehook_claim_by_id", text: CLAIM_BY_ID, values: [ids, ids.length, leaseMs] });
-  return result.rows.map(toClaimed);
+const LEASE_BY_ID = `
+update events set lease_expires_at = now() + make_interval(secs => $2::float8 / 1000), attempts = attempts + 1
+where id in (
+  select id from events
+  where id = any($1::uuid[]) and status = 'pending' and (lease_expires_at is null or lease_expires_at < now())
+  for update skip locked
+)
+returning id`;
+
+/**
+ * The fast path: leases these just-captured events, whose content the caller still holds in
+ * memory, unless someone already has them. Returns the ids it leased.
+ */
+export async function leaseEventsById(pool: Pool, ids: string[], leaseMs: number): Promise<Set<string>> {
+  const result = await pool.query<{ id: string }>({ name: "rehook_lease_by_id", text: LEASE_BY_ID, values: [ids, leaseMs] });
+  return new Set(result.rows.map((row) => row.id));
 }
 
 /** Claims up to `limit` pending events nobody holds: missed fast paths and expired leases. */
