@@ -1,6 +1,5 @@
 // pnpm bench:capture — durable capture throughput against a bare node:http baseline,
 // measured in the same run on the same machine, in alternating rounds.
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -9,10 +8,9 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { startEmbeddedPostgres } from "@rehook/db";
 import { median, runLoad, type LoadResult } from "./load.js";
-import { peakRssMiB, startListening, stop } from "./processes.js";
+import { CLI, peakRssMiB, runRehook, startListening, stop } from "./processes.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const CLI = path.resolve(here, "../../../apps/cli/dist/main.js");
 
 const { values } = parseArgs({
   options: {
@@ -44,13 +42,6 @@ function line(label: string, result: LoadResult): string {
   return `${label.padEnd(30)} ${String(result.requestsPerSecond).padStart(7)} req/s   p50 ${result.latencyP50} ms   p99 ${result.latencyP99} ms   2xx ${result.ok}   non-2xx ${result.notOk}   errors ${result.errors}`;
 }
 
-function cli(args: string[], env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) =>
-    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      error ? reject(new Error(stderr || error.message)) : resolve(stdout),
-    ),
-  );
-}
 
 async function main() {
   process.stdout.write(
@@ -61,8 +52,8 @@ async function main() {
   const env = { DATABASE_URL: database.url, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "warn" };
   const children: Array<Awaited<ReturnType<typeof startListening>>> = [];
   try {
-    await cli(["user", "create", "--email", "bench@example.com", "--password", "bench-password"], env);
-    const endpoint = JSON.parse(await cli(["endpoint", "create", "--email", "bench@example.com", "--name", "bench"], env)) as { id: string; slug: string };
+    await runRehook(["user", "create", "--email", "bench@example.com", "--password", "bench-password"], env);
+    const endpoint = JSON.parse(await runRehook(["endpoint", "create", "--email", "bench@example.com", "--name", "bench"], env)) as { id: string; slug: string };
 
     const bare = await startListening(path.join(here, "bare-server.js"), [], {});
     const rehook = await startListening(CLI, ["start"], { ...env, LOG_LEVEL: "info" });

@@ -1,6 +1,5 @@
 // pnpm bench:forward — captures forwarded end to end to a sink on loopback, beside the bare
 // node:http baseline measured in the same run.
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -9,10 +8,9 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { startEmbeddedPostgres } from "@rehook/db";
 import { runLoad } from "./load.js";
-import { peakRssMiB, startListening, stop } from "./processes.js";
+import { CLI, peakRssMiB, runRehook, startListening, stop } from "./processes.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const CLI = path.resolve(here, "../../../apps/cli/dist/main.js");
 
 const { values } = parseArgs({
   options: {
@@ -24,13 +22,6 @@ const durationSeconds = Number(values.duration);
 const connections = Number(values.connections);
 const body = JSON.stringify({ id: "evt_bench", type: "payment_intent.succeeded", data: { object: { amount: 2000 } }, padding: "x".repeat(400) });
 
-function cli(args: string[], env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) =>
-    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      error ? reject(new Error(stderr || error.message)) : resolve(stdout),
-    ),
-  );
-}
 
 async function main() {
   process.stdout.write(`bench:forward  ${connections} connections for ${durationSeconds} s, body ${body.length} bytes, node ${process.version}\n\n`);
@@ -43,9 +34,9 @@ async function main() {
     const baseline = await runLoad({ url: sink.url, connections, durationSeconds: Math.min(durationSeconds, 5), body });
     process.stdout.write(`bare node:http baseline        ${baseline.requestsPerSecond} req/s\n`);
 
-    await cli(["user", "create", "--email", "bench@example.com", "--password", "bench-password"], env);
+    await runRehook(["user", "create", "--email", "bench@example.com", "--password", "bench-password"], env);
     const endpoint = JSON.parse(
-      await cli(["endpoint", "create", "--email", "bench@example.com", "--name", "forward", "--destination", `${sink.url}/in`], env),
+      await runRehook(["endpoint", "create", "--email", "bench@example.com", "--name", "forward", "--destination", `${sink.url}/in`], env),
     ) as { id: string; slug: string };
     rehook = await startListening(CLI, ["start"], { ...env, LOG_LEVEL: "info" });
     const capture = await runLoad({ url: `${rehook.url}/api/webhook/${endpoint.slug}`, connections, durationSeconds, body });

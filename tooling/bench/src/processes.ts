@@ -1,4 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { readFileSync } from "node:fs";
 
 export interface Started {
@@ -39,4 +41,16 @@ export function peakRssMiB(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The built `rehook` command. */
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../apps/cli/dist/main.js");
+
+/** Runs a `rehook` command to completion and returns its stdout. */
+export function runRehook(args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      error ? reject(new Error(stderr || error.message)) : resolve(stdout),
+    ),
+  );
 }
