@@ -1,7 +1,16 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Config, Logger } from "@rehook/core";
-import { createPool, GroupCommitWriter, isDatabaseReachable, openDatabase, type Database, type Pool } from "@rehook/db";
+import {
+  createPool,
+  GroupCommitWriter,
+  isDatabaseReachable,
+  openDatabase,
+  publish,
+  type BusMessage,
+  type Database,
+  type Pool,
+} from "@rehook/db";
 import { answerClientError, createCaptureHandler, createHealthHandler } from "@rehook/http";
 import { createDeliveryPool, DeliveryDispatcher } from "@rehook/delivery";
 import { captureRequest, type ServiceContext } from "@rehook/services";
@@ -63,7 +72,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     max: config.databasePoolSize,
     onError: (error) => logger.warn("database connection lost", { error: error.message }),
   });
-  const writer = new GroupCommitWriter(pool);
+  const announce = (messages: BusMessage[]) =>
+    publish(pool, messages).catch((error: unknown) => logger.warn("could not announce on the event bus", { error: String(error) }));
+  const writer = new GroupCommitWriter(pool, {
+    onStored: (events) => void announce(events.map((event) => ({ type: "event.created" as const, ...event }))),
+  });
   const deliveries = createDeliveryPool();
   const dispatcher = new DeliveryDispatcher({
     db: pool,
@@ -71,6 +84,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     timeoutMs: config.forwardTimeoutMs,
     allowPrivate: config.allowPrivateDestinations,
     logger,
+    onCompleted: (events) => void announce(events.map((event) => ({ type: "event.status" as const, ...event }))),
   });
   dispatcher.start();
   const ctx: ServiceContext = {

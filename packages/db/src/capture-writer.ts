@@ -35,6 +35,14 @@ export interface GroupCommitOptions {
   maxBytes?: number;
   /** Statements in flight at once; later arrivals wait and join the next batch. */
   maxInFlight?: number;
+  /** Told about each committed batch (after the callers have their answers): the event bus. */
+  onStored?: (events: StoredEvent[]) => void;
+}
+
+export interface StoredEvent {
+  id: string;
+  endpointId: string;
+  status: EventStatus;
 }
 
 interface Waiting {
@@ -120,6 +128,7 @@ export class GroupCommitWriter {
   private readonly maxRows: number;
   private readonly maxBytes: number;
   private readonly maxInFlight: number;
+  private readonly onStored: ((events: StoredEvent[]) => void) | undefined;
 
   constructor(
     private readonly pool: Pool,
@@ -128,6 +137,7 @@ export class GroupCommitWriter {
     this.maxRows = options.maxRows ?? 1_000;
     this.maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
     this.maxInFlight = options.maxInFlight ?? 2;
+    this.onStored = options.onStored;
   }
 
   write(request: CapturedRequest): Promise<CaptureWriteResult> {
@@ -201,6 +211,7 @@ export class GroupCommitWriter {
       values: batchParameters(batch.map((waiting) => waiting.request)),
     });
     const endpoints = new Map(result.rows.map((row) => [row.slug, row]));
+    const stored: StoredEvent[] = [];
     for (const waiting of batch) {
       const endpoint = endpoints.get(waiting.request.slug);
       waiting.resolve(
@@ -213,7 +224,9 @@ export class GroupCommitWriter {
             }
           : { kind: "unknown_endpoint" },
       );
+      if (endpoint && this.onStored) stored.push({ id: waiting.request.id, endpointId: endpoint.endpoint_id, status: endpoint.status });
     }
+    if (stored.length > 0) this.onStored?.(stored);
   }
 }
 

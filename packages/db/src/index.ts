@@ -9,10 +9,12 @@ export {
   type CapturedRequest,
   type CaptureWriteResult,
   type ForwardingSettings,
+  type StoredEvent,
   type GroupCommitOptions,
 } from "./capture-writer.js";
 export * from "./queries/users.js";
 export * from "./queries/endpoints.js";
 export * from "./queries/deliveries.js";
+export { BUS_CHANNEL, EventBus, publish, type BusListener, type BusMessage } from "./event-bus.js";
 export { UniqueConstraintViolationException } from "@mikro-orm/core";
 export type { EntityManager } from "@mikro-orm/postgresql";

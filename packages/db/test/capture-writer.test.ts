@@ -74,7 +74,7 @@ describe("group commit writer", () => {
     const orm = await createOrm({ databaseUrl: db.url, poolSize: 2 });
     try {
       const writes: Array<Promise<{ slug: string; kind: string }>> = [];
-      let deletion: Promise<boolean> | undefined;
+      let deletion: Promise<string | undefined> | undefined;
       for (let i = 0; i < 400; i += 1) {
         const slug = i % 2 === 0 ? "doomed-dddddddd" : "steady-eeeeeeee";
         writes.push(writer.write(request(slug)).then((r) => ({ slug, kind: r.kind })));
@@ -84,7 +84,7 @@ describe("group commit writer", () => {
         }
       }
       const outcomes = await Promise.all(writes);
-      expect(await deletion).toBe(true);
+      expect(await deletion).toBe(doomedId);
       expect(outcomes.filter((o) => o.slug === "steady-eeeeeeee").every((o) => o.kind === "stored")).toBe(true);
       const doomed = outcomes.filter((o) => o.slug === "doomed-dddddddd");
       expect(doomed.every((o) => o.kind === "stored" || o.kind === "unknown_endpoint")).toBe(true);

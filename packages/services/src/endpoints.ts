@@ -9,6 +9,7 @@ import {
   type AddressPolicy,
 } from "@rehook/core";
 import {
+  announceEndpointChange,
   deleteEndpointBySlug,
   findEndpointBySlug,
   insertEndpoint,
@@ -73,6 +74,7 @@ export async function createEndpoint(
         secret: generateSigningSecret(),
         signRequests: input.signRequests ?? false,
       });
+      await announceEndpointChange(em, endpoint.id, "created");
       return endpointView(ctx.baseUrl, endpoint);
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException) || attempt >= SLUG_ATTEMPTS) throw error;
@@ -82,8 +84,10 @@ export async function createEndpoint(
 
 /** Permanently removes an endpoint and all its events; its capture URL answers 404 from then on. */
 export async function deleteEndpoint(ctx: Pick<ServiceContext, "orm">, input: { userId: string; slug: string }): Promise<void> {
-  const deleted = await deleteEndpointBySlug(ctx.orm.em.fork(), input.userId, input.slug);
-  if (!deleted) throw new UserError("not_found", `no endpoint with slug ${input.slug}`);
+  const em = ctx.orm.em.fork();
+  const deletedId = await deleteEndpointBySlug(em, input.userId, input.slug);
+  if (!deletedId) throw new UserError("not_found", `no endpoint with slug ${input.slug}`);
+  await announceEndpointChange(em, deletedId, "deleted");
 }
 
 /** An endpoint's signing secret, optionally replaced by a new one first (the old stops at once). */

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { EndpointEntity, UserEntity, type Endpoint } from "../entities/index.js";
+import { BUS_CHANNEL } from "../event-bus.js";
 
 export interface NewEndpoint {
   id: string;
@@ -39,9 +40,9 @@ export async function findEndpointBySlug(em: EntityManager, userId: string, slug
  * Deletes an endpoint owned by `userId` with all its events (and, by cascade, their replays).
  * The endpoint row goes first: that waits for capture batches holding it and makes later
  * ones find nothing, so no event can arrive for it after the events are deleted.
- * Returns false when there is no such endpoint for that user.
+ * Returns the deleted endpoint's id, or undefined when the user has no such endpoint.
  */
-export async function deleteEndpointBySlug(em: EntityManager, userId: string, slug: string): Promise<boolean> {
+export async function deleteEndpointBySlug(em: EntityManager, userId: string, slug: string): Promise<string | undefined> {
   return em.transactional(async (tx) => {
     const connection = tx.getConnection();
     const deleted = await connection.execute<Array<{ id: string }>>(
@@ -49,9 +50,9 @@ export async function deleteEndpointBySlug(em: EntityManager, userId: string, sl
       [slug, userId],
     );
     const endpointId = deleted[0]?.id;
-    if (!endpointId) return false;
+    if (!endpointId) return undefined;
     await connection.execute("delete from events where endpoint_id = ?", [endpointId]);
-    return true;
+    return endpointId;
   });
 }
 
@@ -59,4 +60,9 @@ export async function deleteEndpointBySlug(em: EntityManager, userId: string, sl
 export async function replaceEndpointSecret(em: EntityManager, userId: string, slug: string, secret: string): Promise<boolean> {
   const updated = await em.nativeUpdate(EndpointEntity, { slug, user: userId }, { secret, updatedAt: new Date() });
   return updated > 0;
+}
+
+/** Tells every instance that an endpoint was created, changed or deleted (after commit). */
+export async function announceEndpointChange(em: EntityManager, id: string, change: "created" | "updated" | "deleted"): Promise<void> {
+  await em.getConnection().execute("select pg_notify(?, ?)", [BUS_CHANNEL, JSON.stringify([{ type: "endpoint.changed", id, change }])]);
 }

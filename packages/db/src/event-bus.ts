@@ -1,0 +1,116 @@
+import pg from "pg";
+import type { EventStatus } from "@rehook/core";
+import type { Pool } from "./pool.js";
+
+/** What instances tell each other through PostgreSQL: the live feed and cache invalidation listen to it. */
+export type BusMessage =
+  | { type: "event.created"; id: string; endpointId: string; status: EventStatus }
+  | { type: "event.status"; id: string; endpointId: string; status: EventStatus }
+  | { type: "endpoint.changed"; id: string; change: "created" | "updated" | "deleted" };
+
+export const BUS_CHANNEL = "rehook_events";
+// NOTIFY payloads must stay under 8000 bytes: messages travel as JSON arrays below that.
+const MAX_PAYLOAD_BYTES = 7_500;
+
+function chunks(messages: BusMessage[]): string[] {
+  const payloads: string[] = [];
+  let current: string[] = [];
+  let size = 2;
+  for (const message of messages) {
+    const text = JSON.stringify(message);
+    if (current.length > 0 && size + text.length + 1 > MAX_PAYLOAD_BYTES) {
+      payloads.push(`[${current.join(",")}]`);
+      current = [];
+      size = 2;
+    }
+    current.push(text);
+    size += text.length + 1;
+  }
+  if (current.length > 0) payloads.push(`[${current.join(",")}]`);
+  return payloads;
+}
+
+/** Announces messages to every instance (including this one) in as few NOTIFYs as fit. */
+export async function publish(pool: Pool, messages: BusMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  const payloads = chunks(messages);
+  await pool.query({ name: "rehook_bus_publish", text: "select pg_notify($1, payload) from unnest($2::text[]) as payload", values: [BUS_CHANNEL, payloads] });
+}
+
+export type BusListener = (message: BusMessage) => void;
+
+/**
+ * One LISTEN connection per instance. It reconnects by itself after a lost connection
+ * (with backoff); messages published while it was away are not replayed, so listeners
+ * that need completeness re-read the database on `onReconnect`.
+ */
+export class EventBus {
+  private client: pg.Client | undefined;
+  private readonly listeners = new Set<BusListener>();
+  private readonly reconnectListeners = new Set<() => void>();
+  private closed = false;
+  private retryMs = 250;
+
+  private constructor(private readonly databaseUrl: string, private readonly onError: (error: Error) => void) {}
+
+  static async connect(databaseUrl: string, onError: (error: Error) => void = () => undefined): Promise<EventBus> {
+    const bus = new EventBus(databaseUrl, onError);
+    await bus.open();
+    return bus;
+  }
+
+  subscribe(listener: BusListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.client?.end().catch(() => undefined);
+  }
+
+  private async open(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5_000, application_name: "rehook-bus" });
+    client.on("notification", (notification) => this.deliver(notification.payload));
+    client.on("error", (error) => this.lost(client, error));
+    client.on("end", () => this.lost(client, new Error("connection ended")));
+    await client.connect();
+    await client.query(`listen ${BUS_CHANNEL}`);
+    this.client = client;
+    this.retryMs = 250;
+  }
+
+  private deliver(payload: string | undefined): void {
+    if (!payload) return;
+    let messages: BusMessage[];
+    try {
+      messages = JSON.parse(payload) as BusMessage[];
+    } catch {
+      return;
+    }
+    for (const message of messages) for (const listener of this.listeners) listener(message);
+  }
+
+  private lost(client: pg.Client, error: Error): void {
+    if (this.closed || this.client !== client) return;
+    this.client = undefined;
+    this.onError(error);
+    const retry = () => {
+      if (this.closed) return;
+      this.open().then(
+        () => this.reconnectListeners.forEach((listener) => listener()),
+        (reason: unknown) => {
+          this.onError(reason instanceof Error ? reason : new Error(String(reason)));
+          this.retryMs = Math.min(this.retryMs * 2, 5_000);
+          setTimeout(retry, this.retryMs);
+        },
+      );
+    };
+    setTimeout(retry, this.retryMs);
+  }
+}
