@@ -95,6 +95,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     forwarder: dispatcher,
   };
   const server = createHttpServer({ ctx, pool, config, logger });
+  // Everything after the HTTP server, in the order it must be let go (one list for both exits).
+  const release = async () => {
+    await writer.drain();
+    await dispatcher.stop();
+    await deliveries.close();
+    await pool.end();
+    await database.close();
+  };
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -105,10 +113,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
       });
     });
   } catch (error) {
-    await dispatcher.stop();
-    await deliveries.close();
-    await pool.end();
-    await database.close();
+    await release();
     throw error;
   }
   const { port } = server.address() as AddressInfo;
@@ -126,11 +131,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await closed;
-        await writer.drain();
-        await dispatcher.stop();
-        await deliveries.close();
-        await pool.end();
-        await database.close();
+        await release();
       })();
       return closing;
     },

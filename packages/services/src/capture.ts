@@ -51,7 +51,6 @@ export async function captureRequest(ctx: Pick<ServiceContext, "writer" | "forwa
       destinationUrl,
       signRequests,
       secret,
-      attempts: 1,
     });
   }
   return { kind: "accepted", eventId, status: result.status };

@@ -55,6 +55,11 @@ function normaliseDestination(raw: string | null | undefined, policy: AddressPol
 
 const SLUG_ATTEMPTS = 5;
 
+/** Another user's endpoint answers exactly like a missing one. */
+function noSuchEndpoint(slug: string): UserError {
+  return new UserError("not_found", `no endpoint with slug ${slug}`);
+}
+
 export async function createEndpoint(
   ctx: Pick<ServiceContext, "orm" | "baseUrl" | "addressPolicy">,
   input: { userId: string; name: string; destinationUrl?: string | null; signRequests?: boolean },
@@ -86,7 +91,7 @@ export async function createEndpoint(
 export async function deleteEndpoint(ctx: Pick<ServiceContext, "orm">, input: { userId: string; slug: string }): Promise<void> {
   const em = ctx.orm.em.fork();
   const deletedId = await deleteEndpointBySlug(em, input.userId, input.slug);
-  if (!deletedId) throw new UserError("not_found", `no endpoint with slug ${input.slug}`);
+  if (!deletedId) throw noSuchEndpoint(input.slug);
   await announceEndpointChange(em, deletedId, "deleted");
 }
 
@@ -98,10 +103,10 @@ export async function endpointSecret(
   const em = ctx.orm.em.fork();
   if (input.rotate) {
     const secret = generateSigningSecret();
-    if (!(await replaceEndpointSecret(em, input.userId, input.slug, secret))) throw new UserError("not_found", `no endpoint with slug ${input.slug}`);
+    if (!(await replaceEndpointSecret(em, input.userId, input.slug, secret))) throw noSuchEndpoint(input.slug);
     return { slug: input.slug, secret };
   }
   const endpoint = await findEndpointBySlug(em, input.userId, input.slug);
-  if (!endpoint) throw new UserError("not_found", `no endpoint with slug ${input.slug}`);
+  if (!endpoint) throw noSuchEndpoint(input.slug);
   return { slug: endpoint.slug, secret: endpoint.secret };
 }

@@ -13,7 +13,6 @@ export interface ClaimedEvent {
   destinationUrl: string;
   signRequests: boolean;
   secret: string;
-  attempts: number;
 }
 
 interface ClaimRow {
@@ -27,7 +26,6 @@ interface ClaimRow {
   destination_url: string;
   sign_requests: boolean;
   secret: string;
-  attempts: number;
 }
 
 const toClaimed = (row: ClaimRow): ClaimedEvent => ({
@@ -41,7 +39,6 @@ const toClaimed = (row: ClaimRow): ClaimedEvent => ({
   destinationUrl: row.destination_url,
   signRequests: row.sign_requests,
   secret: row.secret,
-  attempts: row.attempts,
 });
 
 /*
@@ -62,7 +59,7 @@ set lease_expires_at = now() + make_interval(secs => $3::float8 / 1000), attempt
 from claimable c, endpoints p
 where e.id = c.id and p.id = e.endpoint_id
 returning e.id, e.endpoint_id, e.method, e.path, e.query, e.headers, e.body, e.destination_url,
-          p.sign_requests, p.secret, e.attempts`;
+          p.sign_requests, p.secret`;
 
 const CLAIM_DUE = CLAIM("$1::int is not null");
 
