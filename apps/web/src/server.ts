@@ -74,9 +74,6 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
   });
   const announce = (messages: BusMessage[]) =>
     publish(pool, messages).catch((error: unknown) => logger.warn("could not announce on the event bus", { error: String(error) }));
-  const writer = new GroupCommitWriter(pool, {
-    onStored: (events) => void announce(events.map((event) => ({ type: "event.created" as const, ...event }))),
-  });
   const deliveries = createDeliveryPool();
   const dispatcher = new DeliveryDispatcher({
     db: pool,
@@ -85,6 +82,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     allowPrivate: config.allowPrivateDestinations,
     logger,
     onCompleted: (events) => void announce(events.map((event) => ({ type: "event.status" as const, ...event }))),
+  });
+  const writer = new GroupCommitWriter(pool, {
+    onStored: (events) => void announce(events.map((event) => ({ type: "event.created" as const, ...event }))),
+    fastPath: { leaseMs: dispatcher.leaseMs, hasRoom: () => dispatcher.hasRoom() },
   });
   dispatcher.start();
   const ctx: ServiceContext = {

@@ -31,6 +31,9 @@ interface EventRow {
   response_body: Buffer | null;
   error: string | null;
   destination_url: string | null;
+  received_at: Date;
+  forwarded_at: Date | null;
+  completed_at: Date | null;
 }
 
 async function settled(eventId: string): Promise<EventRow> {
@@ -74,6 +77,9 @@ describe("forwarding", () => {
     expect(event).toMatchObject({ status: "delivered", response_status: 200, error: null });
     expect(event.response_body!.toString()).toBe("received");
     expect(event.latency_ms).toBeGreaterThanOrEqual(0);
+    // The attempt's start is stored: after the capture, no later than its result was stored.
+    expect(event.forwarded_at!.getTime()).toBeGreaterThanOrEqual(event.received_at.getTime());
+    expect(event.forwarded_at!.getTime()).toBeLessThanOrEqual(event.completed_at!.getTime() + 1);
 
     const [got] = destination.received;
     expect(got!.url).toBe("/in/github/push?a=1&a=2");

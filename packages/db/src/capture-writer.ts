@@ -25,8 +25,19 @@ export interface ForwardingSettings {
 }
 
 export type CaptureWriteResult =
-  | { kind: "stored"; endpointId: string; status: EventStatus; forwarding: ForwardingSettings }
+  /** `leased`: the event was stored already claimed for this instance's fast path. */
+  | { kind: "stored"; endpointId: string; status: EventStatus; forwarding: ForwardingSettings; leased: boolean }
   | { kind: "unknown_endpoint" };
+
+/**
+ * The delivery fast path, asked once per batch: while it has room, pending events are
+ * inserted already leased to this instance, so handing them to delivery needs no second
+ * statement. Without room they are stored unleased for whichever instance claims them.
+ */
+export interface FastPathLease {
+  leaseMs: number;
+  hasRoom(): boolean;
+}
 
 export interface GroupCommitOptions {
   /** Most rows in one statement. */
@@ -37,6 +48,7 @@ export interface GroupCommitOptions {
   maxInFlight?: number;
   /** Told about each committed batch (after the callers have their answers): the event bus. */
   onStored?: (events: StoredEvent[]) => void;
+  fastPath?: FastPathLease;
 }
 
 export interface StoredEvent {
@@ -77,17 +89,21 @@ endpoint as (
 ),
 stored as (
   insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type,
-                      size_bytes, client_ip, source, event_type, status, destination_url)
+                      size_bytes, client_ip, source, event_type, status, destination_url,
+                      lease_expires_at, attempts)
   select i.id, e.id, i.received_at, i.method, i.path, i.query, i.headers,
          substring($2::bytea from i.body_offset + 1 for i.size_bytes), i.content_type,
          i.size_bytes, i.client_ip, i.source, i.event_type,
-         case when e.destination_url is null then 'captured' else 'pending' end, e.destination_url
+         case when e.destination_url is null then 'captured' else 'pending' end, e.destination_url,
+         case when e.destination_url is not null and $3::float8 is not null
+              then now() + make_interval(secs => $3::float8 / 1000) end,
+         case when e.destination_url is not null and $3::float8 is not null then 1 else 0 end
   from incoming i join endpoint e on e.slug = i.slug
 )
 -- One row per endpoint found, not per event: every event of a found slug was inserted.
 -- The endpoint's forwarding settings come back too: the fast path delivers from memory.
 select id as endpoint_id, slug, case when destination_url is null then 'captured' else 'pending' end as status,
-       destination_url, sign_requests, secret
+       destination_url, sign_requests, secret, destination_url is not null and $3::float8 is not null as leased
 from endpoint`;
 
 function batchParameters(requests: CapturedRequest[]): [string, Buffer] {
@@ -129,6 +145,7 @@ export class GroupCommitWriter {
   private readonly maxBytes: number;
   private readonly maxInFlight: number;
   private readonly onStored: ((events: StoredEvent[]) => void) | undefined;
+  private readonly fastPath: FastPathLease | undefined;
 
   constructor(
     private readonly pool: Pool,
@@ -138,6 +155,7 @@ export class GroupCommitWriter {
     this.maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
     this.maxInFlight = options.maxInFlight ?? 2;
     this.onStored = options.onStored;
+    this.fastPath = options.fastPath;
   }
 
   write(request: CapturedRequest): Promise<CaptureWriteResult> {
@@ -205,10 +223,11 @@ export class GroupCommitWriter {
       destination_url: string | null;
       sign_requests: boolean;
       secret: string;
+      leased: boolean;
     }>({
       name: "rehook_capture_batch",
       text: INSERT_BATCH,
-      values: batchParameters(batch.map((waiting) => waiting.request)),
+      values: [...batchParameters(batch.map((waiting) => waiting.request)), this.fastPath?.hasRoom() ? this.fastPath.leaseMs : null],
     });
     const endpoints = new Map(result.rows.map((row) => [row.slug, row]));
     const stored: StoredEvent[] = [];
@@ -221,6 +240,7 @@ export class GroupCommitWriter {
               endpointId: endpoint.endpoint_id,
               status: endpoint.status,
               forwarding: { destinationUrl: endpoint.destination_url, signRequests: endpoint.sign_requests, secret: endpoint.secret },
+              leased: endpoint.leased,
             }
           : { kind: "unknown_endpoint" },
       );

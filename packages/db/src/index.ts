@@ -11,6 +11,7 @@ export {
   type ForwardingSettings,
   type StoredEvent,
   type GroupCommitOptions,
+  type FastPathLease,
 } from "./capture-writer.js";
 export * from "./queries/users.js";
 export * from "./queries/endpoints.js";

@@ -64,6 +64,30 @@ describe("group commit writer", () => {
     expect(unknown).toEqual({ kind: "unknown_endpoint" });
   });
 
+  it("stores forwarded events already leased while the fast path has room, and unleased once it has none", async () => {
+    await insertEndpoint("leased-ffffffff", "https://example.com/");
+    await insertEndpoint("capture-gggggggg");
+    let room = true;
+    const writer = new GroupCommitWriter(pool, { fastPath: { leaseMs: 60_000, hasRoom: () => room } });
+    const [forwarded, captured] = [request("leased-ffffffff"), request("capture-gggggggg")];
+    const results = await Promise.all([writer.write(forwarded), writer.write(captured)]);
+    expect(results[0]).toMatchObject({ kind: "stored", status: "pending", leased: true });
+    expect(results[1]).toMatchObject({ kind: "stored", status: "captured", leased: false });
+    room = false;
+    const later = request("leased-ffffffff");
+    expect(await writer.write(later)).toMatchObject({ kind: "stored", status: "pending", leased: false });
+
+    const rows = await db.query<{ id: string; leased_for_s: number | null; attempts: number }>(
+      "select id, extract(epoch from lease_expires_at - now())::float8 as leased_for_s, attempts from events where id = any($1::uuid[])",
+      [[forwarded.id, captured.id, later.id]],
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    expect(byId.get(forwarded.id)!.leased_for_s).toBeGreaterThan(50);
+    expect(byId.get(forwarded.id)!.attempts).toBe(1);
+    expect(byId.get(captured.id)).toMatchObject({ leased_for_s: null, attempts: 0 });
+    expect(byId.get(later.id)).toMatchObject({ leased_for_s: null, attempts: 0 });
+  });
+
   it("a delete racing captures fails only the deleted endpoint's captures and leaves none of its events", async () => {
     const doomedId = await insertEndpoint("doomed-dddddddd");
     await insertEndpoint("steady-eeeeeeee");

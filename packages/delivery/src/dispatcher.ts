@@ -8,7 +8,6 @@ import {
 import {
   claimDueEvents,
   completeEvents,
-  leaseEventsById,
   type ClaimedEvent,
   type CompletedEvent,
   type DeliveryOutcome,
@@ -36,7 +35,11 @@ export interface DispatcherOptions {
 const SIGNATURE_HEADERS = new Set(["webhook-id", "webhook-timestamp", "webhook-signature"]);
 
 /** What goes on the wire for one claimed event. */
-export function deliveryTask(event: ClaimedEvent, options: Pick<DispatcherOptions, "timeoutMs" | "allowPrivate" | "maxResponseBytes">): DeliveryTask {
+export function deliveryTask(
+  event: ClaimedEvent,
+  options: Pick<DispatcherOptions, "timeoutMs" | "allowPrivate" | "maxResponseBytes">,
+  startBy?: number,
+): DeliveryTask {
   let headers: HeaderList = forwardableHeaders(event.headers);
   if (event.signRequests) {
     // Signed afresh per attempt (new timestamp), always with the event id as webhook-id so
@@ -52,6 +55,7 @@ export function deliveryTask(event: ClaimedEvent, options: Pick<DispatcherOption
     timeoutMs: options.timeoutMs,
     maxResponseBytes: options.maxResponseBytes ?? 256 * 1024,
     allowPrivate: options.allowPrivate,
+    startBy,
   };
 }
 
@@ -59,6 +63,7 @@ function outcome(id: string, result: DeliveryResult): DeliveryOutcome {
   return {
     id,
     status: result.ok ? "delivered" : "failed",
+    startedAt: result.startedAt,
     latencyMs: result.latencyMs,
     responseStatus: result.status,
     responseHeaders: result.headers,
@@ -75,7 +80,8 @@ function outcome(id: string, result: DeliveryResult): DeliveryOutcome {
  * worker or process leaves the lease to expire, and the event is claimed again.
  */
 export class DeliveryDispatcher {
-  private readonly leaseMs: number;
+  /** How long a claim holds an event: see the writer's fast path and claimDueEvents. */
+  readonly leaseMs: number;
   private readonly maxInFlight: number;
   private inFlight = 0;
   private offered: ClaimedEvent[] = [];
@@ -97,24 +103,24 @@ export class DeliveryDispatcher {
     this.scheduleRecovery(0);
   }
 
+  /** Whether the fast path may lease more events to this instance (asked per capture batch). */
+  hasRoom(): boolean {
+    return !this.stopped && this.inFlight + this.offered.length < this.maxInFlight;
+  }
+
   /**
-   * The fast path: events just committed as pending, sent from memory without a poll or a
-   * second read. Past maxInFlight they are left to the recovery loop.
+   * The fast path: events committed already leased to this instance, sent from memory.
+   * Those offered in one turn of the event loop go to a worker together.
    */
-  offer(event: ClaimedEvent): void {
-    if (this.stopped || this.inFlight + this.offered.length >= this.maxInFlight) return;
+  deliverLeased(event: ClaimedEvent): void {
+    // Stopping: the lease expires and the recovery loop of a running instance takes it.
+    if (this.stopped) return;
     this.offered.push(event);
     if (this.offerScheduled) return;
     this.offerScheduled = true;
     setImmediate(() => {
       this.offerScheduled = false;
-      const events = this.offered.splice(0);
-      this.track(
-        this.claim(async () => {
-          const leased = await leaseEventsById(this.options.db, events.map((event) => event.id), this.leaseMs);
-          return events.filter((event) => leased.has(event.id));
-        }),
-      );
+      this.deliver(this.offered.splice(0));
     });
   }
 
@@ -135,37 +141,50 @@ export class DeliveryDispatcher {
     if (this.stopped) return;
     this.recoveryTimer = setTimeout(() => {
       const room = this.maxInFlight - this.inFlight;
-      const work = room > 0 ? this.claim(() => claimDueEvents(this.options.db, Math.min(room, 500), this.leaseMs)) : Promise.resolve(0);
+      const work = room > 0 ? this.claimDue(Math.min(room, 500)) : Promise.resolve(0);
       this.track(
         work.then((claimed) => this.scheduleRecovery(claimed >= 500 ? 0 : (this.options.recoveryIntervalMs ?? 1_000))),
       );
     }, delayMs);
   }
 
-  private async claim(fetch: () => Promise<ClaimedEvent[]>): Promise<number> {
+  private async claimDue(limit: number): Promise<number> {
     let claimed: ClaimedEvent[];
     try {
-      claimed = await fetch();
+      claimed = await claimDueEvents(this.options.db, limit, this.leaseMs);
     } catch (error) {
       this.options.logger.warn("could not claim deliveries", { error: String(error) });
       return 0;
     }
-    for (const event of claimed) this.track(this.deliver(event));
+    this.deliver(claimed);
     return claimed.length;
   }
 
-  private async deliver(event: ClaimedEvent): Promise<void> {
-    this.inFlight += 1;
-    try {
-      const result = await this.options.deliveries.run(deliveryTask(event, this.options));
-      this.completions.push(outcome(event.id, result));
-      this.scheduleCompletion();
-    } catch (error) {
-      // The worker failed, not the destination: leave the lease to expire and try again then.
-      this.options.logger.error("delivery worker failed", { event: event.id, error: String(error) });
-    } finally {
-      this.inFlight -= 1;
-    }
+  private deliver(events: ClaimedEvent[]): void {
+    if (events.length === 0) return;
+    // A send starting later than this could outlive the lease (taken moments ago) and race
+    // another instance's claim; such an event is left for the next claim instead.
+    const startBy = Date.now() + this.leaseMs - this.options.timeoutMs - 5_000;
+    const tasks = events.map((event) => deliveryTask(event, this.options, startBy));
+    this.inFlight += events.length;
+    let pending = events.length;
+    const work = this.options.deliveries
+      .runBatch(tasks, (index, result) => {
+        pending -= 1;
+        this.inFlight -= 1;
+        if (!result) return;
+        this.completions.push(outcome(events[index]!.id, result));
+        this.scheduleCompletion();
+      })
+      .catch((error: unknown) => {
+        // The worker failed, not the destinations: the unanswered leases expire and are claimed again.
+        this.options.logger.error("delivery worker failed", { events: pending, error: String(error) });
+      })
+      .finally(() => {
+        this.inFlight -= pending;
+        pending = 0;
+      });
+    this.track(work);
   }
 
   private scheduleCompletion(): void {

@@ -15,9 +15,9 @@ export class BlockedAddressError extends Error {
  * The check happens at connect time on the very addresses used, so a DNS answer that
  * changes between a check and the connection (rebinding) changes nothing.
  */
-export function safeLookup(policy: AddressPolicy): LookupFunction {
+export function safeLookup(policy: AddressPolicy, resolve: typeof dnsLookup = dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { all: true, family: options.family ?? 0, hints: options.hints ?? 0 }, (error, addresses: LookupAddress[]) => {
+    resolve(hostname, { all: true, family: options.family ?? 0, hints: options.hints ?? 0 }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, "", 0); // fail closed
       const allowed: LookupAddress[] = [];
       let reason: string | undefined;

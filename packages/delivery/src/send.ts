@@ -3,8 +3,22 @@ import type { Agent } from "undici";
 import { checkLiteralHost } from "./safe-agent.js";
 import type { DeliveryResult, DeliveryTask } from "./types.js";
 
-function failure(started: number, error: string, timedOut = false): DeliveryResult {
-  return { ok: false, status: null, headers: null, body: null, truncated: false, latencyMs: Math.round(performance.now() - started), error, timedOut };
+/** When an attempt started: the wall clock to store, the monotonic clock to time it. */
+interface Clock {
+  startedAt: number;
+  started: number;
+}
+
+function startClock(): Clock {
+  return { startedAt: Date.now(), started: performance.now() };
+}
+
+function elapsed(clock: Clock): number {
+  return Math.round(performance.now() - clock.started);
+}
+
+function failure(clock: Clock, error: string, timedOut = false): DeliveryResult {
+  return { ok: false, status: null, headers: null, body: null, truncated: false, startedAt: clock.startedAt, latencyMs: elapsed(clock), error, timedOut };
 }
 
 function flatten(headers: HeaderList): string[] {
@@ -38,12 +52,12 @@ function describe(error: unknown): string {
  * at most maxResponseBytes of the answer kept.
  */
 export async function sendRequest(agent: Agent, task: DeliveryTask): Promise<DeliveryResult> {
-  const started = performance.now();
+  const clock = startClock();
   const syntax = checkDestinationSyntax(task.url);
-  if (!syntax.ok) return failure(started, `invalid URL: ${syntax.reason}`);
+  if (!syntax.ok) return failure(clock, `invalid URL: ${syntax.reason}`);
   const url = new URL(syntax.url);
   const blocked = checkLiteralHost(url, { allowPrivate: task.allowPrivate });
-  if (blocked) return failure(started, blocked);
+  if (blocked) return failure(clock, blocked);
 
   const deadline = AbortSignal.timeout(task.timeoutMs);
   try {
@@ -78,12 +92,13 @@ export async function sendRequest(agent: Agent, task: DeliveryTask): Promise<Del
       headers: pairs(response.headers),
       body: Buffer.concat(chunks, kept),
       truncated,
-      latencyMs: Math.round(performance.now() - started),
+      startedAt: clock.startedAt,
+      latencyMs: elapsed(clock),
       error: ok ? null : status >= 300 && status < 400 ? `destination answered ${status} (redirects are not followed)` : `destination answered ${status}`,
       timedOut: false,
     };
   } catch (error) {
-    if (deadline.aborted) return failure(started, `no complete answer within ${task.timeoutMs} ms`, true);
-    return failure(started, describe(error));
+    if (deadline.aborted) return failure(clock, `no complete answer within ${task.timeoutMs} ms`, true);
+    return failure(clock, describe(error));
   }
 }

@@ -1,3 +1,4 @@
+import type { MessagePort } from "node:worker_threads";
 import type { HeaderList } from "@rehook/core";
 
 /** One outbound request, as handed to a worker thread (structured-clone friendly). */
@@ -11,6 +12,8 @@ export interface DeliveryTask {
   /** Most response-body bytes kept; the rest is read and dropped. */
   maxResponseBytes: number;
   allowPrivate: boolean;
+  /** Epoch ms after which the request must not start (its claim would lapse mid-flight). */
+  startBy?: number;
 }
 
 export interface DeliveryResult {
@@ -20,8 +23,19 @@ export interface DeliveryResult {
   headers: HeaderList | null;
   body: Uint8Array | null;
   truncated: boolean;
+  /** When the attempt started (epoch ms, this machine's clock). */
+  startedAt: number;
   latencyMs: number;
   /** Why it failed, without the content of anything not fetched: "blocked: loopback address (…)". */
   error: string | null;
   timedOut: boolean;
+}
+
+/** Task index and its result; null when the request was not sent (startBy had passed). */
+export type ResultMessage = Array<[number, DeliveryResult | null]>;
+
+/** What a worker receives: the tasks and the port their results come back on. */
+export interface DeliveryBatch {
+  tasks: DeliveryTask[];
+  results: MessagePort;
 }

@@ -1,9 +1,10 @@
-// A piscina worker: sends requests and returns their results. It never touches the database;
-// the dispatcher on the main thread persists what comes back.
+// A piscina worker: sends a batch of requests side by side and streams each result back as
+// it arrives (a slow destination never holds back its neighbours' results). It never
+// touches the database; the dispatcher on the main thread persists what comes back.
 import type { Agent } from "undici";
 import { createSafeAgent } from "./safe-agent.js";
 import { sendRequest } from "./send.js";
-import type { DeliveryResult, DeliveryTask } from "./types.js";
+import type { DeliveryBatch, DeliveryResult, DeliveryTask, ResultMessage } from "./types.js";
 
 const agents = new Map<boolean, Agent>();
 
@@ -16,6 +17,26 @@ function agentFor(task: DeliveryTask): Agent {
   return agent;
 }
 
-export default function deliver(task: DeliveryTask): Promise<DeliveryResult> {
+async function send(task: DeliveryTask): Promise<DeliveryResult | null> {
+  // Too late to finish inside the claim's lease: leave the event to whoever claims it next.
+  if (task.startBy !== undefined && Date.now() > task.startBy) return null;
   return sendRequest(agentFor(task), task);
+}
+
+export default async function deliverBatch({ tasks, results }: DeliveryBatch): Promise<void> {
+  // Results finished in the same turn of the event loop travel in one message.
+  let outbox: ResultMessage = [];
+  const flush = () => {
+    if (outbox.length === 0) return;
+    results.postMessage(outbox);
+    outbox = [];
+  };
+  await Promise.all(
+    tasks.map(async (task, index) => {
+      const result = await send(task);
+      if (outbox.length === 0) setImmediate(flush);
+      outbox.push([index, result]);
+    }),
+  );
+  flush();
 }

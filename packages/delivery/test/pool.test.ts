@@ -43,4 +43,26 @@ describe("delivery pool", () => {
       await sink.close();
     }
   });
+
+  it("does not send a task whose start deadline has passed, and says so with a null result", async () => {
+    const sink = await startSink((_req, res) => res.end("ok"));
+    try {
+      const task = (startBy: number, i: number) => ({
+        url: `http://127.0.0.1:${sink.port}/late/${i}`,
+        method: "POST",
+        headers: [],
+        body: Buffer.from("{}"),
+        timeoutMs: 5_000,
+        maxResponseBytes: 1024,
+        allowPrivate: true,
+        startBy,
+      });
+      const results: Array<[number, boolean | null]> = [];
+      await pool.runBatch([task(Date.now() - 1, 0), task(Date.now() + 60_000, 1)], (index, result) => results.push([index, result && result.ok]));
+      expect(results.sort()).toEqual([[0, null], [1, true]]);
+      expect(sink.received.map((r) => r.url)).toEqual(["/late/1"]);
+    } finally {
+      await sink.close();
+    }
+  });
 });

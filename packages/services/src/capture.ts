@@ -39,8 +39,8 @@ export async function captureRequest(ctx: Pick<ServiceContext, "writer" | "forwa
   });
   if (result.kind !== "stored") return { kind: "not_found" };
   const { destinationUrl, signRequests, secret } = result.forwarding;
-  if (result.status === "pending" && destinationUrl) {
-    ctx.forwarder?.offer({
+  if (result.leased && destinationUrl) {
+    ctx.forwarder?.deliverLeased({
       id: eventId,
       endpointId: result.endpointId,
       method: input.method,

@@ -8,6 +8,9 @@ export interface ServiceContext {
   baseUrl: string;
   /** Which destination addresses are allowed (ALLOW_PRIVATE_DESTINATIONS). */
   addressPolicy: AddressPolicy;
-  /** Hands a just-committed pending event to delivery at once (no polling delay). */
-  forwarder?: { offer(event: ClaimedEvent): void };
+  /**
+   * Hands a just-committed event, stored already leased to this instance (see the writer's
+   * fast path), to delivery at once: no polling delay and no second statement.
+   */
+  forwarder?: { deliverLeased(event: ClaimedEvent): void };
 }

@@ -1,5 +1,4 @@
 import {
-  checkDestinationUrl,
   endpointNameSchema,
   generateSigningSecret,
   generateSlug,
@@ -17,6 +16,7 @@ import {
   UniqueConstraintViolationException,
   type Endpoint,
 } from "@rehook/db";
+import { checkDestination } from "@rehook/delivery";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
@@ -46,9 +46,9 @@ const createEndpointInput = z.object({
 });
 
 /** Validates an optional destination: blank means capture-only. */
-function normaliseDestination(raw: string | null | undefined, policy: AddressPolicy): string | null {
+async function normaliseDestination(raw: string | null | undefined, policy: AddressPolicy): Promise<string | null> {
   if (raw === undefined || raw === null || raw.trim() === "") return null;
-  const checked = checkDestinationUrl(raw, policy);
+  const checked = await checkDestination(raw, policy);
   if (!checked.ok) throw new UserError("validation_failed", `destination URL refused: ${checked.reason}`);
   return checked.url;
 }
@@ -65,7 +65,7 @@ export async function createEndpoint(
   input: { userId: string; name: string; destinationUrl?: string | null; signRequests?: boolean },
 ): Promise<EndpointView> {
   const { userId, name } = parseInput(createEndpointInput, input);
-  const destinationUrl = normaliseDestination(input.destinationUrl, ctx.addressPolicy);
+  const destinationUrl = await normaliseDestination(input.destinationUrl, ctx.addressPolicy);
   // 36^8 suffixes make a collision rare; retrying a few times makes it a non-event.
   for (let attempt = 1; ; attempt += 1) {
     const em = ctx.orm.em.fork();

@@ -9,9 +9,9 @@ export interface Started {
 }
 
 /** Spawns a node script and resolves once it prints "listening on <url>". */
-export function startListening(script: string, args: string[], env: Record<string, string>): Promise<Started> {
+export function startListening(script: string, args: string[], env: Record<string, string>, nodeArgs: string[] = []): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...nodeArgs, script, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     const onData = (chunk: Buffer) => {
       output += chunk.toString();

@@ -52,6 +52,8 @@ export interface Event {
   responseTruncated: boolean;
   error: string | null;
   attempts: number;
+  /** When the stored attempt started sending; completedAt is when its result was stored. */
+  forwardedAt: Date | null;
   completedAt: Date | null;
   /** The endpoint's destination when the event was captured: where it is forwarded. */
   destinationUrl: string | null;
@@ -170,6 +172,7 @@ export const EventEntity = new EntitySchema<Event>({
     responseTruncated: { type: "boolean", default: false },
     error: { type: "text", nullable: true },
     attempts: { type: "integer", default: 0 },
+    forwardedAt: { ...timestamp, nullable: true },
     completedAt: { ...timestamp, nullable: true },
     destinationUrl: { type: "text", nullable: true },
     leaseExpiresAt: { ...timestamp, nullable: true },

@@ -1,9 +1,11 @@
 import type { MigrationObject } from "@mikro-orm/core";
 import { Migration20261121000000_initial } from "./Migration20261121000000_initial.js";
 import { Migration20261121010000_delivery_lease } from "./Migration20261121010000_delivery_lease.js";
+import { Migration20261121020000_forwarded_at } from "./Migration20261121020000_forwarded_at.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_initial", class: Migration20261121000000_initial },
   { name: "Migration20261121010000_delivery_lease", class: Migration20261121010000_delivery_lease },
+  { name: "Migration20261121020000_forwarded_at", class: Migration20261121020000_forwarded_at },
 ];

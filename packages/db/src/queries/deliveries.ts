@@ -63,24 +63,6 @@ returning e.id, e.endpoint_id, e.method, e.path, e.query, e.headers, e.body, e.d
 
 const CLAIM_DUE = CLAIM("$1::int is not null");
 
-const LEASE_BY_ID = `
-update events set lease_expires_at = now() + make_interval(secs => $2::float8 / 1000), attempts = attempts + 1
-where id in (
-  select id from events
-  where id = any($1::uuid[]) and status = 'pending' and (lease_expires_at is null or lease_expires_at < now())
-  for update skip locked
-)
-returning id`;
-
-/**
- * The fast path: leases these just-captured events, whose content the caller still holds in
- * memory, unless someone already has them. Returns the ids it leased.
- */
-export async function leaseEventsById(pool: Pool, ids: string[], leaseMs: number): Promise<Set<string>> {
-  const result = await pool.query<{ id: string }>({ name: "rehook_lease_by_id", text: LEASE_BY_ID, values: [ids, leaseMs] });
-  return new Set(result.rows.map((row) => row.id));
-}
-
 /** Claims up to `limit` pending events nobody holds: missed fast paths and expired leases. */
 export async function claimDueEvents(pool: Pool, limit: number, leaseMs: number): Promise<ClaimedEvent[]> {
   const result = await pool.query<ClaimRow>({ name: "rehook_claim_due", text: CLAIM_DUE, values: [0, limit, leaseMs] });
@@ -91,6 +73,8 @@ export async function claimDueEvents(pool: Pool, limit: number, leaseMs: number)
 export interface DeliveryOutcome {
   id: string;
   status: Extract<EventStatus, "delivered" | "failed">;
+  /** When the attempt started (epoch ms). */
+  startedAt: number;
   latencyMs: number;
   responseStatus: number | null;
   responseHeaders: HeaderList | null;
@@ -113,13 +97,13 @@ export interface CompletedEvent {
 const COMPLETE = `
 with r as (
   select * from json_to_recordset($1::json) as t(
-    id uuid, status text, latency_ms int, response_status int, response_headers json,
+    id uuid, status text, started_at float8, latency_ms int, response_status int, response_headers json,
     body_offset int, body_size int, response_truncated boolean, error text
   )
 ),
 updated as (
   update events e
-  set status = r.status, latency_ms = r.latency_ms, response_status = r.response_status,
+  set status = r.status, forwarded_at = to_timestamp(r.started_at / 1000), latency_ms = r.latency_ms, response_status = r.response_status,
       response_headers = r.response_headers,
       response_body = case when r.body_size is null then null else substring($2::bytea from r.body_offset + 1 for r.body_size) end,
       response_truncated = r.response_truncated, error = r.error, completed_at = now(), lease_expires_at = null
@@ -148,6 +132,7 @@ export async function completeEvents(pool: Pool, outcomes: DeliveryOutcome[]): P
     const row = {
       id: o.id,
       status: o.status,
+      started_at: o.startedAt,
       latency_ms: o.latencyMs,
       response_status: o.responseStatus,
       response_headers: o.responseHeaders,
