@@ -15,7 +15,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
   options: {
     duration: { type: "string", default: "10" },
-    connections: { type: "string", default: "100" },
+    connections: { type: "string", default: "50" },
     // Writes V8 CPU profiles of Rehook's main thread and delivery workers into this directory.
     profile: { type: "string" },
   },
