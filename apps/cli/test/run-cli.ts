@@ -10,11 +10,16 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Only the given variables (a typed ProcessEnv would demand NODE_ENV, which Remix's types declare). */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  return env as NodeJS.ProcessEnv;
+}
+
 /** Runs the built `rehook` command as a user would, with only the given environment. */
 export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", ...env },
+      env: childEnv({ PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", ...env }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -36,7 +41,7 @@ export function runCli(args: string[], env: Record<string, string>, timeoutMs = 
 export function startRehook(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, "start"], {
-      env: { PATH: process.env.PATH ?? "", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+      env: childEnv({ PATH: process.env.PATH ?? "", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let log = "";

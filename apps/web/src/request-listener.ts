@@ -7,22 +7,39 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 export interface Routes {
   capture: Handler;
   health: Handler;
+  /** tRPC at /trpc/*. */
+  trpc?: Handler;
+  /** Built client files; false when there is no such file. */
+  staticFiles?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+  /** The Remix dashboard: every other path outside /api/. */
+  pages?: Handler;
 }
 
-/** One node:http listener: capture URLs, health, and JSON 404s for everything else (for now). */
-export function createRequestListener(routes: Routes, logger: Logger) {
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    const url = req.url ?? "/";
-    let handler: Handler | undefined;
-    if (url.startsWith("/api/webhook/")) handler = routes.capture;
-    else if (url === "/healthz" && (req.method === "GET" || req.method === "HEAD")) handler = routes.health;
+function pathOf(url: string): string {
+  const mark = url.indexOf("?");
+  return mark === -1 ? url : url.slice(0, mark);
+}
 
-    if (!handler) {
-      sendError(res, 404, "not_found", `nothing at ${req.method} ${url.split("?")[0]}`);
+/**
+ * One node:http listener: capture URLs, health, tRPC, the dashboard's files and pages;
+ * unknown /api/ paths get a JSON 404.
+ */
+export function createRequestListener(routes: Routes, logger: Logger) {
+  const dispatch = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    if (path.startsWith("/api/webhook/")) return routes.capture(req, res);
+    if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) return routes.health(req, res);
+    if (routes.trpc && (path === "/trpc" || path.startsWith("/trpc/"))) return routes.trpc(req, res);
+    if (path.startsWith("/api/") || !routes.pages) {
+      sendError(res, 404, "not_found", `nothing at ${req.method} ${path}`);
       return;
     }
-    handler(req, res).catch((error: unknown) => {
-      logger.error("request failed", { method: req.method, url: url.split("?")[0], error: error instanceof Error ? error.stack : String(error) });
+    if (routes.staticFiles && (await routes.staticFiles(req, res))) return;
+    return routes.pages(req, res);
+  };
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const path = pathOf(req.url ?? "/");
+    dispatch(req, res, path).catch((error: unknown) => {
+      logger.error("request failed", { method: req.method, url: path, error: error instanceof Error ? error.stack : String(error) });
       if (!res.headersSent) sendError(res, 500, "internal", "internal error");
       else res.destroy();
     });

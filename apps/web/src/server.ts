@@ -1,8 +1,13 @@
-import { createServer, type Server } from "node:http";
+import { existsSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
 import type { Config, Logger } from "@rehook/core";
+import { AttemptLimiter, createSessionManager } from "@rehook/auth";
 import {
   createPool,
+  EventBus,
   GroupCommitWriter,
   isDatabaseReachable,
   openDatabase,
@@ -11,10 +16,13 @@ import {
   type Database,
   type Pool,
 } from "@rehook/db";
-import { answerClientError, createCaptureHandler, createHealthHandler } from "@rehook/http";
+import { answerClientError, createCaptureHandler, createHealthHandler, sendError } from "@rehook/http";
 import { createDeliveryPool, DeliveryDispatcher } from "@rehook/delivery";
 import { captureRequest, type ServiceContext } from "@rehook/services";
 import { createRequestListener } from "./request-listener.js";
+import { createRemixHandler, loadRemixBuild } from "./remix-handler.js";
+import { createStaticHandler } from "./static-files.js";
+import { createTrpcHandler } from "./trpc-handler.js";
 
 export interface RehookServer {
   server: Server;
@@ -29,8 +37,15 @@ const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
-export function createHttpServer(deps: { ctx: ServiceContext; pool: Pool; config: Config; logger: Logger }): Server {
-  const { ctx, pool, config, logger } = deps;
+export interface Dashboard {
+  trpc: ReturnType<typeof createTrpcHandler>;
+  staticFiles: ReturnType<typeof createStaticHandler>;
+  /** Absent when the Remix app has not been built. */
+  pages?: ReturnType<typeof createRemixHandler>;
+}
+
+export function createHttpServer(deps: { ctx: ServiceContext; pool: Pool; config: Config; logger: Logger; dashboard?: Dashboard }): Server {
+  const { ctx, pool, config, logger, dashboard } = deps;
   const listener = createRequestListener(
     {
       capture: createCaptureHandler({
@@ -41,6 +56,9 @@ export function createHttpServer(deps: { ctx: ServiceContext; pool: Pool; config
         logger,
       }),
       health: createHealthHandler(() => isDatabaseReachable(pool)),
+      trpc: dashboard?.trpc.handle,
+      staticFiles: dashboard?.staticFiles,
+      pages: dashboard?.pages ?? (dashboard ? dashboardNotBuilt : undefined),
     },
     logger,
   );
@@ -56,6 +74,22 @@ export function createHttpServer(deps: { ctx: ServiceContext; pool: Pool; config
   server.maxHeadersCount = 0;
   server.on("clientError", answerClientError);
   return server;
+}
+
+async function dashboardNotBuilt(_req: IncomingMessage, res: ServerResponse): Promise<void> {
+  sendError(res, 503, "unavailable", "the dashboard is not built: run pnpm build");
+}
+
+/** The built Remix app beside this package's dist/ (or src/ in tests). */
+const REMIX_BUILD = fileURLToPath(new URL("../build/", import.meta.url));
+
+async function createDashboard(ctx: ServiceContext, config: Config, logger: Logger): Promise<Dashboard> {
+  const options = { services: ctx, baseUrl: config.baseUrl, trustProxy: config.trustProxy };
+  const serverBuild = path.join(REMIX_BUILD, "server/index.js");
+  let pages: Dashboard["pages"];
+  if (existsSync(serverBuild)) pages = createRemixHandler(await loadRemixBuild(serverBuild), options);
+  else logger.warn("the dashboard is not built (run pnpm build): pages answer 503", { expected: serverBuild });
+  return { trpc: createTrpcHandler({ ...options, logger }), staticFiles: createStaticHandler(path.join(REMIX_BUILD, "client")), pages };
 }
 
 /** Opens the database (migrating it), builds the services and listens on PORT. */
@@ -88,16 +122,24 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     fastPath: { leaseMs: dispatcher.leaseMs, hasRoom: () => dispatcher.hasRoom() },
   });
   dispatcher.start();
+  const bus = await EventBus.connect(database.url, (error) => logger.warn("event bus connection lost, reconnecting", { error: error.message }));
   const ctx: ServiceContext = {
     orm: database.orm,
     writer,
     baseUrl: config.baseUrl,
     addressPolicy: { allowPrivate: config.allowPrivateDestinations },
     forwarder: dispatcher,
+    sessions: createSessionManager({ entityManager: () => database.orm.em.fork(), secureCookies: config.secureCookies }),
+    // Ten failed logins per email or address in 15 minutes, then a wait.
+    loginLimiter: new AttemptLimiter({ maxFailures: 10, windowMs: 15 * 60_000 }),
+    bus,
+    chatHooksBase: config.chatHooksBase,
   };
-  const server = createHttpServer({ ctx, pool, config, logger });
+  const dashboard = await createDashboard(ctx, config, logger);
+  const server = createHttpServer({ ctx, pool, config, logger, dashboard });
   // Everything after the HTTP server, in the order it must be let go (one list for both exits).
   const release = async () => {
+    await bus.close();
     await writer.drain();
     await dispatcher.stop();
     await deliveries.close();
@@ -131,6 +173,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
         // Stop taking requests, let the ones in flight finish (their rows commit), then release the database.
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
+        dashboard.trpc.closeStreams();
         await closed;
         await release();
       })();

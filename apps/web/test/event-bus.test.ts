@@ -42,7 +42,7 @@ describe("live event bus (LISTEN/NOTIFY)", () => {
 
   it("announces deleted endpoints", async () => {
     const endpoint = await a.createEndpoint("short-lived");
-    await deleteEndpoint({ orm: b.rehook.database.orm }, { userId: a.userId, slug: endpoint.slug });
+    await deleteEndpoint({ orm: b.rehook.database.orm }, { userId: a.userId, endpoint: { slug: endpoint.slug } });
     await waitFor(() => heard.some((m) => m.type === "endpoint.changed" && m.id === endpoint.id && m.change === "deleted"), "the delete to be announced");
   });
 

@@ -26,6 +26,7 @@ export const environmentSchema = z.object({
   ALLOW_PRIVATE_DESTINATIONS: booleanString.default(false),
   FORWARD_TIMEOUT_MS: positiveInt.max(300_000).default(30_000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  CHAT_HOOKS_BASE: z.url({ protocol: /^https?$/ }).default("https://hooks.slack.com"),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -45,6 +46,10 @@ export interface Config {
   /** Total time a forward or replay may take before it counts as failed. */
   forwardTimeoutMs: number;
   logLevel: Environment["LOG_LEVEL"];
+  /** Chat incoming-webhook URLs must start with this. */
+  chatHooksBase: string;
+  /** Cookies get the Secure flag when the dashboard is served over https. */
+  secureCookies: boolean;
 }
 
 export class ConfigError extends Error {
@@ -76,5 +81,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     allowPrivateDestinations: e.ALLOW_PRIVATE_DESTINATIONS,
     forwardTimeoutMs: e.FORWARD_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
+    chatHooksBase: e.CHAT_HOOKS_BASE.replace(/\/+$/, ""),
+    secureCookies: (e.BASE_URL ?? "").startsWith("https:"),
   };
 }

@@ -15,3 +15,7 @@ export * from "./forwarding.js";
 export * from "./health.js";
 export * from "./standard-webhooks.js";
 export * from "./addresses.js";
+export * from "./payload-view.js";
+export * from "./curl.js";
+export * from "./chat-hooks.js";
+export * from "./relative-time.js";

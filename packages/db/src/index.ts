@@ -19,3 +19,6 @@ export * from "./queries/deliveries.js";
 export { BUS_CHANNEL, EventBus, publish, type BusListener, type BusMessage } from "./event-bus.js";
 export { UniqueConstraintViolationException } from "@mikro-orm/core";
 export type { EntityManager } from "@mikro-orm/postgresql";
+export * from "./queries/events.js";
+export * from "./queries/api-keys.js";
+export * from "./queries/notification-settings.js";

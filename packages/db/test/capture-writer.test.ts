@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uuidv7 } from "@rehook/core";
 import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
-import { createOrm, createPool, deleteEndpointBySlug, GroupCommitWriter, type CapturedRequest, type Pool } from "../src/index.js";
+import { createOrm, createPool, deleteOwnedEndpoint, GroupCommitWriter, type CapturedRequest, type Pool } from "../src/index.js";
 
 let db: TestDatabase;
 let pool: Pool;
@@ -104,7 +104,7 @@ describe("group commit writer", () => {
         writes.push(writer.write(request(slug)).then((r) => ({ slug, kind: r.kind })));
         if (i === 200) {
           await new Promise((resolve) => setImmediate(resolve)); // let the first batches go out
-          deletion = deleteEndpointBySlug(orm.em.fork(), userId, "doomed-dddddddd");
+          deletion = deleteOwnedEndpoint(orm.em.fork(), userId, { slug: "doomed-dddddddd" });
         }
       }
       const outcomes = await Promise.all(writes);

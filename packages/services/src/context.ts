@@ -1,5 +1,6 @@
 import type { AddressPolicy } from "@rehook/core";
-import type { ClaimedEvent, GroupCommitWriter, Orm } from "@rehook/db";
+import type { AttemptLimiter, SessionManager } from "@rehook/auth";
+import type { ClaimedEvent, EventBus, GroupCommitWriter, Orm } from "@rehook/db";
 
 /** What the use cases need from the outside world; the composition root builds it once. */
 export interface ServiceContext {
@@ -13,4 +14,11 @@ export interface ServiceContext {
    * fast path), to delivery at once: no polling delay and no second statement.
    */
   forwarder?: { deliverLeased(event: ClaimedEvent): void };
+  sessions: SessionManager;
+  /** Failed logins per email and per client address. */
+  loginLimiter: AttemptLimiter;
+  /** The live feed's source: LISTEN/NOTIFY, so it hears every instance. */
+  bus?: EventBus;
+  /** Chat incoming-webhook URLs must start with this (CHAT_HOOKS_BASE). */
+  chatHooksBase: string;
 }

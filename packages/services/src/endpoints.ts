@@ -1,4 +1,5 @@
 import {
+  endpointHealth,
   endpointNameSchema,
   generateSigningSecret,
   generateSlug,
@@ -6,20 +7,26 @@ import {
   uuidv7,
   webhookUrl,
   type AddressPolicy,
+  type HealthState,
 } from "@rehook/core";
 import {
   announceEndpointChange,
-  deleteEndpointBySlug,
-  findEndpointBySlug,
+  deleteOwnedEndpoint,
+  findOwnedEndpoint,
   insertEndpoint,
-  replaceEndpointSecret,
+  listEndpointsOf,
+  updateOwnedEndpoint,
   UniqueConstraintViolationException,
   type Endpoint,
+  type EndpointChanges,
+  type EndpointRef,
 } from "@rehook/db";
 import { checkDestination } from "@rehook/delivery";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
+
+export type { EndpointRef };
 
 export interface EndpointView {
   id: string;
@@ -27,15 +34,30 @@ export interface EndpointView {
   slug: string;
   webhook_url: string;
   destination_url: string | null;
+  health: { state: HealthState; success_rate: number | null };
+  delivered_count: number;
+  failed_count: number;
+  staging_host: string | null;
+  sign_requests: boolean;
+  created_at: string;
 }
 
 export function endpointView(baseUrl: string, endpoint: Endpoint): EndpointView {
+  const delivered = Number(endpoint.deliveredCount);
+  const failed = Number(endpoint.failedCount);
+  const health = endpointHealth(delivered, failed);
   return {
     id: endpoint.id,
     name: endpoint.name,
     slug: endpoint.slug,
     webhook_url: webhookUrl(baseUrl, endpoint.slug),
     destination_url: endpoint.destinationUrl,
+    health: { state: health.state, success_rate: health.successRate },
+    delivered_count: delivered,
+    failed_count: failed,
+    staging_host: endpoint.stagingHost,
+    sign_requests: endpoint.signRequests,
+    created_at: endpoint.createdAt.toISOString(),
   };
 }
 
@@ -53,11 +75,19 @@ async function normaliseDestination(raw: string | null | undefined, policy: Addr
   return checked.url;
 }
 
+/** A bare host name for staging replays ("staging.example.com", optionally with a port). */
+const stagingHostSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(253)
+  .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/, "the staging hostname must be a host name like staging.example.com, without a scheme or path");
+
 const SLUG_ATTEMPTS = 5;
 
 /** Another user's endpoint answers exactly like a missing one. */
-function noSuchEndpoint(slug: string): UserError {
-  return new UserError("not_found", `no endpoint with slug ${slug}`);
+function noSuchEndpoint(ref: EndpointRef): UserError {
+  return new UserError("not_found", "id" in ref ? `no endpoint with id ${ref.id}` : `no endpoint with slug ${ref.slug}`);
 }
 
 export async function createEndpoint(
@@ -87,26 +117,62 @@ export async function createEndpoint(
   }
 }
 
-/** Permanently removes an endpoint and all its events; its capture URL answers 404 from then on. */
-export async function deleteEndpoint(ctx: Pick<ServiceContext, "orm">, input: { userId: string; slug: string }): Promise<void> {
+export async function listEndpoints(ctx: Pick<ServiceContext, "orm" | "baseUrl">, input: { userId: string }): Promise<EndpointView[]> {
+  const endpoints = await listEndpointsOf(ctx.orm.em.fork(), input.userId);
+  return endpoints.map((endpoint) => endpointView(ctx.baseUrl, endpoint));
+}
+
+export async function getEndpoint(ctx: Pick<ServiceContext, "orm" | "baseUrl">, input: { userId: string; endpoint: EndpointRef }): Promise<EndpointView> {
+  const endpoint = await findOwnedEndpoint(ctx.orm.em.fork(), input.userId, input.endpoint);
+  if (!endpoint) throw noSuchEndpoint(input.endpoint);
+  return endpointView(ctx.baseUrl, endpoint);
+}
+
+const updateEndpointInput = z.object({
+  name: endpointNameSchema.optional(),
+  destinationUrl: z.string().nullish(),
+  stagingHost: z.union([stagingHostSchema, z.literal(""), z.null()]).optional(),
+  signRequests: z.boolean().optional(),
+});
+
+/**
+ * Changes an endpoint's settings. A new destination applies to events captured from now on
+ * (each event keeps the destination it was captured for); stored events can be replayed.
+ */
+export async function updateEndpoint(
+  ctx: Pick<ServiceContext, "orm" | "baseUrl" | "addressPolicy">,
+  input: { userId: string; endpoint: EndpointRef; changes: { name?: string; destinationUrl?: string | null; stagingHost?: string | null; signRequests?: boolean } },
+): Promise<EndpointView> {
+  const parsed = parseInput(updateEndpointInput, input.changes);
+  const changes: EndpointChanges = {};
+  if (parsed.name !== undefined) changes.name = parsed.name;
+  if (parsed.destinationUrl !== undefined) changes.destinationUrl = await normaliseDestination(parsed.destinationUrl, ctx.addressPolicy);
+  if (parsed.stagingHost !== undefined) changes.stagingHost = parsed.stagingHost === "" ? null : parsed.stagingHost;
+  if (parsed.signRequests !== undefined) changes.signRequests = parsed.signRequests;
   const em = ctx.orm.em.fork();
-  const deletedId = await deleteEndpointBySlug(em, input.userId, input.slug);
-  if (!deletedId) throw noSuchEndpoint(input.slug);
+  const endpoint = await updateOwnedEndpoint(em, input.userId, input.endpoint, changes);
+  if (!endpoint) throw noSuchEndpoint(input.endpoint);
+  await announceEndpointChange(em, endpoint.id, "updated");
+  return endpointView(ctx.baseUrl, endpoint);
+}
+
+/** Permanently removes an endpoint and all its events; its capture URL answers 404 from then on. */
+export async function deleteEndpoint(ctx: Pick<ServiceContext, "orm">, input: { userId: string; endpoint: EndpointRef }): Promise<void> {
+  const em = ctx.orm.em.fork();
+  const deletedId = await deleteOwnedEndpoint(em, input.userId, input.endpoint);
+  if (!deletedId) throw noSuchEndpoint(input.endpoint);
   await announceEndpointChange(em, deletedId, "deleted");
 }
 
 /** An endpoint's signing secret, optionally replaced by a new one first (the old stops at once). */
 export async function endpointSecret(
   ctx: Pick<ServiceContext, "orm">,
-  input: { userId: string; slug: string; rotate?: boolean },
-): Promise<{ slug: string; secret: string }> {
+  input: { userId: string; endpoint: EndpointRef; rotate?: boolean },
+): Promise<{ id: string; slug: string; secret: string }> {
   const em = ctx.orm.em.fork();
-  if (input.rotate) {
-    const secret = generateSigningSecret();
-    if (!(await replaceEndpointSecret(em, input.userId, input.slug, secret))) throw noSuchEndpoint(input.slug);
-    return { slug: input.slug, secret };
-  }
-  const endpoint = await findEndpointBySlug(em, input.userId, input.slug);
-  if (!endpoint) throw noSuchEndpoint(input.slug);
-  return { slug: endpoint.slug, secret: endpoint.secret };
+  const endpoint = input.rotate
+    ? await updateOwnedEndpoint(em, input.userId, input.endpoint, { secret: generateSigningSecret() })
+    : await findOwnedEndpoint(em, input.userId, input.endpoint);
+  if (!endpoint) throw noSuchEndpoint(input.endpoint);
+  return { id: endpoint.id, slug: endpoint.slug, secret: endpoint.secret };
 }

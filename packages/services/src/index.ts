@@ -1,5 +1,19 @@
 export type { ServiceContext } from "./context.js";
 export { captureRequest, type CaptureInput, type CaptureOutcome } from "./capture.js";
-export { createEndpoint, deleteEndpoint, endpointSecret, endpointView, type EndpointView } from "./endpoints.js";
+export {
+  createEndpoint,
+  deleteEndpoint,
+  endpointSecret,
+  endpointView,
+  getEndpoint,
+  listEndpoints,
+  updateEndpoint,
+  type EndpointRef,
+  type EndpointView,
+} from "./endpoints.js";
 export { createUser, requireUserByEmail, type UserView } from "./users.js";
+export { currentSession, logIn, logOut, signUp, type CurrentSession, type SignedIn } from "./identity.js";
+export { getEvent, listEvents, liveEvents, type EventPage, type EventSummary, type EventView, type LiveFilter } from "./events.js";
+export { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "./api-keys.js";
+export { getNotificationSettings, saveNotificationSettings, type NotificationSettingsView } from "./notification-settings.js";
 export { parseInput } from "./validation.js";

@@ -16,7 +16,7 @@ export const endpointCreateCommand = defineCommand(
   ["endpoint", "create"],
   {
     usage: "rehook endpoint create --email <email> --name <name> [--destination <url>] [--sign]",
-    summary: "Create an endpoint for a user. Prints {id, name, slug, webhook_url, destination_url} as JSON.",
+    summary: "Create an endpoint for a user. Prints it as JSON: {id, name, slug, webhook_url, destination_url, health, ...}.",
     options: {
       email: owner,
       name: { type: "string", required: true, description: "a label; the slug is made from it" },
@@ -41,7 +41,7 @@ export const endpointDeleteCommand = defineCommand(
     options: { email: owner, slug },
   } as const,
   async (options, context) => {
-    await asUser(context, options.email, (orm, userId) => deleteEndpoint({ orm }, { userId, slug: options.slug }));
+    await asUser(context, options.email, (orm, userId) => deleteEndpoint({ orm }, { userId, endpoint: { slug: options.slug } }));
     return { deleted: options.slug };
   },
 );
@@ -58,5 +58,5 @@ export const endpointSecretCommand = defineCommand(
     },
   } as const,
   (options, context) =>
-    asUser(context, options.email, (orm, userId) => endpointSecret({ orm }, { userId, slug: options.slug, rotate: options.rotate })),
+    asUser(context, options.email, (orm, userId) => endpointSecret({ orm }, { userId, endpoint: { slug: options.slug }, rotate: options.rotate }).then(({ slug, secret }) => ({ slug, secret }))),
 );

@@ -32,8 +32,27 @@ export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Pro
   return endpoint;
 }
 
+/** How callers name an endpoint: the dashboard and API by id, the CLI by slug. */
+export type EndpointRef = { id: string } | { slug: string };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function refFilter(userId: string, ref: EndpointRef) {
+  return "id" in ref ? { id: ref.id, user: userId } : { slug: ref.slug, user: userId };
+}
+
 export async function findEndpointBySlug(em: EntityManager, userId: string, slug: string): Promise<Endpoint | null> {
   return em.findOne(EndpointEntity, { slug, user: userId });
+}
+
+/** The user's endpoint, or null when it is missing or someone else's (callers answer the same). */
+export async function findOwnedEndpoint(em: EntityManager, userId: string, ref: EndpointRef): Promise<Endpoint | null> {
+  if ("id" in ref && !UUID.test(ref.id)) return null;
+  return em.findOne(EndpointEntity, refFilter(userId, ref));
+}
+
+export async function listEndpointsOf(em: EntityManager, userId: string): Promise<Endpoint[]> {
+  return em.find(EndpointEntity, { user: userId }, { orderBy: { createdAt: "asc", id: "asc" } });
 }
 
 /**
@@ -42,12 +61,13 @@ export async function findEndpointBySlug(em: EntityManager, userId: string, slug
  * ones find nothing, so no event can arrive for it after the events are deleted.
  * Returns the deleted endpoint's id, or undefined when the user has no such endpoint.
  */
-export async function deleteEndpointBySlug(em: EntityManager, userId: string, slug: string): Promise<string | undefined> {
+export async function deleteOwnedEndpoint(em: EntityManager, userId: string, ref: EndpointRef): Promise<string | undefined> {
+  if ("id" in ref && !UUID.test(ref.id)) return undefined;
   return em.transactional(async (tx) => {
     const connection = tx.getConnection();
     const deleted = await connection.execute<Array<{ id: string }>>(
-      "delete from endpoints where slug = ? and user_id = ? returning id",
-      [slug, userId],
+      `delete from endpoints where ${"id" in ref ? "id" : "slug"} = ? and user_id = ? returning id`,
+      ["id" in ref ? ref.id : ref.slug, userId],
     );
     const endpointId = deleted[0]?.id;
     if (!endpointId) return undefined;
@@ -57,9 +77,15 @@ export async function deleteEndpointBySlug(em: EntityManager, userId: string, sl
 }
 
 /** Replaces an endpoint's signing secret; false when the user has no such endpoint. */
-export async function replaceEndpointSecret(em: EntityManager, userId: string, slug: string, secret: string): Promise<boolean> {
-  const updated = await em.nativeUpdate(EndpointEntity, { slug, user: userId }, { secret, updatedAt: new Date() });
-  return updated > 0;
+export type EndpointChanges = Partial<Pick<Endpoint, "name" | "destinationUrl" | "stagingHost" | "signRequests" | "secret">>;
+
+/** Applies changes to the user's endpoint; null when it has no such endpoint. */
+export async function updateOwnedEndpoint(em: EntityManager, userId: string, ref: EndpointRef, changes: EndpointChanges): Promise<Endpoint | null> {
+  const endpoint = await findOwnedEndpoint(em, userId, ref);
+  if (!endpoint) return null;
+  em.assign(endpoint, { ...changes, updatedAt: new Date() });
+  await em.flush();
+  return endpoint;
 }
 
 /** Tells every instance that an endpoint was created, changed or deleted (after commit). */

@@ -1,0 +1,14 @@
+import { TRPCClientError } from "@trpc/client";
+import type { AppRouter } from "@rehook/api";
+
+/** The message to show for a failed procedure call (server or browser side). */
+export function errorMessage(error: unknown): string {
+  if (error instanceof TRPCClientError) return (error as TRPCClientError<AppRouter>).message;
+  if (error instanceof Error && "code" in error && typeof (error as { code: unknown }).code === "string") return error.message;
+  return "something went wrong: try again";
+}
+
+/** Whether a server-side call failed with this tRPC code (NOT_FOUND, UNAUTHORIZED, …). */
+export function hasCode(error: unknown, code: string): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
+}

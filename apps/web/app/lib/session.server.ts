@@ -1,0 +1,14 @@
+import { redirect, type AppLoadContext } from "@remix-run/node";
+
+/** The signed-in user, or a redirect to /login that brings the user back afterwards. */
+export function requireUser(context: AppLoadContext, request: Request): { id: string; email: string } {
+  if (context.user) return context.user;
+  const url = new URL(request.url);
+  const back = url.pathname + url.search;
+  throw redirect(back === "/" ? "/login" : `/login?next=${encodeURIComponent(back)}`);
+}
+
+/** Only same-site paths are followed after login (no open redirect). */
+export function safeNext(raw: string | null): string {
+  return raw && raw.startsWith("/") && !raw.startsWith("//") ? raw : "/";
+}

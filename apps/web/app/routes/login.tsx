@@ -1,0 +1,30 @@
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { useActionData, useSearchParams } from "@remix-run/react";
+import { CredentialsForm } from "../components/credentials-form";
+import { safeNext } from "../lib/session.server";
+
+export const meta: MetaFunction = () => [{ title: "Log in · Rehook" }];
+
+export function loader({ context }: LoaderFunctionArgs) {
+  if (context.user) throw redirect("/");
+  return null;
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const form = await request.formData();
+  const email = String(form.get("email") ?? "");
+  try {
+    await context.caller.auth.logIn({ email, password: String(form.get("password") ?? "") });
+  } catch (error) {
+    const status = (error as { code?: string }).code === "TOO_MANY_REQUESTS" ? 429 : 400;
+    return data({ error: (error as Error).message, email }, { status });
+  }
+  // The session cookie is added to this redirect by the server (src/remix-handler.ts).
+  return redirect(safeNext(String(form.get("next") ?? "")), 303);
+}
+
+export default function Login() {
+  const result = useActionData<typeof action>();
+  const [params] = useSearchParams();
+  return <CredentialsForm mode="login" error={result?.error} email={result?.email} next={params.get("next") ?? undefined} />;
+}

@@ -1,0 +1,50 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ApiContext } from "@rehook/api";
+import { clientIp } from "@rehook/http";
+import { currentSession, type ServiceContext } from "@rehook/services";
+
+export interface DashboardOptions {
+  services: ServiceContext;
+  baseUrl: string;
+  trustProxy: boolean;
+}
+
+/** The origins a same-site request can come from: BASE_URL's and the one the browser used. */
+export function ownOrigins(req: IncomingMessage, baseUrl: string, trustProxy: boolean): string[] {
+  const origins = [new URL(baseUrl).origin];
+  const forwardedProto = trustProxy ? String(req.headers["x-forwarded-proto"] ?? "").split(",")[0]?.trim() : "";
+  const scheme = forwardedProto || ("encrypted" in req.socket && req.socket.encrypted ? "https" : "http");
+  if (req.headers.host) origins.push(`${scheme}://${req.headers.host}`);
+  return origins;
+}
+
+/**
+ * The tRPC context for one HTTP request: its session (from the cookie) and the facts the
+ * cross-site checks need. Cookies set by procedures are added to the answer.
+ */
+export async function requestContext(req: IncomingMessage, res: ServerResponse, options: DashboardOptions): Promise<ApiContext> {
+  const session = await currentSession(options.services, req.headers.cookie);
+  const cookies: string[] = [];
+  const setCookie = (serialized: string) => {
+    cookies.push(serialized);
+    if (!res.headersSent) res.setHeader("set-cookie", cookies);
+  };
+  if (session?.refreshed) setCookie(session.refreshed.serialized);
+  const header = (name: string) => {
+    const value = req.headers[name];
+    return typeof value === "string" ? value : null;
+  };
+  return {
+    services: options.services,
+    session,
+    clientAddress: clientIp(req, options.trustProxy),
+    request: {
+      method: req.method ?? "GET",
+      origin: header("origin"),
+      secFetchSite: header("sec-fetch-site"),
+      contentType: header("content-type"),
+      ownOrigins: ownOrigins(req, options.baseUrl, options.trustProxy),
+    },
+    setCookie,
+  };
+}

@@ -1,0 +1,22 @@
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import { authRouter } from "./router/auth.js";
+import { endpointsRouter } from "./router/endpoints.js";
+import { eventsRouter } from "./router/events.js";
+import { apiKeysRouter, notificationsRouter } from "./router/settings.js";
+import { createCallerFactory, router } from "./trpc.js";
+
+/** Every dashboard operation, grouped by area. */
+export const appRouter = router({
+  auth: authRouter,
+  endpoints: endpointsRouter,
+  events: eventsRouter,
+  apiKeys: apiKeysRouter,
+  notifications: notificationsRouter,
+});
+
+export type AppRouter = typeof appRouter;
+export type RouterInputs = inferRouterInputs<AppRouter>;
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
+
+/** The server-side caller Remix loaders and actions use (same procedures, no HTTP). */
+export const createCaller = createCallerFactory(appRouter);

@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { NOTIFICATION_TRIGGERS } from "@rehook/core";
+import { createApiKey, getNotificationSettings, listApiKeys, revokeApiKey, saveNotificationSettings } from "@rehook/services";
+import { protectedProcedure, router } from "../trpc.js";
+
+export const apiKeysRouter = router({
+  list: protectedProcedure.query(({ ctx }) => listApiKeys(ctx.services, { userId: ctx.user.id })),
+  /** The whole key is in this answer only. */
+  create: protectedProcedure.input(z.object({ name: z.string().optional() })).mutation(({ ctx, input }) => createApiKey(ctx.services, { userId: ctx.user.id, name: input.name })),
+  revoke: protectedProcedure.input(z.object({ id: z.string() })).mutation(async ({ ctx, input }) => {
+    await revokeApiKey(ctx.services, { userId: ctx.user.id, keyId: input.id });
+    return null;
+  }),
+});
+
+export const notificationsRouter = router({
+  get: protectedProcedure.query(({ ctx }) => getNotificationSettings(ctx.services, { userId: ctx.user.id })),
+  save: protectedProcedure
+    .input(z.object({ enabled: z.boolean(), webhookUrl: z.string().nullable(), triggers: z.array(z.enum(NOTIFICATION_TRIGGERS)) }))
+    .mutation(({ ctx, input }) => saveNotificationSettings(ctx.services, { userId: ctx.user.id, ...input })),
+});

@@ -1,0 +1,92 @@
+import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
+import superjson from "superjson";
+import { UserError, type ErrorCode } from "@rehook/core";
+import type { CurrentSession, ServiceContext } from "@rehook/services";
+
+/** Facts about an HTTP request to /trpc, for the cross-site checks. */
+export interface RequestFacts {
+  method: string;
+  origin: string | null;
+  secFetchSite: string | null;
+  contentType: string | null;
+  /** Origins this server answers as (BASE_URL's and the Host header's). */
+  ownOrigins: string[];
+}
+
+export interface ApiContext {
+  services: ServiceContext;
+  session: CurrentSession | null;
+  /** The client's address (login rate limits). */
+  clientAddress: string | null;
+  /** Absent for the server-side caller: Remix actions check the origin before calling. */
+  request?: RequestFacts;
+  /** Adds a Set-Cookie header to the answer (sign-up, log-in, log-out). */
+  setCookie(serialized: string): void;
+}
+
+const TRPC_CODES: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
+  bad_request: "BAD_REQUEST",
+  validation_failed: "BAD_REQUEST",
+  unauthorized: "UNAUTHORIZED",
+  forbidden: "FORBIDDEN",
+  not_found: "NOT_FOUND",
+  method_not_allowed: "METHOD_NOT_SUPPORTED",
+  conflict: "CONFLICT",
+  payload_too_large: "PAYLOAD_TOO_LARGE",
+  headers_too_large: "BAD_REQUEST",
+  unsupported_media_type: "UNSUPPORTED_MEDIA_TYPE",
+  unprocessable: "UNPROCESSABLE_CONTENT",
+  rate_limited: "TOO_MANY_REQUESTS",
+  unavailable: "SERVICE_UNAVAILABLE",
+  internal: "INTERNAL_SERVER_ERROR",
+};
+
+const t = initTRPC.context<ApiContext>().create({
+  transformer: superjson,
+  errorFormatter({ shape, error }) {
+    const cause = error.cause instanceof UserError ? error.cause : undefined;
+    const internal = error.code === "INTERNAL_SERVER_ERROR" && !cause;
+    return {
+      ...shape,
+      // Never a stack trace or an internal message in an answer.
+      message: internal ? "something went wrong on our side" : shape.message,
+      data: { code: shape.data.code, httpStatus: shape.data.httpStatus, rehookCode: cause?.code ?? null, path: shape.data.path },
+    };
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Use-case errors become tRPC errors with the matching code and the same message. */
+const userErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof UserError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: TRPC_CODES[cause.code], message: cause.message, cause });
+  }
+  return result;
+});
+
+/**
+ * Mutations authenticated by a cookie must come from our own pages: a JSON body (a plain
+ * HTML form cannot send one cross-site without a preflight) and a same-origin Origin.
+ */
+const sameOriginMutations = t.middleware(({ ctx, type, next }) => {
+  if (type !== "mutation" || !ctx.request) return next();
+  const { contentType, origin, secFetchSite, ownOrigins } = ctx.request;
+  if (!contentType?.toLowerCase().startsWith("application/json")) {
+    throw new TRPCError({ code: "UNSUPPORTED_MEDIA_TYPE", message: "mutations must be sent as application/json" });
+  }
+  const sameOrigin = origin ? ownOrigins.includes(origin) : secFetchSite === "same-origin";
+  if (!sameOrigin) throw new TRPCError({ code: "FORBIDDEN", message: "cross-site request refused" });
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(userErrors).use(sameOriginMutations);
+
+/** Signed in; `ctx.user` is the session's user and every use case is scoped to it. */
+export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
+  return next({ ctx: { ...ctx, session: ctx.session, user: ctx.session.user } });
+});

@@ -1,0 +1,163 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { EventStatus, HeaderList } from "@rehook/core";
+
+/** One row of the activity feed. */
+export interface EventSummary {
+  id: string;
+  endpointId: string;
+  endpointName: string;
+  method: string;
+  source: string;
+  eventType: string;
+  status: EventStatus;
+  latencyMs: number | null;
+  responseStatus: number | null;
+  receivedAt: Date;
+}
+
+export interface EventFilter {
+  endpointId?: string;
+  status?: EventStatus;
+  /** Keyset cursor: only events older than this id (ids are UUIDv7, ordered by time). */
+  before?: string;
+}
+
+interface SummaryRow {
+  id: string;
+  endpoint_id: string;
+  endpoint_name: string;
+  method: string;
+  source: string;
+  event_type: string;
+  status: EventStatus;
+  latency_ms: number | null;
+  response_status: number | null;
+  received_at: Date;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const SUMMARY_COLUMNS = `e.id, e.endpoint_id, p.name as endpoint_name, e.method, e.source, e.event_type, e.status,
+       e.latency_ms, e.response_status, e.received_at`;
+
+const toSummary = (row: SummaryRow): EventSummary => ({
+  id: row.id,
+  endpointId: row.endpoint_id,
+  endpointName: row.endpoint_name,
+  method: row.method,
+  source: row.source,
+  eventType: row.event_type,
+  status: row.status,
+  latencyMs: row.latency_ms,
+  responseStatus: row.response_status,
+  receivedAt: new Date(row.received_at),
+});
+
+/**
+ * The user's events, newest first, one page at a time. Pages are cut by id (keyset), never
+ * by OFFSET, so the thousandth page costs what the first does.
+ */
+export async function listEventSummaries(em: EntityManager, userId: string, filter: EventFilter, limit: number): Promise<EventSummary[]> {
+  const where = ["p.user_id = ?"];
+  const params: unknown[] = [userId];
+  if (filter.endpointId) (where.push("e.endpoint_id = ?"), params.push(filter.endpointId));
+  if (filter.status) (where.push("e.status = ?"), params.push(filter.status));
+  if (filter.before) (where.push("e.id < ?"), params.push(filter.before));
+  params.push(limit);
+  const rows = await em.getConnection().execute<SummaryRow[]>(
+    `select ${SUMMARY_COLUMNS}
+     from events e join endpoints p on p.id = e.endpoint_id
+     where ${where.join(" and ")}
+     order by e.id desc
+     limit ?`,
+    params,
+  );
+  return rows.map(toSummary);
+}
+
+/** The feed rows for these ids that belong to the user (for live updates). */
+export async function eventSummariesByIds(em: EntityManager, userId: string, ids: string[]): Promise<EventSummary[]> {
+  const valid = ids.filter((id) => UUID.test(id));
+  if (valid.length === 0) return [];
+  const rows = await em.getConnection().execute<SummaryRow[]>(
+    `select ${SUMMARY_COLUMNS}
+     from events e join endpoints p on p.id = e.endpoint_id
+     where e.id = any(?::uuid[]) and p.user_id = ?
+     order by e.id desc`,
+    // An array literal: the query builder would spread a JS array into a list of parameters.
+    [`{${valid.join(",")}}`, userId],
+  );
+  return rows.map(toSummary);
+}
+
+/** Everything stored about one event. */
+export interface EventDetail extends EventSummary {
+  path: string;
+  query: string;
+  headers: HeaderList;
+  body: Buffer;
+  contentType: string | null;
+  sizeBytes: number;
+  clientIp: string | null;
+  destinationUrl: string | null;
+  forwardedAt: Date | null;
+  completedAt: Date | null;
+  responseHeaders: HeaderList | null;
+  responseBody: Buffer | null;
+  responseTruncated: boolean;
+  error: string | null;
+  endpointSlug: string;
+}
+
+/** One of the user's events; null when it is missing or someone else's. */
+export async function findOwnedEvent(em: EntityManager, userId: string, eventId: string): Promise<EventDetail | null> {
+  if (!UUID.test(eventId)) return null;
+  const rows = await em.getConnection().execute<
+    Array<
+      SummaryRow & {
+        path: string;
+        query: string;
+        headers: HeaderList;
+        body: Buffer;
+        content_type: string | null;
+        size_bytes: number;
+        client_ip: string | null;
+        destination_url: string | null;
+        forwarded_at: Date | null;
+        completed_at: Date | null;
+        response_headers: HeaderList | null;
+        response_body: Buffer | null;
+        response_truncated: boolean;
+        error: string | null;
+        endpoint_slug: string;
+      }
+    >
+  >(
+    `select ${SUMMARY_COLUMNS}, e.path, e.query, e.headers, e.body, e.content_type, e.size_bytes, e.client_ip,
+            e.destination_url, e.forwarded_at, e.completed_at, e.response_headers, e.response_body,
+            e.response_truncated, e.error, p.slug as endpoint_slug
+     from events e join endpoints p on p.id = e.endpoint_id
+     where e.id = ? and p.user_id = ?`,
+    [eventId, userId],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    ...toSummary(row),
+    path: row.path,
+    query: row.query,
+    headers: typeof row.headers === "string" ? JSON.parse(row.headers) : row.headers,
+    body: row.body,
+    contentType: row.content_type,
+    sizeBytes: row.size_bytes,
+    clientIp: row.client_ip,
+    destinationUrl: row.destination_url,
+    forwardedAt: row.forwarded_at ? new Date(row.forwarded_at) : null,
+    completedAt: row.completed_at ? new Date(row.completed_at) : null,
+    responseHeaders: typeof row.response_headers === "string" ? JSON.parse(row.response_headers) : row.response_headers,
+    responseBody: row.response_body,
+    responseTruncated: row.response_truncated,
+    error: row.error,
+    endpointSlug: row.endpoint_slug,
+  };
+}

@@ -1,0 +1,47 @@
+import { UserError, uuidv7 } from "@rehook/core";
+import { issueApiKey } from "@rehook/auth";
+import { insertApiKey, listApiKeysOf, revokeOwnedApiKey, type ApiKey } from "@rehook/db";
+import { z } from "zod";
+import type { ServiceContext } from "./context.js";
+import { parseInput } from "./validation.js";
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+function apiKeyView(key: ApiKey): ApiKeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    created_at: key.createdAt.toISOString(),
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+  };
+}
+
+const keyNameSchema = z.string().trim().min(1, "give the key a name").max(100, "the name must be at most 100 characters");
+
+/** Issues a key; the whole key is in this answer only (only its digest is stored). */
+export async function createApiKey(ctx: Pick<ServiceContext, "orm">, input: { userId: string; name?: string }): Promise<{ key: string; apiKey: ApiKeyView }> {
+  const name = parseInput(keyNameSchema, input.name ?? "default");
+  const issued = issueApiKey();
+  const stored = await insertApiKey(ctx.orm.em.fork(), { id: uuidv7(), userId: input.userId, name, prefix: issued.prefix, keyHash: issued.digest });
+  return { key: issued.key, apiKey: apiKeyView(stored) };
+}
+
+export async function listApiKeys(ctx: Pick<ServiceContext, "orm">, input: { userId: string }): Promise<ApiKeyView[]> {
+  return (await listApiKeysOf(ctx.orm.em.fork(), input.userId)).map(apiKeyView);
+}
+
+/** Revokes a key at once: requests with it answer 401 from then on. */
+export async function revokeApiKey(ctx: Pick<ServiceContext, "orm">, input: { userId: string; keyId: string }): Promise<void> {
+  if (!(await revokeOwnedApiKey(ctx.orm.em.fork(), input.userId, input.keyId))) {
+    throw new UserError("not_found", `no active API key with id ${input.keyId}`);
+  }
+}

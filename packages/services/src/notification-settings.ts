@@ -1,0 +1,53 @@
+import { checkChatHookUrl, NOTIFICATION_TRIGGERS, UserError, type NotificationTrigger } from "@rehook/core";
+import { findNotificationSettings, saveNotificationSettings as storeSettings, type NotificationSettings } from "@rehook/db";
+import { z } from "zod";
+import type { ServiceContext } from "./context.js";
+import { parseInput } from "./validation.js";
+
+export interface NotificationSettingsView {
+  enabled: boolean;
+  webhook_url: string | null;
+  triggers: NotificationTrigger[];
+  /** Why posting stopped (a fatal answer from the provider), until a new URL is saved. */
+  paused_reason: string | null;
+  last_error: string | null;
+}
+
+function view(settings: NotificationSettings | null): NotificationSettingsView {
+  if (!settings) return { enabled: false, webhook_url: null, triggers: ["failed"], paused_reason: null, last_error: null };
+  return {
+    enabled: settings.enabled,
+    webhook_url: settings.webhookUrl,
+    triggers: settings.triggers.filter((t): t is NotificationTrigger => (NOTIFICATION_TRIGGERS as readonly string[]).includes(t)),
+    paused_reason: settings.pausedReason,
+    last_error: settings.lastError,
+  };
+}
+
+export async function getNotificationSettings(ctx: Pick<ServiceContext, "orm">, input: { userId: string }): Promise<NotificationSettingsView> {
+  return view(await findNotificationSettings(ctx.orm.em.fork(), input.userId));
+}
+
+const settingsInput = z.object({
+  enabled: z.boolean(),
+  webhookUrl: z.string().nullable(),
+  triggers: z.array(z.enum(NOTIFICATION_TRIGGERS)).max(3),
+});
+
+/** Saves the settings. Notifications can only be on with a valid URL and at least one trigger. */
+export async function saveNotificationSettings(
+  ctx: Pick<ServiceContext, "orm" | "chatHooksBase">,
+  input: { userId: string; enabled: boolean; webhookUrl: string | null; triggers: NotificationTrigger[] },
+): Promise<NotificationSettingsView> {
+  const { enabled, webhookUrl, triggers } = parseInput(settingsInput, input);
+  let url: string | null = null;
+  if (webhookUrl !== null && webhookUrl !== "") {
+    const checked = checkChatHookUrl(webhookUrl, ctx.chatHooksBase);
+    if (!checked.ok) throw new UserError("validation_failed", `webhook URL refused: ${checked.reason}`);
+    url = checked.url;
+  }
+  if (enabled && !url) throw new UserError("validation_failed", "enter the incoming-webhook URL to turn notifications on");
+  if (enabled && triggers.length === 0) throw new UserError("validation_failed", "choose at least one trigger to turn notifications on");
+  const unique = NOTIFICATION_TRIGGERS.filter((trigger) => triggers.includes(trigger));
+  return view(await storeSettings(ctx.orm.em.fork(), input.userId, { enabled, webhookUrl: url, triggers: unique }));
+}
