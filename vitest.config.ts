@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
 const root = path.dirname(fileURLToPath(import.meta.url));
 
 // Tests import our packages from source, so no rebuild is needed between edits.
-const workspacePackages = ["core", "db", "auth", "delivery", "services", "http"];
+const workspacePackages = ["core", "db", "auth", "delivery", "services", "api", "http"];
 const alias = Object.fromEntries([
   ...workspacePackages.map((name) => [`@rehook/${name}`, path.join(root, "packages", name, "src/index.ts")]),
   ["@rehook/web", path.join(root, "apps/web/src/index.ts")],

@@ -5,8 +5,8 @@ import { safeNext } from "../lib/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Log in · Rehook" }];
 
-export function loader({ context }: LoaderFunctionArgs) {
-  if (context.user) throw redirect("/");
+export function loader({ context, request }: LoaderFunctionArgs) {
+  if (context.user && request.method === "GET") throw redirect("/");
   return null;
 }
 

@@ -4,8 +4,8 @@ import { CredentialsForm } from "../components/credentials-form";
 
 export const meta: MetaFunction = () => [{ title: "Sign up · Rehook" }];
 
-export function loader({ context }: LoaderFunctionArgs) {
-  if (context.user) throw redirect("/");
+export function loader({ context, request }: LoaderFunctionArgs) {
+  if (context.user && request.method === "GET") throw redirect("/");
   return null;
 }
 

@@ -1,0 +1,59 @@
+import { useEffect, useId, useRef, type ReactNode } from "react";
+
+/**
+ * A modal confirmation on the native <dialog> (focus is kept inside, Escape closes it,
+ * the page behind is inert). Its accessible name is the title.
+ */
+export function ConfirmDialog({
+  open,
+  onClose,
+  title,
+  description,
+  children,
+  tone = "danger",
+}: {
+  open: boolean;
+  onClose: () => void;
+  title: string;
+  /** What happens if the user goes ahead (read out with the title). */
+  description: ReactNode;
+  /** The buttons (usually a form with the confirming button, and Cancel). */
+  children: ReactNode;
+  tone?: "danger" | "default";
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const bodyId = useId();
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+
+  return (
+    <dialog
+      ref={ref}
+      className={`dialog dialog-${tone}`}
+      aria-labelledby={titleId}
+      aria-describedby={bodyId}
+      onClose={onClose}
+      onCancel={onClose}
+      onClick={(event) => {
+        // A click on the backdrop (the dialog element itself, outside its content) closes it.
+        if (event.target === ref.current) onClose();
+      }}
+    >
+      <div className="dialog-content">
+        <h2 id={titleId} className="dialog-title">
+          {title}
+        </h2>
+        <div id={bodyId} className="dialog-body">
+          {description}
+        </div>
+        <div className="dialog-actions">{children}</div>
+      </div>
+    </dialog>
+  );
+}
