@@ -18,7 +18,7 @@ const alias = Object.fromEntries([
 
 const project = (name: string, dir: string) => ({
   extends: true as const,
-  test: { name, root, include: [`${dir}/test/**/*.test.ts`] },
+  test: { name, root, include: [`${dir}/test/**/*.test.ts`, `${dir}/e2e/**/*.test.ts`] },
 });
 
 const projects = [

@@ -50,11 +50,13 @@ describe("rehook user create", () => {
 });
 
 describe("rehook endpoint", () => {
-  it("create prints {id, name, slug, webhook_url, destination_url}", async () => {
+  it("create prints the endpoint: {id, name, slug, webhook_url, destination_url, health, …}", async () => {
     const result = await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "Stripe Prod", "--destination", "https://example.com/in"], env);
     expect(result.code).toBe(0);
     const endpoint = JSON.parse(result.stdout);
-    expect(Object.keys(endpoint)).toEqual(["id", "name", "slug", "webhook_url", "destination_url"]);
+    expect(Object.keys(endpoint).slice(0, 6)).toEqual(["id", "name", "slug", "webhook_url", "destination_url", "health"]);
+    expect(endpoint.health).toEqual({ state: "capturing", success_rate: null });
+    expect(endpoint.sign_requests).toBe(false);
     expect(endpoint.slug).toMatch(/^stripe-prod-[a-z0-9]{8}$/);
     expect(endpoint.webhook_url).toBe(`https://hooks.example.com/api/webhook/${endpoint.slug}`);
     expect(endpoint.destination_url).toBe("https://example.com/in");

@@ -11,9 +11,12 @@ export async function loadRemixBuild(serverBuildFile: string): Promise<ServerBui
   return (await import(pathToFileURL(serverBuildFile).href)) as ServerBuild;
 }
 
+/** The request as Remix sees it, addressed to the origin the browser used (checked by the caller). */
 function toFetchRequest(req: IncomingMessage, origin: string, signal: AbortSignal): Request {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  // Behind a proxy the Host we get may be internal; Remix compares it with Origin.
+  headers.set("host", new URL(origin).host);
   const method = req.method ?? "GET";
   const hasBody = method !== "GET" && method !== "HEAD";
   return new Request(new URL(req.url ?? "/", origin), {
@@ -34,14 +37,15 @@ export function createRemixHandler(build: ServerBuild, options: DashboardOptions
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const origins = ownOrigins(req, options.baseUrl, options.trustProxy);
     const method = req.method ?? "GET";
+    const origin = req.headers.origin;
     if (method !== "GET" && method !== "HEAD") {
-      const origin = req.headers.origin;
       const sameOrigin = origin ? origins.includes(origin) : req.headers["sec-fetch-site"] === "same-origin";
       if (!sameOrigin) {
         sendError(res, 403, "forbidden", "cross-site form submission refused");
         return;
       }
     }
+    const requestOrigin = origin && origins.includes(origin) ? origin : origins[origins.length - 1]!;
     const session = await currentSession(options.services, req.headers.cookie);
     const cookies: string[] = session?.refreshed ? [session.refreshed.serialized] : [];
     const caller = createCaller({
@@ -52,7 +56,7 @@ export function createRemixHandler(build: ServerBuild, options: DashboardOptions
     });
     const aborted = new AbortController();
     res.on("close", () => aborted.abort());
-    const response = await handleRequest(toFetchRequest(req, origins[origins.length - 1]!, aborted.signal), {
+    const response = await handleRequest(toFetchRequest(req, requestOrigin, aborted.signal), {
       caller,
       user: session?.user ?? null,
       baseUrl: options.baseUrl,

@@ -79,16 +79,32 @@ describe("sign up, log in, log out", () => {
     expect(await t.db.query("select 1 from sessions where id = $1", [sha256Hex(id)])).toHaveLength(0);
   });
 
-  it("limits failed logins per email: the 11th attempt in 15 minutes is refused even with the right password", async () => {
-    await new DashboardClient(t.rehook.url).postForm("/signup", { email: "limited@example.com", password });
-    const browser = new DashboardClient(t.rehook.url);
-    for (let i = 0; i < 10; i += 1) {
-      const attempt = await browser.postForm("/login", { email: "limited@example.com", password: `wrong ${i}` }, { "x-forwarded-for": `10.0.0.${i}` });
-      expect(attempt.status).toBe(400);
+  it("limits failed logins per email and per client address (15-minute window)", async () => {
+    // Behind a trusted proxy, so each attempt can come from an address of its own.
+    const proxied = await startTestServer({ TRUST_PROXY: "true" }, t.db);
+    try {
+      const from = (address: string) => ({ "x-forwarded-for": address });
+      await new DashboardClient(proxied.rehook.url).postForm("/signup", { email: "limited@example.com", password });
+      await new DashboardClient(proxied.rehook.url).postForm("/signup", { email: "free@example.com", password });
+      const browser = new DashboardClient(proxied.rehook.url);
+      for (let i = 0; i < 10; i += 1) {
+        const attempt = await browser.postForm("/login", { email: "limited@example.com", password: `wrong ${i}` }, from(`10.0.0.${i}`));
+        expect(attempt.status).toBe(400);
+      }
+      // The 11th attempt on that email is refused, even with the right password, from a fresh address.
+      const refused = await browser.postForm("/login", { email: "limited@example.com", password }, from("10.0.1.1"));
+      expect(refused.status).toBe(429);
+      expect(await refused.text()).toContain("too many failed logins");
+
+      // One address guessing across many emails is stopped too.
+      for (let i = 0; i < 10; i += 1) {
+        expect((await browser.postForm("/login", { email: `guess${i}@example.com`, password }, from("10.0.2.2"))).status).toBe(400);
+      }
+      expect((await browser.postForm("/login", { email: "free@example.com", password }, from("10.0.2.2"))).status).toBe(429);
+      expect((await browser.postForm("/login", { email: "free@example.com", password }, from("10.0.3.3"))).status).toBe(303);
+    } finally {
+      await proxied.close();
     }
-    const refused = await browser.postForm("/login", { email: "limited@example.com", password });
-    expect(refused.status).toBe(429);
-    expect(await refused.text()).toContain("too many failed logins");
   });
 
   it("refuses a form post from another site", async () => {
@@ -97,5 +113,17 @@ describe("sign up, log in, log out", () => {
     expect(response.status).toBe(403);
     expect(await response.json()).toEqual({ error: { code: "forbidden", message: "cross-site form submission refused" } });
     expect(await t.db.query("select 1 from users where email = 'csrf@example.com'")).toHaveLength(0);
+  });
+
+  it("marks the cookie Secure when BASE_URL is https", async () => {
+    const secure = await startTestServer({ BASE_URL: "https://rehook.example" }, t.db);
+    try {
+      const browser = new DashboardClient(secure.rehook.url, "https://rehook.example");
+      const response = await browser.postForm("/signup", { email: "secure@example.com", password });
+      expect(response.status).toBe(303);
+      expect(response.headers.getSetCookie().find((c) => c.startsWith("rehook_session="))).toMatch(/; Secure/);
+    } finally {
+      await secure.close();
+    }
   });
 });
