@@ -2,9 +2,23 @@ import type { LinksFunction, MetaFunction } from "@remix-run/node";
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import stylesheet from "./styles.css?url";
 
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
+const FAVICON =
+  "data:image/svg+xml," +
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#4f46e5"/><text x="16" y="23" font-size="20" font-family="system-ui,sans-serif" font-weight="700" text-anchor="middle" fill="#fff">↺</text></svg>',
+  );
 
-export const meta: MetaFunction = () => [{ title: "Rehook" }, { name: "color-scheme", content: "light dark" }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: stylesheet },
+  { rel: "icon", href: FAVICON, type: "image/svg+xml" },
+];
+
+export const meta: MetaFunction = () => [
+  { title: "Rehook" },
+  { name: "color-scheme", content: "light dark" },
+  { name: "theme-color", content: "#f6f7f9", media: "(prefers-color-scheme: light)" },
+  { name: "theme-color", content: "#0b0d12", media: "(prefers-color-scheme: dark)" },
+];
 
 export function Layout({ children }: { children: React.ReactNode }) {
   return (
@@ -35,10 +49,18 @@ export function ErrorBoundary() {
   return (
     <main className="centered">
       <div className="card narrow">
+        <div className="brand brand-large">
+          <span className="logo" aria-hidden="true">
+            ↺
+          </span>{" "}
+          Rehook
+        </div>
         <h1>{title}</h1>
         {detail ? <p className="muted">{detail}</p> : null}
         <p>
-          <a href="/">Back to endpoints</a>
+          <a href="/" className="button secondary">
+            Back to endpoints
+          </a>
         </p>
       </div>
     </main>

@@ -226,9 +226,12 @@ describe("other routes", () => {
     expect(await response.json()).toEqual({ status: "ok" });
   });
 
-  it("unknown paths answer a JSON 404", async () => {
-    const response = await fetch(`${t.rehook.url}/nope`);
-    expect(response.status).toBe(404);
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
+  it("unknown /api/ paths answer a JSON 404; other unknown paths get the dashboard's 404 page", async () => {
+    const api = await fetch(`${t.rehook.url}/api/nope`);
+    expect(api.status).toBe(404);
+    expect(((await api.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    const page = await fetch(`${t.rehook.url}/nope`);
+    expect(page.status).toBe(404);
+    expect(page.headers.get("content-type")).toMatch(/text\/html/);
   });
 });

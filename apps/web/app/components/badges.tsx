@@ -1,10 +1,10 @@
 import { formatPercent, HEALTH_LABELS, isEventStatus, STATUS_LABELS, type HealthState } from "../lib/format";
 
 /** An event's status: a coloured dot and the word, never colour alone. */
-export function StatusBadge({ status }: { status: string }) {
+export function StatusBadge({ status, title }: { status: string; title?: string }) {
   const known = isEventStatus(status);
   return (
-    <span className={`badge badge-${known ? status : "neutral"}`} data-status={status}>
+    <span className={`badge badge-${known ? status : "neutral"}`} title={title}>
       <span className="badge-dot" aria-hidden="true" />
       {known ? STATUS_LABELS[status] : status}
     </span>

@@ -6,12 +6,13 @@ export function CredentialsForm(props: { mode: "login" | "signup"; error?: strin
   const busy = navigation.state !== "idle";
   const login = props.mode === "login";
   return (
-    <main className="centered">
-      <div className="card narrow">
+    <main className="centered auth">
+      <div className="card narrow auth-card">
         <div className="brand brand-large">
           <span className="logo" aria-hidden="true">↺</span> Rehook
         </div>
         <h1>{login ? "Log in" : "Create your account"}</h1>
+        <p className="muted auth-tagline">{login ? "Welcome back. Log in to see your endpoints and events." : "Capture, inspect, forward and replay webhooks on your own server."}</p>
         <Form method="post" className="stack">
           {props.next ? <input type="hidden" name="next" value={props.next} /> : null}
           <label className="field">
@@ -28,7 +29,7 @@ export function CredentialsForm(props: { mode: "login" | "signup"; error?: strin
               {props.error}
             </p>
           ) : null}
-          <button type="submit" className="button primary" disabled={busy}>
+          <button type="submit" className="button primary block" disabled={busy}>
             {busy ? "One moment…" : login ? "Log in" : "Create account"}
           </button>
         </Form>

@@ -31,7 +31,7 @@ export function PayloadBlock({ payload, testId = "payload", label }: { payload: 
     return (
       <div className="payload">
         <p className="payload-meta">
-          <span className="chip">Binary</span> {formatBytes(payload.size)} ({payload.size.toLocaleString("en-US")} bytes), shown as a hex dump
+          <span className="chip">Binary</span> {payload.size < 1024 ? `${payload.size} bytes` : `${formatBytes(payload.size)} (${payload.size.toLocaleString("en-US")} bytes)`}, shown as a hex dump
         </p>
         <pre className="code code-block hexdump" data-testid={testId} data-kind="binary" tabIndex={0} aria-label={`${label} (hex dump)`}>
           {payload.hex}

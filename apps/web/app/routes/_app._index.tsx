@@ -1,20 +1,159 @@
-import type { LoaderFunctionArgs } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useEffect, useRef } from "react";
+import { HealthBadge } from "../components/badges";
+import { CopyField, EmptyState, FormError, FormSuccess, Icon, PageHeader, RouteError } from "../components/ui";
+import { errorMessage } from "../lib/errors";
+import { plural } from "../lib/format";
+
+export const meta: MetaFunction = () => [{ title: "Endpoints · Rehook" }];
 
 export async function loader({ context }: LoaderFunctionArgs) {
   return { endpoints: await context.caller.endpoints.list() };
 }
 
+export async function action({ request, context }: ActionFunctionArgs) {
+  const form = await request.formData();
+  const name = String(form.get("name") ?? "");
+  const destination = String(form.get("destinationUrl") ?? "").trim();
+  try {
+    const endpoint = await context.caller.endpoints.create({ name, destinationUrl: destination === "" ? null : destination });
+    return { ok: true as const, created: { id: endpoint.id, name: endpoint.name } };
+  } catch (error) {
+    return { ok: false as const, error: errorMessage(error), values: { name, destinationUrl: destination } };
+  }
+}
+
 export default function Endpoints() {
   const { endpoints } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const creating = navigation.state === "submitting" && navigation.formAction === "/?index";
+  const formRef = useRef<HTMLFormElement>(null);
+  const createdId = result?.ok ? result.created.id : null;
+
+  useEffect(() => {
+    if (createdId) formRef.current?.reset();
+  }, [createdId]);
+
   return (
-    <section>
-      <h1>Endpoints</h1>
-      <ul>
-        {endpoints.map((endpoint) => (
-          <li key={endpoint.id}>{endpoint.name}</li>
-        ))}
-      </ul>
-    </section>
+    <>
+      <PageHeader
+        title="Endpoints"
+        description="Each endpoint gives you a capture URL. Point a webhook sender at it: Rehook stores every request and forwards it to your destination."
+      />
+
+      <section className="card create-card" aria-labelledby="create-endpoint-title">
+        <div className="card-header">
+          <div>
+            <h2 id="create-endpoint-title" className="card-title">
+              New endpoint
+            </h2>
+            <p className="card-description">You get a capture URL right away; the destination can be added later.</p>
+          </div>
+        </div>
+        <Form method="post" className="create-form" ref={formRef} noValidate>
+          <div className="field">
+            <label htmlFor="endpoint-name">Name</label>
+            <input
+              id="endpoint-name"
+              name="name"
+              type="text"
+              required
+              maxLength={100}
+              autoComplete="off"
+              placeholder="Stripe production"
+              defaultValue={result && !result.ok ? result.values.name : undefined}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor="endpoint-destination">
+              Destination URL <span className="optional">optional</span>
+            </label>
+            <input
+              id="endpoint-destination"
+              name="destinationUrl"
+              type="text"
+              inputMode="url"
+              autoComplete="off"
+              spellCheck={false}
+              placeholder="https://api.example.com/webhooks"
+              aria-describedby="endpoint-destination-hint"
+              defaultValue={result && !result.ok ? result.values.destinationUrl : undefined}
+            />
+            <small id="endpoint-destination-hint" className="hint">
+              Leave blank to capture only
+            </small>
+          </div>
+          <div className="create-submit">
+            <button type="submit" className="button primary" disabled={creating}>
+              <Icon name="plus" />
+              {creating ? "Creating…" : "Create endpoint"}
+            </button>
+          </div>
+        </Form>
+        {result && !result.ok ? <FormError message={result.error} /> : null}
+        {result?.ok ? (
+          <FormSuccess
+            message={`Endpoint “${result.created.name}” created. Send it a request to see it in Activity.`}
+          />
+        ) : null}
+      </section>
+
+      {endpoints.length === 0 ? (
+        <div className="card">
+          <EmptyState icon={<Icon name="inbox" />} title="Create your first endpoint">
+            <p>
+              An <strong>endpoint</strong> is a unique URL that receives webhooks for you. Give it to Stripe, GitHub or any other sender: Rehook
+              captures every request, lets you inspect headers and payloads, and — if you add a destination URL — forwards each one to your app
+              and records the answer.
+            </p>
+            <p>Fill in the form above: you get a capture URL straight away.</p>
+          </EmptyState>
+        </div>
+      ) : (
+        <section aria-labelledby="endpoint-list-title" className="endpoint-list-section">
+          <div className="section-heading">
+            <h2 id="endpoint-list-title">Endpoint list</h2>
+            <span className="count-pill">{endpoints.length}</span>
+          </div>
+          <ul className="endpoint-list">
+            {endpoints.map((endpoint) => (
+              <li key={endpoint.id} data-testid="endpoint-row" className={`endpoint-row${endpoint.id === createdId ? " is-new" : ""}`}>
+                <div className="endpoint-row-head">
+                  <Link to={`/endpoints/${endpoint.id}`} className="endpoint-name">
+                    {endpoint.name}
+                  </Link>
+                  <HealthBadge state={endpoint.health.state} rate={endpoint.health.success_rate} />
+                </div>
+                <CopyField value={endpoint.webhook_url} testId="capture-url" />
+                <div className="endpoint-row-meta">
+                  <span className="endpoint-destination">
+                    <Icon name="arrow-right" />
+                    {endpoint.destination_url ? (
+                      <span className="mono truncate" title={endpoint.destination_url} data-testid="destination">
+                        {endpoint.destination_url}
+                      </span>
+                    ) : (
+                      <span className="muted" data-testid="destination">
+                        Capture only
+                      </span>
+                    )}
+                  </span>
+                  <span className="endpoint-counts" data-testid="counts">
+                    {endpoint.delivered_count.toLocaleString("en-US")} delivered · {endpoint.failed_count.toLocaleString("en-US")} failed
+                  </span>
+                </div>
+              </li>
+            ))}
+          </ul>
+          <p className="muted small list-footnote">{plural(endpoints.length, "endpoint")} · health counts finished deliveries only</p>
+        </section>
+      )}
+    </>
   );
+}
+
+export function ErrorBoundary() {
+  return <RouteError />;
 }

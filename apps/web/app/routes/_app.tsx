@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { Form, NavLink, Outlet, useLoaderData } from "@remix-run/react";
+import { Form, NavLink, Outlet, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { requireUser } from "../lib/session.server";
 
 /** The signed-in shell: every dashboard page sits in it, and it sends visitors to /login. */
@@ -10,31 +10,48 @@ export function loader({ context, request }: LoaderFunctionArgs) {
 
 export default function AppShell() {
   const { email } = useLoaderData<typeof loader>();
+  const navigation = useNavigation();
+  const location = useLocation();
+  const onEndpointPage = location.pathname.startsWith("/endpoints/");
+  const loading = navigation.state === "loading" && !navigation.formData;
   return (
     <div className="shell">
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <div className={`progress${loading ? " is-active" : ""}`} aria-hidden="true" />
       <header className="topbar">
-        <NavLink to="/" className="brand" end>
-          <span className="logo" aria-hidden="true">↺</span> Rehook
-        </NavLink>
-        <nav className="nav" aria-label="Main">
-          <NavLink to="/" end>
-            Endpoints
+        <div className="topbar-inner">
+          <NavLink to="/" className="brand" end aria-label="Rehook home">
+            <span className="logo" aria-hidden="true">
+              ↺
+            </span>
+            <span className="brand-name">Rehook</span>
           </NavLink>
-          <NavLink to="/events">Activity</NavLink>
-          <NavLink to="/settings">Settings</NavLink>
-        </nav>
-        <div className="account">
-          <span className="muted small" title={email}>
-            {email}
-          </span>
-          <Form method="post" action="/logout">
-            <button type="submit" className="button ghost small">
-              Log out
-            </button>
-          </Form>
+          <nav className="nav" aria-label="Main">
+            <NavLink to="/" end className={({ isActive }) => (isActive || onEndpointPage ? "nav-link active" : "nav-link")}>
+              Endpoints
+            </NavLink>
+            <NavLink to="/events" className="nav-link">
+              Activity
+            </NavLink>
+            <NavLink to="/settings" className="nav-link">
+              Settings
+            </NavLink>
+          </nav>
+          <div className="account">
+            <span className="account-email" title={email}>
+              {email}
+            </span>
+            <Form method="post" action="/logout">
+              <button type="submit" className="button ghost small">
+                Log out
+              </button>
+            </Form>
+          </div>
         </div>
       </header>
-      <main className="page">
+      <main className="page" id="main" tabIndex={-1}>
         <Outlet />
       </main>
     </div>

@@ -1,0 +1,262 @@
+import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useEffect, useState } from "react";
+import { HealthBadge, StatusBadge } from "../components/badges";
+import { ConfirmDialog } from "../components/confirm-dialog";
+import { RelativeTime } from "../components/relative-time";
+import { Card, CopyField, FormError, FormSuccess, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
+import { errorMessage, hasCode } from "../lib/errors";
+import { formatLatency } from "../lib/format";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `${data.endpoint.name} · Rehook` : "Endpoint · Rehook" }];
+
+export async function loader({ context, params }: LoaderFunctionArgs) {
+  const id = params.id ?? "";
+  try {
+    const [endpoint, recent] = await Promise.all([
+      context.caller.endpoints.get({ id }),
+      context.caller.events.list({ endpointId: id, limit: 5 }).catch(() => ({ events: [], nextCursor: null })),
+    ]);
+    return { endpoint, recent: recent.events, more: recent.nextCursor !== null };
+  } catch (error) {
+    if (hasCode(error, "NOT_FOUND")) throw new Response("Not found", { status: 404 });
+    throw error;
+  }
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const id = params.id ?? "";
+  const form = await request.formData();
+  const intent = String(form.get("intent") ?? "update");
+  if (intent === "delete") {
+    try {
+      await context.caller.endpoints.delete({ id });
+    } catch (error) {
+      if (hasCode(error, "NOT_FOUND")) throw new Response("Not found", { status: 404 });
+      return { intent: "delete" as const, ok: false as const, error: errorMessage(error) };
+    }
+    return redirect("/", 303);
+  }
+  const blankToNull = (value: FormDataEntryValue | null) => {
+    const text = String(value ?? "").trim();
+    return text === "" ? null : text;
+  };
+  try {
+    await context.caller.endpoints.update({
+      id,
+      name: String(form.get("name") ?? ""),
+      destinationUrl: blankToNull(form.get("destinationUrl")),
+      stagingHost: blankToNull(form.get("stagingHost")),
+      signRequests: form.get("signRequests") !== null,
+    });
+    return { intent: "update" as const, ok: true as const, error: null, savedAt: Date.now() };
+  } catch (error) {
+    if (hasCode(error, "NOT_FOUND")) throw new Response("Not found", { status: 404 });
+    return { intent: "update" as const, ok: false as const, error: errorMessage(error) };
+  }
+}
+
+export default function EndpointPage() {
+  const { endpoint, recent, more } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const [confirming, setConfirming] = useState(false);
+  const pendingIntent = navigation.state === "submitting" ? String(navigation.formData?.get("intent") ?? "") : null;
+  const saving = pendingIntent === "update";
+  const deleting = pendingIntent === "delete";
+  const updateResult = result?.intent === "update" ? result : undefined;
+  const deleteError = result?.intent === "delete" ? result.error : undefined;
+  // A new key after a save shows the stored (normalised) values; an error keeps what was typed.
+  useEffect(() => {
+    if (deleteError) setConfirming(false);
+  }, [deleteError, result]);
+  const savedAt = updateResult?.ok ? updateResult.savedAt : 0;
+  const formKey = [endpoint.name, endpoint.destination_url, endpoint.staging_host, endpoint.sign_requests, savedAt].join("\u0000");
+
+  return (
+    <>
+      <PageHeader
+        eyebrow={
+          <nav aria-label="Breadcrumb" className="breadcrumb">
+            <Link to="/">Endpoints</Link>
+            <span aria-hidden="true">/</span>
+            <span aria-current="page">{endpoint.name}</span>
+          </nav>
+        }
+        title={endpoint.name}
+        description={
+          <span className="header-meta">
+            <HealthBadge state={endpoint.health.state} rate={endpoint.health.success_rate} />
+            <span>
+              {endpoint.delivered_count.toLocaleString("en-US")} delivered · {endpoint.failed_count.toLocaleString("en-US")} failed
+            </span>
+            <span>
+              Created <RelativeTime value={endpoint.created_at} />
+            </span>
+          </span>
+        }
+        actions={
+          <Link to={`/events?endpointId=${encodeURIComponent(endpoint.id)}`} className="button secondary">
+            <Icon name="activity" />
+            View activity
+          </Link>
+        }
+      />
+
+      <div className="grid-2">
+        <Card
+          title="Capture URL"
+          description={
+            endpoint.destination_url ? (
+              <>Requests sent here are stored and forwarded to your destination.</>
+            ) : (
+              <>Requests sent here are stored so you can inspect them. Add a destination URL to forward them.</>
+            )
+          }
+        >
+          <CopyField value={endpoint.webhook_url} testId="capture-url" />
+          <dl className="kv compact">
+            <div>
+              <dt>Forwards to</dt>
+              <dd>{endpoint.destination_url ? <span className="mono break">{endpoint.destination_url}</span> : <span className="muted">Capture only</span>}</dd>
+            </div>
+            <div>
+              <dt>Accepts</dt>
+              <dd className="muted">Any method, and any path below the URL (…/{endpoint.slug}/orders/42 too)</dd>
+            </div>
+          </dl>
+        </Card>
+
+        <Card title="Send a test event" description="Run this in a terminal, then watch the event arrive in Activity.">
+          <TestEventSnippet webhookUrl={endpoint.webhook_url} />
+        </Card>
+      </div>
+
+      <Card
+        title="Recent events"
+        actions={
+          <Link to={`/events?endpointId=${encodeURIComponent(endpoint.id)}`} className="text-link">
+            All events <Icon name="arrow-right" />
+          </Link>
+        }
+      >
+        {recent.length === 0 ? (
+          <p className="muted">No events yet. Send the test event above and it will show up here and in Activity.</p>
+        ) : (
+          <ul className="mini-feed">
+            {recent.map((event) => (
+              <li key={event.id}>
+                <Link to={`/events/${event.id}`} className="mini-feed-link">
+                  <StatusBadge status={event.status} />
+                  <span className="mini-feed-type">{event.eventType || "—"}</span>
+                  <span className="muted mini-feed-source">{event.source}</span>
+                  <span className="muted mini-feed-latency">{formatLatency(event.latencyMs)}</span>
+                  <RelativeTime value={event.receivedAt} className="muted mini-feed-time" />
+                </Link>
+              </li>
+            ))}
+          </ul>
+        )}
+        {more ? <p className="muted small">Showing the 5 newest.</p> : null}
+      </Card>
+
+      <Card title="Settings" description="Changes apply to events captured from now on; stored events keep the destination they were captured for.">
+        <Form method="post" className="form-stack" key={formKey} noValidate>
+          <input type="hidden" name="intent" value="update" />
+          <div className="field">
+            <label htmlFor="settings-name">Name</label>
+            <input id="settings-name" name="name" type="text" required maxLength={100} autoComplete="off" defaultValue={endpoint.name} />
+          </div>
+          <div className="field">
+            <label htmlFor="settings-destination">Destination URL</label>
+            <input
+              id="settings-destination"
+              name="destinationUrl"
+              type="text"
+              inputMode="url"
+              spellCheck={false}
+              autoComplete="off"
+              placeholder="https://api.example.com/webhooks"
+              defaultValue={endpoint.destination_url ?? ""}
+              aria-describedby="settings-destination-hint"
+            />
+            <small id="settings-destination-hint" className="hint">
+              Leave blank to capture only.
+            </small>
+          </div>
+          <div className="field">
+            <label htmlFor="settings-staging">Staging hostname</label>
+            <input
+              id="settings-staging"
+              name="stagingHost"
+              type="text"
+              spellCheck={false}
+              autoComplete="off"
+              placeholder="staging.example.com"
+              defaultValue={endpoint.staging_host ?? ""}
+              aria-describedby="settings-staging-hint"
+            />
+            <small id="settings-staging-hint" className="hint">
+              Used by staging replays, e.g. staging.example.com (host only, no https://).
+            </small>
+          </div>
+          <div className="checkbox-field">
+            <input id="settings-sign" name="signRequests" type="checkbox" defaultChecked={endpoint.sign_requests} aria-describedby="settings-sign-hint" />
+            <div>
+              <label htmlFor="settings-sign">Sign forwarded requests</label>
+              <small id="settings-sign-hint" className="hint">
+                Adds Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) signed with the endpoint secret.
+              </small>
+            </div>
+          </div>
+          <div className="form-actions">
+            <button type="submit" className="button primary" disabled={saving}>
+              {saving ? "Saving…" : "Save changes"}
+            </button>
+            {updateResult?.ok ? <FormSuccess message="Saved" /> : null}
+          </div>
+          {updateResult && !updateResult.ok ? <FormError message={updateResult.error} /> : null}
+        </Form>
+      </Card>
+
+      <Card title="Danger zone" className="danger-zone">
+        <div className="danger-row">
+          <div>
+            <p className="danger-title">Delete this endpoint</p>
+            <p className="muted small">The capture URL stops working and every event captured on it is deleted.</p>
+          </div>
+          <button type="button" className="button danger-outline" onClick={() => setConfirming(true)}>
+            <Icon name="trash" />
+            Delete endpoint
+          </button>
+        </div>
+        <FormError message={deleteError} />
+      </Card>
+
+      <ConfirmDialog
+        open={confirming}
+        onClose={() => setConfirming(false)}
+        title={`Delete “${endpoint.name}”?`}
+        description={
+          <p>
+            Deletion is permanent: it removes the endpoint and all its events. Its capture URL will answer 404 from then on. This cannot be undone.
+          </p>
+        }
+      >
+        <button type="button" className="button secondary" onClick={() => setConfirming(false)} autoFocus>
+          Cancel
+        </button>
+        <Form method="post">
+          <input type="hidden" name="intent" value="delete" />
+          <button type="submit" className="button danger" disabled={deleting}>
+            {deleting ? "Deleting…" : "Delete permanently"}
+          </button>
+        </Form>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+export function ErrorBoundary() {
+  return <RouteError />;
+}

@@ -1,0 +1,252 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
+import { useEffect, useRef } from "react";
+import { HttpStatus, StatusBadge } from "../components/badges";
+import { CopyButton } from "../components/copy-button";
+import { HeadersTable, PayloadBlock, payloadText, type PayloadData } from "../components/payload";
+import { RelativeTime } from "../components/relative-time";
+import { Tabs } from "../components/tabs";
+import { Card, Icon, PageHeader, RouteError } from "../components/ui";
+import { hasCode } from "../lib/errors";
+import { formatBytes, formatLatency, localTime, toDate, utcTime } from "../lib/format";
+import { trpc } from "../lib/trpc.client";
+import { useHydrated } from "../components/hooks";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `${data.event.eventType} · Activity · Rehook` : "Event · Rehook" }];
+
+/** The server's PayloadView without the parsed value (the page only needs the text). */
+function slim(payload: { kind: "json"; pretty: string } | { kind: "text"; text: string } | { kind: "binary"; hex: string; size: number }): PayloadData {
+  if (payload.kind === "json") return { kind: "json", pretty: payload.pretty };
+  if (payload.kind === "text") return { kind: "text", text: payload.text };
+  return { kind: "binary", hex: payload.hex, size: payload.size };
+}
+
+export async function loader({ context, params }: LoaderFunctionArgs) {
+  let event;
+  try {
+    event = await context.caller.events.get({ id: params.id ?? "" });
+  } catch (error) {
+    if (hasCode(error, "NOT_FOUND")) throw new Response("Not found", { status: 404 });
+    throw error;
+  }
+  const { payload, response, bodyBase64: _body, ...rest } = event;
+  return {
+    event: rest,
+    payload: slim(payload),
+    requestPath: `/api/webhook/${event.endpointSlug}${event.path}${event.query ? `?${event.query}` : ""}`,
+    response: response && {
+      status: response.status,
+      headers: response.headers,
+      truncated: response.truncated,
+      latencyMs: response.latencyMs,
+      error: response.error,
+      payload: response.payload ? slim(response.payload) : null,
+    },
+  };
+}
+
+export default function EventPage() {
+  const { event, payload, requestPath, response } = useLoaderData<typeof loader>();
+  const revalidator = useRevalidator();
+  const hydrated = useHydrated();
+  const waiting = event.status === "pending";
+  const revalidate = useRef(revalidator.revalidate);
+  revalidate.current = revalidator.revalidate;
+
+  // A pending event: reload when its delivery finishes.
+  useEffect(() => {
+    if (!waiting) return;
+    let checked = false;
+    const subscription = trpc().events.live.subscribe(
+      { endpointId: event.endpointId },
+      {
+        onStarted() {
+          // The delivery may have finished between the page load and the subscription.
+          if (!checked) {
+            checked = true;
+            revalidate.current();
+          }
+        },
+        onData(rows) {
+          if (rows.some((row) => row.id === event.id && row.status !== "pending")) revalidate.current();
+        },
+      },
+    );
+    return () => subscription.unsubscribe();
+  }, [waiting, event.id, event.endpointId]);
+
+  const received = toDate(event.receivedAt);
+  const responseHeaders = response?.headers ?? [];
+
+  return (
+    <>
+      <PageHeader
+        eyebrow={
+          <nav aria-label="Breadcrumb" className="breadcrumb">
+            <Link to="/events">Activity</Link>
+            <span aria-hidden="true">/</span>
+            <span aria-current="page" className="mono">
+              {event.id.slice(-12)}
+            </span>
+          </nav>
+        }
+        title={<span className={`break${event.eventType === "unknown" ? " is-unknown-type" : ""}`}>{event.eventType}</span>}
+        beside={<StatusBadge status={event.status} />}
+        description={
+          <span className="header-meta">
+            <span className="source-chip" title="Detected sender">
+              {event.source}
+            </span>
+            <span className="mono request-line">
+              <span className="method">{event.method}</span> <span className="break">{requestPath}</span>
+            </span>
+            <span>
+              Received <RelativeTime value={event.receivedAt} />
+            </span>
+          </span>
+        }
+        actions={
+          <>
+            <CopyButton text={event.curl} label="Copy as curl" className="button secondary" />
+            <CopyButton text={payloadText(payload)} label="Copy payload" className="button secondary" />
+          </>
+        }
+      />
+
+      <Card title="Details">
+        <dl className="kv details-grid">
+          <div>
+            <dt>Endpoint</dt>
+            <dd>
+              <Link to={`/endpoints/${event.endpointId}`}>{event.endpointName}</Link>
+            </dd>
+          </div>
+          <div>
+            <dt>Received</dt>
+            <dd suppressHydrationWarning>{hydrated ? localTime(received) : utcTime(received)}</dd>
+          </div>
+          <div className="wide">
+            <dt>Forwarded to</dt>
+            <dd>
+              {event.destinationUrl ? (
+                <span className="mono break" data-testid="destination-url">
+                  {event.destinationUrl}
+                </span>
+              ) : (
+                <span className="muted">Not forwarded (capture only)</span>
+              )}
+            </dd>
+          </div>
+          <div>
+            <dt>Latency</dt>
+            <dd>{formatLatency(event.latencyMs)}</dd>
+          </div>
+          <div>
+            <dt>Content type</dt>
+            <dd className="mono break">{event.contentType ?? <span className="muted">none</span>}</dd>
+          </div>
+          <div>
+            <dt>Size</dt>
+            <dd>{formatBytes(event.sizeBytes)}</dd>
+          </div>
+          <div>
+            <dt>Client IP</dt>
+            <dd className="mono">{event.clientIp ?? <span className="muted">unknown</span>}</dd>
+          </div>
+          <div className="wide">
+            <dt>Event ID</dt>
+            <dd className="mono break">{event.id}</dd>
+          </div>
+        </dl>
+      </Card>
+
+      <section className="card tabs-card" aria-label="Request and response">
+        <Tabs
+          label="Event data"
+          items={[
+            {
+              id: "payload",
+              label: "Payload",
+              render: () => <PayloadBlock payload={payload} label="Request body" />,
+            },
+            {
+              id: "headers",
+              label: "Headers",
+              extra: event.headers.length,
+              render: () => <HeadersTable headers={event.headers} caption="Request headers, in the order they arrived" />,
+            },
+            {
+              id: "response",
+              label: "Response",
+              extra: response?.status ?? undefined,
+              render: () =>
+                response ? (
+                  <div className="response">
+                    <div className="response-summary">
+                      <HttpStatus code={response.status} />
+                      <span className="muted">
+                        Latency <strong className="fg">{formatLatency(response.latencyMs)}</strong>
+                      </span>
+                      {event.completedAt ? (
+                        <span className="muted">
+                          Finished <RelativeTime value={event.completedAt} />
+                        </span>
+                      ) : null}
+                    </div>
+                    {event.destinationUrl ? (
+                      <p className="muted small">
+                        Forwarded to <span className="mono break fg">{event.destinationUrl}</span>
+                      </p>
+                    ) : null}
+                    {response.error ? (
+                      <div className="alert alert-error" data-testid="response-error">
+                        <span className="alert-icon" aria-hidden="true">
+                          !
+                        </span>
+                        <span>{response.error}</span>
+                      </div>
+                    ) : null}
+                    <h3 className="subheading">Response headers</h3>
+                    <HeadersTable headers={responseHeaders} testId="response-header-row" caption="Response headers" />
+                    <h3 className="subheading">Response body</h3>
+                    {response.payload ? (
+                      <PayloadBlock payload={response.payload} testId="response-body" label="Response body" />
+                    ) : (
+                      <p className="muted">The destination sent no body.</p>
+                    )}
+                    {response.truncated ? <p className="note">The response body was truncated: only its beginning was stored.</p> : null}
+                  </div>
+                ) : event.status === "pending" ? (
+                  <div className="panel-empty">
+                    <span className="spinner" aria-hidden="true" />
+                    <div>
+                      <p className="panel-empty-title">Waiting for the destination…</p>
+                      <p className="muted small">
+                        Rehook is forwarding this event{event.destinationUrl ? <> to <span className="mono break">{event.destinationUrl}</span></> : null}. This page
+                        updates when it answers.
+                      </p>
+                    </div>
+                  </div>
+                ) : (
+                  <div className="panel-empty">
+                    <Icon name="inbox" />
+                    <div>
+                      <p className="panel-empty-title">Not forwarded</p>
+                      <p className="muted small">
+                        This event was captured only: its endpoint had no destination URL when it arrived. Add one on the{" "}
+                        <Link to={`/endpoints/${event.endpointId}`}>endpoint’s page</Link> to forward new events.
+                      </p>
+                    </div>
+                  </div>
+                ),
+            },
+          ]}
+        />
+      </section>
+    </>
+  );
+}
+
+export function ErrorBoundary() {
+  return <RouteError />;
+}

@@ -1,0 +1,429 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, useLoaderData, useNavigate, useNavigation } from "@remix-run/react";
+import type { RouterOutputs } from "@rehook/api";
+import { useCallback, useEffect, useRef, useState, type MouseEvent } from "react";
+import { StatusBadge } from "../components/badges";
+import { RelativeTime } from "../components/relative-time";
+import { EmptyState, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
+import { errorMessage } from "../lib/errors";
+import { EVENT_STATUSES, formatLatency, isEventStatus, isUuid, STATUS_LABELS, type EventStatus } from "../lib/format";
+import { trpc } from "../lib/trpc.client";
+
+export const meta: MetaFunction = () => [{ title: "Activity · Rehook" }];
+
+type EventSummary = RouterOutputs["events"]["list"]["events"][number];
+/** A feed row: receivedAt is a Date from tRPC, and may be a string after a loader. */
+type FeedRow = Omit<EventSummary, "receivedAt"> & { receivedAt: Date | string };
+type Filter = { endpointId?: string; status?: EventStatus };
+
+/** Rows kept in memory: the live feed drops the oldest beyond this (Load older brings them back). */
+const MAX_ROWS = 500;
+
+export async function loader({ context, request }: LoaderFunctionArgs) {
+  const params = new URL(request.url).searchParams;
+  const endpointParam = params.get("endpointId");
+  const statusParam = params.get("status");
+  const filter: Filter = {
+    ...(isUuid(endpointParam) ? { endpointId: endpointParam } : {}),
+    ...(isEventStatus(statusParam) ? { status: statusParam } : {}),
+  };
+  const [page, endpoints] = await Promise.all([context.caller.events.list({ ...filter, limit: 50 }), context.caller.endpoints.list()]);
+  return {
+    filter,
+    events: page.events,
+    nextCursor: page.nextCursor,
+    endpoints: endpoints.map((endpoint) => ({ id: endpoint.id, name: endpoint.name, webhook_url: endpoint.webhook_url })),
+  };
+}
+
+export default function Activity() {
+  const { filter, events, nextCursor, endpoints } = useLoaderData<typeof loader>();
+  const navigate = useNavigate();
+  const navigation = useNavigation();
+  const filterKey = `${filter.endpointId ?? ""}|${filter.status ?? ""}`;
+  const filtering = navigation.state === "loading" && navigation.location.pathname === "/events";
+  const [connection, setConnection] = useState<Connection>("connecting");
+
+  function applyFilters(form: HTMLFormElement) {
+    const data = new FormData(form);
+    const params = new URLSearchParams();
+    for (const name of ["endpointId", "status"]) {
+      const value = String(data.get(name) ?? "");
+      if (value) params.set(name, value);
+    }
+    const query = params.toString();
+    navigate(query ? `/events?${query}` : "/events", { preventScrollReset: true });
+  }
+
+  const hasFilter = Boolean(filter.endpointId || filter.status);
+  return (
+    <>
+      <PageHeader
+        title="Activity"
+        beside={<LiveIndicator state={connection} />}
+        description="Every request your endpoints receive, newest first. New events appear here as they arrive."
+      />
+
+      <Form
+        method="get"
+        className="filters"
+        aria-label="Filter events"
+        onChange={(event) => applyFilters(event.currentTarget)}
+        onSubmit={(event) => {
+          event.preventDefault();
+          applyFilters(event.currentTarget);
+        }}
+      >
+        <div className="field field-inline">
+          <label htmlFor="filter-endpoint">Endpoint</label>
+          <select id="filter-endpoint" name="endpointId" defaultValue={filter.endpointId ?? ""} key={`e${filterKey}`}>
+            <option value="">All endpoints</option>
+            {endpoints.map((endpoint) => (
+              <option key={endpoint.id} value={endpoint.id}>
+                {endpoint.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field field-inline">
+          <label htmlFor="filter-status">Status</label>
+          <select id="filter-status" name="status" defaultValue={filter.status ?? ""} key={`s${filterKey}`}>
+            <option value="">All</option>
+            {EVENT_STATUSES.map((status) => (
+              <option key={status} value={status}>
+                {STATUS_LABELS[status]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <noscript>
+          <button type="submit" className="button secondary">
+            Apply
+          </button>
+        </noscript>
+        {hasFilter ? (
+          <Link to="/events" className="button ghost small clear-filters" preventScrollReset>
+            Clear filters
+          </Link>
+        ) : null}
+        {filtering ? <span className="muted small">Loading…</span> : null}
+      </Form>
+
+      <Feed
+        key={filterKey}
+        filter={filter}
+        initialEvents={events}
+        initialCursor={nextCursor}
+        endpoints={endpoints}
+        onConnectionChange={setConnection}
+      />
+    </>
+  );
+}
+
+type Connection = "connecting" | "live" | "reconnecting";
+
+function LiveIndicator({ state }: { state: Connection }) {
+  const text = state === "live" ? "Live" : state === "reconnecting" ? "Reconnecting…" : "Connecting…";
+  return (
+    <span className={`live-indicator live-${state}`} data-testid="live-indicator" data-state={state} title={state === "live" ? "New events appear as they arrive" : "Waiting for the live connection"}>
+      <span className="live-dot" aria-hidden="true" />
+      {text}
+    </span>
+  );
+}
+
+/** Newest first by id (UUIDv7 ids sort by time), one row per id, at most MAX_ROWS. */
+function mergeRows(current: FeedRow[], incoming: FeedRow[]): { rows: FeedRow[]; trimmed: boolean } {
+  const byId = new Map(current.map((row) => [row.id, row]));
+  for (const row of incoming) byId.set(row.id, row);
+  const rows = [...byId.values()].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  return rows.length > MAX_ROWS ? { rows: rows.slice(0, MAX_ROWS), trimmed: true } : { rows, trimmed: false };
+}
+
+function Feed({
+  filter,
+  initialEvents,
+  initialCursor,
+  endpoints,
+  onConnectionChange,
+}: {
+  filter: Filter;
+  initialEvents: FeedRow[];
+  initialCursor: string | null;
+  endpoints: Array<{ id: string; name: string; webhook_url: string }>;
+  onConnectionChange: (state: Connection) => void;
+}) {
+  const [state, setState] = useState(() => ({ rows: initialEvents, cursor: initialCursor }));
+  const [fresh, setFresh] = useState<ReadonlySet<string>>(() => new Set());
+  const [older, setOlder] = useState<{ loading: boolean; error: string | null }>({ loading: false, error: null });
+  const navigate = useNavigate();
+  const filterRef = useRef(filter);
+  filterRef.current = filter;
+
+  // New loader data for the same filter (a revalidation): fold it in.
+  useEffect(() => {
+    setState((current) => {
+      const merged = mergeRows(current.rows, initialEvents);
+      return { rows: merged.rows, cursor: merged.trimmed ? merged.rows[merged.rows.length - 1]!.id : current.cursor };
+    });
+  }, [initialEvents]);
+
+  const rowsRef = useRef(state.rows);
+  rowsRef.current = state.rows;
+  const freshTimers = useRef(new Set<ReturnType<typeof setTimeout>>());
+  useEffect(() => {
+    const timers = freshTimers.current;
+    return () => {
+      for (const timer of timers) clearTimeout(timer);
+    };
+  }, []);
+
+  const addRows = useCallback((incoming: FeedRow[], highlight: boolean) => {
+    if (highlight) {
+      const known = new Set(rowsRef.current.map((row) => row.id));
+      const added = incoming.filter((row) => !known.has(row.id)).map((row) => row.id);
+      if (added.length > 0) {
+        setFresh((previous) => new Set([...previous, ...added]));
+        const timer = setTimeout(() => {
+          freshTimers.current.delete(timer);
+          setFresh((previous) => {
+            const next = new Set(previous);
+            for (const id of added) next.delete(id);
+            return next;
+          });
+        }, 2500);
+        freshTimers.current.add(timer);
+      }
+    }
+    setState((current) => {
+      const merged = mergeRows(current.rows, incoming);
+      return { rows: merged.rows, cursor: merged.trimmed ? merged.rows[merged.rows.length - 1]!.id : current.cursor };
+    });
+  }, []);
+
+  // The live feed: a new id is a new row, a known id an update in place.
+  useEffect(() => {
+    let stopped = false;
+    let subscription: { unsubscribe(): void } | undefined;
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    let failures = 0;
+    let connectedBefore = false;
+    const input = { ...filterRef.current };
+
+    const catchUp = () => {
+      // Whatever happened while the connection was down.
+      trpc()
+        .events.list.query({ ...input, limit: 50 })
+        .then((page) => {
+          if (!stopped) addRows(page.events, true);
+        })
+        .catch(() => {});
+    };
+
+    const retry = () => {
+      subscription?.unsubscribe();
+      if (stopped) return;
+      onConnectionChange("reconnecting");
+      failures += 1;
+      clearTimeout(retryTimer);
+      retryTimer = setTimeout(start, Math.min(30_000, 1000 * 2 ** Math.min(failures, 5)));
+    };
+
+    function start() {
+      if (stopped) return;
+      subscription = trpc().events.live.subscribe(input, {
+        onData(rows) {
+          addRows(rows, true);
+        },
+        onConnectionStateChange(connection) {
+          if (stopped) return;
+          if (connection.state === "pending") {
+            onConnectionChange("live");
+            // Whatever arrived between the page load (or the drop) and this connection.
+            catchUp();
+            connectedBefore = true;
+            failures = 0;
+          } else if (connection.state === "connecting") {
+            onConnectionChange(connectedBefore || connection.error ? "reconnecting" : "connecting");
+          }
+        },
+        onError() {
+          retry();
+        },
+        onComplete() {
+          if (!stopped) retry();
+        },
+      });
+    }
+
+    start();
+    return () => {
+      stopped = true;
+      clearTimeout(retryTimer);
+      subscription?.unsubscribe();
+    };
+  }, [addRows, onConnectionChange]);
+
+  async function loadOlder() {
+    if (!state.cursor) return;
+    setOlder({ loading: true, error: null });
+    try {
+      const page = await trpc().events.list.query({ ...filter, before: state.cursor, limit: 50 });
+      setState((current) => {
+        const byId = new Map(current.rows.map((row) => [row.id, row]));
+        for (const row of page.events) if (!byId.has(row.id)) byId.set(row.id, row);
+        const rows = [...byId.values()].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+        return { rows, cursor: page.nextCursor };
+      });
+      setOlder({ loading: false, error: null });
+    } catch (error) {
+      setOlder({ loading: false, error: errorMessage(error) });
+    }
+  }
+
+  function openRow(event: MouseEvent<HTMLTableRowElement>, id: string) {
+    const target = event.target as HTMLElement;
+    if (target.closest("a, button")) return;
+    if (window.getSelection()?.toString()) return;
+    if (event.metaKey || event.ctrlKey) {
+      window.open(`/events/${id}`, "_blank", "noopener");
+      return;
+    }
+    navigate(`/events/${id}`);
+  }
+
+  if (state.rows.length === 0) {
+    return <FeedEmpty filter={filter} endpoints={endpoints} />;
+  }
+
+  return (
+    <>
+      <div className="card table-card">
+        <table className="table events-table">
+          <caption className="sr-only">Events, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Endpoint</th>
+              <th scope="col">Source</th>
+              <th scope="col">Event type</th>
+              <th scope="col">Status</th>
+              <th scope="col" className="num">
+                Latency
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {state.rows.map((row) => (
+              <tr
+                key={row.id}
+                data-testid="event-row"
+                data-event-id={row.id}
+                data-status={row.status}
+                className={`event-row${fresh.has(row.id) ? " is-new" : ""}`}
+                onClick={(event) => openRow(event, row.id)}
+              >
+                <td data-label="Time" className="cell-time">
+                  <RelativeTime value={row.receivedAt} />
+                </td>
+                <td data-label="Endpoint" className="cell-endpoint">
+                  <span className="truncate" title={row.endpointName}>
+                    {row.endpointName}
+                  </span>
+                </td>
+                <td data-label="Source" className="cell-source">
+                  <span className={`source-chip${row.source === "unknown" ? " is-unknown" : ""}`}>{row.source}</span>
+                </td>
+                <td data-label="Event type" className="cell-type">
+                  <Link to={`/events/${row.id}`} className={`event-link${row.eventType === "unknown" ? " is-unknown" : ""}`} prefetch="intent">
+                    {row.method !== "POST" ? <span className="method">{row.method}</span> : null}
+                    {row.eventType}
+                  </Link>
+                </td>
+                <td data-label="Status" className="cell-status">
+                  <StatusBadge status={row.status} title={row.responseStatus !== null ? `Destination answered HTTP ${row.responseStatus}` : undefined} />
+                </td>
+                <td data-label="Latency" className="num cell-latency">
+                  {formatLatency(row.latencyMs)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="feed-footer">
+        <span className="muted small">
+          {state.rows.length.toLocaleString("en-US")} {state.rows.length === 1 ? "event" : "events"} shown
+        </span>
+        {state.cursor ? (
+          <button type="button" className="button secondary" onClick={loadOlder} disabled={older.loading}>
+            {older.loading ? "Loading…" : "Load older"}
+          </button>
+        ) : (
+          <span className="muted small">That’s everything.</span>
+        )}
+      </div>
+      {older.error ? (
+        <p className="alert alert-error" role="alert">
+          {older.error}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+function FeedEmpty({ filter, endpoints }: { filter: Filter; endpoints: Array<{ id: string; name: string; webhook_url: string }> }) {
+  if (endpoints.length === 0) {
+    return (
+      <div className="card">
+        <EmptyState
+          icon={<Icon name="inbox" />}
+          title="No events yet"
+          actions={
+            <Link to="/" className="button primary">
+              <Icon name="plus" />
+              Create an endpoint
+            </Link>
+          }
+        >
+          <p>Events show up here when one of your endpoints receives a request. Create an endpoint to get a capture URL.</p>
+        </EmptyState>
+      </div>
+    );
+  }
+  const endpoint = endpoints.find((candidate) => candidate.id === filter.endpointId) ?? endpoints[0]!;
+  if (filter.status) {
+    return (
+      <div className="card">
+        <EmptyState
+          icon={<Icon name="inbox" />}
+          title={`No ${STATUS_LABELS[filter.status].toLowerCase()} events`}
+          actions={
+            <Link to="/events" className="button secondary">
+              Clear filters
+            </Link>
+          }
+        >
+          <p>Nothing matches these filters yet. New matching events will appear here as they arrive.</p>
+        </EmptyState>
+      </div>
+    );
+  }
+  return (
+    <div className="card">
+      <EmptyState icon={<Icon name="send" />} title="Waiting for the first event">
+        <p>
+          Send a request to <strong>{endpoint.name}</strong> and it will appear here straight away — no need to reload.
+        </p>
+        <div className="empty-snippet">
+          <TestEventSnippet webhookUrl={endpoint.webhook_url} />
+        </div>
+      </EmptyState>
+    </div>
+  );
+}
+
+export function ErrorBoundary() {
+  return <RouteError />;
+}
