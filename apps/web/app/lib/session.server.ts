@@ -1,4 +1,4 @@
-import { redirect, type AppLoadContext } from "@remix-run/node";
+import { redirect, type AppLoadContext, type LoaderFunctionArgs } from "@remix-run/node";
 
 /** The signed-in user, or a redirect to /login that brings the user back afterwards. */
 export function requireUser(context: AppLoadContext, request: Request): { id: string; email: string } {
@@ -11,4 +11,10 @@ export function requireUser(context: AppLoadContext, request: Request): { id: st
 /** Only same-site paths are followed after login (no open redirect). */
 export function safeNext(raw: string | null): string {
   return raw && raw.startsWith("/") && !raw.startsWith("//") ? raw : "/";
+}
+
+/** The loader of /login and /signup: someone signed in already goes to the dashboard. */
+export function redirectIfSignedIn({ context, request }: LoaderFunctionArgs): null {
+  if (context.user && request.method === "GET") throw redirect("/");
+  return null;
 }

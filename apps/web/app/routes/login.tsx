@@ -1,14 +1,11 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useSearchParams } from "@remix-run/react";
 import { CredentialsForm } from "../components/credentials-form";
-import { safeNext } from "../lib/session.server";
+import { redirectIfSignedIn, safeNext } from "../lib/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Log in · Rehook" }];
 
-export function loader({ context, request }: LoaderFunctionArgs) {
-  if (context.user && request.method === "GET") throw redirect("/");
-  return null;
-}
+export const loader = redirectIfSignedIn;
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData();

@@ -1,13 +1,11 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData } from "@remix-run/react";
 import { CredentialsForm } from "../components/credentials-form";
+import { redirectIfSignedIn } from "../lib/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Sign up · Rehook" }];
 
-export function loader({ context, request }: LoaderFunctionArgs) {
-  if (context.user && request.method === "GET") throw redirect("/");
-  return null;
-}
+export const loader = redirectIfSignedIn;
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData();
