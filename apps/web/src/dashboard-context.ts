@@ -1,21 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiContext } from "@rehook/api";
-import { clientIp } from "@rehook/http";
+import { clientIp, ownOrigins } from "@rehook/http";
 import { currentSession, type ServiceContext } from "@rehook/services";
 
 export interface DashboardOptions {
   services: ServiceContext;
   baseUrl: string;
   trustProxy: boolean;
-}
-
-/** The origins a same-site request can come from: BASE_URL's and the one the browser used. */
-export function ownOrigins(req: IncomingMessage, baseUrl: string, trustProxy: boolean): string[] {
-  const origins = [new URL(baseUrl).origin];
-  const forwardedProto = trustProxy ? String(req.headers["x-forwarded-proto"] ?? "").split(",")[0]?.trim() : "";
-  const scheme = forwardedProto || ("encrypted" in req.socket && req.socket.encrypted ? "https" : "http");
-  if (req.headers.host) origins.push(`${scheme}://${req.headers.host}`);
-  return origins;
 }
 
 /**

@@ -2,9 +2,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { pathToFileURL } from "node:url";
 import { createReadableStreamFromReadable, createRequestHandler, writeReadableStreamToWritable, type ServerBuild } from "@remix-run/node";
 import { createCaller } from "@rehook/api";
-import { clientIp, sendError } from "@rehook/http";
+import { clientIp, ownOrigins, sendError } from "@rehook/http";
 import { currentSession } from "@rehook/services";
-import { ownOrigins, type DashboardOptions } from "./dashboard-context.js";
+import type { DashboardOptions } from "./dashboard-context.js";
 
 /** Loads the built Remix server (build/server/index.js, made by `remix vite:build`). */
 export async function loadRemixBuild(serverBuildFile: string): Promise<ServerBuild> {

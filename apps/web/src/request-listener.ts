@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "@rehook/core";
-import { sendError } from "@rehook/http";
+import { matchReplayRoute, sendError } from "@rehook/http";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -13,6 +13,8 @@ export interface Routes {
   staticFiles?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
   /** The Remix dashboard: every other path outside /api/. */
   pages?: Handler;
+  /** POST /api/events/{eventId}/replay (session-authenticated). */
+  replay?: (req: IncomingMessage, res: ServerResponse, eventId: string) => Promise<void>;
 }
 
 function pathOf(url: string): string {
@@ -29,6 +31,8 @@ export function createRequestListener(routes: Routes, logger: Logger) {
     if (path.startsWith("/api/webhook/")) return routes.capture(req, res);
     if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) return routes.health(req, res);
     if (routes.trpc && (path === "/trpc" || path.startsWith("/trpc/"))) return routes.trpc(req, res);
+    const replayOf = routes.replay && matchReplayRoute(path);
+    if (replayOf) return routes.replay!(req, res, replayOf);
     if (path.startsWith("/api/") || !routes.pages) {
       sendError(res, 404, "not_found", `nothing at ${req.method} ${path}`);
       return;

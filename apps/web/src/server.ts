@@ -16,9 +16,9 @@ import {
   type Database,
   type Pool,
 } from "@rehook/db";
-import { answerClientError, createCaptureHandler, createHealthHandler, sendError } from "@rehook/http";
+import { answerClientError, createCaptureHandler, createHealthHandler, createReplayRoute, sendError } from "@rehook/http";
 import { createDeliveryPool, DeliveryDispatcher } from "@rehook/delivery";
-import { captureRequest, type ServiceContext } from "@rehook/services";
+import { BulkReplays, captureRequest, type ServiceContext } from "@rehook/services";
 import { createRequestListener } from "./request-listener.js";
 import { createRemixHandler, loadRemixBuild } from "./remix-handler.js";
 import { createStaticHandler } from "./static-files.js";
@@ -39,6 +39,7 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 export interface Dashboard {
   trpc: ReturnType<typeof createTrpcHandler>;
+  replay: ReturnType<typeof createReplayRoute>;
   staticFiles: ReturnType<typeof createStaticHandler>;
   /** Absent when the Remix app has not been built. */
   pages?: ReturnType<typeof createRemixHandler>;
@@ -57,6 +58,7 @@ export function createHttpServer(deps: { ctx: ServiceContext; pool: Pool; config
       }),
       health: createHealthHandler(() => isDatabaseReachable(pool)),
       trpc: dashboard?.trpc.handle,
+      replay: dashboard?.replay,
       staticFiles: dashboard?.staticFiles,
       pages: dashboard?.pages ?? (dashboard ? dashboardNotBuilt : undefined),
     },
@@ -89,7 +91,12 @@ async function createDashboard(ctx: ServiceContext, config: Config, logger: Logg
   let pages: Dashboard["pages"];
   if (existsSync(serverBuild)) pages = createRemixHandler(await loadRemixBuild(serverBuild), options);
   else logger.warn("the dashboard is not built (run pnpm build): pages answer 503", { expected: serverBuild });
-  return { trpc: createTrpcHandler({ ...options, logger }), staticFiles: createStaticHandler(path.join(REMIX_BUILD, "client")), pages };
+  return {
+    trpc: createTrpcHandler({ ...options, logger }),
+    replay: createReplayRoute({ ...options, logger }),
+    staticFiles: createStaticHandler(path.join(REMIX_BUILD, "client")),
+    pages,
+  };
 }
 
 /** Opens the database (migrating it), builds the services and listens on PORT. */
@@ -134,11 +141,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     loginLimiter: new AttemptLimiter({ maxFailures: 10, windowMs: 15 * 60_000 }),
     bus,
     chatHooksBase: config.chatHooksBase,
+    outbound: { pool: deliveries, options: { timeoutMs: config.forwardTimeoutMs, allowPrivate: config.allowPrivateDestinations } },
   };
+  ctx.bulkReplays = new BulkReplays(ctx, logger);
   const dashboard = await createDashboard(ctx, config, logger);
   const server = createHttpServer({ ctx, pool, config, logger, dashboard });
   // Everything after the HTTP server, in the order it must be let go (one list for both exits).
   const release = async () => {
+    await ctx.bulkReplays?.stop();
     await bus.close();
     await writer.drain();
     await dispatcher.stop();

@@ -2,6 +2,7 @@ import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { authRouter } from "./router/auth.js";
 import { endpointsRouter } from "./router/endpoints.js";
 import { eventsRouter } from "./router/events.js";
+import { replaysRouter } from "./router/replays.js";
 import { apiKeysRouter, notificationsRouter } from "./router/settings.js";
 import { createCallerFactory, router } from "./trpc.js";
 
@@ -10,6 +11,7 @@ export const appRouter = router({
   auth: authRouter,
   endpoints: endpointsRouter,
   events: eventsRouter,
+  replays: replaysRouter,
   apiKeys: apiKeysRouter,
   notifications: notificationsRouter,
 });

@@ -19,3 +19,4 @@ export * from "./payload-view.js";
 export * from "./curl.js";
 export * from "./chat-hooks.js";
 export * from "./relative-time.js";
+export * from "./replay-target.js";

@@ -22,3 +22,4 @@ export type { EntityManager } from "@mikro-orm/postgresql";
 export * from "./queries/events.js";
 export * from "./queries/api-keys.js";
 export * from "./queries/notification-settings.js";
+export * from "./queries/replays.js";

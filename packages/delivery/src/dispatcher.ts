@@ -34,29 +34,45 @@ export interface DispatcherOptions {
 
 const SIGNATURE_HEADERS = new Set(["webhook-id", "webhook-timestamp", "webhook-signature"]);
 
-/** What goes on the wire for one claimed event. */
-export function deliveryTask(
-  event: ClaimedEvent,
-  options: Pick<DispatcherOptions, "timeoutMs" | "allowPrivate" | "maxResponseBytes">,
-  startBy?: number,
-): DeliveryTask {
-  let headers: HeaderList = forwardableHeaders(event.headers);
-  if (event.signRequests) {
-    // Signed afresh per attempt (new timestamp), always with the event id as webhook-id so
-    // receivers can drop duplicates; a sender's own webhook-* headers would contradict ours.
-    const signature = signStandardWebhook({ id: event.id, timestampSeconds: Date.now() / 1000, body: event.body, secret: event.secret });
+/** A stored request as it goes out again: to its destination, or replayed elsewhere. */
+export interface StoredRequest {
+  id: string;
+  method: string;
+  headers: HeaderList;
+  body: Uint8Array;
+  signRequests: boolean;
+  secret: string;
+}
+
+export type SendOptions = Pick<DispatcherOptions, "timeoutMs" | "allowPrivate" | "maxResponseBytes">;
+
+/**
+ * What goes on the wire for a stored request: its method, body bytes and headers minus the
+ * hop-by-hop set, signed afresh when the endpoint signs (new timestamp, the event id as
+ * webhook-id, so receivers can drop duplicates; a sender's own webhook-* headers would
+ * contradict ours and are replaced).
+ */
+export function outboundTask(request: StoredRequest, url: string, options: SendOptions, startBy?: number): DeliveryTask {
+  let headers: HeaderList = forwardableHeaders(request.headers);
+  if (request.signRequests) {
+    const signature = signStandardWebhook({ id: request.id, timestampSeconds: Date.now() / 1000, body: request.body, secret: request.secret });
     headers = [...headers.filter(([name]) => !SIGNATURE_HEADERS.has(name.toLowerCase())), ...Object.entries(signature)];
   }
   return {
-    url: forwardTarget(event.destinationUrl, event.path, event.query),
-    method: event.method,
+    url,
+    method: request.method,
     headers,
-    body: event.body,
+    body: request.body,
     timeoutMs: options.timeoutMs,
     maxResponseBytes: options.maxResponseBytes ?? 256 * 1024,
     allowPrivate: options.allowPrivate,
     startBy,
   };
+}
+
+/** What goes on the wire for one claimed event: to its destination, with path forwarding. */
+export function deliveryTask(event: ClaimedEvent, options: SendOptions, startBy?: number): DeliveryTask {
+  return outboundTask(event, forwardTarget(event.destinationUrl, event.path, event.query), options, startBy);
 }
 
 function outcome(id: string, result: DeliveryResult): DeliveryOutcome {

@@ -2,5 +2,5 @@ export { createDeliveryPool, type DeliveryPool, type DeliveryPoolOptions } from 
 export { BlockedAddressError, checkLiteralHost, createSafeAgent, safeLookup, type SafeAgentOptions } from "./safe-agent.js";
 export { sendRequest } from "./send.js";
 export type { DeliveryBatch, DeliveryResult, DeliveryTask, ResultMessage } from "./types.js";
-export { DeliveryDispatcher, deliveryTask, type DispatcherOptions } from "./dispatcher.js";
+export { DeliveryDispatcher, deliveryTask, outboundTask, type DispatcherOptions, type SendOptions, type StoredRequest } from "./dispatcher.js";
 export { checkDestination } from "./destination-check.js";

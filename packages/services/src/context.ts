@@ -1,6 +1,8 @@
 import type { AddressPolicy } from "@rehook/core";
+import type { BulkReplays } from "./bulk-replays.js";
 import type { AttemptLimiter, SessionManager } from "@rehook/auth";
 import type { ClaimedEvent, EventBus, GroupCommitWriter, Orm } from "@rehook/db";
+import type { DeliveryPool, SendOptions } from "@rehook/delivery";
 
 /** What the use cases need from the outside world; the composition root builds it once. */
 export interface ServiceContext {
@@ -21,4 +23,8 @@ export interface ServiceContext {
   bus?: EventBus;
   /** Chat incoming-webhook URLs must start with this (CHAT_HOOKS_BASE). */
   chatHooksBase: string;
+  /** Replays go out through the delivery workers with forwarding's limits. */
+  outbound?: { pool: DeliveryPool; options: SendOptions };
+  /** Runs bulk replays in the background. */
+  bulkReplays?: BulkReplays;
 }

@@ -17,3 +17,14 @@ export { getEvent, listEvents, liveEvents, type EventPage, type EventSummary, ty
 export { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "./api-keys.js";
 export { getNotificationSettings, saveNotificationSettings, type NotificationSettingsView } from "./notification-settings.js";
 export { parseInput } from "./validation.js";
+export {
+  getReplay,
+  listReplays,
+  localReplayRequest,
+  recordLocalReplay,
+  replayAttemptView,
+  replayEvent,
+  type ReplayAttemptView,
+  type ReplaySummary,
+} from "./replays.js";
+export { BulkReplays, type ReplayJobView } from "./bulk-replays.js";

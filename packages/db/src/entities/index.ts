@@ -74,6 +74,27 @@ export interface ReplayAttempt {
   latencyMs: number | null;
   error: string | null;
   replayedAt: Date;
+  /** The bulk replay this attempt belongs to, if any. */
+  jobId: string | null;
+}
+
+export interface ReplayJob {
+  id: string;
+  user: User;
+  endpoint: Endpoint;
+  environment: string;
+  customUrl: string | null;
+  statusFilter: string | null;
+  /** running, finished, or interrupted (its instance stopped before the end). */
+  state: string;
+  total: number;
+  done: number;
+  delivered: number;
+  failed: number;
+  error: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
 }
 
 export interface ApiKey {
@@ -197,6 +218,30 @@ export const ReplayAttemptEntity = new EntitySchema<ReplayAttempt>({
     latencyMs: { type: "integer", nullable: true },
     error: { type: "text", nullable: true },
     replayedAt: { ...createdAt },
+    jobId: { type: "uuid", nullable: true },
+  },
+});
+
+export const ReplayJobEntity = new EntitySchema<ReplayJob>({
+  name: "ReplayJob",
+  tableName: "replay_jobs",
+  indexes: [{ name: "replay_jobs_user_id_index", properties: ["user", "id"] }],
+  properties: {
+    id: { type: "uuid", primary: true },
+    user: { kind: "m:1", entity: () => UserEntity, deleteRule: "cascade" },
+    endpoint: { kind: "m:1", entity: () => EndpointEntity, deleteRule: "cascade", index: "replay_jobs_endpoint_id_index" },
+    environment: { type: "text" },
+    customUrl: { type: "text", nullable: true },
+    statusFilter: { type: "text", nullable: true },
+    state: { type: "text", default: "running" },
+    total: { type: "integer", default: 0 },
+    done: { type: "integer", default: 0 },
+    delivered: { type: "integer", default: 0 },
+    failed: { type: "integer", default: 0 },
+    error: { type: "text", nullable: true },
+    createdAt,
+    updatedAt: { ...createdAt },
+    finishedAt: { ...timestamp, nullable: true },
   },
 });
 
@@ -238,4 +283,5 @@ export const entities = [
   ReplayAttemptEntity,
   ApiKeyEntity,
   NotificationSettingsEntity,
+  ReplayJobEntity,
 ];

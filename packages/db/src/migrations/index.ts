@@ -2,10 +2,12 @@ import type { MigrationObject } from "@mikro-orm/core";
 import { Migration20261121000000_initial } from "./Migration20261121000000_initial.js";
 import { Migration20261121010000_delivery_lease } from "./Migration20261121010000_delivery_lease.js";
 import { Migration20261121020000_forwarded_at } from "./Migration20261121020000_forwarded_at.js";
+import { Migration20261121030000_replay_jobs } from "./Migration20261121030000_replay_jobs.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121000000_initial", class: Migration20261121000000_initial },
   { name: "Migration20261121010000_delivery_lease", class: Migration20261121010000_delivery_lease },
   { name: "Migration20261121020000_forwarded_at", class: Migration20261121020000_forwarded_at },
+  { name: "Migration20261121030000_replay_jobs", class: Migration20261121030000_replay_jobs },
 ];

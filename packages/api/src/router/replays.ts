@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { UserError } from "@rehook/core";
+import { getReplay, listReplays, localReplayRequest, recordLocalReplay, replayEvent, type BulkReplays, type ServiceContext } from "@rehook/services";
+import { protectedProcedure, router } from "../trpc.js";
+
+function bulkReplays(ctx: { services: ServiceContext }): BulkReplays {
+  if (!ctx.services.bulkReplays) throw new UserError("unavailable", "bulk replays are not available on this server");
+  return ctx.services.bulkReplays;
+}
+
+export const replaysRouter = router({
+  /** Replays an event from the server (original, staging, custom; local when private addresses are open). */
+  create: protectedProcedure
+    .input(z.object({ eventId: z.string(), environment: z.string(), customUrl: z.string().nullish() }))
+    .mutation(({ ctx, input }) => replayEvent(ctx.services, { userId: ctx.user.id, ...input })),
+
+  /** What the browser sends for a local replay (it reaches the developer's localhost:3000, we cannot). */
+  localRequest: protectedProcedure
+    .input(z.object({ eventId: z.string() }))
+    .query(({ ctx, input }) => localReplayRequest(ctx.services, { userId: ctx.user.id, eventId: input.eventId })),
+
+  /** Records the browser's local replay with the browser's result. */
+  recordLocal: protectedProcedure
+    .input(
+      z.object({
+        eventId: z.string(),
+        result: z.object({ status: z.number().nullable(), body: z.string().nullable(), latencyMs: z.number(), error: z.string().nullable() }),
+      }),
+    )
+    .mutation(({ ctx, input }) => recordLocalReplay(ctx.services, { userId: ctx.user.id, ...input })),
+
+  list: protectedProcedure
+    .input(
+      z.object({
+        eventId: z.string().optional(),
+        endpointId: z.string().optional(),
+        status: z.string().optional(),
+        before: z.string().optional(),
+        limit: z.number().optional(),
+      }),
+    )
+    .query(({ ctx, input }) => listReplays(ctx.services, { userId: ctx.user.id, ...input })),
+
+  get: protectedProcedure.input(z.object({ id: z.string() })).query(({ ctx, input }) => getReplay(ctx.services, { userId: ctx.user.id, attemptId: input.id })),
+
+  /** Starts a bulk replay of an endpoint's events (failed ones unless another status is given). */
+  startBulk: protectedProcedure
+    .input(z.object({ endpointId: z.string(), environment: z.string(), customUrl: z.string().nullish(), status: z.string().nullable().optional() }))
+    .mutation(({ ctx, input }) => bulkReplays(ctx).start({ userId: ctx.user.id, ...input })),
+
+  bulk: protectedProcedure.input(z.object({ id: z.string() })).query(({ ctx, input }) => bulkReplays(ctx).get({ userId: ctx.user.id, jobId: input.id })),
+});

@@ -1,0 +1,53 @@
+import { checkDestinationSyntax } from "./destination-url.js";
+import { forwardTarget } from "./forwarding.js";
+
+export const REPLAY_ENVIRONMENTS = ["original", "staging", "local", "custom"] as const;
+export type ReplayEnvironment = (typeof REPLAY_ENVIRONMENTS)[number];
+
+/** Where local replays go: a developer's machine, as seen from their browser. */
+export const LOCAL_REPLAY_ORIGIN = "http://localhost:3000";
+
+export interface ReplaySource {
+  /** The endpoint's destination now (not the one the event was captured for). */
+  destinationUrl: string | null;
+  stagingHost: string | null;
+  /** The captured sub-path and raw query. */
+  path: string;
+  query: string;
+}
+
+export type ReplayTarget =
+  | { ok: true; url: string }
+  /** invalid: the request itself is wrong (400); impossible: this endpoint cannot do it (422). */
+  | { ok: false; kind: "invalid" | "impossible"; reason: string };
+
+/**
+ * The URL a replay goes to. original: the endpoint's current destination with the captured
+ * sub-path and query appended (as forwarding does); staging: the same with the host
+ * replaced by the endpoint's staging hostname; local: http://localhost:3000 followed by the
+ * path and query the original would use (the captured ones for capture-only endpoints);
+ * custom: the given URL as it is.
+ */
+export function replayTarget(environment: ReplayEnvironment, source: ReplaySource, customUrl?: string | null): ReplayTarget {
+  const original = source.destinationUrl ? forwardTarget(source.destinationUrl, source.path, source.query) : null;
+  switch (environment) {
+    case "original":
+      return original ? { ok: true, url: original } : { ok: false, kind: "impossible", reason: "this endpoint has no destination URL to replay to" };
+    case "staging": {
+      if (!original) return { ok: false, kind: "impossible", reason: "staging replays need a destination URL on the endpoint" };
+      if (!source.stagingHost) return { ok: false, kind: "impossible", reason: "set a staging hostname on the endpoint first" };
+      const url = new URL(original);
+      url.host = source.stagingHost;
+      return { ok: true, url: url.href };
+    }
+    case "local": {
+      const target = original ? new URL(original) : new URL(forwardTarget(`${LOCAL_REPLAY_ORIGIN}/`, source.path, source.query));
+      return { ok: true, url: `${LOCAL_REPLAY_ORIGIN}${target.pathname}${target.search}` };
+    }
+    case "custom": {
+      if (!customUrl) return { ok: false, kind: "invalid", reason: "customUrl is required for a custom replay" };
+      const checked = checkDestinationSyntax(customUrl);
+      return checked.ok ? { ok: true, url: checked.url } : { ok: false, kind: "invalid", reason: `customUrl: ${checked.reason}` };
+    }
+  }
+}

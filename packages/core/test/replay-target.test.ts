@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { replayTarget, type ReplaySource } from "../src/index.js";
+
+const forwarded: ReplaySource = { destinationUrl: "https://api.example.com/hooks?v=2", stagingHost: "staging.example.com:8443", path: "/github/push", query: "a=1&a=2" };
+const captureOnly: ReplaySource = { destinationUrl: null, stagingHost: null, path: "/stripe", query: "x=y" };
+
+describe("replay targets", () => {
+  it("original: the current destination with the captured sub-path and query, as forwarding does", () => {
+    expect(replayTarget("original", forwarded)).toEqual({ ok: true, url: "https://api.example.com/hooks/github/push?v=2&a=1&a=2" });
+    expect(replayTarget("original", captureOnly)).toMatchObject({ ok: false, kind: "impossible" });
+  });
+
+  it("staging: the same URL on the staging host (port included)", () => {
+    expect(replayTarget("staging", forwarded)).toEqual({ ok: true, url: "https://staging.example.com:8443/hooks/github/push?v=2&a=1&a=2" });
+    expect(replayTarget("staging", { ...forwarded, stagingHost: null })).toEqual({ ok: false, kind: "impossible", reason: "set a staging hostname on the endpoint first" });
+    expect(replayTarget("staging", captureOnly)).toMatchObject({ ok: false, kind: "impossible" });
+  });
+
+  it("local: localhost:3000 with the destination's path and query, or the captured ones", () => {
+    expect(replayTarget("local", forwarded)).toEqual({ ok: true, url: "http://localhost:3000/hooks/github/push?v=2&a=1&a=2" });
+    expect(replayTarget("local", captureOnly)).toEqual({ ok: true, url: "http://localhost:3000/stripe?x=y" });
+    expect(replayTarget("local", { ...captureOnly, path: "", query: "" })).toEqual({ ok: true, url: "http://localhost:3000/" });
+  });
+
+  it("custom: the given URL as it is, validated for syntax", () => {
+    expect(replayTarget("custom", captureOnly, "https://example.org/in?k=v")).toEqual({ ok: true, url: "https://example.org/in?k=v" });
+    expect(replayTarget("custom", captureOnly)).toMatchObject({ ok: false, kind: "invalid", reason: expect.stringContaining("customUrl is required") });
+    expect(replayTarget("custom", captureOnly, "not a url")).toMatchObject({ ok: false, kind: "invalid" });
+    expect(replayTarget("custom", captureOnly, "ftp://example.org/")).toMatchObject({ ok: false, kind: "invalid", reason: expect.stringContaining("ftp") });
+  });
+});

@@ -1,0 +1,232 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { HeaderList } from "@rehook/core";
+import { EndpointEntity, EventEntity, ReplayAttemptEntity, ReplayJobEntity, UserEntity, type ReplayAttempt, type ReplayJob } from "../entities/index.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A stored event with what replaying it needs from its endpoint now. */
+export interface ReplaySourceRow {
+  id: string;
+  endpointId: string;
+  method: string;
+  path: string;
+  query: string;
+  headers: HeaderList;
+  body: Buffer;
+  destinationUrl: string | null;
+  stagingHost: string | null;
+  signRequests: boolean;
+  secret: string;
+}
+
+interface SourceRow {
+  id: string;
+  endpoint_id: string;
+  method: string;
+  path: string;
+  query: string;
+  headers: HeaderList | string;
+  body: Buffer;
+  destination_url: string | null;
+  staging_host: string | null;
+  sign_requests: boolean;
+  secret: string;
+}
+
+const SOURCE_COLUMNS = `e.id, e.endpoint_id, e.method, e.path, e.query, e.headers, e.body,
+       p.destination_url, p.staging_host, p.sign_requests, p.secret`;
+
+const toSource = (row: SourceRow): ReplaySourceRow => ({
+  id: row.id,
+  endpointId: row.endpoint_id,
+  method: row.method,
+  path: row.path,
+  query: row.query,
+  headers: typeof row.headers === "string" ? (JSON.parse(row.headers) as HeaderList) : row.headers,
+  body: row.body,
+  destinationUrl: row.destination_url,
+  stagingHost: row.staging_host,
+  signRequests: row.sign_requests,
+  secret: row.secret,
+});
+
+/** The user's event and its endpoint's current settings; null when missing or someone else's. */
+export async function findReplaySource(em: EntityManager, userId: string, eventId: string): Promise<ReplaySourceRow | null> {
+  if (!UUID.test(eventId)) return null;
+  const rows = await em.getConnection().execute<SourceRow[]>(
+    `select ${SOURCE_COLUMNS} from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.user_id = ?`,
+    [eventId, userId],
+  );
+  return rows[0] ? toSource(rows[0]) : null;
+}
+
+/** A keyset page of an endpoint's events for a bulk replay, oldest first. */
+export async function replaySourcesPage(
+  em: EntityManager,
+  userId: string,
+  endpointId: string,
+  status: string | null,
+  after: string | null,
+  limit: number,
+): Promise<ReplaySourceRow[]> {
+  const where = ["p.user_id = ?", "e.endpoint_id = ?"];
+  const params: unknown[] = [userId, endpointId];
+  if (status) (where.push("e.status = ?"), params.push(status));
+  if (after) (where.push("e.id > ?"), params.push(after));
+  params.push(limit);
+  const rows = await em.getConnection().execute<SourceRow[]>(
+    `select ${SOURCE_COLUMNS} from events e join endpoints p on p.id = e.endpoint_id where ${where.join(" and ")} order by e.id limit ?`,
+    params,
+  );
+  return rows.map(toSource);
+}
+
+export async function countEvents(em: EntityManager, endpointId: string, status: string | null): Promise<number> {
+  const rows = await em
+    .getConnection()
+    .execute<Array<{ n: string }>>(`select count(*) as n from events where endpoint_id = ?${status ? " and status = ?" : ""}`, status ? [endpointId, status] : [endpointId]);
+  return Number(rows[0]!.n);
+}
+
+export type NewReplayAttempt = Omit<ReplayAttempt, "event" | "user" | "replayedAt"> & { eventId: string; userId: string | null };
+
+export async function insertReplayAttempt(em: EntityManager, attempt: NewReplayAttempt): Promise<ReplayAttempt> {
+  const { eventId, userId, ...fields } = attempt;
+  const row = em.create(ReplayAttemptEntity, {
+    ...fields,
+    event: em.getReference(EventEntity, eventId),
+    user: userId ? em.getReference(UserEntity, userId) : null,
+    replayedAt: new Date(),
+  });
+  await em.persistAndFlush(row);
+  return row;
+}
+
+/** One replay attempt with the event it replayed, as lists show it. */
+export interface ReplaySummary {
+  id: string;
+  eventId: string;
+  endpointId: string;
+  endpointName: string;
+  eventType: string;
+  environment: string;
+  destinationUrl: string;
+  status: string;
+  responseStatus: number | null;
+  latencyMs: number | null;
+  error: string | null;
+  replayedAt: Date;
+}
+
+export interface ReplayFilter {
+  eventId?: string;
+  endpointId?: string;
+  status?: string;
+  /** Keyset cursor: attempts older than this id. */
+  before?: string;
+}
+
+/** The user's replay attempts, newest first, a keyset page at a time. */
+export async function listReplaySummaries(em: EntityManager, userId: string, filter: ReplayFilter, limit: number): Promise<ReplaySummary[]> {
+  const where = ["p.user_id = ?"];
+  const params: unknown[] = [userId];
+  if (filter.eventId) (where.push("r.event_id = ?"), params.push(filter.eventId));
+  if (filter.endpointId) (where.push("e.endpoint_id = ?"), params.push(filter.endpointId));
+  if (filter.status) (where.push("r.status = ?"), params.push(filter.status));
+  if (filter.before) (where.push("r.id < ?"), params.push(filter.before));
+  params.push(limit);
+  const rows = await em.getConnection().execute<
+    Array<{
+      id: string;
+      event_id: string;
+      endpoint_id: string;
+      endpoint_name: string;
+      event_type: string;
+      environment: string;
+      destination_url: string;
+      status: string;
+      response_status: number | null;
+      latency_ms: number | null;
+      error: string | null;
+      replayed_at: Date;
+    }>
+  >(
+    `select r.id, r.event_id, e.endpoint_id, p.name as endpoint_name, e.event_type, r.environment, r.destination_url,
+            r.status, r.response_status, r.latency_ms, r.error, r.replayed_at
+     from replay_attempts r join events e on e.id = r.event_id join endpoints p on p.id = e.endpoint_id
+     where ${where.join(" and ")}
+     order by r.id desc
+     limit ?`,
+    params,
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    eventId: row.event_id,
+    endpointId: row.endpoint_id,
+    endpointName: row.endpoint_name,
+    eventType: row.event_type,
+    environment: row.environment,
+    destinationUrl: row.destination_url,
+    status: row.status,
+    responseStatus: row.response_status,
+    latencyMs: row.latency_ms,
+    error: row.error,
+    replayedAt: new Date(row.replayed_at),
+  }));
+}
+
+/** One of the user's replay attempts in full (its response can be opened). */
+export async function findOwnedReplayAttempt(em: EntityManager, userId: string, attemptId: string): Promise<ReplayAttempt | null> {
+  if (!UUID.test(attemptId)) return null;
+  return em.findOne(ReplayAttemptEntity, { id: attemptId, event: { endpoint: { user: userId } } });
+}
+
+export async function insertReplayJob(
+  em: EntityManager,
+  job: { id: string; userId: string; endpointId: string; environment: string; customUrl: string | null; statusFilter: string | null; total: number },
+): Promise<ReplayJob> {
+  const now = new Date();
+  const row = em.create(ReplayJobEntity, {
+    id: job.id,
+    user: em.getReference(UserEntity, job.userId),
+    endpoint: em.getReference(EndpointEntity, job.endpointId),
+    environment: job.environment,
+    customUrl: job.customUrl,
+    statusFilter: job.statusFilter,
+    state: "running",
+    total: job.total,
+    done: 0,
+    delivered: 0,
+    failed: 0,
+    error: null,
+    createdAt: now,
+    updatedAt: now,
+    finishedAt: null,
+  });
+  await em.persistAndFlush(row);
+  return row;
+}
+
+/** Records a job's progress (and, when `state` is given, its end). */
+export async function updateReplayJob(
+  em: EntityManager,
+  jobId: string,
+  progress: { done: number; delivered: number; failed: number; state?: "finished" | "interrupted"; error?: string | null },
+): Promise<void> {
+  const ended = progress.state ? { state: progress.state, finishedAt: new Date(), error: progress.error ?? null } : {};
+  await em.nativeUpdate(ReplayJobEntity, { id: jobId }, { done: progress.done, delivered: progress.delivered, failed: progress.failed, updatedAt: new Date(), ...ended });
+}
+
+export async function findOwnedReplayJob(em: EntityManager, userId: string, jobId: string): Promise<ReplayJob | null> {
+  if (!UUID.test(jobId)) return null;
+  return em.findOne(ReplayJobEntity, { id: jobId, user: userId });
+}
+
+/** Jobs still marked running whose instance stopped updating them: they will not finish. */
+export async function markStaleReplayJobs(em: EntityManager, staleAfterMs: number): Promise<number> {
+  return em.nativeUpdate(
+    ReplayJobEntity,
+    { state: "running", updatedAt: { $lt: new Date(Date.now() - staleAfterMs) } },
+    { state: "interrupted", finishedAt: new Date(), error: "the instance running it stopped; start the replay again for what is left" },
+  );
+}

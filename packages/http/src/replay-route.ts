@@ -1,0 +1,68 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { isUserError, type Logger } from "@rehook/core";
+import { currentSession, replayEvent, type ServiceContext } from "@rehook/services";
+import { readBodyCapped } from "./body.js";
+import { STATUS_FOR_CODE } from "./error-status.js";
+import { isSameOriginRequest } from "./origins.js";
+import { sendError, sendJson } from "./respond.js";
+
+const ROUTE = /^\/api\/events\/([^/]+)\/replay$/;
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** The event id in /api/events/{eventId}/replay, if this is that route. */
+export function matchReplayRoute(path: string): string | undefined {
+  return ROUTE.exec(path)?.[1];
+}
+
+/**
+ * POST /api/events/{eventId}/replay, authenticated by the session cookie: replays a stored
+ * event and answers the attempt. The same use case as the dashboard's replay procedure.
+ */
+export function createReplayRoute(options: { services: ServiceContext; baseUrl: string; trustProxy: boolean; logger: Logger }) {
+  return async (req: IncomingMessage, res: ServerResponse, eventId: string): Promise<void> => {
+    if (req.method !== "POST") {
+      sendError(res, 405, "method_not_allowed", "use POST to replay an event", { allow: "POST" });
+      return;
+    }
+    const session = await currentSession(options.services, req.headers.cookie);
+    if (!session) {
+      sendError(res, 401, "unauthorized", "sign in first: this route uses the dashboard's session cookie");
+      return;
+    }
+    if (!isSameOriginRequest(req, options.baseUrl, options.trustProxy)) {
+      sendError(res, 403, "forbidden", "cross-site request refused");
+      return;
+    }
+    if (!String(req.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")) {
+      sendError(res, 415, "unsupported_media_type", "send the body as application/json");
+      return;
+    }
+    const read = await readBodyCapped(req, MAX_BODY_BYTES);
+    if (read.kind === "aborted") return;
+    if (read.kind === "too_large") {
+      sendError(res, 413, "payload_too_large", `the body exceeds ${MAX_BODY_BYTES} bytes`);
+      return;
+    }
+    let body: { environment?: unknown; customUrl?: unknown };
+    try {
+      body = JSON.parse(read.body.toString("utf8") || "null") ?? {};
+      if (typeof body !== "object" || Array.isArray(body)) throw new Error("not an object");
+    } catch {
+      sendError(res, 400, "bad_request", 'the body must be a JSON object like {"environment": "original"}');
+      return;
+    }
+    try {
+      const attempt = await replayEvent(options.services, {
+        userId: session.user.id,
+        eventId: decodeURIComponent(eventId),
+        environment: String(body.environment ?? ""),
+        customUrl: typeof body.customUrl === "string" ? body.customUrl : body.customUrl === undefined || body.customUrl === null ? null : String(body.customUrl),
+      });
+      const { id, status, response_status, response_body, latency_ms, destination_url, replayed_at } = attempt;
+      sendJson(res, 200, { id, status, response_status, response_body, latency_ms, destination_url, replayed_at });
+    } catch (error) {
+      if (!isUserError(error)) throw error;
+      sendError(res, STATUS_FOR_CODE[error.code], error.code, error.message);
+    }
+  };
+}

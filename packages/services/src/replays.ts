@@ -1,0 +1,195 @@
+import { REPLAY_ENVIRONMENTS, replayTarget, UserError, uuidv7, type HeaderList, type ReplayEnvironment } from "@rehook/core";
+import {
+  findOwnedReplayAttempt,
+  findReplaySource,
+  insertReplayAttempt,
+  listReplaySummaries,
+  type ReplayAttempt,
+  type ReplaySourceRow,
+  type ReplaySummary,
+} from "@rehook/db";
+import { checkDestination, outboundTask, type DeliveryResult } from "@rehook/delivery";
+import { z } from "zod";
+import type { ServiceContext } from "./context.js";
+import { parseInput } from "./validation.js";
+
+export type { ReplaySummary };
+
+/** A replay attempt as the replay route and the dashboard answer it. */
+export interface ReplayAttemptView {
+  id: string;
+  event_id: string;
+  environment: string;
+  status: string;
+  response_status: number | null;
+  response_body: string | null;
+  latency_ms: number | null;
+  destination_url: string;
+  error: string | null;
+  replayed_at: string;
+}
+
+export function replayAttemptView(attempt: ReplayAttempt, eventId: string): ReplayAttemptView {
+  return {
+    id: attempt.id,
+    event_id: eventId,
+    environment: attempt.environment,
+    status: attempt.status,
+    response_status: attempt.responseStatus,
+    response_body: attempt.responseBody ? attempt.responseBody.toString("utf8") : null,
+    latency_ms: attempt.latencyMs,
+    destination_url: attempt.destinationUrl,
+    error: attempt.error,
+    replayed_at: attempt.replayedAt.toISOString(),
+  };
+}
+
+const replayInput = z.object({
+  environment: z.enum(REPLAY_ENVIRONMENTS, { message: `environment must be one of ${REPLAY_ENVIRONMENTS.join(", ")}` }),
+  customUrl: z.string().nullish(),
+});
+
+function noSuchEvent(eventId: string): UserError {
+  return new UserError("not_found", `no event with id ${eventId}`);
+}
+
+/**
+ * The checked URL a replay of this event goes to: 400 for a request that is wrong in
+ * itself, 422 for one this endpoint cannot do or an address the policy refuses.
+ */
+export async function checkedReplayTarget(
+  ctx: Pick<ServiceContext, "addressPolicy">,
+  source: ReplaySourceRow,
+  environment: ReplayEnvironment,
+  customUrl: string | null | undefined,
+): Promise<string> {
+  const target = replayTarget(environment, source, customUrl);
+  if (!target.ok) throw new UserError(target.kind === "invalid" ? "validation_failed" : "unprocessable", target.reason);
+  const checked = await checkDestination(target.url, ctx.addressPolicy);
+  if (!checked.ok) throw new UserError("unprocessable", `replay target refused: ${checked.reason}`);
+  return checked.url;
+}
+
+export async function sendReplay(
+  ctx: Pick<ServiceContext, "orm" | "outbound">,
+  source: ReplaySourceRow,
+  replay: { userId: string; environment: ReplayEnvironment; url: string; jobId?: string | null },
+): Promise<ReplayAttempt> {
+  if (!ctx.outbound) throw new UserError("unavailable", "replays are not available on this server");
+  // Through the same worker pool, safe agent and time limit as forwarding; signed afresh.
+  const result: DeliveryResult = await ctx.outbound.pool.run(outboundTask(source, replay.url, ctx.outbound.options));
+  return insertReplayAttempt(ctx.orm.em.fork(), {
+    id: uuidv7(),
+    eventId: source.id,
+    userId: replay.userId,
+    environment: replay.environment,
+    destinationUrl: replay.url,
+    status: result.ok ? "delivered" : "failed",
+    responseStatus: result.status,
+    responseHeaders: result.headers,
+    responseBody: result.body ? Buffer.from(result.body) : null,
+    responseTruncated: result.truncated,
+    latencyMs: result.latencyMs,
+    error: result.error,
+    jobId: replay.jobId ?? null,
+  });
+}
+
+/**
+ * Sends a stored event again: its method, body bytes and headers, to the chosen target.
+ * Records the attempt; never touches the event's status or the endpoint's health.
+ */
+export async function replayEvent(
+  ctx: Pick<ServiceContext, "orm" | "outbound" | "addressPolicy">,
+  input: { userId: string; eventId: string; environment: string; customUrl?: string | null },
+): Promise<ReplayAttemptView> {
+  const { environment, customUrl } = parseInput(replayInput, { environment: input.environment, customUrl: input.customUrl });
+  const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
+  if (!source) throw noSuchEvent(input.eventId);
+  const url = await checkedReplayTarget(ctx, source, environment, customUrl);
+  const attempt = await sendReplay(ctx, source, { userId: input.userId, environment, url });
+  return replayAttemptView(attempt, source.id);
+}
+
+const browserResult = z.object({
+  status: z.number().int().min(0).max(999).nullable(),
+  body: z.string().max(256 * 1024).nullable(),
+  latencyMs: z.number().int().min(0).max(3_600_000),
+  error: z.string().max(2_000).nullable(),
+});
+
+/**
+ * Records a local replay the dashboard performed from the user's browser (the server cannot
+ * reach the developer's localhost:3000), with the browser's result.
+ */
+export async function recordLocalReplay(
+  ctx: Pick<ServiceContext, "orm">,
+  input: { userId: string; eventId: string; result: { status: number | null; body: string | null; latencyMs: number; error: string | null } },
+): Promise<ReplayAttemptView> {
+  const result = parseInput(browserResult, input.result);
+  const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
+  if (!source) throw noSuchEvent(input.eventId);
+  const target = replayTarget("local", source);
+  const attempt = await insertReplayAttempt(ctx.orm.em.fork(), {
+    id: uuidv7(),
+    eventId: source.id,
+    userId: input.userId,
+    environment: "local",
+    destinationUrl: target.ok ? target.url : "http://localhost:3000/",
+    status: result.status !== null && result.status >= 200 && result.status < 300 ? "delivered" : "failed",
+    responseStatus: result.status,
+    responseHeaders: null,
+    responseBody: result.body === null ? null : Buffer.from(result.body),
+    responseTruncated: false,
+    latencyMs: result.latencyMs,
+    error: result.error ?? (result.status === null ? "no answer" : null),
+    jobId: null,
+  });
+  return replayAttemptView(attempt, source.id);
+}
+
+/** What the browser needs to perform a local replay itself. */
+export async function localReplayRequest(
+  ctx: Pick<ServiceContext, "orm">,
+  input: { userId: string; eventId: string },
+): Promise<{ url: string; method: string; headers: HeaderList; bodyBase64: string }> {
+  const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
+  if (!source) throw noSuchEvent(input.eventId);
+  const target = replayTarget("local", source);
+  return { url: target.ok ? target.url : "http://localhost:3000/", method: source.method, headers: source.headers, bodyBase64: source.body.toString("base64") };
+}
+
+const listInput = z.object({
+  eventId: z.string().uuid().optional(),
+  endpointId: z.string().uuid().optional(),
+  status: z.enum(["delivered", "failed"]).optional(),
+  before: z.string().uuid().optional(),
+  limit: z.number().int().min(1).max(100).default(50),
+});
+
+/** The user's replay attempts, newest first (one event's, one endpoint's, or all). */
+export async function listReplays(
+  ctx: Pick<ServiceContext, "orm">,
+  input: { userId: string; eventId?: string; endpointId?: string; status?: string; before?: string; limit?: number },
+): Promise<{ replays: ReplaySummary[]; nextCursor: string | null }> {
+  const { userId, ...rest } = input;
+  const { limit, ...filter } = parseInput(listInput, rest);
+  const rows = await listReplaySummaries(ctx.orm.em.fork(), userId, filter, limit + 1);
+  const replays = rows.slice(0, limit);
+  return { replays, nextCursor: rows.length > limit ? replays[replays.length - 1]!.id : null };
+}
+
+/** One attempt with its whole response. */
+export async function getReplay(
+  ctx: Pick<ServiceContext, "orm">,
+  input: { userId: string; attemptId: string },
+): Promise<ReplayAttemptView & { response_headers: HeaderList | null; response_truncated: boolean; response_body_base64: string | null }> {
+  const attempt = await findOwnedReplayAttempt(ctx.orm.em.fork(), input.userId, input.attemptId);
+  if (!attempt) throw new UserError("not_found", `no replay with id ${input.attemptId}`);
+  return {
+    ...replayAttemptView(attempt, attempt.event.id),
+    response_headers: attempt.responseHeaders,
+    response_truncated: attempt.responseTruncated,
+    response_body_base64: attempt.responseBody ? attempt.responseBody.toString("base64") : null,
+  };
+}
