@@ -1,5 +1,6 @@
 import type { LinksFunction, MetaFunction } from "@remix-run/node";
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
+import { StandalonePage } from "./components/ui";
 import stylesheet from "./styles.css?url";
 
 const FAVICON =
@@ -47,22 +48,13 @@ export function ErrorBoundary() {
   const title = isRouteErrorResponse(error) ? (error.status === 404 ? "Not found" : `Error ${error.status}`) : "Something went wrong";
   const detail = isRouteErrorResponse(error) ? (typeof error.data === "string" ? error.data : "") : "Reload the page, or go back to your endpoints.";
   return (
-    <main className="centered">
-      <div className="card narrow">
-        <div className="brand brand-large">
-          <span className="logo" aria-hidden="true">
-            ↺
-          </span>{" "}
-          Rehook
-        </div>
-        <h1>{title}</h1>
-        {detail ? <p className="muted">{detail}</p> : null}
-        <p>
-          <a href="/" className="button secondary">
-            Back to endpoints
-          </a>
-        </p>
-      </div>
-    </main>
+    <StandalonePage title={title}>
+      {detail ? <p className="muted">{detail}</p> : null}
+      <p>
+        <a href="/" className="button secondary">
+          Back to endpoints
+        </a>
+      </p>
+    </StandalonePage>
   );
 }

@@ -1,13 +1,23 @@
+import type { ComponentPropsWithoutRef } from "react";
 import { formatPercent, HEALTH_LABELS, isEventStatus, STATUS_LABELS, type HealthState } from "../lib/format";
+
+/** A pill in one of the badge tones (`badge-…` in styles.css), with a coloured dot unless `dot` is false. */
+export function Badge({ tone, dot = true, children, ...span }: ComponentPropsWithoutRef<"span"> & { tone: string; dot?: boolean }) {
+  return (
+    <span className={`badge badge-${tone}`} {...span}>
+      {dot ? <span className="badge-dot" aria-hidden="true" /> : null}
+      {children}
+    </span>
+  );
+}
 
 /** An event's status: a coloured dot and the word, never colour alone. */
 export function StatusBadge({ status, title }: { status: string; title?: string }) {
   const known = isEventStatus(status);
   return (
-    <span className={`badge badge-${known ? status : "neutral"}`} title={title}>
-      <span className="badge-dot" aria-hidden="true" />
+    <Badge tone={known ? status : "neutral"} title={title}>
       {known ? STATUS_LABELS[status] : status}
-    </span>
+    </Badge>
   );
 }
 
@@ -15,27 +25,30 @@ export function StatusBadge({ status, title }: { status: string; title?: string 
 export function HealthBadge({ state, rate }: { state: HealthState; rate: number | null }) {
   const showRate = state !== "capturing" && rate !== null;
   return (
-    <span
-      className={`badge badge-health-${state}`}
+    <Badge
+      tone={`health-${state}`}
       data-health={state}
       title={showRate ? `${formatPercent(rate)} of finished deliveries succeeded` : "No deliveries yet: events are only captured"}
     >
-      <span className="badge-dot" aria-hidden="true" />
       {HEALTH_LABELS[state]}
       {showRate ? <span className="badge-extra"> · {formatPercent(rate)}</span> : null}
-    </span>
+    </Badge>
   );
 }
 
 /** An HTTP status code, green for 2xx, amber for 3xx, red otherwise. */
 export function HttpStatus({ code }: { code: number | null }) {
-  if (code === null) return <span className="badge badge-failed">No response</span>;
+  if (code === null)
+    return (
+      <Badge tone="failed" dot={false}>
+        No response
+      </Badge>
+    );
   const tone = code >= 200 && code < 300 ? "ok" : code >= 300 && code < 400 ? "warn" : "fail";
   const word = tone === "ok" ? "OK" : tone === "warn" ? "Redirect" : "Error";
   return (
-    <span className={`badge badge-http-${tone}`} data-http-status={code}>
-      <span className="badge-dot" aria-hidden="true" />
+    <Badge tone={`http-${tone}`} data-http-status={code}>
       {code} <span className="badge-extra">{word}</span>
-    </span>
+    </Badge>
   );
 }

@@ -17,7 +17,7 @@ export function ConfirmDialog({
   title: string;
   /** What happens if the user goes ahead (read out with the title). */
   description: ReactNode;
-  /** The buttons (usually a form with the confirming button, and Cancel). */
+  /** The confirming button (usually in its form); a Cancel button that closes the dialog comes before it. */
   children: ReactNode;
   tone?: "danger" | "default";
 }) {
@@ -52,7 +52,12 @@ export function ConfirmDialog({
         <div id={bodyId} className="dialog-body">
           {description}
         </div>
-        <div className="dialog-actions">{children}</div>
+        <div className="dialog-actions">
+          <button type="button" className="button secondary" onClick={onClose} autoFocus>
+            Cancel
+          </button>
+          {children}
+        </div>
       </div>
     </dialog>
   );

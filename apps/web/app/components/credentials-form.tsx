@@ -1,4 +1,6 @@
 import { Form, Link, useNavigation } from "@remix-run/react";
+import { SubmitButton } from "./form-fields";
+import { FormError, StandalonePage } from "./ui";
 
 /** The sign-up and log-in form: same fields, different wording. */
 export function CredentialsForm(props: { mode: "login" | "signup"; error?: string; email?: string; next?: string }) {
@@ -6,45 +8,35 @@ export function CredentialsForm(props: { mode: "login" | "signup"; error?: strin
   const busy = navigation.state !== "idle";
   const login = props.mode === "login";
   return (
-    <main className="centered auth">
-      <div className="card narrow auth-card">
-        <div className="brand brand-large">
-          <span className="logo" aria-hidden="true">↺</span> Rehook
-        </div>
-        <h1>{login ? "Log in" : "Create your account"}</h1>
-        <p className="muted auth-tagline">{login ? "Welcome back. Log in to see your endpoints and events." : "Capture, inspect, forward and replay webhooks on your own server."}</p>
-        <Form method="post" className="stack">
-          {props.next ? <input type="hidden" name="next" value={props.next} /> : null}
-          <label className="field">
-            <span>Email</span>
-            <input name="email" type="email" autoComplete="email" required defaultValue={props.email} autoFocus />
-          </label>
-          <label className="field">
-            <span>Password</span>
-            <input name="password" type="password" autoComplete={login ? "current-password" : "new-password"} required minLength={login ? 1 : 8} />
-            {login ? null : <small className="muted">At least 8 characters.</small>}
-          </label>
-          {props.error ? (
-            <p className="form-error" role="alert">
-              {props.error}
-            </p>
-          ) : null}
-          <button type="submit" className="button primary block" disabled={busy}>
-            {busy ? "One moment…" : login ? "Log in" : "Create account"}
-          </button>
-        </Form>
-        <p className="muted small">
-          {login ? (
-            <>
-              No account yet? <Link to="/signup">Create one</Link>
-            </>
-          ) : (
-            <>
-              Already have an account? <Link to="/login">Log in</Link>
-            </>
-          )}
-        </p>
-      </div>
-    </main>
+    <StandalonePage auth title={login ? "Log in" : "Create your account"}>
+      <p className="muted auth-tagline">{login ? "Welcome back. Log in to see your endpoints and events." : "Capture, inspect, forward and replay webhooks on your own server."}</p>
+      <Form method="post" className="stack">
+        {props.next ? <input type="hidden" name="next" value={props.next} /> : null}
+        <label className="field">
+          <span>Email</span>
+          <input name="email" type="email" autoComplete="email" required defaultValue={props.email} autoFocus />
+        </label>
+        <label className="field">
+          <span>Password</span>
+          <input name="password" type="password" autoComplete={login ? "current-password" : "new-password"} required minLength={login ? 1 : 8} />
+          {login ? null : <small className="muted">At least 8 characters.</small>}
+        </label>
+        <FormError message={props.error} />
+        <SubmitButton busy={busy} busyLabel="One moment…" className="button primary block">
+          {login ? "Log in" : "Create account"}
+        </SubmitButton>
+      </Form>
+      <p className="muted small">
+        {login ? (
+          <>
+            No account yet? <Link to="/signup">Create one</Link>
+          </>
+        ) : (
+          <>
+            Already have an account? <Link to="/login">Log in</Link>
+          </>
+        )}
+      </p>
+    </StandalonePage>
   );
 }

@@ -1,4 +1,4 @@
-import { useSyncExternalStore } from "react";
+import { useEffect, useRef, useSyncExternalStore } from "react";
 
 const noopSubscribe = () => () => {};
 
@@ -9,6 +9,15 @@ export function useHydrated(): boolean {
     () => true,
     () => false,
   );
+}
+
+/** A ref for a create form that empties it each time `created` changes to something new (a created id, the created row). */
+export function useResetAfterCreate(created: unknown) {
+  const ref = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (created) ref.current?.reset();
+  }, [created]);
+  return ref;
 }
 
 // One shared clock for every relative time on the page.

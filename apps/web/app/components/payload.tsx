@@ -1,5 +1,6 @@
 import { useMemo } from "react";
 import { formatBytes, jsonTokens } from "../lib/format";
+import { DataTable } from "./data-table";
 
 /** What the server sends for a stored body (PayloadView without the parsed value). */
 export type PayloadData = { kind: "json"; pretty: string } | { kind: "text"; text: string } | { kind: "binary"; hex: string; size: number };
@@ -69,23 +70,14 @@ export function HeadersTable({ headers, testId = "header-row", caption }: { head
   if (headers.length === 0) return <p className="muted">No headers.</p>;
   return (
     <div className="table-wrap">
-      <table className="table headers-table">
-        <caption className="sr-only">{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Value</th>
+      <DataTable className="headers-table" caption={caption} columns={["Name", "Value"]}>
+        {headers.map(([name, value], index) => (
+          <tr key={index} data-testid={testId}>
+            <td className="mono header-name">{name}</td>
+            <td className="mono header-value">{value}</td>
           </tr>
-        </thead>
-        <tbody>
-          {headers.map(([name, value], index) => (
-            <tr key={index} data-testid={testId}>
-              <td className="mono header-name">{name}</td>
-              <td className="mono header-value">{value}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </div>
   );
 }

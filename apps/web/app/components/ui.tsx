@@ -3,6 +3,24 @@ import { useId, type ReactNode } from "react";
 import { testEventCurl } from "../lib/format";
 import { CopyButton } from "./copy-button";
 
+/** A page outside the signed-in shell (log in, sign up, fatal errors): one centred card with the logo and a title. */
+export function StandalonePage({ title, auth = false, children }: { title: ReactNode; auth?: boolean; children: ReactNode }) {
+  return (
+    <main className={`centered${auth ? " auth" : ""}`}>
+      <div className={`card narrow${auth ? " auth-card" : ""}`}>
+        <div className="brand brand-large">
+          <span className="logo" aria-hidden="true">
+            ↺
+          </span>{" "}
+          Rehook
+        </div>
+        <h1>{title}</h1>
+        {children}
+      </div>
+    </main>
+  );
+}
+
 /** The page title with an optional line of context and actions on the right. */
 export function PageHeader({
   title,
@@ -34,6 +52,45 @@ export function PageHeader({
       </div>
       {actions ? <div className="page-actions">{actions}</div> : null}
     </header>
+  );
+}
+
+/** The page header's trail: a link to the parent page, then the current page. */
+export function Breadcrumb({ parent, to, current, currentClassName }: { parent: string; to: string; current: ReactNode; currentClassName?: string }) {
+  return (
+    <nav aria-label="Breadcrumb" className="breadcrumb">
+      <Link to={to}>{parent}</Link>
+      <span aria-hidden="true">/</span>
+      <span aria-current="page" className={currentClassName}>
+        {current}
+      </span>
+    </nav>
+  );
+}
+
+/** One term and its value in a `dl.kv` list. */
+export function Detail({
+  term,
+  wide = false,
+  className,
+  suppressHydrationWarning,
+  children,
+}: {
+  term: string;
+  /** Spans the whole row of a details grid on small screens. */
+  wide?: boolean;
+  /** On the value. */
+  className?: string;
+  suppressHydrationWarning?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <div className={wide ? "wide" : undefined}>
+      <dt>{term}</dt>
+      <dd className={className} suppressHydrationWarning={suppressHydrationWarning}>
+        {children}
+      </dd>
+    </div>
   );
 }
 
@@ -121,23 +178,39 @@ export function EmptyState({ icon, title, children, actions }: { icon?: ReactNod
   );
 }
 
-/** An inline form error, read out as soon as it appears. */
-export function FormError({ message }: { message: string | undefined | null }) {
-  if (!message) return null;
+/** A message box: red for errors, green for success (the icon comes from the CSS). */
+export function Alert({ tone, role, testId, children }: { tone: "error" | "success"; role?: "alert" | "status"; testId?: string; children: ReactNode }) {
   return (
-    <p className="alert alert-error" role="alert">
-      {message}
+    <p className={`alert alert-${tone}`} role={role} data-testid={testId}>
+      {children}
     </p>
   );
 }
 
+/** An inline form error, read out as soon as it appears. */
+export function FormError({ message }: { message: string | undefined | null }) {
+  return message ? (
+    <Alert tone="error" role="alert">
+      {message}
+    </Alert>
+  ) : null;
+}
+
 /** An inline success note ("Saved"). */
 export function FormSuccess({ message }: { message: string | undefined | null }) {
-  if (!message) return null;
-  return (
-    <p className="alert alert-success" role="status">
+  return message ? (
+    <Alert tone="success" role="status">
       {message}
-    </p>
+    </Alert>
+  ) : null;
+}
+
+/** An EmptyState on a card of its own (a page or list with nothing in it). */
+export function EmptyCard({ className, ...empty }: Parameters<typeof EmptyState>[0] & { className?: string }) {
+  return (
+    <div className={`card${className ? ` ${className}` : ""}`}>
+      <EmptyState {...empty} />
+    </div>
   );
 }
 
@@ -152,11 +225,9 @@ export function RouteError() {
       ? error.data
       : "Reload the page to try again. If it keeps happening, check the server logs.";
   return (
-    <div className="card error-card">
-      <EmptyState icon={notFound ? "?" : "!"} title={title} actions={<Link to="/" className="button secondary">Back to endpoints</Link>}>
-        <p>{detail}</p>
-      </EmptyState>
-    </div>
+    <EmptyCard className="error-card" icon={notFound ? "?" : "!"} title={title} actions={<Link to="/" className="button secondary">Back to endpoints</Link>}>
+      <p>{detail}</p>
+    </EmptyCard>
   );
 }
 

@@ -66,6 +66,11 @@ export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`;
 }
 
+/** An endpoint's finished deliveries: "12 delivered · 1 failed". */
+export function deliveryCounts(endpoint: { delivered_count: number; failed_count: number }): string {
+  return `${endpoint.delivered_count.toLocaleString("en-US")} delivered · ${endpoint.failed_count.toLocaleString("en-US")} failed`;
+}
+
 /** The first-run command that sends a sample event to a capture URL. */
 export function testEventCurl(webhookUrl: string): string {
   return `curl -X POST ${shellQuote(webhookUrl)} -H 'Content-Type: application/json' -d '{"type":"test.event","data":{"hello":"world"}}'`;

@@ -1,10 +1,11 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { useEffect, useRef } from "react";
 import { HealthBadge } from "../components/badges";
-import { CopyField, EmptyState, FormError, FormSuccess, Icon, PageHeader, RouteError } from "../components/ui";
+import { SubmitButton, TextField, UrlField } from "../components/form-fields";
+import { useResetAfterCreate } from "../components/hooks";
+import { Card, CopyField, EmptyCard, FormError, FormSuccess, Icon, PageHeader, RouteError } from "../components/ui";
 import { errorMessage } from "../lib/errors";
-import { plural } from "../lib/format";
+import { deliveryCounts, plural } from "../lib/format";
 
 export const meta: MetaFunction = () => [{ title: "Endpoints · Rehook" }];
 
@@ -29,12 +30,8 @@ export default function Endpoints() {
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const creating = navigation.state === "submitting" && navigation.formAction === "/?index";
-  const formRef = useRef<HTMLFormElement>(null);
   const createdId = result?.ok ? result.created.id : null;
-
-  useEffect(() => {
-    if (createdId) formRef.current?.reset();
-  }, [createdId]);
+  const formRef = useResetAfterCreate(createdId);
 
   return (
     <>
@@ -43,53 +40,34 @@ export default function Endpoints() {
         description="Each endpoint gives you a capture URL. Point a webhook sender at it: Rehook stores every request and forwards it to your destination."
       />
 
-      <section className="card create-card" aria-labelledby="create-endpoint-title">
-        <div className="card-header">
-          <div>
-            <h2 id="create-endpoint-title" className="card-title">
-              New endpoint
-            </h2>
-            <p className="card-description">You get a capture URL right away; the destination can be added later.</p>
-          </div>
-        </div>
+      <Card className="create-card" title="New endpoint" description="You get a capture URL right away; the destination can be added later.">
         <Form method="post" className="create-form" ref={formRef} noValidate>
-          <div className="field">
-            <label htmlFor="endpoint-name">Name</label>
-            <input
-              id="endpoint-name"
-              name="name"
-              type="text"
-              required
-              maxLength={100}
-              autoComplete="off"
-              placeholder="Stripe production"
-              defaultValue={result && !result.ok ? result.values.name : undefined}
-            />
-          </div>
-          <div className="field">
-            <label htmlFor="endpoint-destination">
-              Destination URL <span className="optional">optional</span>
-            </label>
-            <input
-              id="endpoint-destination"
-              name="destinationUrl"
-              type="text"
-              inputMode="url"
-              autoComplete="off"
-              spellCheck={false}
-              placeholder="https://api.example.com/webhooks"
-              aria-describedby="endpoint-destination-hint"
-              defaultValue={result && !result.ok ? result.values.destinationUrl : undefined}
-            />
-            <small id="endpoint-destination-hint" className="hint">
-              Leave blank to capture only
-            </small>
-          </div>
+          <TextField
+            id="endpoint-name"
+            label="Name"
+            name="name"
+            required
+            maxLength={100}
+            autoComplete="off"
+            placeholder="Stripe production"
+            defaultValue={result && !result.ok ? result.values.name : undefined}
+          />
+          <UrlField
+            id="endpoint-destination"
+            label={
+              <>
+                Destination URL <span className="optional">optional</span>
+              </>
+            }
+            hint="Leave blank to capture only"
+            name="destinationUrl"
+            placeholder="https://api.example.com/webhooks"
+            defaultValue={result && !result.ok ? result.values.destinationUrl : undefined}
+          />
           <div className="create-submit">
-            <button type="submit" className="button primary" disabled={creating}>
-              <Icon name="plus" />
-              {creating ? "Creating…" : "Create endpoint"}
-            </button>
+            <SubmitButton busy={creating} busyLabel="Creating…" icon={<Icon name="plus" />}>
+              Create endpoint
+            </SubmitButton>
           </div>
         </Form>
         {result && !result.ok ? <FormError message={result.error} /> : null}
@@ -98,19 +76,17 @@ export default function Endpoints() {
             message={`Endpoint “${result.created.name}” created. Send it a request to see it in Activity.`}
           />
         ) : null}
-      </section>
+      </Card>
 
       {endpoints.length === 0 ? (
-        <div className="card">
-          <EmptyState icon={<Icon name="inbox" />} title="Create your first endpoint">
-            <p>
-              An <strong>endpoint</strong> is a unique URL that receives webhooks for you. Give it to Stripe, GitHub or any other sender: Rehook
-              captures every request, lets you inspect headers and payloads, and — if you add a destination URL — forwards each one to your app
-              and records the answer.
-            </p>
-            <p>Fill in the form above: you get a capture URL straight away.</p>
-          </EmptyState>
-        </div>
+        <EmptyCard icon={<Icon name="inbox" />} title="Create your first endpoint">
+          <p>
+            An <strong>endpoint</strong> is a unique URL that receives webhooks for you. Give it to Stripe, GitHub or any other sender: Rehook
+            captures every request, lets you inspect headers and payloads, and — if you add a destination URL — forwards each one to your app
+            and records the answer.
+          </p>
+          <p>Fill in the form above: you get a capture URL straight away.</p>
+        </EmptyCard>
       ) : (
         <section aria-labelledby="endpoint-list-title" className="endpoint-list-section">
           <div className="section-heading">
@@ -141,7 +117,7 @@ export default function Endpoints() {
                     )}
                   </span>
                   <span className="endpoint-counts" data-testid="counts">
-                    {endpoint.delivered_count.toLocaleString("en-US")} delivered · {endpoint.failed_count.toLocaleString("en-US")} failed
+                    {deliveryCounts(endpoint)}
                   </span>
                 </div>
               </li>

@@ -4,9 +4,10 @@ import { useEffect, useState } from "react";
 import { HealthBadge, StatusBadge } from "../components/badges";
 import { ConfirmDialog } from "../components/confirm-dialog";
 import { RelativeTime } from "../components/relative-time";
-import { Card, CopyField, FormError, FormSuccess, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
+import { CheckboxField, IntentButton, SaveActions, TextField, UrlField } from "../components/form-fields";
+import { Breadcrumb, Card, CopyField, Detail, FormError, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
 import { errorMessage, hasCode } from "../lib/errors";
-import { formatLatency } from "../lib/format";
+import { deliveryCounts, formatLatency } from "../lib/format";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `${data.endpoint.name} · Rehook` : "Endpoint · Rehook" }];
 
@@ -76,20 +77,12 @@ export default function EndpointPage() {
   return (
     <>
       <PageHeader
-        eyebrow={
-          <nav aria-label="Breadcrumb" className="breadcrumb">
-            <Link to="/">Endpoints</Link>
-            <span aria-hidden="true">/</span>
-            <span aria-current="page">{endpoint.name}</span>
-          </nav>
-        }
+        eyebrow={<Breadcrumb parent="Endpoints" to="/" current={endpoint.name} />}
         title={endpoint.name}
         description={
           <span className="header-meta">
             <HealthBadge state={endpoint.health.state} rate={endpoint.health.success_rate} />
-            <span>
-              {endpoint.delivered_count.toLocaleString("en-US")} delivered · {endpoint.failed_count.toLocaleString("en-US")} failed
-            </span>
+            <span>{deliveryCounts(endpoint)}</span>
             <span>
               Created <RelativeTime value={endpoint.created_at} />
             </span>
@@ -116,14 +109,12 @@ export default function EndpointPage() {
         >
           <CopyField value={endpoint.webhook_url} testId="capture-url" />
           <dl className="kv compact">
-            <div>
-              <dt>Forwards to</dt>
-              <dd>{endpoint.destination_url ? <span className="mono break">{endpoint.destination_url}</span> : <span className="muted">Capture only</span>}</dd>
-            </div>
-            <div>
-              <dt>Accepts</dt>
-              <dd className="muted">Any method, and any path below the URL (…/{endpoint.slug}/orders/42 too)</dd>
-            </div>
+            <Detail term="Forwards to">
+              {endpoint.destination_url ? <span className="mono break">{endpoint.destination_url}</span> : <span className="muted">Capture only</span>}
+            </Detail>
+            <Detail term="Accepts" className="muted">
+              Any method, and any path below the URL (…/{endpoint.slug}/orders/42 too)
+            </Detail>
           </dl>
         </Card>
 
@@ -163,59 +154,38 @@ export default function EndpointPage() {
       <Card title="Settings" description="Changes apply to events captured from now on; stored events keep the destination they were captured for.">
         <Form method="post" className="form-stack" key={formKey} noValidate>
           <input type="hidden" name="intent" value="update" />
-          <div className="field">
-            <label htmlFor="settings-name">Name</label>
-            <input id="settings-name" name="name" type="text" required maxLength={100} autoComplete="off" defaultValue={endpoint.name} />
-          </div>
-          <div className="field">
-            <label htmlFor="settings-destination">Destination URL</label>
-            <input
-              id="settings-destination"
-              name="destinationUrl"
-              type="text"
-              inputMode="url"
-              spellCheck={false}
-              autoComplete="off"
-              placeholder="https://api.example.com/webhooks"
-              defaultValue={endpoint.destination_url ?? ""}
-              aria-describedby="settings-destination-hint"
-            />
-            <small id="settings-destination-hint" className="hint">
-              Leave blank to capture only.
-            </small>
-          </div>
-          <div className="field">
-            <label htmlFor="settings-staging">Staging hostname</label>
-            <input
-              id="settings-staging"
-              name="stagingHost"
-              type="text"
-              spellCheck={false}
-              autoComplete="off"
-              placeholder="staging.example.com"
-              defaultValue={endpoint.staging_host ?? ""}
-              aria-describedby="settings-staging-hint"
-            />
-            <small id="settings-staging-hint" className="hint">
-              Used by staging replays, e.g. staging.example.com (host only, no https://).
-            </small>
-          </div>
-          <div className="checkbox-field">
-            <input id="settings-sign" name="signRequests" type="checkbox" defaultChecked={endpoint.sign_requests} aria-describedby="settings-sign-hint" />
-            <div>
-              <label htmlFor="settings-sign">Sign forwarded requests</label>
-              <small id="settings-sign-hint" className="hint">
-                Adds Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) signed with the endpoint secret.
-              </small>
-            </div>
-          </div>
-          <div className="form-actions">
-            <button type="submit" className="button primary" disabled={saving}>
-              {saving ? "Saving…" : "Save changes"}
-            </button>
-            {updateResult?.ok ? <FormSuccess message="Saved" /> : null}
-          </div>
-          {updateResult && !updateResult.ok ? <FormError message={updateResult.error} /> : null}
+          <TextField id="settings-name" label="Name" name="name" required maxLength={100} autoComplete="off" defaultValue={endpoint.name} />
+          <UrlField
+            id="settings-destination"
+            label="Destination URL"
+            hint="Leave blank to capture only."
+            name="destinationUrl"
+            placeholder="https://api.example.com/webhooks"
+            defaultValue={endpoint.destination_url ?? ""}
+          />
+          <TextField
+            id="settings-staging"
+            label="Staging hostname"
+            hint="Used by staging replays, e.g. staging.example.com (host only, no https://)."
+            name="stagingHost"
+            spellCheck={false}
+            autoComplete="off"
+            placeholder="staging.example.com"
+            defaultValue={endpoint.staging_host ?? ""}
+          />
+          <CheckboxField
+            id="settings-sign"
+            label="Sign forwarded requests"
+            hint="Adds Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) signed with the endpoint secret."
+            name="signRequests"
+            defaultChecked={endpoint.sign_requests}
+          />
+          <SaveActions
+            label="Save changes"
+            saving={saving}
+            saved={updateResult?.ok ? "Saved" : null}
+            error={updateResult && !updateResult.ok ? updateResult.error : null}
+          />
         </Form>
       </Card>
 
@@ -243,15 +213,9 @@ export default function EndpointPage() {
           </p>
         }
       >
-        <button type="button" className="button secondary" onClick={() => setConfirming(false)} autoFocus>
-          Cancel
-        </button>
-        <Form method="post">
-          <input type="hidden" name="intent" value="delete" />
-          <button type="submit" className="button danger" disabled={deleting}>
-            {deleting ? "Deleting…" : "Delete permanently"}
-          </button>
-        </Form>
+        <IntentButton intent="delete" className="button danger" busy={deleting} busyLabel="Deleting…">
+          Delete permanently
+        </IntentButton>
       </ConfirmDialog>
     </>
   );

@@ -1,12 +1,12 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, type ReactNode } from "react";
 import { HttpStatus, StatusBadge } from "../components/badges";
 import { CopyButton } from "../components/copy-button";
 import { HeadersTable, PayloadBlock, payloadText, type PayloadData } from "../components/payload";
 import { RelativeTime } from "../components/relative-time";
 import { Tabs } from "../components/tabs";
-import { Card, Icon, PageHeader, RouteError } from "../components/ui";
+import { Alert, Breadcrumb, Card, Detail, Icon, PageHeader, RouteError } from "../components/ui";
 import { hasCode } from "../lib/errors";
 import { formatBytes, formatLatency, localTime, toDate, utcTime } from "../lib/format";
 import { trpc } from "../lib/trpc.client";
@@ -81,15 +81,7 @@ export default function EventPage() {
   return (
     <>
       <PageHeader
-        eyebrow={
-          <nav aria-label="Breadcrumb" className="breadcrumb">
-            <Link to="/events">Activity</Link>
-            <span aria-hidden="true">/</span>
-            <span aria-current="page" className="mono">
-              {event.id.slice(-12)}
-            </span>
-          </nav>
-        }
+        eyebrow={<Breadcrumb parent="Activity" to="/events" current={event.id.slice(-12)} currentClassName="mono" />}
         title={<span className={`break${event.eventType === "unknown" ? " is-unknown-type" : ""}`}>{event.eventType}</span>}
         beside={<StatusBadge status={event.status} />}
         description={
@@ -115,48 +107,32 @@ export default function EventPage() {
 
       <Card title="Details">
         <dl className="kv details-grid">
-          <div>
-            <dt>Endpoint</dt>
-            <dd>
-              <Link to={`/endpoints/${event.endpointId}`}>{event.endpointName}</Link>
-            </dd>
-          </div>
-          <div>
-            <dt>Received</dt>
-            <dd suppressHydrationWarning>{hydrated ? localTime(received) : utcTime(received)}</dd>
-          </div>
-          <div className="wide">
-            <dt>Forwarded to</dt>
-            <dd>
-              {event.destinationUrl ? (
-                <span className="mono break" data-testid="destination-url">
-                  {event.destinationUrl}
-                </span>
-              ) : (
-                <span className="muted">Not forwarded (capture only)</span>
-              )}
-            </dd>
-          </div>
-          <div>
-            <dt>Latency</dt>
-            <dd>{formatLatency(event.latencyMs)}</dd>
-          </div>
-          <div>
-            <dt>Content type</dt>
-            <dd className="mono break">{event.contentType ?? <span className="muted">none</span>}</dd>
-          </div>
-          <div>
-            <dt>Size</dt>
-            <dd>{formatBytes(event.sizeBytes)}</dd>
-          </div>
-          <div>
-            <dt>Client IP</dt>
-            <dd className="mono">{event.clientIp ?? <span className="muted">unknown</span>}</dd>
-          </div>
-          <div className="wide">
-            <dt>Event ID</dt>
-            <dd className="mono break">{event.id}</dd>
-          </div>
+          <Detail term="Endpoint">
+            <Link to={`/endpoints/${event.endpointId}`}>{event.endpointName}</Link>
+          </Detail>
+          <Detail term="Received" suppressHydrationWarning>
+            {hydrated ? localTime(received) : utcTime(received)}
+          </Detail>
+          <Detail term="Forwarded to" wide>
+            {event.destinationUrl ? (
+              <span className="mono break" data-testid="destination-url">
+                {event.destinationUrl}
+              </span>
+            ) : (
+              <span className="muted">Not forwarded (capture only)</span>
+            )}
+          </Detail>
+          <Detail term="Latency">{formatLatency(event.latencyMs)}</Detail>
+          <Detail term="Content type" className="mono break">
+            {event.contentType ?? <span className="muted">none</span>}
+          </Detail>
+          <Detail term="Size">{formatBytes(event.sizeBytes)}</Detail>
+          <Detail term="Client IP" className="mono">
+            {event.clientIp ?? <span className="muted">unknown</span>}
+          </Detail>
+          <Detail term="Event ID" wide className="mono break">
+            {event.id}
+          </Detail>
         </dl>
       </Card>
 
@@ -199,12 +175,9 @@ export default function EventPage() {
                       </p>
                     ) : null}
                     {response.error ? (
-                      <div className="alert alert-error" data-testid="response-error">
-                        <span className="alert-icon" aria-hidden="true">
-                          !
-                        </span>
-                        <span>{response.error}</span>
-                      </div>
+                      <Alert tone="error" testId="response-error">
+                        {response.error}
+                      </Alert>
                     ) : null}
                     <h3 className="subheading">Response headers</h3>
                     <HeadersTable headers={responseHeaders} testId="response-header-row" caption="Response headers" />
@@ -217,33 +190,34 @@ export default function EventPage() {
                     {response.truncated ? <p className="note">The response body was truncated: only its beginning was stored.</p> : null}
                   </div>
                 ) : event.status === "pending" ? (
-                  <div className="panel-empty">
-                    <span className="spinner" aria-hidden="true" />
-                    <div>
-                      <p className="panel-empty-title">Waiting for the destination…</p>
-                      <p className="muted small">
-                        Rehook is forwarding this event{event.destinationUrl ? <> to <span className="mono break">{event.destinationUrl}</span></> : null}. This page
-                        updates when it answers.
-                      </p>
-                    </div>
-                  </div>
+                  <PanelEmpty icon={<span className="spinner" aria-hidden="true" />} title="Waiting for the destination…">
+                    Rehook is forwarding this event{event.destinationUrl ? <> to <span className="mono break">{event.destinationUrl}</span></> : null}. This page
+                    updates when it answers.
+                  </PanelEmpty>
                 ) : (
-                  <div className="panel-empty">
-                    <Icon name="inbox" />
-                    <div>
-                      <p className="panel-empty-title">Not forwarded</p>
-                      <p className="muted small">
-                        This event was captured only: its endpoint had no destination URL when it arrived. Add one on the{" "}
-                        <Link to={`/endpoints/${event.endpointId}`}>endpoint’s page</Link> to forward new events.
-                      </p>
-                    </div>
-                  </div>
+                  <PanelEmpty icon={<Icon name="inbox" />} title="Not forwarded">
+                    This event was captured only: its endpoint had no destination URL when it arrived. Add one on the{" "}
+                    <Link to={`/endpoints/${event.endpointId}`}>endpoint’s page</Link> to forward new events.
+                  </PanelEmpty>
                 ),
             },
           ]}
         />
       </section>
     </>
+  );
+}
+
+/** The Response tab when there is no response (yet). */
+function PanelEmpty({ icon, title, children }: { icon: ReactNode; title: string; children: ReactNode }) {
+  return (
+    <div className="panel-empty">
+      {icon}
+      <div>
+        <p className="panel-empty-title">{title}</p>
+        <p className="muted small">{children}</p>
+      </div>
+    </div>
   );
 }
 

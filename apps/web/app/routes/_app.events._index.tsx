@@ -4,9 +4,10 @@ import type { RouterOutputs } from "@rehook/api";
 import { useCallback, useEffect, useRef, useState, type MouseEvent } from "react";
 import { StatusBadge } from "../components/badges";
 import { RelativeTime } from "../components/relative-time";
-import { EmptyState, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
+import { DataTable } from "../components/data-table";
+import { EmptyCard, FormError, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
 import { errorMessage } from "../lib/errors";
-import { EVENT_STATUSES, formatLatency, isEventStatus, isUuid, STATUS_LABELS, type EventStatus } from "../lib/format";
+import { EVENT_STATUSES, formatLatency, isEventStatus, isUuid, plural, STATUS_LABELS, type EventStatus } from "../lib/format";
 import { trpc } from "../lib/trpc.client";
 
 export const meta: MetaFunction = () => [{ title: "Activity · Rehook" }];
@@ -133,12 +134,20 @@ function LiveIndicator({ state }: { state: Connection }) {
   );
 }
 
-/** Newest first by id (UUIDv7 ids sort by time), one row per id, at most MAX_ROWS. */
-function mergeRows(current: FeedRow[], incoming: FeedRow[]): { rows: FeedRow[]; trimmed: boolean } {
-  const byId = new Map(current.map((row) => [row.id, row]));
+type FeedState = { rows: FeedRow[]; cursor: string | null };
+
+/** Newest first by id (UUIDv7 ids sort by time). */
+const newestFirst = (a: FeedRow, b: FeedRow) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/**
+ * Incoming rows folded in: one row per id (the incoming one wins), newest first, at most
+ * MAX_ROWS; when the oldest are dropped, Load older starts from the oldest row kept.
+ */
+function mergeRows(current: FeedState, incoming: FeedRow[]): FeedState {
+  const byId = new Map(current.rows.map((row) => [row.id, row]));
   for (const row of incoming) byId.set(row.id, row);
-  const rows = [...byId.values()].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-  return rows.length > MAX_ROWS ? { rows: rows.slice(0, MAX_ROWS), trimmed: true } : { rows, trimmed: false };
+  const rows = [...byId.values()].sort(newestFirst);
+  return rows.length > MAX_ROWS ? { rows: rows.slice(0, MAX_ROWS), cursor: rows[MAX_ROWS - 1]!.id } : { rows, cursor: current.cursor };
 }
 
 function Feed({
@@ -154,7 +163,7 @@ function Feed({
   endpoints: Array<{ id: string; name: string; webhook_url: string }>;
   onConnectionChange: (state: Connection) => void;
 }) {
-  const [state, setState] = useState(() => ({ rows: initialEvents, cursor: initialCursor }));
+  const [state, setState] = useState<FeedState>(() => ({ rows: initialEvents, cursor: initialCursor }));
   const [fresh, setFresh] = useState<ReadonlySet<string>>(() => new Set());
   const [older, setOlder] = useState<{ loading: boolean; error: string | null }>({ loading: false, error: null });
   const navigate = useNavigate();
@@ -163,10 +172,7 @@ function Feed({
 
   // New loader data for the same filter (a revalidation): fold it in.
   useEffect(() => {
-    setState((current) => {
-      const merged = mergeRows(current.rows, initialEvents);
-      return { rows: merged.rows, cursor: merged.trimmed ? merged.rows[merged.rows.length - 1]!.id : current.cursor };
-    });
+    setState((current) => mergeRows(current, initialEvents));
   }, [initialEvents]);
 
   const rowsRef = useRef(state.rows);
@@ -196,10 +202,7 @@ function Feed({
         freshTimers.current.add(timer);
       }
     }
-    setState((current) => {
-      const merged = mergeRows(current.rows, incoming);
-      return { rows: merged.rows, cursor: merged.trimmed ? merged.rows[merged.rows.length - 1]!.id : current.cursor };
-    });
+    setState((current) => mergeRows(current, incoming));
   }, []);
 
   // The live feed: a new id is a new row, a known id an update in place.
@@ -273,7 +276,7 @@ function Feed({
       setState((current) => {
         const byId = new Map(current.rows.map((row) => [row.id, row]));
         for (const row of page.events) if (!byId.has(row.id)) byId.set(row.id, row);
-        const rows = [...byId.values()].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+        const rows = [...byId.values()].sort(newestFirst);
         return { rows, cursor: page.nextCursor };
       });
       setOlder({ loading: false, error: null });
@@ -300,61 +303,50 @@ function Feed({
   return (
     <>
       <div className="card table-card">
-        <table className="table events-table">
-          <caption className="sr-only">Events, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Endpoint</th>
-              <th scope="col">Source</th>
-              <th scope="col">Event type</th>
-              <th scope="col">Status</th>
-              <th scope="col" className="num">
-                Latency
-              </th>
+        <DataTable
+          className="events-table"
+          caption="Events, newest first"
+          columns={["Time", "Endpoint", "Source", "Event type", "Status", { label: "Latency", className: "num" }]}
+        >
+          {state.rows.map((row) => (
+            <tr
+              key={row.id}
+              data-testid="event-row"
+              data-event-id={row.id}
+              data-status={row.status}
+              className={`event-row${fresh.has(row.id) ? " is-new" : ""}`}
+              onClick={(event) => openRow(event, row.id)}
+            >
+              <td data-label="Time" className="cell-time">
+                <RelativeTime value={row.receivedAt} />
+              </td>
+              <td data-label="Endpoint" className="cell-endpoint">
+                <span className="truncate" title={row.endpointName}>
+                  {row.endpointName}
+                </span>
+              </td>
+              <td data-label="Source" className="cell-source">
+                <span className={`source-chip${row.source === "unknown" ? " is-unknown" : ""}`}>{row.source}</span>
+              </td>
+              <td data-label="Event type" className="cell-type">
+                <Link to={`/events/${row.id}`} className={`event-link${row.eventType === "unknown" ? " is-unknown" : ""}`} prefetch="intent">
+                  {row.method !== "POST" ? <span className="method">{row.method}</span> : null}
+                  {row.eventType}
+                </Link>
+              </td>
+              <td data-label="Status" className="cell-status">
+                <StatusBadge status={row.status} title={row.responseStatus !== null ? `Destination answered HTTP ${row.responseStatus}` : undefined} />
+              </td>
+              <td data-label="Latency" className="num cell-latency">
+                {formatLatency(row.latencyMs)}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {state.rows.map((row) => (
-              <tr
-                key={row.id}
-                data-testid="event-row"
-                data-event-id={row.id}
-                data-status={row.status}
-                className={`event-row${fresh.has(row.id) ? " is-new" : ""}`}
-                onClick={(event) => openRow(event, row.id)}
-              >
-                <td data-label="Time" className="cell-time">
-                  <RelativeTime value={row.receivedAt} />
-                </td>
-                <td data-label="Endpoint" className="cell-endpoint">
-                  <span className="truncate" title={row.endpointName}>
-                    {row.endpointName}
-                  </span>
-                </td>
-                <td data-label="Source" className="cell-source">
-                  <span className={`source-chip${row.source === "unknown" ? " is-unknown" : ""}`}>{row.source}</span>
-                </td>
-                <td data-label="Event type" className="cell-type">
-                  <Link to={`/events/${row.id}`} className={`event-link${row.eventType === "unknown" ? " is-unknown" : ""}`} prefetch="intent">
-                    {row.method !== "POST" ? <span className="method">{row.method}</span> : null}
-                    {row.eventType}
-                  </Link>
-                </td>
-                <td data-label="Status" className="cell-status">
-                  <StatusBadge status={row.status} title={row.responseStatus !== null ? `Destination answered HTTP ${row.responseStatus}` : undefined} />
-                </td>
-                <td data-label="Latency" className="num cell-latency">
-                  {formatLatency(row.latencyMs)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       </div>
       <div className="feed-footer">
         <span className="muted small">
-          {state.rows.length.toLocaleString("en-US")} {state.rows.length === 1 ? "event" : "events"} shown
+          {plural(state.rows.length, "event")} shown
         </span>
         {state.cursor ? (
           <button type="button" className="button secondary" onClick={loadOlder} disabled={older.loading}>
@@ -364,11 +356,7 @@ function Feed({
           <span className="muted small">That’s everything.</span>
         )}
       </div>
-      {older.error ? (
-        <p className="alert alert-error" role="alert">
-          {older.error}
-        </p>
-      ) : null}
+      <FormError message={older.error} />
     </>
   );
 }
@@ -376,51 +364,45 @@ function Feed({
 function FeedEmpty({ filter, endpoints }: { filter: Filter; endpoints: Array<{ id: string; name: string; webhook_url: string }> }) {
   if (endpoints.length === 0) {
     return (
-      <div className="card">
-        <EmptyState
-          icon={<Icon name="inbox" />}
-          title="No events yet"
-          actions={
-            <Link to="/" className="button primary">
-              <Icon name="plus" />
-              Create an endpoint
-            </Link>
-          }
-        >
-          <p>Events show up here when one of your endpoints receives a request. Create an endpoint to get a capture URL.</p>
-        </EmptyState>
-      </div>
+      <EmptyCard
+        icon={<Icon name="inbox" />}
+        title="No events yet"
+        actions={
+          <Link to="/" className="button primary">
+            <Icon name="plus" />
+            Create an endpoint
+          </Link>
+        }
+      >
+        <p>Events show up here when one of your endpoints receives a request. Create an endpoint to get a capture URL.</p>
+      </EmptyCard>
     );
   }
   const endpoint = endpoints.find((candidate) => candidate.id === filter.endpointId) ?? endpoints[0]!;
   if (filter.status) {
     return (
-      <div className="card">
-        <EmptyState
-          icon={<Icon name="inbox" />}
-          title={`No ${STATUS_LABELS[filter.status].toLowerCase()} events`}
-          actions={
-            <Link to="/events" className="button secondary">
-              Clear filters
-            </Link>
-          }
-        >
-          <p>Nothing matches these filters yet. New matching events will appear here as they arrive.</p>
-        </EmptyState>
-      </div>
+      <EmptyCard
+        icon={<Icon name="inbox" />}
+        title={`No ${STATUS_LABELS[filter.status].toLowerCase()} events`}
+        actions={
+          <Link to="/events" className="button secondary">
+            Clear filters
+          </Link>
+        }
+      >
+        <p>Nothing matches these filters yet. New matching events will appear here as they arrive.</p>
+      </EmptyCard>
     );
   }
   return (
-    <div className="card">
-      <EmptyState icon={<Icon name="send" />} title="Waiting for the first event">
-        <p>
-          Send a request to <strong>{endpoint.name}</strong> and it will appear here straight away — no need to reload.
-        </p>
-        <div className="empty-snippet">
-          <TestEventSnippet webhookUrl={endpoint.webhook_url} />
-        </div>
-      </EmptyState>
-    </div>
+    <EmptyCard icon={<Icon name="send" />} title="Waiting for the first event">
+      <p>
+        Send a request to <strong>{endpoint.name}</strong> and it will appear here straight away — no need to reload.
+      </p>
+      <div className="empty-snippet">
+        <TestEventSnippet webhookUrl={endpoint.webhook_url} />
+      </div>
+    </EmptyCard>
   );
 }
 

@@ -1,10 +1,14 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { ConfirmDialog } from "../components/confirm-dialog";
+import { Badge } from "../components/badges";
 import { CopyButton } from "../components/copy-button";
+import { DataTable } from "../components/data-table";
+import { CheckboxField, IntentButton, SaveActions, SubmitButton, TextField, UrlField } from "../components/form-fields";
+import { useResetAfterCreate } from "../components/hooks";
 import { RelativeTime } from "../components/relative-time";
-import { EmptyState, FormError, FormSuccess, Icon, PageHeader, RouteError } from "../components/ui";
+import { Card, CopyField, EmptyState, FormError, Icon, PageHeader, RouteError } from "../components/ui";
 import { errorMessage, hasCode } from "../lib/errors";
 import { trpc } from "../lib/trpc.client";
 
@@ -92,42 +96,48 @@ function usePendingIntent(): { intent: string | null; id: string | null } {
   return { intent: String(navigation.formData.get("intent") ?? ""), id: String(navigation.formData.get("id") ?? "") || null };
 }
 
+/** One settings section: a card with an icon in its title, and an id the section links jump to. */
+function Section({ icon, title, ...card }: Omit<Parameters<typeof Card>[0], "title" | "className"> & { id: string; icon: Parameters<typeof Icon>[0]["name"]; title: string }) {
+  return (
+    <Card
+      className="settings-section"
+      title={
+        <>
+          <Icon name={icon} /> {title}
+        </>
+      }
+      {...card}
+    />
+  );
+}
+
 type ApiKeyRow = { id: string; name: string; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null };
 
 function ApiKeys({ apiKeys, result }: { apiKeys: ApiKeyRow[]; result: ActionResult }) {
   const pending = usePendingIntent();
-  const formRef = useRef<HTMLFormElement>(null);
   const created = result?.intent === "createKey" && result.ok ? result : null;
+  const formRef = useResetAfterCreate(created);
   const createError = result?.intent === "createKey" && !result.ok ? result.error : null;
   const revokeResult = result?.intent === "revokeKey" ? result : null;
   const active = apiKeys.filter((key) => !key.revoked_at).length;
 
-  useEffect(() => {
-    if (created) formRef.current?.reset();
-  }, [created]);
-
   return (
-    <section className="card settings-section" id="api-keys" aria-labelledby="api-keys-title">
-      <div className="card-header">
-        <div>
-          <h2 id="api-keys-title" className="card-title">
-            <Icon name="key" /> API keys
-          </h2>
-          <p className="card-description">
-            Use a key in the <code className="inline-code">Authorization: Bearer …</code> header to call the Rehook API from scripts and CI.
-          </p>
-        </div>
-      </div>
-
+    <Section
+      id="api-keys"
+      icon="key"
+      title="API keys"
+      description={
+        <>
+          Use a key in the <code className="inline-code">Authorization: Bearer …</code> header to call the Rehook API from scripts and CI.
+        </>
+      }
+    >
       <Form method="post" className="inline-form" ref={formRef} noValidate>
         <input type="hidden" name="intent" value="createKey" />
-        <div className="field">
-          <label htmlFor="key-name">Key name</label>
-          <input id="key-name" name="name" type="text" required maxLength={100} autoComplete="off" placeholder="CI deploys" />
-        </div>
-        <button type="submit" className="button primary" disabled={pending.intent === "createKey"}>
-          {pending.intent === "createKey" ? "Generating…" : "Generate key"}
-        </button>
+        <TextField id="key-name" label="Key name" name="name" required maxLength={100} autoComplete="off" placeholder="CI deploys" />
+        <SubmitButton busy={pending.intent === "createKey"} busyLabel="Generating…">
+          Generate key
+        </SubmitButton>
       </Form>
       <FormError message={createError} />
 
@@ -136,12 +146,7 @@ function ApiKeys({ apiKeys, result }: { apiKeys: ApiKeyRow[]; result: ActionResu
           <p id="new-key-title" className="new-secret-title">
             New key “{created.name}”
           </p>
-          <div className="copy-field">
-            <code className="copy-field-value" data-testid="new-api-key">
-              {created.key}
-            </code>
-            <CopyButton text={created.key} />
-          </div>
+          <CopyField value={created.key} testId="new-api-key" />
           <p className="new-secret-note">
             <strong>Copy it now: it will not be shown again.</strong> Rehook stores only a hash of the key.
           </p>
@@ -154,74 +159,59 @@ function ApiKeys({ apiKeys, result }: { apiKeys: ApiKeyRow[]; result: ActionResu
         <p className="muted empty-inline">No API keys yet. Generate one above.</p>
       ) : (
         <div className="table-wrap">
-          <table className="table keys-table">
-            <caption className="sr-only">API keys ({active} active)</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {apiKeys.map((key) => {
-                const revoking = pending.intent === "revokeKey" && pending.id === key.id;
-                return (
-                  <tr key={key.id} data-testid="api-key-row" className={key.revoked_at ? "is-revoked" : undefined}>
-                    <td data-label="Name" className="cell-strong">
-                      {key.name}
-                    </td>
-                    <td data-label="Key">
-                      <code className="inline-code">{key.prefix}…</code>
-                    </td>
-                    <td data-label="Created">
-                      <RelativeTime value={key.created_at} />
-                    </td>
-                    <td data-label="Last used">{key.last_used_at ? <RelativeTime value={key.last_used_at} /> : <span className="muted">Never</span>}</td>
-                    <td className="cell-actions">
-                      {key.revoked_at ? (
-                        <span className="badge badge-revoked" title={`Revoked ${new Date(key.revoked_at).toISOString().slice(0, 10)}`}>
-                          Revoked
-                        </span>
-                      ) : (
-                        <Form method="post">
-                          <input type="hidden" name="intent" value="revokeKey" />
-                          <input type="hidden" name="id" value={key.id} />
-                          <button type="submit" className="button danger-outline small" disabled={revoking}>
-                            {revoking ? "Revoking…" : "Revoke"}
-                          </button>
-                        </Form>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <DataTable
+            className="keys-table"
+            caption={`API keys (${active} active)`}
+            columns={["Name", "Key", "Created", "Last used", { label: <span className="sr-only">Actions</span> }]}
+          >
+            {apiKeys.map((key) => {
+              const revoking = pending.intent === "revokeKey" && pending.id === key.id;
+              return (
+                <tr key={key.id} data-testid="api-key-row" className={key.revoked_at ? "is-revoked" : undefined}>
+                  <td data-label="Name" className="cell-strong">
+                    {key.name}
+                  </td>
+                  <td data-label="Key">
+                    <code className="inline-code">{key.prefix}…</code>
+                  </td>
+                  <td data-label="Created">
+                    <RelativeTime value={key.created_at} />
+                  </td>
+                  <td data-label="Last used">{key.last_used_at ? <RelativeTime value={key.last_used_at} /> : <span className="muted">Never</span>}</td>
+                  <td className="cell-actions">
+                    {key.revoked_at ? (
+                      <Badge tone="revoked" dot={false} title={`Revoked ${new Date(key.revoked_at).toISOString().slice(0, 10)}`}>
+                        Revoked
+                      </Badge>
+                    ) : (
+                      <IntentButton intent="revokeKey" id={key.id} className="button danger-outline small" busy={revoking} busyLabel="Revoking…">
+                        Revoke
+                      </IntentButton>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </DataTable>
         </div>
       )}
-    </section>
+    </Section>
   );
 }
 
 function Security({ endpoints, result }: { endpoints: Array<{ id: string; name: string }>; result: ActionResult }) {
   return (
-    <section className="card settings-section" id="security" aria-labelledby="security-title">
-      <div className="card-header">
-        <div>
-          <h2 id="security-title" className="card-title">
-            <Icon name="shield" /> Security
-          </h2>
-          <p className="card-description">
-            Each endpoint has a signing secret. When “Sign forwarded requests” is on, Rehook signs what it forwards with it (Standard Webhooks), so your
-            app can check that a request really came from Rehook.
-          </p>
-        </div>
-      </div>
+    <Section
+      id="security"
+      icon="shield"
+      title="Security"
+      description={
+        <>
+          Each endpoint has a signing secret. When “Sign forwarded requests” is on, Rehook signs what it forwards with it (Standard Webhooks), so your app
+          can check that a request really came from Rehook.
+        </>
+      }
+    >
       {endpoints.length === 0 ? (
         <EmptyState title="Nothing to sign yet">
           <p>Signing secrets appear here once you create an endpoint.</p>
@@ -233,7 +223,7 @@ function Security({ endpoints, result }: { endpoints: Array<{ id: string; name: 
           ))}
         </ul>
       )}
-    </section>
+    </Section>
   );
 }
 
@@ -321,16 +311,9 @@ function SecretRow({ endpoint, result }: { endpoint: { id: string; name: string 
           </p>
         }
       >
-        <button type="button" className="button secondary" onClick={() => setConfirming(false)} autoFocus>
-          Cancel
-        </button>
-        <Form method="post" preventScrollReset>
-          <input type="hidden" name="intent" value="rotateSecret" />
-          <input type="hidden" name="id" value={endpoint.id} />
-          <button type="submit" className="button danger" disabled={rotating}>
-            {rotating ? "Regenerating…" : "Regenerate secret"}
-          </button>
-        </Form>
+        <IntentButton intent="rotateSecret" id={endpoint.id} preventScrollReset className="button danger" busy={rotating} busyLabel="Regenerating…">
+          Regenerate secret
+        </IntentButton>
       </ConfirmDialog>
     </li>
   );
@@ -350,20 +333,17 @@ function Notifications({ settings, result }: { settings: NotificationSettings; r
   const own = result?.intent === "saveNotifications" ? result : null;
   const formKey = [settings.enabled, settings.webhook_url, settings.triggers.join(",")].join("|");
   return (
-    <section className="card settings-section" id="notifications" aria-labelledby="notifications-title">
-      <div className="card-header">
-        <div>
-          <h2 id="notifications-title" className="card-title">
-            <Icon name="bell" /> Notifications
-          </h2>
-          <p className="card-description">Get a chat message (Slack incoming webhook) when deliveries fail, succeed or events are captured.</p>
-        </div>
-        <span className={`badge ${settings.enabled && !settings.paused_reason ? "badge-delivered" : settings.paused_reason ? "badge-pending" : "badge-neutral"}`}>
-          <span className="badge-dot" aria-hidden="true" />
+    <Section
+      id="notifications"
+      icon="bell"
+      title="Notifications"
+      description="Get a chat message (Slack incoming webhook) when deliveries fail, succeed or events are captured."
+      actions={
+        <Badge tone={settings.paused_reason ? "pending" : settings.enabled ? "delivered" : "neutral"}>
           {settings.paused_reason ? "Paused" : settings.enabled ? "On" : "Off"}
-        </span>
-      </div>
-
+        </Badge>
+      }
+    >
       {settings.paused_reason ? (
         <div className="banner banner-warning" data-testid="notifications-paused">
           <span className="alert-icon" aria-hidden="true">
@@ -384,61 +364,35 @@ function Notifications({ settings, result }: { settings: NotificationSettings; r
 
       <Form method="post" className="form-stack" key={formKey} noValidate preventScrollReset>
         <input type="hidden" name="intent" value="saveNotifications" />
-        <div className="checkbox-field">
-          <input id="notify-enabled" name="enabled" type="checkbox" defaultChecked={settings.enabled} />
-          <div>
-            <label htmlFor="notify-enabled">Enable notifications</label>
-          </div>
-        </div>
-        <div className="field">
-          <label htmlFor="notify-url">Webhook URL</label>
-          <input
-            id="notify-url"
-            name="webhookUrl"
-            type="text"
-            inputMode="url"
-            spellCheck={false}
-            autoComplete="off"
-            placeholder="https://hooks.slack.com/services/…"
-            defaultValue={settings.webhook_url ?? ""}
-            aria-describedby="notify-url-hint"
-          />
-          <small id="notify-url-hint" className="hint">
-            A Slack incoming-webhook URL. It is kept private and only used for these messages.
-          </small>
-        </div>
+        <CheckboxField id="notify-enabled" label="Enable notifications" name="enabled" defaultChecked={settings.enabled} />
+        <UrlField
+          id="notify-url"
+          label="Webhook URL"
+          hint="A Slack incoming-webhook URL. It is kept private and only used for these messages."
+          name="webhookUrl"
+          placeholder="https://hooks.slack.com/services/…"
+          defaultValue={settings.webhook_url ?? ""}
+        />
         <fieldset className="fieldset">
           <legend>Notify me when an event is</legend>
           <div className="checkbox-grid">
             {TRIGGERS.map((trigger) => (
-              <div className="checkbox-field boxed" key={trigger.value}>
-                <input
-                  id={`trigger-${trigger.value}`}
-                  name="triggers"
-                  type="checkbox"
-                  value={trigger.value}
-                  defaultChecked={settings.triggers.includes(trigger.value)}
-                  aria-describedby={`trigger-${trigger.value}-hint`}
-                />
-                <div>
-                  <label htmlFor={`trigger-${trigger.value}`}>{trigger.label}</label>
-                  <small id={`trigger-${trigger.value}-hint`} className="hint">
-                    {trigger.hint}
-                  </small>
-                </div>
-              </div>
+              <CheckboxField
+                key={trigger.value}
+                boxed
+                id={`trigger-${trigger.value}`}
+                label={trigger.label}
+                hint={trigger.hint}
+                name="triggers"
+                value={trigger.value}
+                defaultChecked={settings.triggers.includes(trigger.value)}
+              />
             ))}
           </div>
         </fieldset>
-        <div className="form-actions">
-          <button type="submit" className="button primary" disabled={saving}>
-            {saving ? "Saving…" : "Save notifications"}
-          </button>
-          {own?.ok ? <FormSuccess message="Notification settings saved" /> : null}
-        </div>
-        {own && !own.ok ? <FormError message={own.error} /> : null}
+        <SaveActions label="Save notifications" saving={saving} saved={own?.ok ? "Notification settings saved" : null} error={own && !own.ok ? own.error : null} />
       </Form>
-    </section>
+    </Section>
   );
 }
 
