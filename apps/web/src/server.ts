@@ -17,7 +17,7 @@ import {
   type Pool,
 } from "@rehook/db";
 import { answerClientError, createCaptureHandler, createHealthHandler, createReplayRoute, sendError } from "@rehook/http";
-import { createDeliveryPool, DeliveryDispatcher } from "@rehook/delivery";
+import { createDeliveryPool, DeliveryDispatcher, Notifier } from "@rehook/delivery";
 import { BulkReplays, captureRequest, type ServiceContext } from "@rehook/services";
 import { createRequestListener } from "./request-listener.js";
 import { createRemixHandler, loadRemixBuild } from "./remix-handler.js";
@@ -129,6 +129,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     fastPath: { leaseMs: dispatcher.leaseMs, hasRoom: () => dispatcher.hasRoom() },
   });
   dispatcher.start();
+  const notifier = new Notifier({
+    db: pool,
+    deliveries,
+    baseUrl: config.baseUrl,
+    allowPrivate: config.allowPrivateDestinations,
+    logger,
+    postTimeoutMs: Math.min(10_000, config.forwardTimeoutMs),
+  });
+  notifier.start();
   const bus = await EventBus.connect(database.url, (error) => logger.warn("event bus connection lost, reconnecting", { error: error.message }));
   const ctx: ServiceContext = {
     orm: database.orm,
@@ -142,6 +151,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     bus,
     chatHooksBase: config.chatHooksBase,
     outbound: { pool: deliveries, options: { timeoutMs: config.forwardTimeoutMs, allowPrivate: config.allowPrivateDestinations } },
+    chat: notifier,
   };
   ctx.bulkReplays = new BulkReplays(ctx, logger);
   const dashboard = await createDashboard(ctx, config, logger);
@@ -152,6 +162,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     await bus.close();
     await writer.drain();
     await dispatcher.stop();
+    await notifier.stop();
     await deliveries.close();
     await pool.end();
     await database.close();

@@ -3,5 +3,9 @@
 export { EVENT_STATUSES, type EventStatus } from "./events.js";
 export type { HealthState } from "./health.js";
 export { relativeTime } from "./relative-time.js";
-export { jsonTokens, type JsonToken, type JsonTokenKind, type PayloadView } from "./payload-view.js";
+export { describePayload, jsonTokens, type JsonToken, type JsonTokenKind, type PayloadView } from "./payload-view.js";
 export { shellQuote } from "./curl.js";
+// Replays: where a replay goes and what a browser-side (local) replay sends. Only the type
+// comes from replay-target.ts: its code imports destination-url.ts, which needs node:net.
+export { forwardableHeaders, forwardTarget } from "./forwarding.js";
+export type { ReplayEnvironment } from "./replay-target.js";

@@ -20,3 +20,4 @@ export * from "./curl.js";
 export * from "./chat-hooks.js";
 export * from "./relative-time.js";
 export * from "./replay-target.js";
+export * from "./chat-messages.js";

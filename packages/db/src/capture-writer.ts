@@ -83,9 +83,16 @@ with incoming as (
   )
 ),
 endpoint as (
-  select id, slug, destination_url, sign_requests, secret from endpoints
+  select id, user_id, slug, destination_url, sign_requests, secret from endpoints
   where slug in (select distinct slug from incoming)
   for key share
+),
+-- A "captured" chat notification is due in the same transaction as the event (outbox).
+notify as (
+  insert into notification_outbox (user_id, event_id, trigger)
+  select n.user_id, i.id, 'captured'
+  from incoming i join endpoint e on e.slug = i.slug join notification_settings n on n.user_id = e.user_id
+  where e.destination_url is null and n.enabled and n.paused_reason is null and 'captured' = any(n.triggers)
 ),
 stored as (
   insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type,

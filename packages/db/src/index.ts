@@ -23,3 +23,4 @@ export * from "./queries/events.js";
 export * from "./queries/api-keys.js";
 export * from "./queries/notification-settings.js";
 export * from "./queries/replays.js";
+export * from "./queries/notifications.js";

@@ -4,3 +4,4 @@ export { sendRequest } from "./send.js";
 export type { DeliveryBatch, DeliveryResult, DeliveryTask, ResultMessage } from "./types.js";
 export { DeliveryDispatcher, deliveryTask, outboundTask, type DispatcherOptions, type SendOptions, type StoredRequest } from "./dispatcher.js";
 export { checkDestination } from "./destination-check.js";
+export { Notifier, type NotifierOptions } from "./notifier.js";

@@ -1,4 +1,4 @@
-import { checkDestinationSyntax, type HeaderList } from "@rehook/core";
+import { checkDestinationSyntax, timeoutError, type HeaderList } from "@rehook/core";
 import type { Agent } from "undici";
 import { checkLiteralHost } from "./safe-agent.js";
 import type { DeliveryResult, DeliveryTask } from "./types.js";
@@ -98,7 +98,7 @@ export async function sendRequest(agent: Agent, task: DeliveryTask): Promise<Del
       timedOut: false,
     };
   } catch (error) {
-    if (deadline.aborted) return failure(clock, `no complete answer within ${task.timeoutMs} ms`, true);
+    if (deadline.aborted) return failure(clock, timeoutError(task.timeoutMs), true);
     return failure(clock, describe(error));
   }
 }

@@ -1,8 +1,8 @@
-import type { AddressPolicy } from "@rehook/core";
+import type { AddressPolicy, ChatMessage } from "@rehook/core";
 import type { BulkReplays } from "./bulk-replays.js";
 import type { AttemptLimiter, SessionManager } from "@rehook/auth";
 import type { ClaimedEvent, EventBus, GroupCommitWriter, Orm } from "@rehook/db";
-import type { DeliveryPool, SendOptions } from "@rehook/delivery";
+import type { DeliveryPool, DeliveryResult, SendOptions } from "@rehook/delivery";
 
 /** What the use cases need from the outside world; the composition root builds it once. */
 export interface ServiceContext {
@@ -27,4 +27,6 @@ export interface ServiceContext {
   outbound?: { pool: DeliveryPool; options: SendOptions };
   /** Runs bulk replays in the background. */
   bulkReplays?: BulkReplays;
+  /** Posts chat messages (the Settings test button; due notifications are posted by the notifier itself). */
+  chat?: { post(webhookUrl: string, message: ChatMessage): Promise<DeliveryResult> };
 }

@@ -1,4 +1,4 @@
-import { checkChatHookUrl, NOTIFICATION_TRIGGERS, UserError, type NotificationTrigger } from "@rehook/core";
+import { checkChatHookUrl, judgeChatPost, notificationMessage, NOTIFICATION_TRIGGERS, UserError, type NotificationTrigger } from "@rehook/core";
 import { findNotificationSettings, saveNotificationSettings as storeSettings, type NotificationSettings } from "@rehook/db";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
@@ -50,4 +50,40 @@ export async function saveNotificationSettings(
   if (enabled && triggers.length === 0) throw new UserError("validation_failed", "choose at least one trigger to turn notifications on");
   const unique = NOTIFICATION_TRIGGERS.filter((trigger) => triggers.includes(trigger));
   return view(await storeSettings(ctx.orm.em.fork(), input.userId, { enabled, webhookUrl: url, triggers: unique }));
+}
+
+/**
+ * Posts a sample message to the saved hook now and says how the provider answered (with
+ * the fix when it refused). Does not pause notifications: the button is for trying a URL out.
+ */
+export async function sendTestNotification(
+  ctx: Pick<ServiceContext, "orm" | "chat" | "baseUrl">,
+  input: { userId: string },
+): Promise<{ ok: boolean; message: string }> {
+  if (!ctx.chat) throw new UserError("unavailable", "chat notifications are not available on this server");
+  const settings = await findNotificationSettings(ctx.orm.em.fork(), input.userId);
+  if (!settings?.webhookUrl) throw new UserError("unprocessable", "save an incoming-webhook URL first");
+  const sample = notificationMessage(
+    {
+      id: "00000000-0000-7000-8000-000000000000",
+      trigger: "failed",
+      source: "stripe",
+      eventType: "payment_intent.succeeded",
+      endpointName: "test message",
+      destinationUrl: "https://api.example.com/webhooks",
+      latencyMs: 503,
+      responseStatus: 503,
+      error: null,
+      at: new Date(),
+    },
+    `${ctx.baseUrl}/events`,
+  );
+  const result = await ctx.chat.post(settings.webhookUrl, sample);
+  const verdict = judgeChatPost(
+    { status: result.status, body: result.body ? Buffer.from(result.body).toString("utf8") : "", retryAfter: null, error: result.error },
+    0,
+    1,
+  );
+  if (verdict.kind === "posted") return { ok: true, message: "Test message sent: check the channel." };
+  return { ok: false, message: verdict.reason };
 }

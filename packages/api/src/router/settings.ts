@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { NOTIFICATION_TRIGGERS } from "@rehook/core";
-import { createApiKey, getNotificationSettings, listApiKeys, revokeApiKey, saveNotificationSettings } from "@rehook/services";
+import { createApiKey, getNotificationSettings, listApiKeys, revokeApiKey, saveNotificationSettings, sendTestNotification } from "@rehook/services";
 import { protectedProcedure, router } from "../trpc.js";
 
 export const apiKeysRouter = router({
@@ -18,4 +18,6 @@ export const notificationsRouter = router({
   save: protectedProcedure
     .input(z.object({ enabled: z.boolean(), webhookUrl: z.string().nullable(), triggers: z.array(z.enum(NOTIFICATION_TRIGGERS)) }))
     .mutation(({ ctx, input }) => saveNotificationSettings(ctx.services, { userId: ctx.user.id, ...input })),
+  /** Posts a sample message to the saved URL and answers how the provider took it. */
+  sendTest: protectedProcedure.mutation(({ ctx }) => sendTestNotification(ctx.services, { userId: ctx.user.id })),
 });

@@ -118,6 +118,20 @@ export interface NotificationSettings {
   pausedReason: string | null;
   lastError: string | null;
   updatedAt: Date;
+  /** Pacing: the next post to this URL waits until then (about one per second, or Retry-After). */
+  nextPostAt: Date;
+  /** Held by the instance posting for this user. */
+  leaseUntil: Date | null;
+  /** Consecutive failed posts (5xx, network); reset by a success. */
+  failures: number;
+}
+
+export interface NotificationOutbox {
+  id: string;
+  user: User;
+  eventId: string;
+  trigger: string;
+  createdAt: Date;
 }
 
 const timestamp = { type: "datetime", columnType: "timestamptz(3)" } as const;
@@ -271,6 +285,22 @@ export const NotificationSettingsEntity = new EntitySchema<NotificationSettings>
     pausedReason: { type: "text", nullable: true },
     lastError: { type: "text", nullable: true },
     updatedAt: { ...createdAt, onUpdate: () => new Date() },
+    nextPostAt: { ...createdAt },
+    leaseUntil: { ...timestamp, nullable: true },
+    failures: { type: "integer", default: 0 },
+  },
+});
+
+export const NotificationOutboxEntity = new EntitySchema<NotificationOutbox>({
+  name: "NotificationOutbox",
+  tableName: "notification_outbox",
+  indexes: [{ name: "notification_outbox_user_id_index", properties: ["user", "id"] }],
+  properties: {
+    id: { type: BigIntType, primary: true, autoincrement: true },
+    user: { kind: "m:1", entity: () => UserEntity, deleteRule: "cascade" },
+    eventId: { type: "uuid" },
+    trigger: { type: "text" },
+    createdAt,
   },
 });
 
@@ -284,4 +314,5 @@ export const entities = [
   ApiKeyEntity,
   NotificationSettingsEntity,
   ReplayJobEntity,
+  NotificationOutboxEntity,
 ];

@@ -3,6 +3,7 @@ import { Migration20261121000000_initial } from "./Migration20261121000000_initi
 import { Migration20261121010000_delivery_lease } from "./Migration20261121010000_delivery_lease.js";
 import { Migration20261121020000_forwarded_at } from "./Migration20261121020000_forwarded_at.js";
 import { Migration20261121030000_replay_jobs } from "./Migration20261121030000_replay_jobs.js";
+import { Migration20261121040000_notification_outbox } from "./Migration20261121040000_notification_outbox.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121010000_delivery_lease", class: Migration20261121010000_delivery_lease },
   { name: "Migration20261121020000_forwarded_at", class: Migration20261121020000_forwarded_at },
   { name: "Migration20261121030000_replay_jobs", class: Migration20261121030000_replay_jobs },
+  { name: "Migration20261121040000_notification_outbox", class: Migration20261121040000_notification_outbox },
 ];

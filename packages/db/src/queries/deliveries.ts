@@ -121,6 +121,13 @@ counted as (
     from updated group by endpoint_id
   ) c
   where p.id = c.endpoint_id
+),
+-- Chat notifications for these statuses are due in the same transaction (outbox).
+notify as (
+  insert into notification_outbox (user_id, event_id, trigger)
+  select n.user_id, u.id, u.status
+  from updated u join endpoints p on p.id = u.endpoint_id join notification_settings n on n.user_id = p.user_id
+  where n.enabled and n.paused_reason is null and u.status = any(n.triggers)
 )
 select id, endpoint_id, status from updated`;
 

@@ -23,10 +23,13 @@ export async function saveNotificationSettings(
       pausedReason: null,
       lastError: null,
       updatedAt: new Date(),
+      nextPostAt: new Date(),
+      leaseUntil: null,
+      failures: 0,
     });
   em.assign(row, {
     ...settings,
-    ...(urlChanged ? { pausedReason: null, lastError: null } : {}),
+    ...(urlChanged ? { pausedReason: null, lastError: null, failures: 0, nextPostAt: new Date() } : {}),
     updatedAt: new Date(),
   });
   await em.persistAndFlush(row);

@@ -1,0 +1,136 @@
+import type { Pool } from "../pool.js";
+
+/** A user whose due notifications this instance now holds the right to post. */
+export interface ClaimedChannel {
+  userId: string;
+  webhookUrl: string;
+  failures: number;
+}
+
+/**
+ * Claims users with notifications due whose URL may be posted to now (pacing and Retry-After
+ * in next_post_at), with a lease so no other instance posts for them meanwhile.
+ */
+export async function claimDueChannels(pool: Pool, limit: number, leaseMs: number): Promise<ClaimedChannel[]> {
+  const result = await pool.query<{ user_id: string; webhook_url: string; failures: number }>({
+    name: "rehook_claim_channels",
+    text: `
+      with due as (
+        select n.user_id from notification_settings n
+        where n.enabled and n.paused_reason is null and n.webhook_url is not null
+          and n.next_post_at <= now() and (n.lease_until is null or n.lease_until < now())
+          and exists (select 1 from notification_outbox o where o.user_id = n.user_id)
+        order by n.next_post_at
+        limit $1
+        for update skip locked
+      )
+      update notification_settings n set lease_until = now() + make_interval(secs => $2::float8 / 1000)
+      from due where n.user_id = due.user_id
+      returning n.user_id, n.webhook_url, n.failures`,
+    values: [limit, leaseMs],
+  });
+  return result.rows.map((row) => ({ userId: row.user_id, webhookUrl: row.webhook_url, failures: row.failures }));
+}
+
+/** One due notification with what its message shows (null event fields: the event is gone). */
+export interface DueNotification {
+  outboxId: string;
+  trigger: string;
+  eventId: string;
+  found: boolean;
+  source: string;
+  eventType: string;
+  endpointName: string;
+  destinationUrl: string | null;
+  latencyMs: number | null;
+  responseStatus: number | null;
+  error: string | null;
+  at: Date;
+}
+
+export async function dueNotifications(pool: Pool, userId: string, limit: number): Promise<DueNotification[]> {
+  const result = await pool.query<{
+    id: string;
+    trigger: string;
+    event_id: string;
+    found: boolean;
+    source: string | null;
+    event_type: string | null;
+    endpoint_name: string | null;
+    destination_url: string | null;
+    latency_ms: number | null;
+    response_status: number | null;
+    error: string | null;
+    at: Date;
+  }>({
+    name: "rehook_due_notifications",
+    text: `
+      select o.id, o.trigger, o.event_id, e.id is not null as found, e.source, e.event_type, p.name as endpoint_name,
+             e.destination_url, e.latency_ms, e.response_status, e.error, coalesce(e.completed_at, e.received_at, o.created_at) as at
+      from notification_outbox o
+      left join events e on e.id = o.event_id
+      left join endpoints p on p.id = e.endpoint_id
+      where o.user_id = $1
+      order by o.id
+      limit $2`,
+    values: [userId, limit],
+  });
+  return result.rows.map((row) => ({
+    outboxId: row.id,
+    trigger: row.trigger,
+    eventId: row.event_id,
+    found: row.found,
+    source: row.source ?? "unknown",
+    eventType: row.event_type ?? "unknown",
+    endpointName: row.endpoint_name ?? "deleted endpoint",
+    destinationUrl: row.destination_url,
+    latencyMs: row.latency_ms,
+    responseStatus: row.response_status,
+    error: row.error,
+    at: new Date(row.at),
+  }));
+}
+
+/** How a post to a user's chat hook ended, and what that means for what is due. */
+export type ChannelOutcome =
+  /** Posted (or given up on): these outbox rows are done; the next post waits `pauseMs`. */
+  | { kind: "done"; outboxIds: string[]; nextInMs: number; lastError: string | null }
+  /** Try these again later (429, 5xx, network): nothing is deleted. */
+  | { kind: "retry"; nextInMs: number; failures: number; lastError: string | null }
+  /** The hook is dead: pause notifications until a new URL is saved; drop what is due. */
+  | { kind: "pause"; reason: string; lastError: string };
+
+/** Stores the outcome and releases the claim (one transaction). */
+export async function finishChannel(pool: Pool, userId: string, outcome: ChannelOutcome): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    if (outcome.kind === "done") {
+      await client.query("delete from notification_outbox where id = any($1::bigint[])", [outcome.outboxIds]);
+      await client.query(
+        `update notification_settings set lease_until = null, failures = 0, last_error = $2,
+           next_post_at = now() + make_interval(secs => $3::float8 / 1000) where user_id = $1`,
+        [userId, outcome.lastError, outcome.nextInMs],
+      );
+    } else if (outcome.kind === "retry") {
+      await client.query(
+        `update notification_settings set lease_until = null, failures = $2, last_error = coalesce($3, last_error),
+           next_post_at = now() + make_interval(secs => $4::float8 / 1000) where user_id = $1`,
+        [userId, outcome.failures, outcome.lastError, outcome.nextInMs],
+      );
+    } else {
+      await client.query("delete from notification_outbox where user_id = $1", [userId]);
+      await client.query("update notification_settings set lease_until = null, failures = 0, paused_reason = $2, last_error = $3 where user_id = $1", [
+        userId,
+        outcome.reason,
+        outcome.lastError,
+      ]);
+    }
+    await client.query("commit");
+  } catch (error) {
+    await client.query("rollback").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
