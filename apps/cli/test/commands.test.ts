@@ -147,3 +147,23 @@ describe("rehook itself", () => {
     expectOneLineError(result.stderr, /^rehook: .*(ECONNREFUSED|connect)/i);
   });
 });
+
+describe("rehook apikey", () => {
+  it("create prints the key's details, then the pk_live_ key alone on the last line", async () => {
+    const result = await runCli(["apikey", "create", "--email", "dev@example.com", "--name", "deploys"], env);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split("\n");
+    const key = lines.at(-1)!;
+    expect(key).toMatch(/^pk_live_[0-9A-Za-z]{32,}$/);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ name: "deploys", prefix: key.slice(0, 12), revoked_at: null });
+    const [row] = await db.query<{ key_hash: Buffer }>("select key_hash from api_keys where prefix = $1", [key.slice(0, 12)]);
+    expect(row!.key_hash).toHaveLength(32);
+  });
+
+  it("create refuses an unknown owner with one line", async () => {
+    const result = await runCli(["apikey", "create", "--email", "nobody@example.com"], env);
+    expect(result.code).toBe(1);
+    expectOneLineError(result.stderr, /no user with email nobody@example.com/);
+  });
+});
+

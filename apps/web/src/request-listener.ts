@@ -13,6 +13,8 @@ export interface Routes {
   staticFiles?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
   /** The Remix dashboard: every other path outside /api/. */
   pages?: Handler;
+  /** The public REST API under /api/v1/. */
+  publicApi?: Handler;
   /** POST /api/events/{eventId}/replay (session-authenticated). */
   replay?: (req: IncomingMessage, res: ServerResponse, eventId: string) => Promise<void>;
 }
@@ -31,6 +33,7 @@ export function createRequestListener(routes: Routes, logger: Logger) {
     if (path.startsWith("/api/webhook/")) return routes.capture(req, res);
     if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) return routes.health(req, res);
     if (routes.trpc && (path === "/trpc" || path.startsWith("/trpc/"))) return routes.trpc(req, res);
+    if (routes.publicApi && (path === "/api/v1" || path.startsWith("/api/v1/"))) return routes.publicApi(req, res);
     const replayOf = routes.replay && matchReplayRoute(path);
     if (replayOf) return routes.replay!(req, res, replayOf);
     if (path.startsWith("/api/") || !routes.pages) {

@@ -16,7 +16,7 @@ import {
   type Database,
   type Pool,
 } from "@rehook/db";
-import { answerClientError, createCaptureHandler, createHealthHandler, createReplayRoute, sendError } from "@rehook/http";
+import { answerClientError, createCaptureHandler, createHealthHandler, createPublicApi, createReplayRoute, sendError } from "@rehook/http";
 import { createDeliveryPool, DeliveryDispatcher, Notifier } from "@rehook/delivery";
 import { BulkReplays, captureRequest, type ServiceContext } from "@rehook/services";
 import { createRequestListener } from "./request-listener.js";
@@ -58,6 +58,13 @@ export function createHttpServer(deps: { ctx: ServiceContext; pool: Pool; config
       }),
       health: createHealthHandler(() => isDatabaseReachable(pool)),
       trpc: dashboard?.trpc.handle,
+      publicApi: createPublicApi({
+        services: ctx,
+        baseUrl: config.baseUrl,
+        logger,
+        enabled: config.publicApiEnabled,
+        requestsPerMinute: config.apiRateLimitPerMinute,
+      }),
       replay: dashboard?.replay,
       staticFiles: dashboard?.staticFiles,
       pages: dashboard?.pages ?? (dashboard ? dashboardNotBuilt : undefined),

@@ -27,6 +27,8 @@ export const environmentSchema = z.object({
   FORWARD_TIMEOUT_MS: positiveInt.max(300_000).default(30_000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   CHAT_HOOKS_BASE: z.url({ protocol: /^https?$/ }).default("https://hooks.slack.com"),
+  PUBLIC_API_ENABLED: booleanString.default(true),
+  API_RATE_LIMIT_PER_MINUTE: positiveInt.max(1_000_000).default(600),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -50,6 +52,10 @@ export interface Config {
   chatHooksBase: string;
   /** Cookies get the Secure flag when the dashboard is served over https. */
   secureCookies: boolean;
+  /** Serve /api/v1 (preview); false answers 404 there. */
+  publicApiEnabled: boolean;
+  /** Requests per API key per minute on /api/v1. */
+  apiRateLimitPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -83,5 +89,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     logLevel: e.LOG_LEVEL,
     chatHooksBase: e.CHAT_HOOKS_BASE.replace(/\/+$/, ""),
     secureCookies: (e.BASE_URL ?? "").startsWith("https:"),
+    publicApiEnabled: e.PUBLIC_API_ENABLED,
+    apiRateLimitPerMinute: e.API_RATE_LIMIT_PER_MINUTE,
   };
 }

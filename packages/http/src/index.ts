@@ -7,3 +7,5 @@ export { sendError, sendErrorAndClose, sendJson, sendJsonText } from "./respond.
 export { STATUS_FOR_CODE } from "./error-status.js";
 export { isSameOriginRequest, ownOrigins } from "./origins.js";
 export { createReplayRoute, matchReplayRoute } from "./replay-route.js";
+export { createPublicApi, type PublicApiOptions } from "./api-v1/handler.js";
+export { API_VERSION, openApiDocument } from "./api-v1/openapi.js";

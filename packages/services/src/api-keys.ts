@@ -1,6 +1,6 @@
 import { UserError, uuidv7 } from "@rehook/core";
-import { issueApiKey } from "@rehook/auth";
-import { insertApiKey, listApiKeysOf, revokeOwnedApiKey, type ApiKey } from "@rehook/db";
+import { apiKeyDigest, isWellFormedApiKey, issueApiKey } from "@rehook/auth";
+import { findActiveApiKey, insertApiKey, listApiKeysOf, revokeOwnedApiKey, type ApiKey } from "@rehook/db";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
@@ -44,4 +44,18 @@ export async function revokeApiKey(ctx: Pick<ServiceContext, "orm">, input: { us
   if (!(await revokeOwnedApiKey(ctx.orm.em.fork(), input.userId, input.keyId))) {
     throw new UserError("not_found", `no active API key with id ${input.keyId}`);
   }
+}
+
+/**
+ * The key in an `Authorization: Bearer <key>` header and its user, or null for a missing,
+ * malformed, unknown or revoked key (all the same to the caller). Only a digest is looked up.
+ */
+export async function authenticateApiKey(
+  ctx: Pick<ServiceContext, "orm">,
+  authorization: string | undefined,
+): Promise<{ userId: string; keyId: string; prefix: string } | null> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+  const token = match?.[1];
+  if (!token || !isWellFormedApiKey(token)) return null;
+  return findActiveApiKey(ctx.orm.em.fork(), apiKeyDigest(token));
 }

@@ -1,5 +1,5 @@
 import { EVENT_STATUSES, UserError, type EventStatus, type HeaderList } from "@rehook/core";
-import { eventSummariesByIds, findOwnedEvent, listEventSummaries, type EventBus, type EventSummary } from "@rehook/db";
+import { eventSummariesByIds, findOwnedEvent, listEventSummaries, listEventSummariesByOffset, type EventBus, type EventSummary } from "@rehook/db";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
@@ -32,6 +32,24 @@ export async function listEvents(
   return { events, nextCursor: rows.length > limit ? events[events.length - 1]!.id : null };
 }
 
+const offsetPageInput = z.object({
+  endpointId: z.string().uuid("endpoint_id must be an endpoint id").optional(),
+  status: z.enum(EVENT_STATUSES, { message: `status must be one of ${EVENT_STATUSES.join(", ")}` }).optional(),
+  limit: z.number().int().min(1).max(100).default(20),
+  offset: z.number().int().min(0).default(0),
+});
+
+/** The user's events, newest first, by offset with the matching total (the public API's listing). */
+export async function listEventsByOffset(
+  ctx: Pick<ServiceContext, "orm">,
+  input: { userId: string; endpointId?: string; status?: string; limit?: number; offset?: number },
+): Promise<{ events: EventSummary[]; total: number; limit: number; offset: number }> {
+  const { userId, ...rest } = input;
+  const { limit, offset, ...filter } = parseInput(offsetPageInput, rest);
+  const { rows, total } = await listEventSummariesByOffset(ctx.orm.em.fork(), userId, filter, limit, offset);
+  return { events: rows, total, limit, offset };
+}
+
 export interface EventView extends EventSummary {
   path: string;
   query: string;
@@ -46,6 +64,7 @@ export interface EventView extends EventSummary {
   error: string | null;
   response: { status: number | null; headers: HeaderList | null; body: Uint8Array | null; truncated: boolean; latencyMs: number | null; error: string | null } | null;
   endpointSlug: string;
+  replayCount: number;
 }
 
 /** One of the user's events; another user's id answers exactly like a missing one. */

@@ -13,8 +13,8 @@ export {
 } from "./endpoints.js";
 export { createUser, requireUserByEmail, type UserView } from "./users.js";
 export { currentSession, logIn, logOut, signUp, type CurrentSession, type SignedIn } from "./identity.js";
-export { getEvent, listEvents, liveEvents, type EventPage, type EventSummary, type EventView, type LiveFilter } from "./events.js";
-export { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "./api-keys.js";
+export { getEvent, listEvents, listEventsByOffset, liveEvents, type EventPage, type EventSummary, type EventView, type LiveFilter } from "./events.js";
+export { authenticateApiKey, createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "./api-keys.js";
 export { getNotificationSettings, saveNotificationSettings, sendTestNotification, type NotificationSettingsView } from "./notification-settings.js";
 export { parseInput } from "./validation.js";
 export {

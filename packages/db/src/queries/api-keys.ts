@@ -27,3 +27,16 @@ export async function revokeOwnedApiKey(em: EntityManager, userId: string, keyId
   const revoked = await em.nativeUpdate(ApiKeyEntity, { id: keyId, user: userId, revokedAt: null }, { revokedAt: new Date() });
   return revoked > 0;
 }
+
+/**
+ * The active key with this digest and its owner; touches last_used_at at most once a
+ * minute (so a busy key does not write on every request).
+ */
+export async function findActiveApiKey(em: EntityManager, digest: Buffer): Promise<{ keyId: string; userId: string; prefix: string } | null> {
+  const key = await em.findOne(ApiKeyEntity, { keyHash: digest, revokedAt: null });
+  if (!key) return null;
+  await em
+    .getConnection()
+    .execute("update api_keys set last_used_at = now() where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')", [key.id]);
+  return { keyId: key.id, userId: key.user.id, prefix: key.prefix };
+}

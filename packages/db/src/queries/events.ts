@@ -75,6 +75,30 @@ export async function listEventSummaries(em: EntityManager, userId: string, filt
   return rows.map(toSummary);
 }
 
+/**
+ * One offset page of the user's events, newest first, with the total that matches (the
+ * public API's listing; the dashboard pages by keyset instead).
+ */
+export async function listEventSummariesByOffset(
+  em: EntityManager,
+  userId: string,
+  filter: Omit<EventFilter, "before">,
+  limit: number,
+  offset: number,
+): Promise<{ rows: EventSummary[]; total: number }> {
+  const where = ["p.user_id = ?"];
+  const params: unknown[] = [userId];
+  if (filter.endpointId) (where.push("e.endpoint_id = ?"), params.push(filter.endpointId));
+  if (filter.status) (where.push("e.status = ?"), params.push(filter.status));
+  const from = `from events e join endpoints p on p.id = e.endpoint_id where ${where.join(" and ")}`;
+  const connection = em.getConnection();
+  const [rows, count] = await Promise.all([
+    connection.execute<SummaryRow[]>(`select ${SUMMARY_COLUMNS} ${from} order by e.id desc limit ? offset ?`, [...params, limit, offset]),
+    connection.execute<Array<{ n: string }>>(`select count(*) as n ${from}`, params),
+  ]);
+  return { rows: rows.map(toSummary), total: Number(count[0]!.n) };
+}
+
 /** The feed rows for these ids that belong to the user (for live updates). */
 export async function eventSummariesByIds(em: EntityManager, userId: string, ids: string[]): Promise<EventSummary[]> {
   const valid = ids.filter((id) => UUID.test(id));
@@ -107,6 +131,7 @@ export interface EventDetail extends EventSummary {
   responseTruncated: boolean;
   error: string | null;
   endpointSlug: string;
+  replayCount: number;
 }
 
 /** One of the user's events; null when it is missing or someone else's. */
@@ -130,12 +155,14 @@ export async function findOwnedEvent(em: EntityManager, userId: string, eventId:
         response_truncated: boolean;
         error: string | null;
         endpoint_slug: string;
+        replay_count: string;
       }
     >
   >(
     `select ${SUMMARY_COLUMNS}, e.path, e.query, e.headers, e.body, e.content_type, e.size_bytes, e.client_ip,
             e.destination_url, e.forwarded_at, e.completed_at, e.response_headers, e.response_body,
-            e.response_truncated, e.error, p.slug as endpoint_slug
+            e.response_truncated, e.error, p.slug as endpoint_slug,
+            (select count(*) from replay_attempts r where r.event_id = e.id) as replay_count
      from events e join endpoints p on p.id = e.endpoint_id
      where e.id = ? and p.user_id = ?`,
     [eventId, userId],
@@ -159,5 +186,6 @@ export async function findOwnedEvent(em: EntityManager, userId: string, eventId:
     responseTruncated: row.response_truncated,
     error: row.error,
     endpointSlug: row.endpoint_slug,
+    replayCount: Number(row.replay_count),
   };
 }

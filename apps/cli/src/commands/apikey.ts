@@ -1,0 +1,23 @@
+import { createApiKey, requireUserByEmail } from "@rehook/services";
+import { defineCommand } from "./define.js";
+import { withDatabase } from "./with-database.js";
+
+export const apiKeyCreateCommand = defineCommand(
+  ["apikey", "create"],
+  {
+    usage: "rehook apikey create --email <email> [--name <name>]",
+    summary: "Create an API key for a user. Prints the key's details, then the key itself alone on the last line (shown only now).",
+    options: {
+      email: { type: "string", required: true, description: "the owner's email" },
+      name: { type: "string", description: "a label to tell keys apart (default: cli)" },
+    },
+  } as const,
+  async (options, context) => {
+    const { key, apiKey } = await withDatabase(context, async ({ orm }) => {
+      const user = await requireUserByEmail({ orm }, options.email);
+      return createApiKey({ orm }, { userId: user.id, name: options.name ?? "cli" });
+    });
+    context.stdout.write(`${JSON.stringify(apiKey)}\n${key}\n`);
+    return undefined;
+  },
+);

@@ -1,0 +1,226 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import Ajv2020 from "ajv/dist/2020.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSink, type Sink } from "@rehook/vitest-config/sink";
+import { waitFor } from "@rehook/vitest-config/wait-for";
+import { DashboardClient } from "./dashboard-client.js";
+import { head, rawRequest } from "./raw-http.js";
+import { startTestServer, type TestServer } from "./test-server.js";
+
+let t: TestServer;
+let sink: Sink;
+let document: { paths: Record<string, Record<string, { responses: Record<string, { content?: { "application/json": { schema: object } } }> }>>; components: { schemas: Record<string, object> } };
+let keyA: string;
+let keyB: string;
+let endpointA: { id: string; slug: string };
+const eventsA: string[] = [];
+const checked: string[] = [];
+
+const ajv = new Ajv2020({ strict: false, validateFormats: false });
+
+/** Calls the API and checks the answer against the OpenAPI document's schema for it. */
+async function api(method: string, path: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...(options.key === null ? {} : { authorization: `Bearer ${options.key ?? keyA}` }), ...options.headers };
+  if (options.body !== undefined && !headers["content-type"]) headers["content-type"] = "application/json";
+  const response = await fetch(`${t.rehook.url}/api/v1${path}`, {
+    method,
+    headers,
+    ...(options.body !== undefined ? { body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) } : {}),
+  });
+  const text = await response.text();
+  const json = text ? (JSON.parse(text) as Record<string, any>) : undefined;
+  expect(response.headers.get("rehook-api-version")).toBe("v1");
+  const template = Object.keys(document.paths).find((p) => new RegExp(`^${p.replace(/\{\w+\}/g, "[^/]+")}$`).test(path.split("?")[0]!));
+  const operation = template ? document.paths[template]![method.toLowerCase()] : undefined;
+  const declared = operation?.responses[String(response.status)];
+  if (operation && response.status !== 405) {
+    expect(declared, `${method} ${path} answered ${response.status}, which the document does not declare`).toBeDefined();
+    const schema = declared!.content?.["application/json"]?.schema;
+    if (schema) {
+      const validate = ajv.compile({ ...schema, components: document.components } as object);
+      expect(validate(json), `${method} ${path} ${response.status}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      checked.push(`${method} ${template} ${response.status}`);
+    }
+  }
+  return { status: response.status, json, headers: response.headers };
+}
+
+async function keyFor(email: string): Promise<string> {
+  const client = new DashboardClient(t.rehook.url);
+  await client.postForm("/signup", { email, password: "a long enough password" });
+  return ((await client.mutate("apiKeys.create", { name: "tests" })).body.result!.data.json as { key: string }).key;
+}
+
+async function capture(slug: string, body: Buffer, contentType = "application/json"): Promise<string> {
+  const response = await rawRequest(t.rehook.url, [head("POST", `/api/webhook/${slug}/sub?x=1`, [["Content-Type", contentType], ["X-Dup", "a"], ["X-Dup", "b"], ["Content-Length", String(body.length)]]), body]);
+  return JSON.parse(response.body).eventId as string;
+}
+
+beforeAll(async () => {
+  t = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: "true", API_RATE_LIMIT_PER_MINUTE: "200" });
+  sink = await startSink((_req, res) => res.end("thanks"));
+  document = (await (await fetch(`${t.rehook.url}/api/v1/openapi.json`)).json()) as typeof document;
+  keyA = await keyFor("api-a@example.com");
+  keyB = await keyFor("api-b@example.com");
+});
+afterAll(async () => {
+  await t.close();
+  await sink.close();
+});
+
+describe("the OpenAPI document", () => {
+  it("is a valid OpenAPI 3.1 document describing every route", async () => {
+    const result = await new Validator().validate(document as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(Object.keys(document.paths).sort()).toEqual(["/endpoints", "/endpoints/{id}", "/events", "/events/{id}", "/events/{id}/replay"]);
+  });
+});
+
+describe("/api/v1 endpoints", () => {
+  it("creates (201), lists with meta, updates and deletes (204) endpoints", async () => {
+    const created = await api("POST", "/endpoints", { body: { name: "API orders", destination_url: `http://127.0.0.1:${sink.port}/in` } });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ name: "API orders", destination_url: `http://127.0.0.1:${sink.port}/in`, health: { state: "capturing", success_rate: null } });
+    endpointA = created.json as { id: string; slug: string };
+    const second = await api("POST", "/endpoints", { body: { name: "to delete" } });
+    const listed = await api("GET", "/endpoints?limit=1&offset=1");
+    expect(listed.json).toMatchObject({ data: [{ id: second.json!.id }], meta: { total: 2, limit: 1, offset: 1 } });
+    const patched = await api("PATCH", `/endpoints/${second.json!.id}`, { body: { name: "renamed", destination_url: null } });
+    expect(patched).toMatchObject({ status: 200, json: { name: "renamed", destination_url: null } });
+    expect((await api("DELETE", `/endpoints/${second.json!.id}`)).status).toBe(204);
+    expect((await api("DELETE", `/endpoints/${second.json!.id}`)).status).toBe(404);
+  });
+
+  it("refuses bad input with 400 and the zod issues, internal destinations with the reason", async () => {
+    const missing = await api("POST", "/endpoints", { body: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.json!.error.code).toBe("validation_failed");
+    expect(Array.isArray(missing.json!.error.details)).toBe(true);
+    const extra = await api("POST", "/endpoints", { body: { name: "x", colour: "red" } });
+    expect(extra.status).toBe(400);
+    const internal = await api("POST", "/endpoints", { body: { name: "x", destination_url: "http://169.254.169.254/" } });
+    expect(internal.status).toBe(400);
+    expect(internal.json!.error.message).toMatch(/blocked/);
+  });
+});
+
+describe("/api/v1 events", () => {
+  it("lists newest first with filters and offset pagination meta", async () => {
+    for (let i = 0; i < 3; i += 1) eventsA.push(await capture(endpointA.slug, Buffer.from(JSON.stringify({ type: `order.${i}` }))));
+    await waitFor(async () => ((await api("GET", `/events?status=delivered&endpoint_id=${endpointA.id}`)).json!.meta.total as number) === 3, "deliveries");
+    const page = await api("GET", `/events?endpoint_id=${endpointA.id}&limit=2&offset=1`);
+    expect(page.json!.meta).toEqual({ total: 3, limit: 2, offset: 1 });
+    expect(page.json!.data.map((e: { id: string }) => e.id)).toEqual([eventsA[1], eventsA[0]]);
+    expect(page.json!.data[0]).toMatchObject({ event_type: "order.1", status: "delivered" });
+    const defaults = await api("GET", "/events");
+    expect(defaults.json!.meta).toMatchObject({ limit: 20, offset: 0 });
+    expect((await api("GET", "/events?status=unknown")).status).toBe(400);
+    expect((await api("GET", "/events?limit=101")).status).toBe(400);
+    expect((await api("GET", "/events?limit=0")).status).toBe(400);
+  });
+
+  it("gets an event with headers in order, the payload by encoding and the response", async () => {
+    const json = await api("GET", `/events/${eventsA[0]}`);
+    expect(json.json).toMatchObject({
+      id: eventsA[0],
+      endpoint_id: endpointA.id,
+      method: "POST",
+      path: "/sub",
+      query: "x=1",
+      payload: { type: "order.0" },
+      payload_encoding: "json",
+      response: { status: 200, body: "thanks", body_encoding: "utf8" },
+      replay_count: 0,
+    });
+    expect((json.json!.headers as Array<[string, string]>).filter(([n]) => n === "X-Dup")).toEqual([["X-Dup", "a"], ["X-Dup", "b"]]);
+    const text = await api("GET", `/events/${await capture(endpointA.slug, Buffer.from("plain words"), "text/plain")}`);
+    expect(text.json).toMatchObject({ payload: "plain words", payload_encoding: "utf8" });
+    const bytes = Buffer.from([0, 1, 2, 255]);
+    const binary = await api("GET", `/events/${await capture(endpointA.slug, bytes, "application/octet-stream")}`);
+    expect(binary.json).toMatchObject({ payload: bytes.toString("base64"), payload_encoding: "base64" });
+  });
+
+  it("replays an event to a URL and counts it", async () => {
+    const replayed = await api("POST", `/events/${eventsA[0]}/replay`, { body: { destination_url: `http://127.0.0.1:${sink.port}/again` } });
+    expect(replayed.status).toBe(200);
+    expect(Object.keys(replayed.json!).sort()).toEqual(["destination_url", "id", "latency_ms", "replayed_at", "response_status", "status"]);
+    expect(replayed.json).toMatchObject({ status: "delivered", response_status: 200, destination_url: `http://127.0.0.1:${sink.port}/again` });
+    expect(sink.received.at(-1)!.url).toBe("/again");
+    expect((await api("GET", `/events/${eventsA[0]}`)).json!.replay_count).toBe(1);
+    expect((await api("POST", `/events/${eventsA[0]}/replay`, { body: { destination_url: "not a url" } })).status).toBe(400);
+    expect((await api("POST", `/events/${eventsA[0]}/replay`, { body: { destination_url: "http://169.254.169.254/x" } })).status).toBe(422);
+    expect((await api("POST", `/events/${eventsA[0]}/replay`, { body: "{broken" })).status).toBe(400);
+    expect((await api("POST", `/events/${eventsA[0]}/replay`, { body: "x", headers: { "content-type": "text/plain" } })).status).toBe(415);
+    expect((await api("POST", `/events/${eventsA[0]}/replay`, { body: { destination_url: "x".repeat(2 * 1024 * 1024) } })).status).toBe(413);
+  });
+});
+
+describe("keys, tenancy and errors", () => {
+  it("answers 401 with one body for a missing, malformed, unknown or revoked key", async () => {
+    const bodies = [
+      await api("GET", "/events", { key: null }),
+      await api("GET", "/events", { key: "not-a-key" }),
+      await api("GET", "/events", { key: `${keyA.slice(0, -1)}${keyA.endsWith("a") ? "b" : "a"}` }),
+    ];
+    const revokedClient = new DashboardClient(t.rehook.url);
+    await revokedClient.postForm("/signup", { email: "revoker@example.com", password: "a long enough password" });
+    const created = (await revokedClient.mutate("apiKeys.create", { name: "soon revoked" })).body.result!.data.json as { key: string; apiKey: { id: string } };
+    expect((await api("GET", "/events", { key: created.key })).status).toBe(200);
+    await revokedClient.mutate("apiKeys.revoke", { id: created.apiKey.id });
+    bodies.push(await api("GET", "/events", { key: created.key }));
+    for (const answer of bodies) {
+      expect(answer.status).toBe(401);
+      expect(answer.json).toEqual(bodies[0]!.json);
+    }
+  });
+
+  it("keeps users apart: B gets 404 on A's ids and never sees A's rows", async () => {
+    const asB = { key: keyB };
+    expect((await api("GET", `/events/${eventsA[0]}`, asB)).status).toBe(404);
+    expect((await api("POST", `/events/${eventsA[0]}/replay`, { ...asB, body: { destination_url: `http://127.0.0.1:${sink.port}/b` } })).status).toBe(404);
+    expect((await api("PATCH", `/endpoints/${endpointA.id}`, { ...asB, body: { name: "mine now" } })).status).toBe(404);
+    expect((await api("DELETE", `/endpoints/${endpointA.id}`, asB)).status).toBe(404);
+    expect((await api("GET", "/events", asB)).json).toMatchObject({ data: [], meta: { total: 0 } });
+    expect((await api("GET", `/events?endpoint_id=${endpointA.id}`, asB)).json!.meta.total).toBe(0);
+    expect((await api("GET", "/endpoints", asB)).json).toMatchObject({ data: [], meta: { total: 0 } });
+  });
+
+  it("answers 404 for unknown paths and 405 with Allow for a wrong method", async () => {
+    expect((await api("GET", "/nothing")).status).toBe(404);
+    const wrong = await api("PUT", "/endpoints");
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("GET, POST");
+    expect(wrong.json!.error.code).toBe("method_not_allowed");
+  });
+
+  it("limits requests per key with 429 and Retry-After", async () => {
+    const limited = await keyFor("busy@example.com");
+    let last = { status: 0, headers: new Headers() };
+    for (let i = 0; i < 201 && last.status !== 429; i += 1) last = await api("GET", "/endpoints", { key: limited });
+    expect(last.status).toBe(429);
+    expect(Number(last.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await api("GET", "/endpoints", { key: keyB })).status).toBe(200);
+  });
+
+  it("validated every answer above against the document", () => {
+    for (const expected of ["GET /events 200", "GET /events/{id} 200", "POST /events/{id}/replay 200", "GET /endpoints 200", "POST /endpoints 201", "PATCH /endpoints/{id} 200", "GET /events 401", "GET /endpoints 429", "POST /events/{id}/replay 422", "GET /events 400"]) {
+      expect(checked).toContain(expected);
+    }
+  });
+});
+
+describe("PUBLIC_API_ENABLED=false", () => {
+  it("turns every /api/v1 route into 404", async () => {
+    const off = await startTestServer({ PUBLIC_API_ENABLED: "false" }, t.db);
+    try {
+      for (const path of ["/api/v1/events", "/api/v1/openapi.json", "/api/v1/endpoints"]) {
+        const response = await fetch(`${off.rehook.url}${path}`, { headers: { authorization: `Bearer ${keyA}` } });
+        expect(response.status, path).toBe(404);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
+      }
+    } finally {
+      await off.close();
+    }
+  });
+});

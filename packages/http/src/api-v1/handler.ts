@@ -1,0 +1,111 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { isUserError, type Logger } from "@rehook/core";
+import { authenticateApiKey, type ServiceContext } from "@rehook/services";
+import { readBodyCapped } from "../body.js";
+import { STATUS_FOR_CODE } from "../error-status.js";
+import { sendError, sendJson } from "../respond.js";
+import { API_VERSION, openApiDocument } from "./openapi.js";
+import { PerKeyRateLimit } from "./rate-limit.js";
+import { ROUTES, type Route } from "./routes.js";
+
+export interface PublicApiOptions {
+  services: ServiceContext;
+  baseUrl: string;
+  logger: Logger;
+  /** PUBLIC_API_ENABLED=false turns every /api/v1 route into 404. */
+  enabled: boolean;
+  requestsPerMinute: number;
+  maxBodyBytes?: number;
+}
+
+const PREFIX = `/api/${API_VERSION}`;
+const VERSION_HEADER = { "rehook-api-version": API_VERSION };
+const UNAUTHORIZED = "a valid API key is required: send Authorization: Bearer pk_live_…";
+
+const compiled = ROUTES.map((route) => ({
+  route,
+  pattern: new RegExp(`^${route.path.replace(/\{(\w+)\}/g, "(?<$1>[^/]+)")}$`),
+}));
+
+function match(path: string): { allowed: Route[]; params: Record<string, string> } {
+  const allowed: Route[] = [];
+  let params: Record<string, string> = {};
+  for (const { route, pattern } of compiled) {
+    const found = pattern.exec(path);
+    if (!found) continue;
+    allowed.push(route);
+    params = Object.fromEntries(Object.entries(found.groups ?? {}).map(([key, value]) => [key, decodeURIComponent(value)]));
+  }
+  return { allowed, params };
+}
+
+/**
+ * The public REST API under /api/v1 (preview): bearer API keys, JSON in and out, one error
+ * shape, a per-key rate limit, the version in a header, and a request log without the key.
+ */
+export function createPublicApi(options: PublicApiOptions) {
+  const limiter = new PerKeyRateLimit(options.requestsPerMinute);
+  const document = JSON.stringify(openApiDocument(options.baseUrl));
+  const maxBody = options.maxBodyBytes ?? 1024 * 1024;
+
+  async function answer(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, log: { key?: string }): Promise<void> {
+    if (path === "/openapi.json" && (req.method === "GET" || req.method === "HEAD")) {
+      res.writeHead(200, { "content-type": "application/json; charset=utf-8", ...VERSION_HEADER });
+      res.end(req.method === "HEAD" ? undefined : document);
+      return;
+    }
+    const { allowed, params } = match(path);
+    if (allowed.length === 0) return sendError(res, 404, "not_found", `nothing at ${req.method} ${PREFIX}${path}`, VERSION_HEADER);
+    const route = allowed.find((candidate) => candidate.method === req.method);
+    if (!route) {
+      return sendError(res, 405, "method_not_allowed", `${req.method} is not allowed here`, { ...VERSION_HEADER, allow: allowed.map((r) => r.method).join(", ") });
+    }
+    const key = await authenticateApiKey(options.services, req.headers.authorization);
+    if (!key) return sendError(res, 401, "unauthorized", UNAUTHORIZED, { ...VERSION_HEADER, "www-authenticate": "Bearer" });
+    log.key = key.prefix;
+    const wait = limiter.take(key.keyId);
+    if (wait !== null) {
+      return sendError(res, 429, "rate_limited", `too many requests for this key: try again in ${wait} s`, { ...VERSION_HEADER, "retry-after": String(wait) });
+    }
+    let body: unknown;
+    if (route.body) {
+      if (!String(req.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")) {
+        return sendError(res, 415, "unsupported_media_type", "send the body as application/json", VERSION_HEADER);
+      }
+      const read = await readBodyCapped(req, maxBody);
+      if (read.kind === "aborted") return;
+      if (read.kind === "too_large") return sendError(res, 413, "payload_too_large", `the body exceeds ${maxBody} bytes`, { ...VERSION_HEADER, connection: "close" });
+      try {
+        body = JSON.parse(read.body.toString("utf8"));
+      } catch {
+        return sendError(res, 400, "bad_request", "the body is not valid JSON", VERSION_HEADER);
+      }
+    }
+    try {
+      const result = await route.handle({ services: options.services, userId: key.userId, params, query, body });
+      if (result.body === undefined) {
+        res.writeHead(result.status, VERSION_HEADER);
+        res.end();
+      } else sendJson(res, result.status, result.body, VERSION_HEADER);
+    } catch (error) {
+      if (!isUserError(error)) throw error;
+      const status = STATUS_FOR_CODE[error.code];
+      res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...VERSION_HEADER });
+      res.end(JSON.stringify({ error: { code: error.code, message: error.message, ...(status === 400 && error.details !== undefined ? { details: error.details } : {}) } }));
+    }
+  }
+
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!options.enabled) return sendError(res, 404, "not_found", "the public API is turned off on this server");
+    const started = performance.now();
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const path = url.pathname.slice(PREFIX.length) || "/";
+    const log: { key?: string } = {};
+    try {
+      await answer(req, res, path, url.searchParams, log);
+    } finally {
+      // The key itself is never logged: its display prefix identifies it.
+      options.logger.info("api request", { method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started), key: log.key ?? "-" });
+    }
+  };
+}

@@ -1,0 +1,205 @@
+import { describePayload, UserError } from "@rehook/core";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  getEvent,
+  listEndpoints,
+  listEventsByOffset,
+  replayEvent,
+  updateEndpoint,
+  type EndpointView,
+  type ServiceContext,
+} from "@rehook/services";
+import type { z } from "zod";
+import * as S from "./schemas.js";
+
+export interface ApiRequest {
+  services: ServiceContext;
+  userId: string;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: unknown;
+}
+
+export interface ApiAnswer {
+  status: number;
+  body?: unknown;
+}
+
+export interface Route {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  /** OpenAPI-style path under /api/v1, e.g. /events/{id}. */
+  path: string;
+  operationId: string;
+  summary: string;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** The success status and its schema (none for 204). */
+  success: { status: number; schema?: z.ZodType; description: string };
+  /** The error statuses this route can answer besides 401 and 429. */
+  errors: number[];
+  handle(request: ApiRequest): Promise<ApiAnswer>;
+}
+
+/** Validates with a contract schema; a failure is a 400 with the issues as details. */
+export function parseWith<T extends z.ZodType>(schema: T, input: unknown, what: string): z.infer<T> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const first = parsed.error.issues[0]!;
+  const where = first.path.length > 0 ? `${first.path.join(".")}: ` : "";
+  throw new UserError("validation_failed", `invalid ${what}: ${where}${first.message}`, parsed.error.issues);
+}
+
+const publicEndpoint = ({ id, name, slug, webhook_url, destination_url, health, created_at }: EndpointView) => ({
+  id,
+  name,
+  slug,
+  webhook_url,
+  destination_url,
+  health,
+  created_at,
+});
+
+function eventPayload(body: Uint8Array, contentType: string | null): { payload: unknown; payload_encoding: "json" | "utf8" | "base64" } {
+  const view = describePayload(body, contentType);
+  if (view.kind === "json") return { payload: view.value, payload_encoding: "json" };
+  if (view.kind === "text") return { payload: view.text, payload_encoding: "utf8" };
+  return { payload: Buffer.from(body).toString("base64"), payload_encoding: "base64" };
+}
+
+function responseBody(body: Uint8Array | null): { body: string | null; body_encoding: "utf8" | "base64" } {
+  if (!body) return { body: null, body_encoding: "utf8" };
+  const view = describePayload(body, null);
+  return view.kind === "binary" ? { body: Buffer.from(body).toString("base64"), body_encoding: "base64" } : { body: Buffer.from(body).toString("utf8"), body_encoding: "utf8" };
+}
+
+/** Every /api/v1 route. The handlers only translate: the use cases are the dashboard's. */
+export const ROUTES: Route[] = [
+  {
+    method: "GET",
+    path: "/events",
+    operationId: "listEvents",
+    summary: "List events, newest first",
+    query: S.EventListQuery,
+    success: { status: 200, schema: S.EventList, description: "A page of events" },
+    errors: [400],
+    async handle({ services, userId, query }) {
+      const q = parseWith(S.EventListQuery, Object.fromEntries(query), "query");
+      const page = await listEventsByOffset(services, { userId, status: q.status, endpointId: q.endpoint_id, limit: q.limit, offset: q.offset });
+      return {
+        status: 200,
+        body: {
+          data: page.events.map((e) => ({ id: e.id, source: e.source, event_type: e.eventType, status: e.status, latency_ms: e.latencyMs, received_at: e.receivedAt.toISOString() })),
+          meta: { total: page.total, limit: page.limit, offset: page.offset },
+        },
+      };
+    },
+  },
+  {
+    method: "GET",
+    path: "/events/{id}",
+    operationId: "getEvent",
+    summary: "Get one event with its headers, payload and the destination's response",
+    success: { status: 200, schema: S.EventDetail, description: "The event" },
+    errors: [404],
+    async handle({ services, userId, params }) {
+      const event = await getEvent(services, { userId, eventId: params.id! });
+      return {
+        status: 200,
+        body: {
+          id: event.id,
+          endpoint_id: event.endpointId,
+          source: event.source,
+          event_type: event.eventType,
+          status: event.status,
+          latency_ms: event.latencyMs,
+          received_at: event.receivedAt.toISOString(),
+          method: event.method,
+          path: event.path,
+          query: event.query,
+          headers: event.headers,
+          ...eventPayload(event.body, event.contentType),
+          response: event.response && {
+            status: event.response.status,
+            headers: event.response.headers,
+            ...responseBody(event.response.body),
+            latency_ms: event.response.latencyMs,
+          },
+          replay_count: event.replayCount,
+        },
+      };
+    },
+  },
+  {
+    method: "POST",
+    path: "/events/{id}/replay",
+    operationId: "replayEvent",
+    summary: "Send a stored event again to a URL",
+    body: S.ReplayRequest,
+    success: { status: 200, schema: S.ReplayResponse, description: "The replay attempt (the event's own status does not change)" },
+    errors: [400, 404, 413, 415, 422],
+    async handle({ services, userId, params, body }) {
+      const { destination_url } = parseWith(S.ReplayRequest, body, "body");
+      const attempt = await replayEvent(services, { userId, eventId: params.id!, environment: "custom", customUrl: destination_url });
+      const { id, status, response_status, latency_ms, destination_url: target, replayed_at } = attempt;
+      return { status: 200, body: { id, status, response_status, latency_ms, destination_url: target, replayed_at } };
+    },
+  },
+  {
+    method: "GET",
+    path: "/endpoints",
+    operationId: "listEndpoints",
+    summary: "List endpoints",
+    query: S.EndpointListQuery,
+    success: { status: 200, schema: S.EndpointList, description: "A page of endpoints, oldest first" },
+    errors: [400],
+    async handle({ services, userId, query }) {
+      const q = parseWith(S.EndpointListQuery, Object.fromEntries(query), "query");
+      const all = await listEndpoints(services, { userId });
+      return { status: 200, body: { data: all.slice(q.offset, q.offset + q.limit).map(publicEndpoint), meta: { total: all.length, limit: q.limit, offset: q.offset } } };
+    },
+  },
+  {
+    method: "POST",
+    path: "/endpoints",
+    operationId: "createEndpoint",
+    summary: "Create an endpoint",
+    body: S.EndpointCreate,
+    success: { status: 201, schema: S.Endpoint, description: "The new endpoint" },
+    errors: [400, 413, 415],
+    async handle({ services, userId, body }) {
+      const input = parseWith(S.EndpointCreate, body, "body");
+      return { status: 201, body: publicEndpoint(await createEndpoint(services, { userId, name: input.name, destinationUrl: input.destination_url ?? null })) };
+    },
+  },
+  {
+    method: "PATCH",
+    path: "/endpoints/{id}",
+    operationId: "updateEndpoint",
+    summary: "Rename an endpoint or change its destination",
+    body: S.EndpointPatch,
+    success: { status: 200, schema: S.Endpoint, description: "The endpoint after the change" },
+    errors: [400, 404, 413, 415],
+    async handle({ services, userId, params, body }) {
+      const input = parseWith(S.EndpointPatch, body, "body");
+      const changes = { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.destination_url !== undefined ? { destinationUrl: input.destination_url } : {}) };
+      const endpoint = Object.keys(changes).length === 0
+        ? await getEndpoint(services, { userId, endpoint: { id: params.id! } })
+        : await updateEndpoint(services, { userId, endpoint: { id: params.id! }, changes });
+      return { status: 200, body: publicEndpoint(endpoint) };
+    },
+  },
+  {
+    method: "DELETE",
+    path: "/endpoints/{id}",
+    operationId: "deleteEndpoint",
+    summary: "Delete an endpoint and all its events (permanent)",
+    success: { status: 204, description: "Deleted" },
+    errors: [404],
+    async handle({ services, userId, params }) {
+      await deleteEndpoint(services, { userId, endpoint: { id: params.id! } });
+      return { status: 204 };
+    },
+  },
+];

@@ -1,0 +1,92 @@
+import { EVENT_STATUSES } from "@rehook/core";
+import { z } from "zod";
+
+// The public API's contract: these schemas validate requests, shape responses, and are
+// turned into the OpenAPI document (openapi.ts), so the three cannot drift apart.
+
+const id = z.uuid();
+const timestamp = z.iso.datetime();
+const headerPairs = z.array(z.tuple([z.string(), z.string()])).describe("Headers as [name, value] pairs, in order, duplicates kept");
+
+export const ErrorResponse = z.object({
+  error: z.object({
+    code: z.string().describe("Stable machine-readable code, e.g. validation_failed, unauthorized, not_found"),
+    message: z.string(),
+    details: z.unknown().optional().describe("For validation errors: the issues found"),
+  }),
+});
+
+export const PageMeta = z.object({ total: z.int().min(0), limit: z.int().min(1), offset: z.int().min(0) });
+
+export const EventListQuery = z.object({
+  status: z.enum(EVENT_STATUSES).optional(),
+  endpoint_id: id.optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+export const EventSummary = z.object({
+  id,
+  source: z.string(),
+  event_type: z.string(),
+  status: z.enum(EVENT_STATUSES),
+  latency_ms: z.int().nullable(),
+  received_at: timestamp,
+});
+
+export const EventList = z.object({ data: z.array(EventSummary), meta: PageMeta });
+
+export const EventDetail = EventSummary.extend({
+  endpoint_id: id,
+  method: z.string(),
+  path: z.string().describe("The sub-path after the capture URL"),
+  query: z.string().describe("The raw query string, without ?"),
+  headers: headerPairs,
+  payload: z.unknown().describe("The body: the parsed value for json, a string for utf8 and base64"),
+  payload_encoding: z.enum(["json", "utf8", "base64"]),
+  response: z
+    .object({
+      status: z.int().nullable(),
+      headers: headerPairs.nullable(),
+      body: z.string().nullable(),
+      body_encoding: z.enum(["utf8", "base64"]),
+      latency_ms: z.int().nullable(),
+    })
+    .nullable()
+    .describe("What the destination answered; null until a forward finished (and for capture-only endpoints)"),
+  replay_count: z.int().min(0),
+});
+
+export const ReplayRequest = z.object({ destination_url: z.string().min(1).describe("Where to send the event (http or https, publicly reachable)") }).strict();
+
+export const ReplayResponse = z.object({
+  id,
+  status: z.enum(["delivered", "failed"]),
+  response_status: z.int().nullable(),
+  latency_ms: z.int().nullable(),
+  destination_url: z.string(),
+  replayed_at: timestamp,
+});
+
+export const Endpoint = z.object({
+  id,
+  name: z.string(),
+  slug: z.string(),
+  webhook_url: z.string().describe("The capture URL: send webhooks here"),
+  destination_url: z.string().nullable(),
+  health: z.object({ state: z.enum(["healthy", "degraded", "unhealthy", "capturing"]), success_rate: z.number().min(0).max(1).nullable() }),
+  created_at: timestamp,
+});
+
+export const EndpointList = z.object({ data: z.array(Endpoint), meta: PageMeta });
+
+export const EndpointListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+export const EndpointCreate = z.object({ name: z.string(), destination_url: z.string().nullable().optional() }).strict();
+
+export const EndpointPatch = z.object({ name: z.string().optional(), destination_url: z.string().nullable().optional() }).strict();
+
+export const IdParam = z.object({ id });
