@@ -1,5 +1,5 @@
 import { Form } from "@remix-run/react";
-import type { InputHTMLAttributes, ReactNode } from "react";
+import type { InputHTMLAttributes, ReactNode, Ref } from "react";
 import { FormError, FormSuccess } from "./ui";
 
 type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "id" | "aria-describedby">;
@@ -17,11 +17,18 @@ function Hint({ id, children }: { id: string; children: ReactNode }) {
 }
 
 /** A labelled text input with an optional hint below it (linked with aria-describedby; its id is `${id}-hint`). */
-export function TextField({ id, label, hint, type = "text", ...input }: InputProps & { id: string; label: ReactNode; hint?: ReactNode }) {
+export function TextField({
+  id,
+  label,
+  hint,
+  type = "text",
+  inputRef,
+  ...input
+}: InputProps & { id: string; label: ReactNode; hint?: ReactNode; inputRef?: Ref<HTMLInputElement> }) {
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input id={id} type={type} aria-describedby={hintId(id, hint)} {...input} />
+      <input id={id} ref={inputRef} type={type} aria-describedby={hintId(id, hint)} {...input} />
       <Hint id={id}>{hint}</Hint>
     </div>
   );

@@ -2,6 +2,7 @@ import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFu
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { HealthBadge, StatusBadge } from "../components/badges";
+import { BulkReplayCard } from "../components/bulk-replay";
 import { ConfirmDialog } from "../components/confirm-dialog";
 import { RelativeTime } from "../components/relative-time";
 import { CheckboxField, IntentButton, SaveActions, TextField, UrlField } from "../components/form-fields";
@@ -150,6 +151,8 @@ export default function EndpointPage() {
         )}
         {more ? <p className="muted small">Showing the 5 newest.</p> : null}
       </Card>
+
+      <BulkReplayCard endpointId={endpoint.id} destinationUrl={endpoint.destination_url} />
 
       <Card title="Settings" description="Changes apply to events captured from now on; stored events keep the destination they were captured for.">
         <Form method="post" className="form-stack" key={formKey} noValidate>

@@ -1,14 +1,16 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
-import { useEffect, useRef, type ReactNode } from "react";
+import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import { HttpStatus, StatusBadge } from "../components/badges";
 import { CopyButton } from "../components/copy-button";
 import { HeadersTable, PayloadBlock, payloadText, type PayloadData } from "../components/payload";
 import { RelativeTime } from "../components/relative-time";
+import { ReplayDialog, ReplayTable } from "../components/replays";
 import { Tabs } from "../components/tabs";
 import { Alert, Breadcrumb, Card, Detail, Icon, PageHeader, RouteError } from "../components/ui";
 import { hasCode } from "../lib/errors";
 import { formatBytes, formatLatency, localTime, toDate, utcTime } from "../lib/format";
+import { replayHints, type ReplayRow } from "../lib/replay";
 import { trpc } from "../lib/trpc.client";
 import { useHydrated } from "../components/hooks";
 
@@ -21,6 +23,9 @@ function slim(payload: { kind: "json"; pretty: string } | { kind: "text"; text: 
   return { kind: "binary", hex: payload.hex, size: payload.size };
 }
 
+/** The replay history shows this many attempts; the Replays page has them all. */
+const HISTORY_LIMIT = 20;
+
 export async function loader({ context, params }: LoaderFunctionArgs) {
   let event;
   try {
@@ -30,8 +35,21 @@ export async function loader({ context, params }: LoaderFunctionArgs) {
     throw error;
   }
   const { payload, response, bodyBase64: _body, ...rest } = event;
+  // The endpoint as it is now: replays go to its current destination and staging host.
+  const [endpoint, history] = await Promise.all([
+    context.caller.endpoints.get({ id: event.endpointId }).catch(() => null),
+    context.caller.replays.list({ eventId: event.id, limit: HISTORY_LIMIT }).catch(() => ({ replays: [], nextCursor: null })),
+  ]);
   return {
     event: rest,
+    replayHints: replayHints({
+      destinationUrl: endpoint?.destination_url ?? null,
+      stagingHost: endpoint?.staging_host ?? null,
+      path: event.path,
+      query: event.query,
+    }),
+    history: history.replays,
+    moreHistory: history.nextCursor !== null,
     payload: slim(payload),
     requestPath: `/api/webhook/${event.endpointSlug}${event.path}${event.query ? `?${event.query}` : ""}`,
     response: response && {
@@ -46,7 +64,7 @@ export async function loader({ context, params }: LoaderFunctionArgs) {
 }
 
 export default function EventPage() {
-  const { event, payload, requestPath, response } = useLoaderData<typeof loader>();
+  const { event, payload, requestPath, response, replayHints, history: loadedHistory, moreHistory: loadedMore } = useLoaderData<typeof loader>();
   const revalidator = useRevalidator();
   const hydrated = useHydrated();
   const waiting = event.status === "pending";
@@ -75,6 +93,31 @@ export default function EventPage() {
     return () => subscription.unsubscribe();
   }, [waiting, event.id, event.endpointId]);
 
+  const [replaying, setReplaying] = useState(false);
+  const [history, setHistory] = useState<{ rows: ReplayRow[]; more: boolean }>({ rows: loadedHistory, more: loadedMore });
+  useEffect(() => setHistory({ rows: loadedHistory, more: loadedMore }), [loadedHistory, loadedMore]);
+  const refreshHistory = useCallback(() => {
+    trpc()
+      .replays.list.query({ eventId: event.id, limit: HISTORY_LIMIT })
+      .then((page) => setHistory({ rows: page.replays, more: page.nextCursor !== null }))
+      .catch(() => {});
+  }, [event.id]);
+
+  // R opens the replay dialog, unless the user is typing or holds a modifier.
+  useEffect(() => {
+    function onKeyDown(keyEvent: KeyboardEvent) {
+      if (keyEvent.key !== "r" && keyEvent.key !== "R") return;
+      if (keyEvent.defaultPrevented || keyEvent.repeat || keyEvent.ctrlKey || keyEvent.metaKey || keyEvent.altKey || keyEvent.shiftKey) return;
+      const target = keyEvent.target as HTMLElement | null;
+      if (target?.closest("input, textarea, select, [contenteditable]:not([contenteditable='false'])")) return;
+      if (document.querySelector("dialog[open]")) return;
+      keyEvent.preventDefault();
+      setReplaying(true);
+    }
+    window.addEventListener("keydown", onKeyDown);
+    return () => window.removeEventListener("keydown", onKeyDown);
+  }, []);
+
   const received = toDate(event.receivedAt);
   const responseHeaders = response?.headers ?? [];
 
@@ -101,6 +144,13 @@ export default function EventPage() {
           <>
             <CopyButton text={event.curl} label="Copy as curl" className="button secondary" />
             <CopyButton text={payloadText(payload)} label="Copy payload" className="button secondary" />
+            <button type="button" className="button primary" onClick={() => setReplaying(true)} aria-keyshortcuts="R" title="Replay this event (R)">
+              <Icon name="refresh" />
+              Replay
+              <kbd className="kbd-hint" aria-hidden="true">
+                R
+              </kbd>
+            </button>
           </>
         }
       />
@@ -204,6 +254,37 @@ export default function EventPage() {
           ]}
         />
       </section>
+
+      <Card
+        title={
+          <>
+            Replay history <span className="count-pill">{history.more ? `${history.rows.length}+` : history.rows.length}</span>
+          </>
+        }
+        description="Every time this event was sent again, newest first."
+        actions={
+          history.rows.length > 0 ? (
+            <Link to="/replays" className="text-link">
+              All replays <Icon name="arrow-right" />
+            </Link>
+          ) : undefined
+        }
+        className="replay-history"
+      >
+        {history.rows.length === 0 ? (
+          <p className="muted">
+            No replays yet. Use <strong className="fg">Replay</strong> (or press <kbd className="kbd-hint">R</kbd>) to send this event again to its destination, a staging host,
+            your machine or any URL.
+          </p>
+        ) : (
+          <div className="table-wrap">
+            <ReplayTable rows={history.rows} withEvent={false} caption="Replays of this event, newest first" />
+          </div>
+        )}
+        {history.more ? <p className="muted small list-footnote">Showing the {HISTORY_LIMIT} newest.</p> : null}
+      </Card>
+
+      <ReplayDialog open={replaying} onClose={() => setReplaying(false)} eventId={event.id} hints={replayHints} onReplayed={refreshHistory} />
     </>
   );
 }

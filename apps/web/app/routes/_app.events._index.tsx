@@ -2,12 +2,13 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData, useNavigate, useNavigation } from "@remix-run/react";
 import type { RouterOutputs } from "@rehook/api";
 import { useCallback, useEffect, useRef, useState, type MouseEvent } from "react";
-import { StatusBadge } from "../components/badges";
+import { Badge, StatusBadge } from "../components/badges";
 import { RelativeTime } from "../components/relative-time";
 import { DataTable } from "../components/data-table";
 import { EmptyCard, FormError, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
 import { errorMessage } from "../lib/errors";
 import { EVENT_STATUSES, formatLatency, isEventStatus, isUuid, plural, STATUS_LABELS, type EventStatus } from "../lib/format";
+import type { ReplayAttempt } from "../lib/replay";
 import { trpc } from "../lib/trpc.client";
 
 export const meta: MetaFunction = () => [{ title: "Activity · Rehook" }];
@@ -16,6 +17,7 @@ type EventSummary = RouterOutputs["events"]["list"]["events"][number];
 /** A feed row: receivedAt is a Date from tRPC, and may be a string after a loader. */
 type FeedRow = Omit<EventSummary, "receivedAt"> & { receivedAt: Date | string };
 type Filter = { endpointId?: string; status?: EventStatus };
+type EndpointOption = { id: string; name: string; webhook_url: string; destination_url: string | null };
 
 /** Rows kept in memory: the live feed drops the oldest beyond this (Load older brings them back). */
 const MAX_ROWS = 500;
@@ -33,7 +35,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
     filter,
     events: page.events,
     nextCursor: page.nextCursor,
-    endpoints: endpoints.map((endpoint) => ({ id: endpoint.id, name: endpoint.name, webhook_url: endpoint.webhook_url })),
+    endpoints: endpoints.map((endpoint) => ({ id: endpoint.id, name: endpoint.name, webhook_url: endpoint.webhook_url, destination_url: endpoint.destination_url })),
   };
 }
 
@@ -160,13 +162,16 @@ function Feed({
   filter: Filter;
   initialEvents: FeedRow[];
   initialCursor: string | null;
-  endpoints: Array<{ id: string; name: string; webhook_url: string }>;
+  endpoints: EndpointOption[];
   onConnectionChange: (state: Connection) => void;
 }) {
   const [state, setState] = useState<FeedState>(() => ({ rows: initialEvents, cursor: initialCursor }));
   const [fresh, setFresh] = useState<ReadonlySet<string>>(() => new Set());
   const [older, setOlder] = useState<{ loading: boolean; error: string | null }>({ loading: false, error: null });
   const navigate = useNavigate();
+  const [replays, setReplays] = useState<ReadonlyMap<string, RowReplay>>(() => new Map());
+  // Capture-only endpoints have no original destination to replay to: no button on their rows.
+  const captureOnly = new Set(endpoints.filter((endpoint) => !endpoint.destination_url).map((endpoint) => endpoint.id));
   const filterRef = useRef(filter);
   filterRef.current = filter;
 
@@ -285,6 +290,17 @@ function Feed({
     }
   }
 
+  /** Replays a row's event to its endpoint's current destination, in place: no dialog, no navigation. */
+  async function replayRow(eventId: string) {
+    const setRow = (state: RowReplay) => setReplays((previous) => new Map(previous).set(eventId, state));
+    setRow({ state: "sending" });
+    try {
+      setRow({ state: "done", attempt: await trpc().replays.create.mutate({ eventId, environment: "original" }) });
+    } catch (error) {
+      setRow({ state: "error", message: errorMessage(error) });
+    }
+  }
+
   function openRow(event: MouseEvent<HTMLTableRowElement>, id: string) {
     const target = event.target as HTMLElement;
     if (target.closest("a, button")) return;
@@ -306,15 +322,17 @@ function Feed({
         <DataTable
           className="events-table"
           caption="Events, newest first"
-          columns={["Time", "Endpoint", "Source", "Event type", "Status", { label: "Latency", className: "num" }]}
+          columns={["Time", "Endpoint", "Source", "Event type", "Status", { label: "Latency", className: "num" }, { label: <span className="sr-only">Replay</span>, className: "cell-replay" }]}
         >
-          {state.rows.map((row) => (
+          {state.rows.map((row) => {
+            const replay = replays.get(row.id);
+            return (
             <tr
               key={row.id}
               data-testid="event-row"
               data-event-id={row.id}
               data-status={row.status}
-              className={`event-row${fresh.has(row.id) ? " is-new" : ""}`}
+              className={`event-row${fresh.has(row.id) ? " is-new" : ""}${replay && replay.state !== "sending" ? " has-replay" : ""}`}
               onClick={(event) => openRow(event, row.id)}
             >
               <td data-label="Time" className="cell-time">
@@ -340,8 +358,12 @@ function Feed({
               <td data-label="Latency" className="num cell-latency">
                 {formatLatency(row.latencyMs)}
               </td>
+              <td className="cell-replay">
+                {captureOnly.has(row.endpointId) ? null : <RowReplayControl state={replay} onReplay={() => replayRow(row.id)} />}
+              </td>
             </tr>
-          ))}
+            );
+          })}
         </DataTable>
       </div>
       <div className="feed-footer">
@@ -361,7 +383,52 @@ function Feed({
   );
 }
 
-function FeedEmpty({ filter, endpoints }: { filter: Filter; endpoints: Array<{ id: string; name: string; webhook_url: string }> }) {
+type RowReplay = { state: "sending" } | { state: "done"; attempt: ReplayAttempt } | { state: "error"; message: string };
+
+/** A feed row's replay button and, once it has run, the outcome next to it. */
+function RowReplayControl({ state, onReplay }: { state: RowReplay | undefined; onReplay: () => void }) {
+  const sending = state?.state === "sending";
+  const attempt = state?.state === "done" ? state.attempt : null;
+  const announcement = attempt
+    ? attempt.status === "delivered"
+      ? `Replayed to the original destination: HTTP ${attempt.response_status}`
+      : `Replay failed${attempt.response_status !== null ? `: HTTP ${attempt.response_status}` : attempt.error ? `: ${attempt.error}` : ""}`
+    : "";
+  return (
+    <div className="row-replay">
+      {attempt ? (
+        <Link to={`/replays/${attempt.id}`} className="row-replay-outcome" data-testid="row-replay-result" data-status={attempt.status} title={attempt.error ?? `Sent to ${attempt.destination_url}`}>
+          <Badge tone={attempt.status === "delivered" ? "delivered" : "failed"}>
+            {attempt.status === "delivered" ? "Replayed" : "Replay failed"}
+            {attempt.response_status !== null ? <span className="badge-extra"> · {attempt.response_status}</span> : null}
+          </Badge>
+        </Link>
+      ) : state?.state === "error" ? (
+        <span className="row-replay-outcome row-replay-error" role="alert" data-testid="row-replay-result" data-status="error" title={state.message}>
+          {state.message}
+        </span>
+      ) : null}
+      <button
+        type="button"
+        className={`button ghost small row-replay-button${sending ? " is-busy" : ""}`}
+        aria-label="Replay to original"
+        title="Replay to original"
+        disabled={sending}
+        onClick={(event) => {
+          event.stopPropagation();
+          onReplay();
+        }}
+      >
+        {sending ? <span className="spinner spinner-small" aria-hidden="true" /> : <Icon name="refresh" />}
+      </button>
+      <span className="sr-only" aria-live="polite">
+        {sending ? "Replaying…" : announcement}
+      </span>
+    </div>
+  );
+}
+
+function FeedEmpty({ filter, endpoints }: { filter: Filter; endpoints: EndpointOption[] }) {
   if (endpoints.length === 0) {
     return (
       <EmptyCard

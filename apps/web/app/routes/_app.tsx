@@ -35,6 +35,9 @@ export default function AppShell() {
             <NavLink to="/events" className="nav-link">
               Activity
             </NavLink>
+            <NavLink to="/replays" className="nav-link">
+              Replays
+            </NavLink>
             <NavLink to="/settings" className="nav-link">
               Settings
             </NavLink>

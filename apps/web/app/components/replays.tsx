@@ -1,0 +1,371 @@
+import { Link, useNavigate } from "@remix-run/react";
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type MouseEvent } from "react";
+import { errorMessage } from "../lib/errors";
+import { formatLatency } from "../lib/format";
+import {
+  ENVIRONMENT_LABELS,
+  environmentLabel,
+  performLocalReplay,
+  previewBody,
+  REPLAY_ENVIRONMENTS,
+  type ReplayAttempt,
+  type ReplayEnvironment,
+  type ReplayRow,
+  type TargetHint,
+} from "../lib/replay";
+import { trpc } from "../lib/trpc.client";
+import { HttpStatus, StatusBadge } from "./badges";
+import { useHydrated } from "./hooks";
+import { DataTable, type Column } from "./data-table";
+import { SubmitButton, UrlField } from "./form-fields";
+import { PayloadBlock } from "./payload";
+import { RelativeTime } from "./relative-time";
+import { Alert, FormError, Icon } from "./ui";
+
+/** A replay's target environment as a small chip ("Staging"). */
+export function EnvironmentChip({ environment }: { environment: string }) {
+  return <span className={`chip env-chip env-${environment}`}>{environmentLabel(environment)}</span>;
+}
+
+/** Opens a row's link when the row itself is clicked (not a link or button in it, not a text selection). */
+function useRowOpener() {
+  const navigate = useNavigate();
+  return (event: MouseEvent<HTMLTableRowElement>, to: string) => {
+    const target = event.target as HTMLElement;
+    if (target.closest("a, button")) return;
+    if (window.getSelection()?.toString()) return;
+    if (event.metaKey || event.ctrlKey) {
+      window.open(to, "_blank", "noopener");
+      return;
+    }
+    navigate(to);
+  };
+}
+
+/**
+ * Replay attempts, newest first: one per row, each opening its attempt page. `withEvent`
+ * adds the endpoint and event columns (the Replays page; an event's history has no need).
+ */
+export function ReplayTable({ rows, withEvent, caption }: { rows: ReplayRow[]; withEvent: boolean; caption: string }) {
+  const open = useRowOpener();
+  const columns: Column[] = [
+    "Time",
+    ...(withEvent ? ["Endpoint", "Event type"] : []),
+    "Environment",
+    "Target URL",
+    "Status",
+    "Response",
+    { label: "Latency", className: "num" },
+  ];
+  return (
+    <DataTable className={`replays-table${withEvent ? "" : " is-compact"}`} caption={caption} columns={columns}>
+      {rows.map((row) => (
+        <tr key={row.id} data-testid="replay-row" data-replay-id={row.id} data-status={row.status} className="replay-row" onClick={(event) => open(event, `/replays/${row.id}`)}>
+          <td data-label="Time" className="cell-time">
+            <Link to={`/replays/${row.id}`} className="replay-link" prefetch="intent">
+              <span className="sr-only">Replayed </span>
+              <RelativeTime value={row.replayedAt} />
+            </Link>
+          </td>
+          {withEvent ? (
+            <>
+              <td data-label="Endpoint" className="cell-endpoint">
+                <span className="truncate" title={row.endpointName}>
+                  {row.endpointName}
+                </span>
+              </td>
+              <td data-label="Event type" className="cell-type">
+                <Link to={`/events/${row.eventId}`} className={`event-link${row.eventType === "unknown" ? " is-unknown" : ""}`} title={`Open the event ${row.eventType}`}>
+                  {row.eventType}
+                </Link>
+              </td>
+            </>
+          ) : null}
+          <td data-label="Environment" className="cell-env">
+            <EnvironmentChip environment={row.environment} />
+          </td>
+          <td data-label="Target URL" className="cell-url">
+            <span className="mono truncate" title={row.destinationUrl}>
+              {row.destinationUrl}
+            </span>
+          </td>
+          <td data-label="Status" className="cell-status">
+            <StatusBadge status={row.status} title={row.error ?? undefined} />
+          </td>
+          <td data-label="Response" className="cell-response">
+            {row.responseStatus !== null ? <HttpStatus code={row.responseStatus} /> : <span className="muted small">No response</span>}
+          </td>
+          <td data-label="Latency" className="num cell-latency">
+            {formatLatency(row.latencyMs)}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
+
+/** One attempt's outcome, as the replay dialog shows it. */
+export function ReplayOutcome({ attempt }: { attempt: ReplayAttempt }) {
+  const preview = useMemo(() => (attempt.response_body === null ? null : previewBody(attempt.response_body)), [attempt.response_body]);
+  return (
+    <div className="replay-outcome" data-testid="replay-result" data-status={attempt.status}>
+      <div className="response-summary">
+        <StatusBadge status={attempt.status} />
+        {attempt.response_status !== null ? <HttpStatus code={attempt.response_status} /> : null}
+        <span className="muted">
+          Latency <strong className="fg">{formatLatency(attempt.latency_ms)}</strong>
+        </span>
+        <Link to={`/replays/${attempt.id}`} className="text-link replay-outcome-link">
+          Open attempt <Icon name="arrow-right" />
+        </Link>
+      </div>
+      <p className="muted small">
+        {environmentLabel(attempt.environment)} · sent to{" "}
+        <span className="mono break fg" data-testid="replay-destination">
+          {attempt.destination_url}
+        </span>
+      </p>
+      {attempt.error ? (
+        <Alert tone="error" role="alert" testId="replay-error">
+          {attempt.error}
+        </Alert>
+      ) : null}
+      {preview ? (
+        <>
+          <PayloadBlock payload={preview.payload} testId="replay-response-body" label="Response body" />
+          {preview.cut ? <p className="muted small">Only the beginning is shown here: open the attempt for the whole body.</p> : null}
+        </>
+      ) : attempt.response_status !== null ? (
+        <p className="muted small">The target sent no body.</p>
+      ) : null}
+    </div>
+  );
+}
+
+type SendState = { sending: boolean; attempt: ReplayAttempt | null; error: string | null };
+
+/** The first target that can be used: original, then staging, then local. */
+function defaultEnvironment(hints: Record<ReplayEnvironment, TargetHint>): ReplayEnvironment {
+  return REPLAY_ENVIRONMENTS.find((environment) => hints[environment].available) ?? "custom";
+}
+
+/**
+ * The "Replay event" dialog: pick a target, send, see the answer. Server-side targets go
+ * through replays.create; a local replay is sent from this browser and recorded afterwards.
+ */
+export function ReplayDialog({
+  open,
+  onClose,
+  eventId,
+  hints,
+  onReplayed,
+}: {
+  open: boolean;
+  onClose: () => void;
+  eventId: string;
+  hints: Record<ReplayEnvironment, TargetHint>;
+  onReplayed: (attempt: ReplayAttempt) => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const customRef = useRef<HTMLInputElement>(null);
+  const titleId = useId();
+  const descriptionId = useId();
+  const [environment, setEnvironment] = useState<ReplayEnvironment>(() => defaultEnvironment(hints));
+  const [customUrl, setCustomUrl] = useState("");
+  const [customError, setCustomError] = useState<string | null>(null);
+  const [state, setState] = useState<SendState>({ sending: false, attempt: null, error: null });
+  const focusCustom = useRef(false);
+  const hydrated = useHydrated();
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+
+  // Closing ends the session: the next one keeps the target and URL, not the outcome.
+  function close() {
+    if (!state.sending) setState({ sending: false, attempt: null, error: null });
+    setCustomError(null);
+    onClose();
+  }
+
+  // A target that became unavailable (the endpoint changed) is not kept selected.
+  useEffect(() => {
+    if (!hints[environment].available) setEnvironment(defaultEnvironment(hints));
+  }, [hints, environment]);
+
+  // The outcome may be below the fold on a phone: bring it into view.
+  const outcomeRef = useRef<HTMLDivElement>(null);
+  const errorRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (state.attempt) outcomeRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }, [state.attempt]);
+  useEffect(() => {
+    if (state.error) errorRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }, [state.error]);
+
+  useEffect(() => {
+    if (environment === "custom" && focusCustom.current) customRef.current?.focus();
+    focusCustom.current = false;
+  }, [environment]);
+
+  async function send(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (state.sending) return;
+    const url = customUrl.trim();
+    if (environment === "custom" && url === "") {
+      setCustomError("Enter the URL to send the event to.");
+      customRef.current?.focus();
+      return;
+    }
+    setCustomError(null);
+    setState({ sending: true, attempt: null, error: null });
+    try {
+      let attempt: ReplayAttempt;
+      if (environment === "local") {
+        const request = await trpc().replays.localRequest.query({ eventId });
+        const result = await performLocalReplay(request);
+        attempt = await trpc().replays.recordLocal.mutate({ eventId, result });
+      } else {
+        attempt = await trpc().replays.create.mutate({ eventId, environment, customUrl: environment === "custom" ? url : null });
+      }
+      setState({ sending: false, attempt, error: null });
+      onReplayed(attempt);
+    } catch (error) {
+      setState({ sending: false, attempt: null, error: errorMessage(error) });
+    }
+  }
+
+  return (
+    <dialog
+      ref={ref}
+      className="dialog replay-dialog"
+      aria-labelledby={titleId}
+      aria-describedby={descriptionId}
+      onClose={close}
+      onCancel={close}
+      onClick={(event) => {
+        if (event.target === ref.current && !state.sending) close();
+      }}
+    >
+      <form className="dialog-content replay-form" onSubmit={send} noValidate>
+        <h2 id={titleId} className="dialog-title">
+          Replay event
+        </h2>
+        <p id={descriptionId} className="dialog-body replay-intro">
+          Sends the stored request again — same method, headers and body bytes — and records the answer. The event itself does not change.
+        </p>
+
+        <fieldset className="fieldset" disabled={state.sending}>
+          <legend>Target</legend>
+          <div className="target-options">
+            {REPLAY_ENVIRONMENTS.map((option) => (
+              <TargetOption
+                key={option}
+                environment={option}
+                hint={hints[option]}
+                checked={environment === option}
+                onSelect={() => {
+                  focusCustom.current = option === "custom";
+                  setEnvironment(option);
+                  setCustomError(null);
+                }}
+              />
+            ))}
+          </div>
+        </fieldset>
+
+        {environment === "custom" ? (
+          <div className="replay-custom">
+            <UrlField
+              id="replay-custom-url"
+              inputRef={customRef}
+              label="Custom URL"
+              hint="The event is sent to this URL as it is (the captured path is not appended)."
+              name="customUrl"
+              placeholder="https://staging.example.com/webhooks"
+              value={customUrl}
+              onChange={(event) => {
+                setCustomUrl(event.target.value);
+                setCustomError(null);
+              }}
+              aria-invalid={customError ? true : undefined}
+              disabled={state.sending}
+            />
+            <FormError message={customError} />
+          </div>
+        ) : null}
+
+        {environment === "local" ? (
+          <p className="note replay-note">
+            Your browser sends this request to your own machine. To show the response here, the local server must allow CORS from{" "}
+            <span className="mono">{hydrated ? window.location.origin : "this dashboard"}</span> (
+            <span className="mono">Access-Control-Allow-Origin</span>, and the request’s headers in a preflight). Without it the replay is still sent, but
+            recorded without a response.
+          </p>
+        ) : null}
+
+        <div className="replay-result-area" aria-live="polite" ref={outcomeRef}>
+          {state.sending ? (
+            <p className="replay-sending muted">
+              <span className="spinner" aria-hidden="true" /> Sending to {ENVIRONMENT_LABELS[environment].toLowerCase()}…
+            </p>
+          ) : state.attempt ? (
+            <ReplayOutcome attempt={state.attempt} />
+          ) : null}
+        </div>
+        <div ref={errorRef} className="replay-error-area">
+          <FormError message={state.error} />
+        </div>
+
+        <div className="dialog-actions">
+          <button type="button" className="button secondary" onClick={close}>
+            Close
+          </button>
+          <SubmitButton busy={state.sending} busyLabel="Sending…" icon={<Icon name="send" />}>
+            {state.attempt ? "Send again" : "Send replay"}
+          </SubmitButton>
+        </div>
+      </form>
+    </dialog>
+  );
+}
+
+function TargetOption({ environment, hint, checked, onSelect }: { environment: ReplayEnvironment; hint: TargetHint; checked: boolean; onSelect: () => void }) {
+  const id = `replay-target-${environment}`;
+  return (
+    <label className={`target-option${hint.available ? "" : " is-unavailable"}`} htmlFor={id}>
+      <input
+        id={id}
+        type="radio"
+        name="environment"
+        value={environment}
+        checked={checked}
+        disabled={!hint.available}
+        onChange={onSelect}
+        aria-labelledby={`${id}-label`}
+        aria-describedby={`${id}-hint`}
+      />
+      <span className="target-option-text">
+        <span id={`${id}-label`} className="target-option-label">
+          {ENVIRONMENT_LABELS[environment]}
+        </span>
+        <small id={`${id}-hint`} className="target-option-hint">
+          {hint.available ? (
+            hint.url ? (
+              <span className="mono break" title={hint.note}>
+                {hint.url}
+              </span>
+            ) : (
+              hint.note
+            )
+          ) : (
+            hint.reason
+          )}
+        </small>
+      </span>
+    </label>
+  );
+}

@@ -1,0 +1,202 @@
+/**
+ * Replays in the dashboard: target names and hints, response previews, and the local replay,
+ * which the browser performs itself (the server cannot reach the developer's localhost).
+ */
+import type { RouterOutputs } from "@rehook/api";
+import { describePayload, forwardableHeaders, forwardTarget, type ReplayEnvironment } from "@rehook/core/browser";
+import type { PayloadData } from "../components/payload";
+
+export type { ReplayEnvironment };
+export type ReplayAttempt = RouterOutputs["replays"]["create"];
+/** A replay list row: replayedAt is a Date from tRPC and single-fetch loaders. */
+export type ReplayRow = RouterOutputs["replays"]["list"]["replays"][number];
+export type BulkJob = RouterOutputs["replays"]["bulk"];
+
+/**
+ * The targets in the order the dialog offers them. Core's REPLAY_ENVIRONMENTS and
+ * LOCAL_REPLAY_ORIGIN live in replay-target.ts, whose code needs node:net: the type checks
+ * that this list names every environment.
+ */
+export const REPLAY_ENVIRONMENTS = ["original", "staging", "local", "custom"] as const satisfies readonly ReplayEnvironment[];
+type Exhaustive<T extends ReplayEnvironment> = Exclude<ReplayEnvironment, T> extends never ? true : never;
+const _exhaustive: Exhaustive<(typeof REPLAY_ENVIRONMENTS)[number]> = true;
+void _exhaustive;
+
+/** Where local replays go (replay-target.ts's LOCAL_REPLAY_ORIGIN): the developer's machine, seen from this browser. */
+export const LOCAL_REPLAY_ORIGIN = "http://localhost:3000";
+
+export const ENVIRONMENT_LABELS: Record<ReplayEnvironment, string> = {
+  original: "Original",
+  staging: "Staging",
+  local: "Local",
+  custom: "Custom",
+};
+
+export function environmentLabel(environment: string): string {
+  return (ENVIRONMENT_LABELS as Record<string, string>)[environment] ?? environment;
+}
+
+export type TargetHint = { available: true; url: string | null; note: string } | { available: false; reason: string };
+
+/**
+ * What each target resolves to for this event, as replay-target.ts computes it on the
+ * server (the endpoint's current destination, with the captured sub-path and query).
+ */
+export function replayHints(source: { destinationUrl: string | null; stagingHost: string | null; path: string; query: string }): Record<ReplayEnvironment, TargetHint> {
+  let original: string | null = null;
+  try {
+    original = source.destinationUrl ? forwardTarget(source.destinationUrl, source.path, source.query) : null;
+  } catch {
+    original = null;
+  }
+  let staging: TargetHint;
+  if (!original) staging = { available: false, reason: "Staging replays need a destination URL on the endpoint." };
+  else if (!source.stagingHost) staging = { available: false, reason: "Set a staging hostname on the endpoint first." };
+  else {
+    const url = new URL(original);
+    url.host = source.stagingHost;
+    staging = { available: true, url: url.href, note: "The destination with the staging hostname" };
+  }
+  let local = `${LOCAL_REPLAY_ORIGIN}/`;
+  try {
+    const target = new URL(original ?? forwardTarget(`${LOCAL_REPLAY_ORIGIN}/`, source.path, source.query));
+    local = `${LOCAL_REPLAY_ORIGIN}${target.pathname}${target.search}`;
+  } catch {
+    // Keep the bare origin.
+  }
+  return {
+    original: original
+      ? { available: true, url: original, note: "The endpoint’s destination URL" }
+      : { available: false, reason: "This endpoint has no destination URL to replay to." },
+    staging,
+    local: { available: true, url: local, note: "Sent from this browser to your machine" },
+    custom: { available: true, url: null, note: "Any http or https URL" },
+  };
+}
+
+/** Base64 to bytes, in the browser and on the server alike (atob is global in both). */
+export function base64Bytes(base64: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** A stored body for PayloadBlock: pretty JSON, text, or a hex dump. */
+export function payloadOf(bytes: Uint8Array): PayloadData {
+  const view = describePayload(bytes, null);
+  if (view.kind === "json") return { kind: "json", pretty: view.pretty };
+  if (view.kind === "text") return { kind: "text", text: view.text };
+  return { kind: "binary", hex: view.hex, size: view.size };
+}
+
+/** Past this size the dialog's preview is cut (the attempt page shows the whole body). */
+const PREVIEW_CHARS = 4_000;
+
+/** A short response preview: JSON pretty-printed, text as it is, cut at PREVIEW_CHARS. */
+export function previewBody(text: string): { payload: PayloadData; cut: boolean } {
+  const payload = payloadOf(new TextEncoder().encode(text));
+  if (payload.kind === "json" && payload.pretty.length > PREVIEW_CHARS) return { payload: { kind: "text", text: payload.pretty.slice(0, PREVIEW_CHARS) }, cut: true };
+  if (payload.kind === "text" && payload.text.length > PREVIEW_CHARS) return { payload: { kind: "text", text: payload.text.slice(0, PREVIEW_CHARS) }, cut: true };
+  return { payload, cut: false };
+}
+
+// ------------------------------------------------------------------ local replays
+
+/** Request headers a page may not set (the Fetch standard's forbidden request-header names). */
+const FORBIDDEN_HEADERS = new Set([
+  "accept-charset",
+  "accept-encoding",
+  "access-control-request-headers",
+  "access-control-request-method",
+  "access-control-request-private-network",
+  "connection",
+  "content-length",
+  "cookie",
+  "cookie2",
+  "date",
+  "dnt",
+  "expect",
+  "host",
+  "keep-alive",
+  "origin",
+  "referer",
+  "set-cookie",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "via",
+]);
+const METHOD_OVERRIDES = new Set(["x-http-method", "x-http-method-override", "x-method-override"]);
+const FORBIDDEN_METHODS = new Set(["connect", "trace", "track"]);
+
+function browserMaySet(name: string, value: string): boolean {
+  const lower = name.toLowerCase();
+  if (FORBIDDEN_HEADERS.has(lower) || lower.startsWith("proxy-") || lower.startsWith("sec-")) return false;
+  if (METHOD_OVERRIDES.has(lower) && value.split(",").some((method) => FORBIDDEN_METHODS.has(method.trim().toLowerCase()))) return false;
+  return true;
+}
+
+/** The stored headers a browser can send: minus hop-by-hop and forbidden ones, and any the Headers API rejects. */
+export function browserHeaders(stored: Array<[string, string]>): Headers {
+  const headers = new Headers();
+  for (const [name, value] of forwardableHeaders(stored)) {
+    if (!browserMaySet(name, value)) continue;
+    try {
+      headers.append(name, value);
+    } catch {
+      // An invalid name or value for the Fetch API: left out.
+    }
+  }
+  return headers;
+}
+
+/** recordLocal's limits: the body is cut at 256 KiB of text, the error at 2,000 characters. */
+const MAX_BODY_CHARS = 256 * 1024;
+const MAX_ERROR_CHARS = 2_000;
+const LOCAL_TIMEOUT_MS = 30_000;
+
+export interface LocalResult {
+  status: number | null;
+  body: string | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+/**
+ * Sends the event from this browser to the developer's machine, timed here. A network or
+ * CORS failure (the browser hides which) is a result with no status and the reason.
+ */
+export async function performLocalReplay(request: { url: string; method: string; headers: Array<[string, string]>; bodyBase64: string }): Promise<LocalResult> {
+  const method = request.method.toUpperCase();
+  const started = performance.now();
+  const elapsed = () => Math.min(3_600_000, Math.max(0, Math.round(performance.now() - started)));
+  try {
+    const response = await fetch(request.url, {
+      method,
+      headers: browserHeaders(request.headers),
+      body: method === "GET" || method === "HEAD" ? undefined : base64Bytes(request.bodyBase64),
+      mode: "cors",
+      credentials: "omit",
+      cache: "no-store",
+      redirect: "follow",
+      signal: AbortSignal.timeout(LOCAL_TIMEOUT_MS),
+    });
+    const latencyMs = elapsed();
+    let body: string | null = null;
+    try {
+      body = (await response.text()).slice(0, MAX_BODY_CHARS);
+    } catch {
+      body = null;
+    }
+    return { status: response.status, body, latencyMs, error: null };
+  } catch (error) {
+    const latencyMs = elapsed();
+    const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+    const reason = timedOut
+      ? `no answer from ${request.url} within ${LOCAL_TIMEOUT_MS / 1000} s`
+      : `no response readable from ${request.url} (${error instanceof Error ? error.message : String(error)}): the local server is not running, or it does not allow CORS from ${window.location.origin}`;
+    return { status: null, body: null, latencyMs, error: reason.slice(0, MAX_ERROR_CHARS) };
+  }
+}

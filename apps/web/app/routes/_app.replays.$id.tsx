@@ -1,0 +1,138 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { useMemo } from "react";
+import { HttpStatus, StatusBadge } from "../components/badges";
+import { CopyButton } from "../components/copy-button";
+import { useHydrated } from "../components/hooks";
+import { HeadersTable, PayloadBlock, payloadText } from "../components/payload";
+import { RelativeTime } from "../components/relative-time";
+import { EnvironmentChip } from "../components/replays";
+import { Alert, Breadcrumb, Card, Detail, Icon, PageHeader, RouteError } from "../components/ui";
+import { hasCode } from "../lib/errors";
+import { formatLatency, isUuid, localTime, toDate, utcTime } from "../lib/format";
+import { base64Bytes, environmentLabel, payloadOf } from "../lib/replay";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: data ? `Replay of ${data.event?.eventType ?? "an event"} · Replays · Rehook` : "Replay · Rehook" },
+];
+
+export async function loader({ context, params }: LoaderFunctionArgs) {
+  const id = params.id ?? "";
+  if (!isUuid(id)) throw new Response("Not found", { status: 404 });
+  let attempt;
+  try {
+    attempt = await context.caller.replays.get({ id });
+  } catch (error) {
+    if (hasCode(error, "NOT_FOUND")) throw new Response("Not found", { status: 404 });
+    throw error;
+  }
+  // The body travels once, as base64: the page decodes it and picks JSON, text or hex.
+  const { response_body: _text, ...rest } = attempt;
+  const event = await context.caller.events
+    .get({ id: attempt.event_id })
+    .then((found) => ({ eventType: found.eventType, method: found.method, endpointId: found.endpointId, endpointName: found.endpointName }))
+    .catch(() => null);
+  return { attempt: rest, event };
+}
+
+export default function ReplayAttemptPage() {
+  const { attempt, event } = useLoaderData<typeof loader>();
+  const hydrated = useHydrated();
+  const replayedAt = toDate(attempt.replayed_at);
+  const body = useMemo(() => (attempt.response_body_base64 === null ? null : payloadOf(base64Bytes(attempt.response_body_base64))), [attempt.response_body_base64]);
+  const headers = attempt.response_headers;
+  const eventType = event?.eventType ?? "event";
+
+  return (
+    <>
+      <PageHeader
+        eyebrow={<Breadcrumb parent="Replays" to="/replays" current={attempt.id.slice(-12)} currentClassName="mono" />}
+        title={
+          <>
+            Replay of <span className={`break${eventType === "unknown" ? " is-unknown-type" : ""}`}>{eventType}</span>
+          </>
+        }
+        beside={<StatusBadge status={attempt.status} />}
+        description={
+          <span className="header-meta">
+            <EnvironmentChip environment={attempt.environment} />
+            <span className="mono request-line">
+              {event ? <span className="method">{event.method}</span> : null} <span className="break">{attempt.destination_url}</span>
+            </span>
+            <span>
+              Replayed <RelativeTime value={attempt.replayed_at} />
+            </span>
+          </span>
+        }
+        actions={
+          <Link to={`/events/${attempt.event_id}`} className="button secondary">
+            <Icon name="arrow-right" />
+            Open the event
+          </Link>
+        }
+      />
+
+      <Card title="Details">
+        <dl className="kv details-grid">
+          <Detail term="Event">
+            <Link to={`/events/${attempt.event_id}`} className="break">
+              {eventType}
+            </Link>
+          </Detail>
+          <Detail term="Endpoint">{event ? <Link to={`/endpoints/${event.endpointId}`}>{event.endpointName}</Link> : <span className="muted">unknown</span>}</Detail>
+          <Detail term="Environment">{environmentLabel(attempt.environment)}</Detail>
+          <Detail term="Replayed" suppressHydrationWarning>
+            {hydrated ? localTime(replayedAt) : utcTime(replayedAt)}
+          </Detail>
+          <Detail term="Target URL" wide>
+            <span className="mono break" data-testid="replay-destination">
+              {attempt.destination_url}
+            </span>
+          </Detail>
+          <Detail term="Response">{attempt.response_status !== null ? <HttpStatus code={attempt.response_status} /> : <span className="muted">No response</span>}</Detail>
+          <Detail term="Latency">{formatLatency(attempt.latency_ms)}</Detail>
+          <Detail term="Attempt ID" wide className="mono break">
+            {attempt.id}
+          </Detail>
+        </dl>
+      </Card>
+
+      <Card
+        title="Response"
+        actions={body ? <CopyButton text={payloadText(body)} label="Copy body" /> : undefined}
+        className="replay-response"
+      >
+        <div className="response">
+          <div className="response-summary">
+            <HttpStatus code={attempt.response_status} />
+            <span className="muted">
+              Latency <strong className="fg">{formatLatency(attempt.latency_ms)}</strong>
+            </span>
+          </div>
+          {attempt.error ? (
+            <Alert tone="error" testId="replay-error">
+              {attempt.error}
+            </Alert>
+          ) : null}
+          <h3 className="subheading">Response headers</h3>
+          {headers ? (
+            <HeadersTable headers={headers} testId="response-header-row" caption="Response headers" />
+          ) : (
+            <p className="muted">
+              {attempt.environment === "local"
+                ? "Not recorded: a local replay keeps only the status and body this browser could read."
+                : "None: the target did not answer."}
+            </p>
+          )}
+          <h3 className="subheading">Response body</h3>
+          {body ? <PayloadBlock payload={body} testId="response-body" label="Response body" /> : <p className="muted">The target sent no body.</p>}
+          {attempt.response_truncated ? <p className="note">The response body was truncated: only its beginning was stored.</p> : null}
+        </div>
+      </Card>
+    </>
+  );
+}
+
+export function ErrorBoundary() {
+  return <RouteError />;
+}

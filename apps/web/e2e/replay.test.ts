@@ -1,0 +1,364 @@
+import { mkdir } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSink, type Sink } from "@rehook/vitest-config/sink";
+import { head, rawRequest } from "../test/raw-http.js";
+import { startTestServer, type TestServer } from "../test/test-server.js";
+import { launchBrowser, type Browser } from "./browser.js";
+
+/** A server on 127.0.0.1:3000 (where local replays go, as http://localhost:3000), or null when the port is taken. */
+async function listenOnLocalhost3000(answer: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void): Promise<{ close(): Promise<void> } | null> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => answer(req, res, Buffer.concat(chunks)));
+  });
+  const listening = await new Promise<boolean>((resolve) => {
+    server.once("error", () => resolve(false));
+    server.listen(3000, "127.0.0.1", () => resolve(true));
+  });
+  if (!listening) return null;
+  return {
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const SCREENSHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), "screenshots");
+
+let t: TestServer;
+/** The endpoint's destination, another target for custom replays, a broken destination and its fix. */
+let origin: Sink;
+let custom: Sink;
+let broken: Sink;
+let fixed: Sink;
+let browser: Browser;
+let page: Page;
+const consoleErrors: string[] = [];
+
+beforeAll(async () => {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  t = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: "true" });
+  origin = await startSink((_req, res) => {
+    res.setHeader("content-type", "application/json");
+    res.end('{"ok":true,"handled":"order"}');
+  });
+  custom = await startSink((_req, res) => {
+    res.setHeader("content-type", "text/plain");
+    res.setHeader("x-served-by", "custom-sink");
+    res.end("custom ok");
+  });
+  broken = await startSink((_req, res) => {
+    res.statusCode = 500;
+    res.end("database is down");
+  });
+  fixed = await startSink((_req, res) => {
+    res.setHeader("content-type", "application/json");
+    res.end('{"fixed":true}');
+  });
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+  page.on("console", (message) => {
+    if (message.type() === "error") consoleErrors.push(message.text());
+  });
+  page.on("pageerror", (error) => consoleErrors.push(String(error)));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([origin, custom, broken, fixed].map((sink) => sink?.close()));
+  await t?.close();
+});
+
+const shot = (name: string, target: Page = page) => target.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+async function capture(slug: string, body: string): Promise<string> {
+  const bytes = Buffer.from(body);
+  const headers: Array<[string, string]> = [
+    ["Content-Type", "application/json"],
+    ["X-Request-Id", "req-42"],
+    ["Content-Length", String(bytes.length)],
+  ];
+  const response = await rawRequest(t.rehook.url, [head("POST", `/api/webhook/${slug}`, headers), bytes]);
+  expect(response.status).toBe(200);
+  return JSON.parse(response.body).eventId as string;
+}
+
+async function settled(eventId: string): Promise<string> {
+  let status = "pending";
+  await expect
+    .poll(
+      async () => {
+        const [row] = await t.db.query<{ status: string }>("select status from events where id = $1", [eventId]);
+        status = row?.status ?? "missing";
+        return status;
+      },
+      { timeout: 10_000 },
+    )
+    .not.toBe("pending");
+  return status;
+}
+
+/** Creates an endpoint on the Endpoints page and answers its slug and id. */
+async function createEndpoint(name: string, destinationUrl: string): Promise<{ slug: string; id: string }> {
+  await page.getByRole("link", { name: "Endpoints" }).click();
+  await page.getByRole("heading", { name: "Endpoints", level: 1 }).waitFor();
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("Destination URL").fill(destinationUrl);
+  await page.getByRole("button", { name: "Create endpoint" }).click();
+  const row = page.getByTestId("endpoint-row").filter({ hasText: name });
+  await row.waitFor();
+  const slug = (await row.getByTestId("capture-url").textContent())!.trim().split("/").pop()!;
+  const href = (await row.getByRole("link", { name }).getAttribute("href"))!;
+  return { slug, id: href.split("/").pop()! };
+}
+
+describe("replays in a real browser", () => {
+  let orders: { slug: string; id: string };
+  let eventId = "";
+  const body = JSON.stringify({ id: "evt_9", type: "order.created", data: { total: 4200, currency: "EUR" } });
+
+  it("signs up and creates an endpoint that forwards to a sink", async () => {
+    await page.goto(`${t.rehook.url}/signup`);
+    await page.getByLabel("Email").fill("replayer@example.com");
+    await page.getByLabel("Password").fill("a long enough password");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForURL(`${t.rehook.url}/`);
+    orders = await createEndpoint("Orders", `http://127.0.0.1:${origin.port}/hooks`);
+    eventId = await capture(orders.slug, body);
+    expect(await settled(eventId)).toBe("delivered");
+    expect(origin.received).toHaveLength(1);
+  });
+
+  it("replays a feed row to its original destination in place, without opening the event", async () => {
+    await page.getByRole("link", { name: "Activity" }).click();
+    await page.getByRole("heading", { name: "Activity" }).waitFor();
+    const row = page.locator(`[data-testid="event-row"][data-event-id="${eventId}"]`);
+    await row.waitFor();
+    await row.getByRole("button", { name: "Replay to original" }).click();
+    const result = row.getByTestId("row-replay-result");
+    await expect.poll(() => result.textContent(), { timeout: 10_000 }).toMatch(/Replayed\s*·\s*200/);
+    expect(await result.getAttribute("data-status")).toBe("delivered");
+    expect(page.url()).toBe(`${t.rehook.url}/events`);
+    expect(origin.received).toHaveLength(2);
+    expect(origin.received[1]!.body.equals(origin.received[0]!.body)).toBe(true);
+    expect(origin.received[1]!.body.toString()).toBe(body);
+    expect(origin.received[1]!.url).toBe("/hooks");
+    await shot("activity-replay");
+  });
+
+  it("opens the replay dialog with R, replays to a custom URL and lists both attempts in the history", async () => {
+    await page.locator(`[data-testid="event-row"][data-event-id="${eventId}"]`).getByRole("link", { name: /order\.created/ }).click();
+    await page.waitForURL(`${t.rehook.url}/events/${eventId}`);
+    await page.getByRole("heading", { name: "Replay history" }).waitFor();
+
+    await page.keyboard.press("r");
+    const dialog = page.getByRole("dialog", { name: "Replay event" });
+    await dialog.waitFor();
+    expect(await dialog.getByRole("radio", { name: "Original" }).isChecked()).toBe(true);
+    expect(await dialog.textContent()).toContain(`http://127.0.0.1:${origin.port}/hooks`);
+    // No staging hostname on the endpoint: the option says why it cannot be used.
+    const staging = dialog.getByRole("radio", { name: "Staging" });
+    expect(await staging.isDisabled()).toBe(true);
+    expect(await dialog.textContent()).toContain("Set a staging hostname on the endpoint first.");
+
+    await dialog.getByRole("radio", { name: "Custom" }).check();
+    const customUrl = `http://127.0.0.1:${custom.port}/elsewhere?k=v`;
+    await dialog.getByLabel("Custom URL").fill(customUrl);
+    await dialog.getByRole("button", { name: "Send replay" }).click();
+    const result = dialog.getByTestId("replay-result");
+    await expect.poll(() => result.getAttribute("data-status"), { timeout: 10_000 }).toBe("delivered");
+    expect(await result.textContent()).toContain("200");
+    expect(await dialog.getByTestId("replay-destination").textContent()).toBe(customUrl);
+    expect(await dialog.getByTestId("replay-response-body").textContent()).toBe("custom ok");
+    expect(custom.received).toHaveLength(1);
+    expect(custom.received[0]!.body.toString()).toBe(body);
+    expect(custom.received[0]!.url).toBe("/elsewhere?k=v");
+    // The dialog is modal: the page behind it is dimmed, so this one is of the viewport.
+    await page.screenshot({ path: path.join(SCREENSHOTS, "replay-dialog.png") });
+
+    await dialog.getByRole("button", { name: "Close" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    const history = page.getByTestId("replay-row");
+    await expect.poll(() => history.count()).toBe(2);
+    const texts = await history.allTextContents();
+    expect(texts[0]).toContain("Custom");
+    expect(texts[0]).toContain(customUrl);
+    expect(texts[1]).toContain("Original");
+    expect(texts[1]).toContain(`http://127.0.0.1:${origin.port}/hooks`);
+
+    // Typing an r in a field does not open the dialog.
+    await page.getByRole("button", { name: "Replay", exact: true }).click();
+    expect(await dialog.getByTestId("replay-result").count()).toBe(0);
+    await dialog.getByRole("radio", { name: "Custom" }).check();
+    await dialog.getByLabel("Custom URL").fill("");
+    await dialog.getByRole("button", { name: "Send replay" }).click();
+    await expect.poll(() => dialog.getByRole("alert").textContent()).toBe("Enter the URL to send the event to.");
+    await dialog.getByLabel("Custom URL").press("r");
+    expect(await dialog.getByLabel("Custom URL").inputValue()).toBe("r");
+    expect(await page.getByRole("dialog").count()).toBe(1);
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+    await shot("event-replay-history");
+  });
+
+  it("lists every replay on /replays, with filters", async () => {
+    await page.getByRole("link", { name: "Replays", exact: true }).click();
+    await page.getByRole("heading", { name: "Replays", level: 1 }).waitFor();
+    const rows = page.getByTestId("replay-row");
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.first().textContent()).toContain("order.created");
+    expect(await rows.first().textContent()).toContain("Orders");
+    await shot("replays");
+
+    await page.getByLabel("Status").selectOption("failed");
+    await page.waitForURL(`${t.rehook.url}/replays?status=failed`);
+    await page.getByRole("heading", { name: "No matching replays" }).waitFor();
+    await page.getByLabel("Status").selectOption("delivered");
+    await page.waitForURL(`${t.rehook.url}/replays?status=delivered`);
+    await expect.poll(() => rows.count()).toBe(2);
+  });
+
+  it("opens an attempt: its target, the response headers and body, and a link back to the event", async () => {
+    const first = page.getByTestId("replay-row").first();
+    const id = (await first.getAttribute("data-replay-id"))!;
+    await first.getByRole("link", { name: /Replayed/ }).click();
+    await page.waitForURL(`${t.rehook.url}/replays/${id}`);
+    await page.getByRole("heading", { name: "Replay of order.created" }).waitFor();
+    expect(await page.getByTestId("response-body").textContent()).toBe("custom ok");
+    const headers = await page.getByTestId("response-header-row").allTextContents();
+    expect(headers.some((text) => text.includes("x-served-by") && text.includes("custom-sink"))).toBe(true);
+    expect(await page.getByTestId("replay-destination").textContent()).toBe(`http://127.0.0.1:${custom.port}/elsewhere?k=v`);
+    await shot("replay-attempt");
+    await page.getByRole("link", { name: "Open the event" }).click();
+    await page.waitForURL(`${t.rehook.url}/events/${eventId}`);
+  });
+
+  it("replays an endpoint's failed events in bulk once its destination is fixed", async () => {
+    const flaky = await createEndpoint("Flaky", `http://127.0.0.1:${broken.port}/in`);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await capture(flaky.slug, JSON.stringify({ type: "invoice.paid", n: i })));
+    for (const id of ids) expect(await settled(id)).toBe("failed");
+
+    await page.getByRole("link", { name: "Flaky" }).click();
+    await page.waitForURL(`${t.rehook.url}/endpoints/${flaky.id}`);
+    await page.getByLabel("Destination URL").fill(`http://127.0.0.1:${fixed.port}/in`);
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(() => page.getByRole("status").allTextContents()).toContainEqual(expect.stringContaining("Saved"));
+
+    const card = page.getByRole("region", { name: "Bulk replay" });
+    expect(await card.getByLabel("Events").inputValue()).toBe("failed");
+    expect(await card.getByLabel("Target").inputValue()).toBe("original");
+    await card.getByRole("button", { name: "Replay events" }).click();
+    const summary = card.getByTestId("bulk-summary");
+    await expect.poll(() => summary.textContent(), { timeout: 15_000 }).toContain("3 replayed: 3 delivered, 0 failed");
+    const progress = card.getByRole("progressbar");
+    expect(await progress.getAttribute("aria-valuenow")).toBe("3");
+    expect(await progress.getAttribute("aria-valuemax")).toBe("3");
+    expect(await card.textContent()).toContain("3 / 3");
+    expect(fixed.received).toHaveLength(3);
+    expect(fixed.received.map((request) => request.body.toString()).sort()).toEqual([0, 1, 2].map((n) => JSON.stringify({ type: "invoice.paid", n })));
+    await shot("bulk-replay");
+
+    // The events stay failed; the replays are on /replays.
+    for (const id of ids) expect(await settled(id)).toBe("failed");
+    await card.getByRole("link", { name: /See the replays/ }).click();
+    await page.waitForURL(`${t.rehook.url}/replays?endpointId=${flaky.id}`);
+    await expect.poll(() => page.getByTestId("replay-row").count()).toBe(3);
+  });
+
+  it("fits a phone screen in dark mode", async () => {
+    const phone = await launchBrowser({ colorScheme: "dark", width: 375, height: 780 });
+    try {
+      await phone.context.addCookies(await browser.context.cookies());
+      const small = await phone.context.newPage();
+      small.on("console", (message) => {
+        if (message.type() === "error") consoleErrors.push(message.text());
+      });
+      small.on("pageerror", (error) => consoleErrors.push(String(error)));
+      // How far the page scrolls sideways (0: nothing sticks out of the screen).
+      const overflow = () => small.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
+
+      await small.goto(`${t.rehook.url}/events`);
+      await small.locator(`[data-testid="event-row"][data-event-id="${eventId}"]`).getByRole("button", { name: "Replay to original" }).click();
+      await expect.poll(() => small.getByTestId("row-replay-result").first().textContent(), { timeout: 10_000 }).toMatch(/Replayed/);
+      expect(await overflow()).toBe(0);
+      await shot("activity-replay-phone", small);
+
+      await small.goto(`${t.rehook.url}/events/${eventId}`);
+      await small.getByRole("button", { name: "Replay", exact: true }).click();
+      const dialog = small.getByRole("dialog", { name: "Replay event" });
+      await dialog.getByRole("button", { name: "Send replay" }).click();
+      await expect.poll(() => dialog.getByTestId("replay-result").getAttribute("data-status"), { timeout: 10_000 }).toBe("delivered");
+      await small.screenshot({ path: path.join(SCREENSHOTS, "replay-dialog-phone.png") });
+      await dialog.getByRole("button", { name: "Close" }).click();
+      expect(await overflow()).toBe(0);
+      await shot("event-replay-history-phone", small);
+
+      await small.goto(`${t.rehook.url}/replays`);
+      await expect.poll(() => small.getByTestId("replay-row").count()).toBe(7);
+      expect(await overflow()).toBe(0);
+      await shot("replays-phone", small);
+
+      const id = await small.getByTestId("replay-row").first().getAttribute("data-replay-id");
+      await small.goto(`${t.rehook.url}/replays/${id}`);
+      expect(await overflow()).toBe(0);
+      await shot("replay-attempt-phone", small);
+
+      await small.goto(`${t.rehook.url}/endpoints/${orders.id}`);
+      await small.getByRole("region", { name: "Bulk replay" }).getByRole("button", { name: "Replay events" }).click();
+      await expect.poll(() => small.getByTestId("bulk-summary").textContent(), { timeout: 15_000 }).toContain("0 replayed");
+      expect(await overflow()).toBe(0);
+      await shot("bulk-replay-phone", small);
+    } finally {
+      await phone.close();
+    }
+  });
+
+  it("replays to the developer's machine from the browser and records what the browser got", async () => {
+    const localRequests: Array<{ method: string; url: string; headers: Record<string, unknown>; body: Buffer }> = [];
+    const local = await listenOnLocalhost3000((req, res, received) => {
+      res.setHeader("access-control-allow-origin", "*");
+      if (req.method === "OPTIONS") {
+        res.setHeader("access-control-allow-methods", "*");
+        res.setHeader("access-control-allow-headers", "*");
+        res.statusCode = 204;
+        res.end();
+        return;
+      }
+      localRequests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: received });
+      res.setHeader("content-type", "application/json");
+      res.end('{"local":true}');
+    });
+    if (!local) throw new Error("port 3000 is taken: this test plays the developer's local server there (local replays go to http://localhost:3000); free the port and run again");
+    try {
+      await page.goto(`${t.rehook.url}/events/${eventId}`);
+      await page.getByRole("button", { name: "Replay", exact: true }).click();
+      const dialog = page.getByRole("dialog", { name: "Replay event" });
+      await dialog.getByRole("radio", { name: "Local" }).check();
+      expect(await dialog.textContent()).toContain("must allow CORS");
+      await dialog.getByRole("button", { name: "Send replay" }).click();
+      await expect.poll(() => dialog.getByTestId("replay-result").getAttribute("data-status"), { timeout: 10_000 }).toBe("delivered");
+      expect(await dialog.getByTestId("replay-destination").textContent()).toBe("http://localhost:3000/hooks");
+      expect(await dialog.getByTestId("replay-response-body").textContent()).toContain('"local": true');
+      expect(localRequests).toHaveLength(1);
+      expect(localRequests[0]).toMatchObject({ method: "POST", url: "/hooks" });
+      expect(localRequests[0]!.body.toString()).toBe(body);
+      expect(localRequests[0]!.headers["x-request-id"]).toBe("req-42");
+      await dialog.getByRole("button", { name: "Close" }).click();
+      await expect.poll(() => page.getByTestId("replay-row").first().textContent()).toContain("Local");
+    } finally {
+      await local?.close();
+    }
+  });
+
+  it("logged no errors in the browser console", () => {
+    expect(consoleErrors).toEqual([]);
+  });
+});
