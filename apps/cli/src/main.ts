@@ -4,13 +4,14 @@ import { createConsoleLogger } from "@rehook/web";
 import { UsageError } from "./cli-error.js";
 import { apiKeyCreateCommand } from "./commands/apikey.js";
 import { endpointCreateCommand, endpointDeleteCommand, endpointSecretCommand } from "./commands/endpoint.js";
+import { listenCommand } from "./commands/listen.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { startCommand } from "./commands/start.js";
 import type { Command } from "./commands/types.js";
 import { userCreateCommand } from "./commands/user.js";
-import { configFromEnvironment } from "./env.js";
+import { clientFromEnvironment, configFromEnvironment } from "./env.js";
 
-const commands: Command[] = [startCommand, migrateCommand, userCreateCommand, endpointCreateCommand, endpointDeleteCommand, endpointSecretCommand, apiKeyCreateCommand];
+const commands: Command[] = [startCommand, migrateCommand, userCreateCommand, endpointCreateCommand, endpointDeleteCommand, endpointSecretCommand, apiKeyCreateCommand, listenCommand];
 
 function overview(): string {
   const rows = commands.map((command) => `  rehook ${command.path.join(" ").padEnd(18)} ${command.summary}`);
@@ -39,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
     const config = configFromEnvironment();
     logLevel = config.logLevel;
     const logger = createConsoleLogger(config.logLevel);
-    return await found.command.run(found.rest, { config, logger, stdout: process.stdout });
+    return await found.command.run(found.rest, { config, logger, stdout: process.stdout, client: clientFromEnvironment() });
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`rehook ${found.command.path.join(" ")}: ${error.message} (see --help)\n`);

@@ -45,8 +45,15 @@ export interface Dashboard {
   pages?: ReturnType<typeof createRemixHandler>;
 }
 
-export function createHttpServer(deps: { ctx: ServiceContext; pool: Pool; config: Config; logger: Logger; dashboard?: Dashboard }): Server {
-  const { ctx, pool, config, logger, dashboard } = deps;
+export function createHttpServer(deps: {
+  ctx: ServiceContext;
+  pool: Pool;
+  config: Config;
+  logger: Logger;
+  dashboard?: Dashboard;
+  publicApi?: ReturnType<typeof createPublicApi>;
+}): Server {
+  const { ctx, pool, config, logger, dashboard, publicApi } = deps;
   const listener = createRequestListener(
     {
       capture: createCaptureHandler({
@@ -58,13 +65,7 @@ export function createHttpServer(deps: { ctx: ServiceContext; pool: Pool; config
       }),
       health: createHealthHandler(() => isDatabaseReachable(pool)),
       trpc: dashboard?.trpc.handle,
-      publicApi: createPublicApi({
-        services: ctx,
-        baseUrl: config.baseUrl,
-        logger,
-        enabled: config.publicApiEnabled,
-        requestsPerMinute: config.apiRateLimitPerMinute,
-      }),
+      publicApi: publicApi?.handle,
       replay: dashboard?.replay,
       staticFiles: dashboard?.staticFiles,
       pages: dashboard?.pages ?? (dashboard ? dashboardNotBuilt : undefined),
@@ -162,7 +163,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
   };
   ctx.bulkReplays = new BulkReplays(ctx, logger);
   const dashboard = await createDashboard(ctx, config, logger);
-  const server = createHttpServer({ ctx, pool, config, logger, dashboard });
+  const publicApi = createPublicApi({
+    services: ctx,
+    baseUrl: config.baseUrl,
+    logger,
+    enabled: config.publicApiEnabled,
+    requestsPerMinute: config.apiRateLimitPerMinute,
+  });
+  const server = createHttpServer({ ctx, pool, config, logger, dashboard, publicApi });
   // Everything after the HTTP server, in the order it must be let go (one list for both exits).
   const release = async () => {
     await ctx.bulkReplays?.stop();
@@ -202,6 +210,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         dashboard.trpc.closeStreams();
+        publicApi.closeStreams();
         await closed;
         await release();
       })();

@@ -73,7 +73,7 @@ describe("the OpenAPI document", () => {
     const result = await new Validator().validate(document as never);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
-    expect(Object.keys(document.paths).sort()).toEqual(["/endpoints", "/endpoints/{id}", "/events", "/events/{id}", "/events/{id}/replay"]);
+    expect(Object.keys(document.paths).sort()).toEqual(["/endpoints", "/endpoints/{id}", "/endpoints/{id}/stream", "/events", "/events/{id}", "/events/{id}/local-replays", "/events/{id}/replay"]);
   });
 });
 

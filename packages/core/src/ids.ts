@@ -69,3 +69,9 @@ export function uuidv7Timestamp(value: string): Date {
   const hex = value.replace(/-/g, "").slice(0, 12);
   return new Date(Number.parseInt(hex, 16));
 }
+
+/** The smallest UUIDv7 of a millisecond: ids >= it were made at or after that time. */
+export function uuidv7Floor(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
+}

@@ -28,3 +28,4 @@ export {
   type ReplaySummary,
 } from "./replays.js";
 export { BulkReplays, type ReplayJobView } from "./bulk-replays.js";
+export { endpointEventStream, type FullEvent } from "./event-stream.js";

@@ -4,6 +4,17 @@ export interface CommandContext {
   config: Config;
   logger: Logger;
   stdout: NodeJS.WritableStream;
+  /** What client commands (listen) read from the environment. */
+  client: ClientEnvironment;
+}
+
+export interface ClientEnvironment {
+  /** REHOOK_URL */
+  serverUrl: string | undefined;
+  /** REHOOK_API_KEY */
+  apiKey: string | undefined;
+  /** Colours on a terminal, unless NO_COLOR is set. */
+  color: boolean;
 }
 
 export interface Command {

@@ -189,3 +189,67 @@ export async function findOwnedEvent(em: EntityManager, userId: string, eventId:
     replayCount: Number(row.replay_count),
   };
 }
+
+/** An event with everything needed to send it again from elsewhere (`rehook listen`). */
+export interface FullEvent {
+  id: string;
+  endpointId: string;
+  method: string;
+  path: string;
+  query: string;
+  headers: HeaderList;
+  body: Buffer;
+  source: string;
+  eventType: string;
+  receivedAt: Date;
+}
+
+interface FullRow {
+  id: string;
+  endpoint_id: string;
+  method: string;
+  path: string;
+  query: string;
+  headers: HeaderList | string;
+  body: Buffer;
+  source: string;
+  event_type: string;
+  received_at: Date;
+}
+
+const toFull = (row: FullRow): FullEvent => ({
+  id: row.id,
+  endpointId: row.endpoint_id,
+  method: row.method,
+  path: row.path,
+  query: row.query,
+  headers: typeof row.headers === "string" ? (JSON.parse(row.headers) as HeaderList) : row.headers,
+  body: row.body,
+  source: row.source,
+  eventType: row.event_type,
+  receivedAt: new Date(row.received_at),
+});
+
+const FULL_COLUMNS = "e.id, e.endpoint_id, e.method, e.path, e.query, e.headers, e.body, e.source, e.event_type, e.received_at";
+
+/** The endpoint's events after `afterId` (exclusive), oldest first, one page. */
+export async function fullEventsAfter(em: EntityManager, userId: string, endpointId: string, afterId: string, limit: number): Promise<FullEvent[]> {
+  const rows = await em.getConnection().execute<FullRow[]>(
+    `select ${FULL_COLUMNS} from events e join endpoints p on p.id = e.endpoint_id
+     where p.user_id = ? and e.endpoint_id = ? and e.id > ? order by e.id limit ?`,
+    [userId, endpointId, afterId, limit],
+  );
+  return rows.map(toFull);
+}
+
+/** These events of the user's endpoint, oldest first. */
+export async function fullEventsByIds(em: EntityManager, userId: string, endpointId: string, ids: string[]): Promise<FullEvent[]> {
+  const valid = ids.filter((id) => UUID.test(id));
+  if (valid.length === 0) return [];
+  const rows = await em.getConnection().execute<FullRow[]>(
+    `select ${FULL_COLUMNS} from events e join endpoints p on p.id = e.endpoint_id
+     where e.id = any(?::uuid[]) and p.user_id = ? and e.endpoint_id = ? order by e.id`,
+    [`{${valid.join(",")}}`, userId, endpointId],
+  );
+  return rows.map(toFull);
+}

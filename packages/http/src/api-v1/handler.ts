@@ -45,6 +45,8 @@ function match(path: string): { allowed: Route[]; params: Record<string, string>
  */
 export function createPublicApi(options: PublicApiOptions) {
   const limiter = new PerKeyRateLimit(options.requestsPerMinute);
+  // Open event streams never end by themselves: shutdown ends them.
+  const streams = new Set<ServerResponse>();
   const document = JSON.stringify(openApiDocument(options.baseUrl));
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
 
@@ -81,21 +83,27 @@ export function createPublicApi(options: PublicApiOptions) {
         return sendError(res, 400, "bad_request", "the body is not valid JSON", VERSION_HEADER);
       }
     }
+    if (route.streams) {
+      streams.add(res);
+      res.once("close", () => streams.delete(res));
+    }
     try {
-      const result = await route.handle({ services: options.services, userId: key.userId, params, query, body });
+      const result = await route.handle({ services: options.services, userId: key.userId, params, query, body }, { req, res });
+      if (!result) return; // streamed
       if (result.body === undefined) {
         res.writeHead(result.status, VERSION_HEADER);
         res.end();
       } else sendJson(res, result.status, result.body, VERSION_HEADER);
     } catch (error) {
       if (!isUserError(error)) throw error;
+      if (res.headersSent) return void res.end();
       const status = STATUS_FOR_CODE[error.code];
       res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...VERSION_HEADER });
       res.end(JSON.stringify({ error: { code: error.code, message: error.message, ...(status === 400 && error.details !== undefined ? { details: error.details } : {}) } }));
     }
   }
 
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!options.enabled) return sendError(res, 404, "not_found", "the public API is turned off on this server");
     const started = performance.now();
     const url = new URL(req.url ?? "/", "http://localhost");
@@ -107,5 +115,12 @@ export function createPublicApi(options: PublicApiOptions) {
       // The key itself is never logged: its display prefix identifies it.
       options.logger.info("api request", { method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started), key: log.key ?? "-" });
     }
+  }
+
+  return {
+    handle,
+    closeStreams(): void {
+      for (const res of streams) res.end();
+    },
   };
 }

@@ -38,7 +38,7 @@ function operation(route: Route): Record<string, unknown> {
   const error = { content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
   const responses: Record<string, unknown> = {
     [route.success.status]: route.success.schema
-      ? { description: route.success.description, content: { "application/json": { schema: jsonSchema(route.success.schema, "output") } } }
+      ? { description: route.success.description, content: { [route.streams ? "text/event-stream" : "application/json"]: { schema: jsonSchema(route.success.schema, "output") } } }
       : { description: route.success.description },
   };
   for (const status of [...route.errors, 401, 429]) responses[status] = { description: ERROR_DESCRIPTIONS[status], ...error };

@@ -3,14 +3,17 @@ import {
   createEndpoint,
   deleteEndpoint,
   getEndpoint,
+  endpointEventStream,
   getEvent,
   listEndpoints,
+  recordLocalReplay,
   listEventsByOffset,
   replayEvent,
   updateEndpoint,
   type EndpointView,
   type ServiceContext,
 } from "@rehook/services";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import * as S from "./schemas.js";
 
@@ -39,7 +42,9 @@ export interface Route {
   success: { status: number; schema?: z.ZodType; description: string };
   /** The error statuses this route can answer besides 401 and 429. */
   errors: number[];
-  handle(request: ApiRequest): Promise<ApiAnswer>;
+  /** Server-sent events instead of one JSON answer: `success.schema` is each message's data. */
+  streams?: boolean;
+  handle(request: ApiRequest, raw: { req: IncomingMessage; res: ServerResponse }): Promise<ApiAnswer | undefined>;
 }
 
 /** Validates with a contract schema; a failure is a 400 with the issues as details. */
@@ -144,6 +149,71 @@ export const ROUTES: Route[] = [
       const attempt = await replayEvent(services, { userId, eventId: params.id!, environment: "custom", customUrl: destination_url });
       const { id, status, response_status, latency_ms, destination_url: target, replayed_at } = attempt;
       return { status: 200, body: { id, status, response_status, latency_ms, destination_url: target, replayed_at } };
+    },
+  },
+  {
+    method: "POST",
+    path: "/events/{id}/local-replays",
+    operationId: "recordLocalReplay",
+    summary: "Record a replay made from the caller's machine (rehook listen) with its result",
+    body: S.LocalReplayRequest,
+    success: { status: 201, schema: S.LocalReplayResponse, description: "The recorded attempt (environment local)" },
+    errors: [400, 404, 413, 415],
+    async handle({ services, userId, params, body }) {
+      const input = parseWith(S.LocalReplayRequest, body, "body");
+      const attempt = await recordLocalReplay(services, {
+        userId,
+        eventId: params.id!,
+        result: { status: input.status, body: input.body ?? null, latencyMs: input.latency_ms, error: input.error ?? null },
+      });
+      const { id, status, response_status, latency_ms, destination_url, replayed_at } = attempt;
+      return { status: 201, body: { id, status, response_status, latency_ms, destination_url, replayed_at } };
+    },
+  },
+  {
+    method: "GET",
+    path: "/endpoints/{id}/stream",
+    operationId: "streamEndpointEvents",
+    summary: "Server-sent events: each new event of the endpoint (event: webhook, id: the event id); resume with Last-Event-ID or ?after=",
+    query: S.StreamQuery,
+    streams: true,
+    success: { status: 200, schema: S.StreamedEvent, description: "An event stream (text/event-stream); each message's data is one event" },
+    errors: [400, 404],
+    async handle({ services, userId, params, query }, { req, res }) {
+      const q = parseWith(S.StreamQuery, Object.fromEntries(query), "query");
+      const lastEventId = typeof req.headers["last-event-id"] === "string" ? req.headers["last-event-id"] : undefined;
+      const after = q.after ?? (lastEventId && parseWith(S.StreamQuery, { after: lastEventId }, "Last-Event-ID").after);
+      // 404 before any stream is opened.
+      await getEndpoint(services, { userId, endpoint: { id: params.id! } });
+      const stop = new AbortController();
+      res.once("close", () => stop.abort());
+      const events = endpointEventStream(services, { userId, endpointId: params.id!, after: after || null, signal: stop.signal });
+      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no", "rehook-api-version": "v1" });
+      res.write("retry: 2000\n\n");
+      const ping = setInterval(() => res.write(": ping\n\n"), 15_000);
+      try {
+        for await (const event of events) {
+          const data = {
+            id: event.id,
+            endpoint_id: event.endpointId,
+            method: event.method,
+            path: event.path,
+            query: event.query,
+            headers: event.headers,
+            body_base64: event.body.toString("base64"),
+            source: event.source,
+            event_type: event.eventType,
+            received_at: event.receivedAt.toISOString(),
+          };
+          res.write(`id: ${event.id}\nevent: webhook\ndata: ${JSON.stringify(data)}\n\n`);
+        }
+      } finally {
+        clearInterval(ping);
+        stop.abort();
+        void events.return(undefined);
+        res.end();
+      }
+      return undefined;
     },
   },
   {

@@ -90,3 +90,36 @@ export const EndpointCreate = z.object({ name: z.string(), destination_url: z.st
 export const EndpointPatch = z.object({ name: z.string().optional(), destination_url: z.string().nullable().optional() }).strict();
 
 export const IdParam = z.object({ id });
+
+export const StreamQuery = z.object({ after: id.optional().describe("Resume after this event id (or send Last-Event-ID)") });
+
+export const StreamedEvent = z.object({
+  id,
+  endpoint_id: id,
+  method: z.string(),
+  path: z.string(),
+  query: z.string(),
+  headers: headerPairs,
+  body_base64: z.string().describe("The body bytes, base64"),
+  source: z.string(),
+  event_type: z.string(),
+  received_at: timestamp,
+});
+
+export const LocalReplayRequest = z
+  .object({
+    status: z.int().min(0).max(999).nullable().describe("The local server's HTTP status; null when it could not be reached"),
+    latency_ms: z.int().min(0),
+    body: z.string().max(256 * 1024).nullable().optional(),
+    error: z.string().max(2000).nullable().optional(),
+  })
+  .strict();
+
+export const LocalReplayResponse = z.object({
+  id,
+  status: z.enum(["delivered", "failed"]),
+  response_status: z.int().nullable(),
+  latency_ms: z.int().nullable(),
+  destination_url: z.string(),
+  replayed_at: timestamp,
+});

@@ -1,0 +1,53 @@
+import { UsageError } from "../cli-error.js";
+import { listen } from "../listen/listener.js";
+import { defineCommand } from "./define.js";
+
+export const listenCommand = defineCommand(
+  ["listen"],
+  {
+    usage: "rehook listen --endpoint <slug> --forward <local url> [--server <url>] [--api-key <key>] [--retry <n>]",
+    summary: "Stream an endpoint's new events to a local server (reconnects and catches up by itself; Ctrl-C for a summary).",
+    options: {
+      endpoint: { type: "string", required: true, description: "the endpoint's slug" },
+      forward: { type: "string", required: true, description: "where to send each event, e.g. http://localhost:3000/webhooks" },
+      server: { type: "string", description: "the Rehook server (default: REHOOK_URL, else http://localhost:8080)" },
+      "api-key": { type: "string", description: "a pk_live_ API key (default: REHOOK_API_KEY)" },
+      retry: { type: "string", description: "attempts per event after a failure (default 0)" },
+    },
+  } as const,
+  async (options, context) => {
+    const apiKey = options["api-key"] ?? context.client.apiKey;
+    if (!apiKey) throw new UsageError("an API key is needed: --api-key or REHOOK_API_KEY");
+    const retries = options.retry === undefined ? 0 : Number(options.retry);
+    if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new UsageError("--retry must be a whole number from 0 to 20");
+    let forward: URL;
+    try {
+      forward = new URL(options.forward);
+    } catch {
+      throw new UsageError("--forward must be a URL like http://localhost:3000/webhooks");
+    }
+    const server = (options.server ?? context.client.serverUrl ?? "http://localhost:8080").replace(/\/+$/, "");
+    const stop = new AbortController();
+    const interrupt = () => stop.abort();
+    process.once("SIGINT", interrupt);
+    process.once("SIGTERM", interrupt);
+    try {
+      // A ListenError (wrong key, no such endpoint) ends the command with one line and exit 1.
+      const summary = await listen({
+        server,
+        apiKey,
+        endpointSlug: options.endpoint,
+        forward: forward.href,
+        retries,
+        color: context.client.color,
+        out: context.stdout,
+        signal: stop.signal,
+      });
+      context.stdout.write(`\n${summary.received} event(s): ${summary.ok} answered 2xx, ${summary.failed} failed\n`);
+      return undefined;
+    } finally {
+      process.off("SIGINT", interrupt);
+      process.off("SIGTERM", interrupt);
+    }
+  },
+);

@@ -1,0 +1,181 @@
+import { forwardableHeaders, forwardTarget, type HeaderList } from "@rehook/core";
+import { request } from "undici";
+import { readSse } from "./sse.js";
+
+/** An event as the stream sends it (GET /api/v1/endpoints/{id}/stream). */
+interface StreamedEvent {
+  id: string;
+  method: string;
+  path: string;
+  query: string;
+  headers: HeaderList;
+  body_base64: string;
+  source: string;
+  event_type: string;
+}
+
+export interface ListenOptions {
+  server: string;
+  apiKey: string;
+  endpointSlug: string;
+  forward: string;
+  retries: number;
+  color: boolean;
+  out: NodeJS.WritableStream;
+  signal: AbortSignal;
+}
+
+/** A refusal the listener cannot get past by waiting (a wrong key, a missing endpoint). */
+export class ListenError extends Error {
+  override name = "ListenError";
+}
+
+const RECORD_BODY_BYTES = 64 * 1024;
+const LOCAL_TIMEOUT_MS = 30_000;
+
+function paint(color: boolean, code: number, text: string): string {
+  return color ? `\x1b[${code}m${text}\x1b[0m` : text;
+}
+
+function clock(): string {
+  return new Date().toTimeString().slice(0, 8);
+}
+
+async function apiJson(options: ListenOptions, path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; json: any }> {
+  const response = await fetch(`${options.server}/api/v1${path}`, {
+    method: init.method ?? "GET",
+    headers: { authorization: `Bearer ${options.apiKey}`, ...(init.body !== undefined ? { "content-type": "application/json" } : {}) },
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+    signal: options.signal,
+  });
+  const text = await response.text();
+  return { status: response.status, json: text ? JSON.parse(text) : null };
+}
+
+/** The endpoint's id from its slug, through the API (so a wrong key fails here, clearly). */
+async function findEndpoint(options: ListenOptions): Promise<string> {
+  for (let offset = 0; ; offset += 100) {
+    const { status, json } = await apiJson(options, `/endpoints?limit=100&offset=${offset}`);
+    if (status === 401) throw new ListenError("the API key was refused (401): check --api-key or REHOOK_API_KEY");
+    if (status === 404) throw new ListenError(`${options.server} has no public API (404): is it a Rehook server with PUBLIC_API_ENABLED?`);
+    if (status !== 200) throw new Error(`listing endpoints answered ${status}`);
+    const found = (json.data as Array<{ id: string; slug: string }>).find((endpoint) => endpoint.slug === options.endpointSlug);
+    if (found) return found.id;
+    if (offset + 100 >= json.meta.total) throw new ListenError(`no endpoint with slug ${options.endpointSlug} for this API key`);
+  }
+}
+
+interface LocalResult {
+  status: number | null;
+  latencyMs: number;
+  body: string | null;
+  error: string | null;
+}
+
+/** Sends the event to the local server as it was captured: method, headers in order, body bytes. */
+async function sendLocally(options: ListenOptions, event: StreamedEvent): Promise<LocalResult> {
+  const started = performance.now();
+  const body = Buffer.from(event.body_base64, "base64");
+  try {
+    const response = await request(forwardTarget(options.forward, event.path, event.query), {
+      method: event.method as "POST",
+      headers: forwardableHeaders(event.headers).flat(),
+      body: event.method === "GET" || event.method === "HEAD" ? undefined : body,
+      headersTimeout: LOCAL_TIMEOUT_MS,
+      bodyTimeout: LOCAL_TIMEOUT_MS,
+      signal: options.signal,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      if (size < RECORD_BODY_BYTES) chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+    }
+    return { status: response.statusCode, latencyMs: Math.round(performance.now() - started), body: Buffer.concat(chunks).subarray(0, RECORD_BODY_BYTES).toString("utf8"), error: null };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string }; code?: string }).cause ?? (error as { code?: string });
+    const reason = cause.code === "ECONNREFUSED" ? "connection refused (is the local server running?)" : error instanceof Error ? error.message : String(error);
+    return { status: null, latencyMs: Math.round(performance.now() - started), body: null, error: reason };
+  }
+}
+
+export interface ListenSummary {
+  received: number;
+  ok: number;
+  failed: number;
+}
+
+/**
+ * Streams the endpoint's new events and replays each to the local server, one at a time
+ * in order, recording every attempt as a "local" replay. Any disconnect is followed by a
+ * reconnect (with backoff, shown) that resumes after the last event seen; ids already
+ * handled are never sent twice. Returns when `signal` aborts.
+ */
+export async function listen(options: ListenOptions): Promise<ListenSummary> {
+  const { out, color } = options;
+  const summary: ListenSummary = { received: 0, ok: 0, failed: 0 };
+  const endpointId = await findEndpoint(options);
+  const seen = new Set<string>();
+  let lastId: string | undefined;
+  let backoffMs = 500;
+  let connectedBefore = false;
+  while (!options.signal.aborted) {
+    try {
+      const response = await fetch(`${options.server}/api/v1/endpoints/${endpointId}/stream`, {
+        headers: { authorization: `Bearer ${options.apiKey}`, accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) },
+        signal: options.signal,
+      });
+      if (response.status === 401) throw new ListenError("the API key was refused (401): check --api-key or REHOOK_API_KEY");
+      if (response.status === 404) throw new ListenError(`the endpoint ${options.endpointSlug} no longer exists`);
+      if (response.status !== 200 || !response.body) throw new Error(`the stream answered ${response.status}`);
+      out.write(`${paint(color, 32, connectedBefore ? "● reconnected" : "● connected")}: forwarding ${options.endpointSlug} to ${options.forward}${connectedBefore ? " (catching up on what was missed)" : ""}\n`);
+      connectedBefore = true;
+      backoffMs = 500;
+      for await (const message of readSse(response.body as unknown as AsyncIterable<Uint8Array>)) {
+        if (message.event !== "webhook") continue;
+        const event = JSON.parse(message.data) as StreamedEvent;
+        if (seen.has(event.id)) continue;
+        seen.add(event.id);
+        if (seen.size > 20_000) seen.delete(seen.values().next().value!);
+        lastId = event.id;
+        summary.received += 1;
+        await handle(options, event, summary);
+      }
+      if (options.signal.aborted) break;
+      throw new Error("the server closed the stream");
+    } catch (error) {
+      if (error instanceof ListenError) throw error;
+      if (options.signal.aborted) break;
+      const reason = error instanceof Error ? error.message : String(error);
+      out.write(`${paint(color, 33, "○ reconnecting")} in ${(backoffMs / 1000).toFixed(1)} s (${reason.split("\n")[0]})\n`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, backoffMs);
+        options.signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+      });
+      backoffMs = Math.min(backoffMs * 2, 10_000);
+    }
+  }
+  return summary;
+}
+
+async function handle(options: ListenOptions, event: StreamedEvent, summary: ListenSummary): Promise<void> {
+  let result = await sendLocally(options, event);
+  for (let attempt = 1; attempt <= options.retries && !isSuccess(result) && !options.signal.aborted; attempt += 1) {
+    result = await sendLocally(options, event);
+  }
+  const ok = isSuccess(result);
+  if (ok) summary.ok += 1;
+  else summary.failed += 1;
+  const status = result.status === null ? paint(options.color, 31, `error: ${result.error}`) : paint(options.color, ok ? 32 : 31, String(result.status));
+  const what = `${event.source}/${event.event_type}`;
+  options.out.write(`${clock()}  ${event.method.padEnd(6)} ${what.padEnd(40)} → ${status}  ${result.latencyMs} ms\n`);
+  const recorded = await apiJson(options, `/events/${event.id}/local-replays`, {
+    method: "POST",
+    body: { status: result.status, latency_ms: result.latencyMs, body: result.body, error: result.error },
+  }).catch((error: unknown) => ({ status: 0, json: { error: { message: String(error) } } }));
+  if (recorded.status !== 201) options.out.write(`${paint(options.color, 33, "  (could not record this attempt")}: ${recorded.json?.error?.message ?? recorded.status})\n`);
+}
+
+function isSuccess(result: LocalResult): boolean {
+  return result.status !== null && result.status >= 200 && result.status < 300;
+}
