@@ -24,3 +24,4 @@ export * from "./queries/api-keys.js";
 export * from "./queries/notification-settings.js";
 export * from "./queries/replays.js";
 export * from "./queries/notifications.js";
+export type { CapturedRequestFields } from "./queries/captured-request.js";

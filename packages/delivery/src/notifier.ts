@@ -1,13 +1,5 @@
-import {
-  judgeChatPost,
-  notificationMessage,
-  summaryMessage,
-  type ChatMessage,
-  type Logger,
-  type NotificationTrigger,
-  type NotifiedEvent,
-} from "@rehook/core";
-import { claimDueChannels, dueNotifications, finishChannel, type ChannelOutcome, type ClaimedChannel, type DueNotification, type Pool } from "@rehook/db";
+import { judgeChatPost, notificationMessage, summaryMessage, type ChatMessage, type Logger } from "@rehook/core";
+import { claimDueChannels, dueNotifications, finishChannel, type ChannelOutcome, type ClaimedChannel, type Pool } from "@rehook/db";
 import type { DeliveryPool } from "./pool.js";
 import type { DeliveryResult } from "./types.js";
 
@@ -23,19 +15,6 @@ export interface NotifierOptions {
   paceMs?: number;
   postTimeoutMs?: number;
 }
-
-const toNotified = (due: DueNotification): NotifiedEvent => ({
-  id: due.eventId,
-  trigger: due.trigger as NotificationTrigger,
-  source: due.source,
-  eventType: due.eventType,
-  endpointName: due.endpointName,
-  destinationUrl: due.destinationUrl,
-  latencyMs: due.latencyMs,
-  responseStatus: due.responseStatus,
-  error: due.error,
-  at: due.at,
-});
 
 function header(result: DeliveryResult, name: string): string | null {
   return result.headers?.find(([key]) => key.toLowerCase() === name)?.[1] ?? null;
@@ -114,7 +93,7 @@ export class Notifier {
     const pace = this.options.paceMs ?? 1_000;
     const due = await dueNotifications(this.options.db, channel.userId, 1_000);
     const ids = due.map((row) => row.outboxId);
-    const events = due.filter((row) => row.found).map(toNotified);
+    const events = due.filter((row) => row.found).map((row) => row.event);
     if (events.length === 0) return { kind: "done", outboxIds: ids, nextInMs: 0, lastError: null };
     const base = this.options.baseUrl;
     const message = events.length === 1 ? notificationMessage(events[0]!, `${base}/events/${events[0]!.id}`) : summaryMessage(events, `${base}/events`);

@@ -1,5 +1,13 @@
 import { EVENT_STATUSES, UserError, type EventStatus, type HeaderList } from "@rehook/core";
-import { eventSummariesByIds, findOwnedEvent, listEventSummaries, listEventSummariesByOffset, type EventBus, type EventSummary } from "@rehook/db";
+import {
+  eventSummariesByIds,
+  findOwnedEvent,
+  listEventSummaries,
+  listEventSummariesByOffset,
+  type EventBus,
+  type EventDetail,
+  type EventSummary,
+} from "@rehook/db";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
@@ -50,21 +58,10 @@ export async function listEventsByOffset(
   return { events: rows, total, limit, offset };
 }
 
-export interface EventView extends EventSummary {
-  path: string;
-  query: string;
-  headers: HeaderList;
+/** One event as the dashboard and the API show it: the stored detail, the answer grouped. */
+export interface EventView extends Omit<EventDetail, "body" | "responseHeaders" | "responseBody" | "responseTruncated"> {
   body: Uint8Array;
-  contentType: string | null;
-  sizeBytes: number;
-  clientIp: string | null;
-  destinationUrl: string | null;
-  forwardedAt: Date | null;
-  completedAt: Date | null;
-  error: string | null;
   response: { status: number | null; headers: HeaderList | null; body: Uint8Array | null; truncated: boolean; latencyMs: number | null; error: string | null } | null;
-  endpointSlug: string;
-  replayCount: number;
 }
 
 /** One of the user's events; another user's id answers exactly like a missing one. */

@@ -55,22 +55,31 @@ export function CheckboxField({ id, label, hint, boxed = false, ...input }: Inpu
   );
 }
 
-/** A submit button that is disabled, and says so, while its form is being sent. */
+/**
+ * A submit button that is disabled, and says so, while its form is being sent. With `name`
+ * and `value` it says which of a form's buttons sent it (intent=…).
+ */
 export function SubmitButton({
   busy,
   busyLabel,
   className = "button primary",
   icon,
+  name,
+  value,
+  describedBy,
   children,
 }: {
   busy: boolean;
   busyLabel: string;
   className?: string;
   icon?: ReactNode;
+  name?: string;
+  value?: string;
+  describedBy?: string;
   children: ReactNode;
 }) {
   return (
-    <button type="submit" className={className} disabled={busy}>
+    <button type="submit" className={className} disabled={busy} name={name} value={value} aria-describedby={describedBy}>
       {icon}
       {busy ? busyLabel : children}
     </button>

@@ -5,10 +5,10 @@ import { ConfirmDialog } from "../components/confirm-dialog";
 import { Badge } from "../components/badges";
 import { CopyButton } from "../components/copy-button";
 import { DataTable } from "../components/data-table";
-import { CheckboxField, IntentButton, SaveActions, SubmitButton, TextField, UrlField } from "../components/form-fields";
+import { CheckboxField, IntentButton, SubmitButton, TextField, UrlField } from "../components/form-fields";
 import { useResetAfterCreate } from "../components/hooks";
 import { RelativeTime } from "../components/relative-time";
-import { Card, CopyField, EmptyState, FormError, Icon, PageHeader, RouteError } from "../components/ui";
+import { Alert, Card, CopyField, EmptyState, FormError, FormSuccess, Icon, PageHeader, RouteError } from "../components/ui";
 import { errorMessage, hasCode } from "../lib/errors";
 import { trpc } from "../lib/trpc.client";
 
@@ -35,7 +35,38 @@ export async function loader({ context }: LoaderFunctionArgs) {
   };
 }
 
-export async function action({ request, context }: ActionFunctionArgs) {
+/** What every action answers: the intent it ran, and the fields the sections read. */
+interface ActionReply {
+  intent: string;
+  ok: boolean;
+  /** The key, endpoint or row acted on. */
+  id: string | null;
+  /** A new API key (shown once) and its name. */
+  key: string | null;
+  name: string | null;
+  /** A regenerated signing secret. */
+  secret: string | null;
+  /** A success message to show (the test message's answer). */
+  message: string | null;
+  /** A second line under the message. */
+  note: string | null;
+  error: string | null;
+}
+
+const reply = (intent: string, fields: Partial<Omit<ActionReply, "intent">> = {}): ActionReply => ({
+  intent,
+  ok: true,
+  id: null,
+  key: null,
+  name: null,
+  secret: null,
+  message: null,
+  note: null,
+  error: null,
+  ...fields,
+});
+
+export async function action({ request, context }: ActionFunctionArgs): Promise<ActionReply> {
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
   const id = String(form.get("id") ?? "");
@@ -43,14 +74,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
     switch (intent) {
       case "createKey": {
         const created = await context.caller.apiKeys.create({ name: String(form.get("name") ?? "") });
-        return { intent, ok: true as const, id: created.apiKey.id, key: created.key, name: created.apiKey.name, secret: null, error: null };
+        return reply(intent, { id: created.apiKey.id, key: created.key, name: created.apiKey.name });
       }
       case "revokeKey":
         await context.caller.apiKeys.revoke({ id });
-        return { intent, ok: true as const, id, key: null, name: null, secret: null, error: null };
+        return reply(intent, { id });
       case "rotateSecret": {
         const rotated = await context.caller.endpoints.rotateSecret({ id });
-        return { intent, ok: true as const, id, key: null, name: null, secret: rotated.secret, error: null };
+        return reply(intent, { id, secret: rotated.secret });
       }
       case "saveNotifications": {
         const webhookUrl = String(form.get("webhookUrl") ?? "");
@@ -59,18 +90,30 @@ export async function action({ request, context }: ActionFunctionArgs) {
           webhookUrl: webhookUrl.trim() === "" ? null : webhookUrl,
           triggers: form.getAll("triggers").filter(isTrigger),
         });
-        return { intent, ok: true as const, id: null, key: null, name: null, secret: null, error: null };
+        return reply(intent);
+      }
+      case "testNotification": {
+        // The test goes to the SAVED URL: say so when the field holds another, unsaved one.
+        const [sent, saved] = await Promise.all([context.caller.notifications.sendTest(), context.caller.notifications.get()]);
+        const typed = String(form.get("webhookUrl") ?? "").trim();
+        const note =
+          typed !== "" && saved.webhook_url !== null && typed !== saved.webhook_url
+            ? "This went to the saved URL, not the one in the field: save the new URL first to try it."
+            : null;
+        return sent.ok
+          ? reply(intent, { message: sent.message, note })
+          : reply(intent, { ok: false, message: "The provider refused the test message.", error: sent.message, note });
       }
       default:
-        return { intent, ok: false as const, id: null, key: null, name: null, secret: null, error: "unknown action: reload the page and try again" };
+        return reply(intent, { ok: false, error: "unknown action: reload the page and try again" });
     }
   } catch (error) {
     const message = hasCode(error, "NOT_FOUND") ? "it no longer exists: reload the page" : errorMessage(error);
-    return { intent, ok: false as const, id: id || null, key: null, name: null, secret: null, error: message };
+    return reply(intent, { ok: false, id: id || null, error: message });
   }
 }
 
-type ActionResult = ReturnType<typeof useActionData<typeof action>>;
+type ActionResult = ActionReply | undefined;
 
 export default function Settings() {
   const { apiKeys, endpoints, notifications } = useLoaderData<typeof loader>();
@@ -327,11 +370,30 @@ type NotificationSettings = {
   last_error: string | null;
 };
 
+/**
+ * A provider's answer ("channel_not_found: the channel … : recreate the hook …") with its
+ * error string set off, so the code stands out from the fix. The text stays the same.
+ */
+function ProviderMessage({ text }: { text: string }) {
+  const match = /^([a-z][a-z0-9_]*|HTTP \d{3}): (.+)$/s.exec(text);
+  if (!match) return <>{text}</>;
+  return (
+    <>
+      <code className="provider-code">{match[1]}</code>: {match[2]}
+    </>
+  );
+}
+
 function Notifications({ settings, result }: { settings: NotificationSettings; result: ActionResult }) {
   const pending = usePendingIntent();
   const saving = pending.intent === "saveNotifications";
-  const own = result?.intent === "saveNotifications" ? result : null;
+  const testing = pending.intent === "testNotification";
+  const saved = !saving && result?.intent === "saveNotifications" ? result : null;
+  const tested = !testing && result?.intent === "testNotification" ? result : null;
   const formKey = [settings.enabled, settings.webhook_url, settings.triggers.join(",")].join("|");
+  const paused = settings.paused_reason;
+  // Pausing records its reason as the last error too: show it once, in the banner.
+  const lastError = settings.last_error && settings.last_error !== paused ? settings.last_error : null;
   return (
     <Section
       id="notifications"
@@ -339,31 +401,43 @@ function Notifications({ settings, result }: { settings: NotificationSettings; r
       title="Notifications"
       description="Get a chat message (Slack incoming webhook) when deliveries fail, succeed or events are captured."
       actions={
-        <Badge tone={settings.paused_reason ? "pending" : settings.enabled ? "delivered" : "neutral"}>
-          {settings.paused_reason ? "Paused" : settings.enabled ? "On" : "Off"}
+        <Badge tone={paused ? "paused" : settings.enabled ? "delivered" : "neutral"} data-testid="notifications-state">
+          {paused ? "Paused" : settings.enabled ? "On" : "Off"}
         </Badge>
       }
     >
-      {settings.paused_reason ? (
+      {paused ? (
         <div className="banner banner-warning" data-testid="notifications-paused">
           <span className="alert-icon" aria-hidden="true">
             !
           </span>
-          <div>
+          <div className="banner-body">
             <p className="banner-title">Notifications are paused</p>
-            <p>{settings.paused_reason}</p>
-            <p className="small">Save a new webhook URL to resume them.</p>
+            <p>
+              The provider refused the last message: <ProviderMessage text={paused} />
+            </p>
+            <p className="banner-next">
+              <strong>Saving a new webhook URL resumes notifications.</strong> Nothing is posted until then.
+            </p>
           </div>
         </div>
       ) : null}
-      {settings.last_error ? (
-        <p className="note" data-testid="notifications-last-error">
-          <strong>Last error:</strong> {settings.last_error}
-        </p>
+      {lastError ? (
+        <div className="banner banner-error" data-testid="notifications-last-error">
+          <span className="alert-icon" aria-hidden="true">
+            !
+          </span>
+          <div className="banner-body">
+            <p className="banner-title">Last error</p>
+            <p>
+              <ProviderMessage text={lastError} />
+            </p>
+            <p className="banner-next">Notifications stay on. If the URL changed, saving the new one resumes normal posting.</p>
+          </div>
+        </div>
       ) : null}
 
       <Form method="post" className="form-stack" key={formKey} noValidate preventScrollReset>
-        <input type="hidden" name="intent" value="saveNotifications" />
         <CheckboxField id="notify-enabled" label="Enable notifications" name="enabled" defaultChecked={settings.enabled} />
         <UrlField
           id="notify-url"
@@ -390,7 +464,44 @@ function Notifications({ settings, result }: { settings: NotificationSettings; r
             ))}
           </div>
         </fieldset>
-        <SaveActions label="Save notifications" saving={saving} saved={own?.ok ? "Notification settings saved" : null} error={own && !own.ok ? own.error : null} />
+        <div className="notify-actions">
+          <div className="form-actions">
+            {/* First in the form, so Enter in the URL field saves. */}
+            <SubmitButton name="intent" value="saveNotifications" busy={saving} busyLabel="Saving…">
+              Save notifications
+            </SubmitButton>
+            <SubmitButton
+              name="intent"
+              value="testNotification"
+              className="button secondary"
+              icon={<Icon name="send" />}
+              busy={testing}
+              busyLabel="Sending…"
+              describedBy="notify-test-hint"
+            >
+              Send test message
+            </SubmitButton>
+            <FormSuccess message={saved?.ok ? "Notification settings saved" : null} />
+            {tested?.ok ? (
+              <Alert tone="success" role="status" testId="notifications-test-result">
+                {tested.message}
+              </Alert>
+            ) : null}
+          </div>
+          {tested && !tested.ok ? (
+            <Alert tone="error" role="alert" testId="notifications-test-result">
+              <span>
+                {tested.message ? <strong className="alert-lead">{tested.message}</strong> : null}
+                <ProviderMessage text={tested.error ?? "the test message was not sent"} />
+              </span>
+            </Alert>
+          ) : null}
+          {tested?.note ? <p className="hint">{tested.note}</p> : null}
+          <p id="notify-test-hint" className="hint">
+            The test posts a sample message to the saved URL, even while notifications are off or paused.
+          </p>
+        </div>
+        <FormError message={saved && !saved.ok ? saved.error : null} />
       </Form>
     </Section>
   );

@@ -41,6 +41,9 @@ export default function AppShell() {
             <NavLink to="/settings" className="nav-link">
               Settings
             </NavLink>
+            <NavLink to="/api-docs" className="nav-link">
+              API
+            </NavLink>
           </nav>
           <div className="account">
             <span className="account-email" title={email}>

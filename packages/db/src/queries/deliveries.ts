@@ -1,41 +1,22 @@
 import type { EventStatus, HeaderList } from "@rehook/core";
 import type { Pool } from "../pool.js";
+import { capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 
 /** A pending event claimed for delivery, with what sending it needs. */
-export interface ClaimedEvent {
-  id: string;
-  endpointId: string;
-  method: string;
-  path: string;
-  query: string;
-  headers: HeaderList;
-  body: Buffer;
+export interface ClaimedEvent extends CapturedRequestFields {
   destinationUrl: string;
   signRequests: boolean;
   secret: string;
 }
 
-interface ClaimRow {
-  id: string;
-  endpoint_id: string;
-  method: string;
-  path: string;
-  query: string;
-  headers: HeaderList;
-  body: Buffer;
+interface ClaimRow extends CapturedRequestRow {
   destination_url: string;
   sign_requests: boolean;
   secret: string;
 }
 
 const toClaimed = (row: ClaimRow): ClaimedEvent => ({
-  id: row.id,
-  endpointId: row.endpoint_id,
-  method: row.method,
-  path: row.path,
-  query: row.query,
-  headers: row.headers,
-  body: row.body,
+  ...capturedRequest(row),
   destinationUrl: row.destination_url,
   signRequests: row.sign_requests,
   secret: row.secret,

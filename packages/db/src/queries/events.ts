@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { EventStatus, HeaderList } from "@rehook/core";
+import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 
 /** One row of the activity feed. */
 export interface EventSummary {
@@ -191,46 +192,26 @@ export async function findOwnedEvent(em: EntityManager, userId: string, eventId:
 }
 
 /** An event with everything needed to send it again from elsewhere (`rehook listen`). */
-export interface FullEvent {
-  id: string;
-  endpointId: string;
-  method: string;
-  path: string;
-  query: string;
-  headers: HeaderList;
-  body: Buffer;
+export interface FullEvent extends CapturedRequestFields {
   source: string;
   eventType: string;
   receivedAt: Date;
 }
 
-interface FullRow {
-  id: string;
-  endpoint_id: string;
-  method: string;
-  path: string;
-  query: string;
-  headers: HeaderList | string;
-  body: Buffer;
+interface FullRow extends CapturedRequestRow {
   source: string;
   event_type: string;
   received_at: Date;
 }
 
 const toFull = (row: FullRow): FullEvent => ({
-  id: row.id,
-  endpointId: row.endpoint_id,
-  method: row.method,
-  path: row.path,
-  query: row.query,
-  headers: typeof row.headers === "string" ? (JSON.parse(row.headers) as HeaderList) : row.headers,
-  body: row.body,
+  ...capturedRequest(row),
   source: row.source,
   eventType: row.event_type,
   receivedAt: new Date(row.received_at),
 });
 
-const FULL_COLUMNS = "e.id, e.endpoint_id, e.method, e.path, e.query, e.headers, e.body, e.source, e.event_type, e.received_at";
+const FULL_COLUMNS = `${CAPTURED_REQUEST_COLUMNS}, e.source, e.event_type, e.received_at`;
 
 /** The endpoint's events after `afterId` (exclusive), oldest first, one page. */
 export async function fullEventsAfter(em: EntityManager, userId: string, endpointId: string, afterId: string, limit: number): Promise<FullEvent[]> {

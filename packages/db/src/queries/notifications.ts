@@ -1,3 +1,4 @@
+import type { NotificationTrigger, NotifiedEvent } from "@rehook/core";
 import type { Pool } from "../pool.js";
 
 /** A user whose due notifications this instance now holds the right to post. */
@@ -32,26 +33,17 @@ export async function claimDueChannels(pool: Pool, limit: number, leaseMs: numbe
   return result.rows.map((row) => ({ userId: row.user_id, webhookUrl: row.webhook_url, failures: row.failures }));
 }
 
-/** One due notification with what its message shows (null event fields: the event is gone). */
+/** One due notification: its outbox row and what its message shows (`found`: the event still exists). */
 export interface DueNotification {
   outboxId: string;
-  trigger: string;
-  eventId: string;
   found: boolean;
-  source: string;
-  eventType: string;
-  endpointName: string;
-  destinationUrl: string | null;
-  latencyMs: number | null;
-  responseStatus: number | null;
-  error: string | null;
-  at: Date;
+  event: NotifiedEvent;
 }
 
 export async function dueNotifications(pool: Pool, userId: string, limit: number): Promise<DueNotification[]> {
   const result = await pool.query<{
     id: string;
-    trigger: string;
+    trigger: NotificationTrigger;
     event_id: string;
     found: boolean;
     source: string | null;
@@ -77,17 +69,19 @@ export async function dueNotifications(pool: Pool, userId: string, limit: number
   });
   return result.rows.map((row) => ({
     outboxId: row.id,
-    trigger: row.trigger,
-    eventId: row.event_id,
     found: row.found,
-    source: row.source ?? "unknown",
-    eventType: row.event_type ?? "unknown",
-    endpointName: row.endpoint_name ?? "deleted endpoint",
-    destinationUrl: row.destination_url,
-    latencyMs: row.latency_ms,
-    responseStatus: row.response_status,
-    error: row.error,
-    at: new Date(row.at),
+    event: {
+      id: row.event_id,
+      trigger: row.trigger,
+      source: row.source ?? "unknown",
+      eventType: row.event_type ?? "unknown",
+      endpointName: row.endpoint_name ?? "deleted endpoint",
+      destinationUrl: row.destination_url,
+      latencyMs: row.latency_ms,
+      responseStatus: row.response_status,
+      error: row.error,
+      at: new Date(row.at),
+    },
   }));
 }
 

@@ -1,49 +1,28 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { HeaderList } from "@rehook/core";
+import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { EndpointEntity, EventEntity, ReplayAttemptEntity, ReplayJobEntity, UserEntity, type ReplayAttempt, type ReplayJob } from "../entities/index.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A stored event with what replaying it needs from its endpoint now. */
-export interface ReplaySourceRow {
-  id: string;
-  endpointId: string;
-  method: string;
-  path: string;
-  query: string;
-  headers: HeaderList;
-  body: Buffer;
+export interface ReplaySourceRow extends CapturedRequestFields {
   destinationUrl: string | null;
   stagingHost: string | null;
   signRequests: boolean;
   secret: string;
 }
 
-interface SourceRow {
-  id: string;
-  endpoint_id: string;
-  method: string;
-  path: string;
-  query: string;
-  headers: HeaderList | string;
-  body: Buffer;
+interface SourceRow extends CapturedRequestRow {
   destination_url: string | null;
   staging_host: string | null;
   sign_requests: boolean;
   secret: string;
 }
 
-const SOURCE_COLUMNS = `e.id, e.endpoint_id, e.method, e.path, e.query, e.headers, e.body,
-       p.destination_url, p.staging_host, p.sign_requests, p.secret`;
+const SOURCE_COLUMNS = `${CAPTURED_REQUEST_COLUMNS}, p.destination_url, p.staging_host, p.sign_requests, p.secret`;
 
 const toSource = (row: SourceRow): ReplaySourceRow => ({
-  id: row.id,
-  endpointId: row.endpoint_id,
-  method: row.method,
-  path: row.path,
-  query: row.query,
-  headers: typeof row.headers === "string" ? (JSON.parse(row.headers) as HeaderList) : row.headers,
-  body: row.body,
+  ...capturedRequest(row),
   destinationUrl: row.destination_url,
   stagingHost: row.staging_host,
   signRequests: row.sign_requests,

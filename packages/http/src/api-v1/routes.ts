@@ -11,6 +11,7 @@ import {
   replayEvent,
   updateEndpoint,
   type EndpointView,
+  type ReplayAttemptView,
   type ServiceContext,
 } from "@rehook/services";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -64,6 +65,16 @@ const publicEndpoint = ({ id, name, slug, webhook_url, destination_url, health, 
   destination_url,
   health,
   created_at,
+});
+
+/** A replay attempt as the public API shows it (no response body, as the spec has it). */
+const publicAttempt = ({ id, status, response_status, latency_ms, destination_url, replayed_at }: ReplayAttemptView) => ({
+  id,
+  status,
+  response_status,
+  latency_ms,
+  destination_url,
+  replayed_at,
 });
 
 function eventPayload(body: Uint8Array, contentType: string | null): { payload: unknown; payload_encoding: "json" | "utf8" | "base64" } {
@@ -147,8 +158,7 @@ export const ROUTES: Route[] = [
     async handle({ services, userId, params, body }) {
       const { destination_url } = parseWith(S.ReplayRequest, body, "body");
       const attempt = await replayEvent(services, { userId, eventId: params.id!, environment: "custom", customUrl: destination_url });
-      const { id, status, response_status, latency_ms, destination_url: target, replayed_at } = attempt;
-      return { status: 200, body: { id, status, response_status, latency_ms, destination_url: target, replayed_at } };
+      return { status: 200, body: publicAttempt(attempt) };
     },
   },
   {
@@ -166,8 +176,7 @@ export const ROUTES: Route[] = [
         eventId: params.id!,
         result: { status: input.status, body: input.body ?? null, latencyMs: input.latency_ms, error: input.error ?? null },
       });
-      const { id, status, response_status, latency_ms, destination_url, replayed_at } = attempt;
-      return { status: 201, body: { id, status, response_status, latency_ms, destination_url, replayed_at } };
+      return { status: 201, body: publicAttempt(attempt) };
     },
   },
   {

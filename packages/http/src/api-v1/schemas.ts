@@ -115,11 +115,5 @@ export const LocalReplayRequest = z
   })
   .strict();
 
-export const LocalReplayResponse = z.object({
-  id,
-  status: z.enum(["delivered", "failed"]),
-  response_status: z.int().nullable(),
-  latency_ms: z.int().nullable(),
-  destination_url: z.string(),
-  replayed_at: timestamp,
-});
+/** A recorded local attempt answers in the same shape as a replay. */
+export const LocalReplayResponse = ReplayResponse;
