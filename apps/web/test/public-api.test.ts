@@ -175,6 +175,19 @@ describe("keys, tenancy and errors", () => {
     }
   });
 
+  it("notes when a key was last used, at most once a minute", async () => {
+    const lastUsed = async () =>
+      (await t.db.query<{ last_used_at: Date | null }>("select last_used_at from api_keys where prefix = $1", [keyB.slice(0, 12)]))[0]!.last_used_at;
+    await api("GET", "/endpoints", { key: keyB });
+    const first = await lastUsed();
+    expect(first).not.toBeNull();
+    await api("GET", "/endpoints", { key: keyB });
+    expect(await lastUsed()).toEqual(first);
+    await t.db.query("update api_keys set last_used_at = now() - interval '2 minutes' where prefix = $1", [keyB.slice(0, 12)]);
+    await api("GET", "/endpoints", { key: keyB });
+    expect((await lastUsed())!.getTime()).toBeGreaterThan(first!.getTime() - 1000);
+  });
+
   it("keeps users apart: B gets 404 on A's ids and never sees A's rows", async () => {
     const asB = { key: keyB };
     expect((await api("GET", `/events/${eventsA[0]}`, asB)).status).toBe(404);
