@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
-import { CLI, exited, runCli, startRehook } from "./run-cli.js";
+import { childEnv, CLI, exited, runCli, startRehook } from "./run-cli.js";
 
 let db: TestDatabase;
 let env: Record<string, string>;
@@ -27,7 +27,7 @@ function freePort(): Promise<number> {
 /** `rehook listen` as a developer runs it; its output is collected as it comes. */
 function startListen(args: string[]): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, [CLI, "listen", ...args], {
-    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", NO_COLOR: "1" } as NodeJS.ProcessEnv,
+    env: childEnv({ PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", NO_COLOR: "1" }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -11,7 +11,7 @@ export interface CliResult {
 }
 
 /** Only the given variables (a typed ProcessEnv would demand NODE_ENV, which Remix's types declare). */
-function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return env as NodeJS.ProcessEnv;
 }
 
