@@ -1,57 +1,36 @@
-import { mkdir } from "node:fs/promises";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSink, type Sink } from "@rehook/vitest-config/sink";
-import { head, rawRequest } from "../test/raw-http.js";
-import { startTestServer, type TestServer } from "../test/test-server.js";
-import { launchBrowser, type Browser } from "./browser.js";
-
-const SCREENSHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), "screenshots");
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Sink } from "@rehook/vitest-config/sink";
+import type { TestServer } from "../test/test-server.js";
+import { captureEvent, openDashboard, type Dashboard } from "./fixture.js";
 
 let t: TestServer;
 let sink: Sink;
-let browser: Browser;
 let page: Page;
-const consoleErrors: string[] = [];
+let consoleErrors: string[];
+let shot: Dashboard["shot"];
 
 beforeAll(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  t = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: "true" });
-  sink = await startSink((_req, res) => {
-    res.setHeader("content-type", "application/json");
-    res.end('{"ok":true}');
+  const dashboard = await openDashboard({
+    sinks: {
+      sink: (_req, res) => {
+        res.setHeader("content-type", "application/json");
+        res.end('{"ok":true}');
+      },
+    },
   });
-  browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.on("console", (message) => {
-    if (message.type() === "error") consoleErrors.push(message.text());
-  });
-  page.on("pageerror", (error) => consoleErrors.push(String(error)));
+  ({ t, page, consoleErrors, shot, sinks: { sink } } = dashboard);
+  return dashboard.close;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await sink?.close();
-  await t?.close();
-});
-
-const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-
-async function capture(slug: string, body: string): Promise<string> {
-  const bytes = Buffer.from(body);
-  const headers: Array<[string, string]> = [
+/** A Stripe-looking event, with a repeated header whose order must survive. */
+const capture = (slug: string, body: string) =>
+  captureEvent(t.rehook.url, slug, body, [
     ["Content-Type", "application/json"],
     ["Stripe-Signature", "t=1700000000,v1=abc"],
     ["X-Dup", "first"],
     ["X-Dup", "second"],
-    ["Content-Length", String(bytes.length)],
-  ];
-  const response = await rawRequest(t.rehook.url, [head("POST", `/api/webhook/${slug}`, headers), bytes]);
-  expect(response.status).toBe(200);
-  return JSON.parse(response.body).eventId as string;
-}
+  ]);
 
 describe("dashboard in a real browser", () => {
   let endpointSlug = "";

@@ -1,13 +1,10 @@
-import { mkdir } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSink, type Sink } from "@rehook/vitest-config/sink";
-import { head, rawRequest } from "../test/raw-http.js";
-import { startTestServer, type TestServer } from "../test/test-server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Sink } from "@rehook/vitest-config/sink";
+import type { TestServer } from "../test/test-server.js";
 import { launchBrowser, type Browser } from "./browser.js";
+import { captureEvent, createEndpoint, openDashboard, signUp, type Dashboard } from "./fixture.js";
 
 /** A server on 127.0.0.1:3000 (where local replays go, as http://localhost:3000), or null when the port is taken. */
 async function listenOnLocalhost3000(answer: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void): Promise<{ close(): Promise<void> } | null> {
@@ -30,8 +27,6 @@ async function listenOnLocalhost3000(answer: (req: IncomingMessage, res: ServerR
   };
 }
 
-const SCREENSHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), "screenshots");
-
 let t: TestServer;
 /** The endpoint's destination, another target for custom replays, a broken destination and its fix. */
 let origin: Sink;
@@ -40,55 +35,41 @@ let broken: Sink;
 let fixed: Sink;
 let browser: Browser;
 let page: Page;
-const consoleErrors: string[] = [];
+let consoleErrors: string[];
+let watch: Dashboard["watch"];
+let shot: Dashboard["shot"];
 
 beforeAll(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  t = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: "true" });
-  origin = await startSink((_req, res) => {
-    res.setHeader("content-type", "application/json");
-    res.end('{"ok":true,"handled":"order"}');
+  const dashboard = await openDashboard({
+    sinks: {
+      origin: (_req, res) => {
+        res.setHeader("content-type", "application/json");
+        res.end('{"ok":true,"handled":"order"}');
+      },
+      custom: (_req, res) => {
+        res.setHeader("content-type", "text/plain");
+        res.setHeader("x-served-by", "custom-sink");
+        res.end("custom ok");
+      },
+      broken: (_req, res) => {
+        res.statusCode = 500;
+        res.end("database is down");
+      },
+      fixed: (_req, res) => {
+        res.setHeader("content-type", "application/json");
+        res.end('{"fixed":true}');
+      },
+    },
   });
-  custom = await startSink((_req, res) => {
-    res.setHeader("content-type", "text/plain");
-    res.setHeader("x-served-by", "custom-sink");
-    res.end("custom ok");
-  });
-  broken = await startSink((_req, res) => {
-    res.statusCode = 500;
-    res.end("database is down");
-  });
-  fixed = await startSink((_req, res) => {
-    res.setHeader("content-type", "application/json");
-    res.end('{"fixed":true}');
-  });
-  browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.on("console", (message) => {
-    if (message.type() === "error") consoleErrors.push(message.text());
-  });
-  page.on("pageerror", (error) => consoleErrors.push(String(error)));
+  ({ t, browser, page, consoleErrors, watch, shot, sinks: { origin, custom, broken, fixed } } = dashboard);
+  return dashboard.close;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await Promise.all([origin, custom, broken, fixed].map((sink) => sink?.close()));
-  await t?.close();
-});
-
-const shot = (name: string, target: Page = page) => target.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-
-async function capture(slug: string, body: string): Promise<string> {
-  const bytes = Buffer.from(body);
-  const headers: Array<[string, string]> = [
+const capture = (slug: string, body: string) =>
+  captureEvent(t.rehook.url, slug, body, [
     ["Content-Type", "application/json"],
     ["X-Request-Id", "req-42"],
-    ["Content-Length", String(bytes.length)],
-  ];
-  const response = await rawRequest(t.rehook.url, [head("POST", `/api/webhook/${slug}`, headers), bytes]);
-  expect(response.status).toBe(200);
-  return JSON.parse(response.body).eventId as string;
-}
+  ]);
 
 async function settled(eventId: string): Promise<string> {
   let status = "pending";
@@ -105,32 +86,14 @@ async function settled(eventId: string): Promise<string> {
   return status;
 }
 
-/** Creates an endpoint on the Endpoints page and answers its slug and id. */
-async function createEndpoint(name: string, destinationUrl: string): Promise<{ slug: string; id: string }> {
-  await page.getByRole("link", { name: "Endpoints" }).click();
-  await page.getByRole("heading", { name: "Endpoints", level: 1 }).waitFor();
-  await page.getByLabel("Name").fill(name);
-  await page.getByLabel("Destination URL").fill(destinationUrl);
-  await page.getByRole("button", { name: "Create endpoint" }).click();
-  const row = page.getByTestId("endpoint-row").filter({ hasText: name });
-  await row.waitFor();
-  const slug = (await row.getByTestId("capture-url").textContent())!.trim().split("/").pop()!;
-  const href = (await row.getByRole("link", { name }).getAttribute("href"))!;
-  return { slug, id: href.split("/").pop()! };
-}
-
 describe("replays in a real browser", () => {
   let orders: { slug: string; id: string };
   let eventId = "";
   const body = JSON.stringify({ id: "evt_9", type: "order.created", data: { total: 4200, currency: "EUR" } });
 
   it("signs up and creates an endpoint that forwards to a sink", async () => {
-    await page.goto(`${t.rehook.url}/signup`);
-    await page.getByLabel("Email").fill("replayer@example.com");
-    await page.getByLabel("Password").fill("a long enough password");
-    await page.getByRole("button", { name: "Create account" }).click();
-    await page.waitForURL(`${t.rehook.url}/`);
-    orders = await createEndpoint("Orders", `http://127.0.0.1:${origin.port}/hooks`);
+    await signUp(page, t.rehook.url, "replayer@example.com");
+    orders = await createEndpoint(page, "Orders", `http://127.0.0.1:${origin.port}/hooks`);
     eventId = await capture(orders.slug, body);
     expect(await settled(eventId)).toBe("delivered");
     expect(origin.received).toHaveLength(1);
@@ -181,7 +144,7 @@ describe("replays in a real browser", () => {
     expect(custom.received[0]!.body.toString()).toBe(body);
     expect(custom.received[0]!.url).toBe("/elsewhere?k=v");
     // The dialog is modal: the page behind it is dimmed, so this one is of the viewport.
-    await page.screenshot({ path: path.join(SCREENSHOTS, "replay-dialog.png") });
+    await shot("replay-dialog", { fullPage: false });
 
     await dialog.getByRole("button", { name: "Close" }).click();
     await dialog.waitFor({ state: "hidden" });
@@ -241,7 +204,7 @@ describe("replays in a real browser", () => {
   });
 
   it("replays an endpoint's failed events in bulk once its destination is fixed", async () => {
-    const flaky = await createEndpoint("Flaky", `http://127.0.0.1:${broken.port}/in`);
+    const flaky = await createEndpoint(page, "Flaky", `http://127.0.0.1:${broken.port}/in`);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(await capture(flaky.slug, JSON.stringify({ type: "invoice.paid", n: i })));
     for (const id of ids) expect(await settled(id)).toBe("failed");
@@ -278,10 +241,7 @@ describe("replays in a real browser", () => {
     try {
       await phone.context.addCookies(await browser.context.cookies());
       const small = await phone.context.newPage();
-      small.on("console", (message) => {
-        if (message.type() === "error") consoleErrors.push(message.text());
-      });
-      small.on("pageerror", (error) => consoleErrors.push(String(error)));
+      watch(small);
       // How far the page scrolls sideways (0: nothing sticks out of the screen).
       const overflow = () => small.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
 
@@ -289,33 +249,33 @@ describe("replays in a real browser", () => {
       await small.locator(`[data-testid="event-row"][data-event-id="${eventId}"]`).getByRole("button", { name: "Replay to original" }).click();
       await expect.poll(() => small.getByTestId("row-replay-result").first().textContent(), { timeout: 10_000 }).toMatch(/Replayed/);
       expect(await overflow()).toBe(0);
-      await shot("activity-replay-phone", small);
+      await shot("activity-replay-phone", { page: small });
 
       await small.goto(`${t.rehook.url}/events/${eventId}`);
       await small.getByRole("button", { name: "Replay", exact: true }).click();
       const dialog = small.getByRole("dialog", { name: "Replay event" });
       await dialog.getByRole("button", { name: "Send replay" }).click();
       await expect.poll(() => dialog.getByTestId("replay-result").getAttribute("data-status"), { timeout: 10_000 }).toBe("delivered");
-      await small.screenshot({ path: path.join(SCREENSHOTS, "replay-dialog-phone.png") });
+      await shot("replay-dialog-phone", { page: small, fullPage: false });
       await dialog.getByRole("button", { name: "Close" }).click();
       expect(await overflow()).toBe(0);
-      await shot("event-replay-history-phone", small);
+      await shot("event-replay-history-phone", { page: small });
 
       await small.goto(`${t.rehook.url}/replays`);
       await expect.poll(() => small.getByTestId("replay-row").count()).toBe(7);
       expect(await overflow()).toBe(0);
-      await shot("replays-phone", small);
+      await shot("replays-phone", { page: small });
 
       const id = await small.getByTestId("replay-row").first().getAttribute("data-replay-id");
       await small.goto(`${t.rehook.url}/replays/${id}`);
       expect(await overflow()).toBe(0);
-      await shot("replay-attempt-phone", small);
+      await shot("replay-attempt-phone", { page: small });
 
       await small.goto(`${t.rehook.url}/endpoints/${orders.id}`);
       await small.getByRole("region", { name: "Bulk replay" }).getByRole("button", { name: "Replay events" }).click();
       await expect.poll(() => small.getByTestId("bulk-summary").textContent(), { timeout: 15_000 }).toContain("0 replayed");
       expect(await overflow()).toBe(0);
-      await shot("bulk-replay-phone", small);
+      await shot("bulk-replay-phone", { page: small });
     } finally {
       await phone.close();
     }

@@ -1,50 +1,37 @@
-import { mkdir } from "node:fs/promises";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSink, type Sink } from "@rehook/vitest-config/sink";
+import type { Sink } from "@rehook/vitest-config/sink";
 import { startTestServer, type TestServer } from "../test/test-server.js";
-import { launchBrowser, type Browser } from "./browser.js";
+import { captureEvent, createEndpoint, openDashboard, signUp, type Dashboard } from "./fixture.js";
 
-const SCREENSHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), "screenshots");
 const CHANNEL_NOT_FOUND_FIX = "the channel no longer exists or the app cannot post there: recreate the hook and save the new URL";
 
 let t: TestServer;
 /** A fake Slack provider: answers "ok", or 404 "channel_not_found" once the test says so. */
 let provider: Sink;
 let providerAnswer: "ok" | "channel_not_found" = "ok";
-let browser: Browser;
 let page: Page;
-const consoleErrors: string[] = [];
+let consoleErrors: string[];
+let shot: Dashboard["shot"];
 
 beforeAll(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  provider = await startSink((_req, res) => {
-    res.setHeader("content-type", "text/plain");
-    if (providerAnswer === "ok") {
-      res.end("ok");
-    } else {
-      res.statusCode = 404;
-      res.end("channel_not_found");
-    }
+  const dashboard = await openDashboard({
+    sinks: {
+      provider: (_req, res) => {
+        res.setHeader("content-type", "text/plain");
+        if (providerAnswer === "ok") {
+          res.end("ok");
+        } else {
+          res.statusCode = 404;
+          res.end("channel_not_found");
+        }
+      },
+    },
+    env: ({ provider }) => ({ CHAT_HOOKS_BASE: `http://127.0.0.1:${provider.port}/services` }),
   });
-  t = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: "true", CHAT_HOOKS_BASE: `http://127.0.0.1:${provider.port}/services` });
-  browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.on("console", (message) => {
-    if (message.type() === "error") consoleErrors.push(message.text());
-  });
-  page.on("pageerror", (error) => consoleErrors.push(String(error)));
+  ({ t, page, consoleErrors, shot, sinks: { provider } } = dashboard);
+  return dashboard.close;
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-  await provider?.close();
-});
-
-const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 
 /** The same page at phone width in the dark theme, then back. */
 async function phoneShot(name: string) {
@@ -59,21 +46,12 @@ async function phoneShot(name: string) {
   await page.setViewportSize({ width: 1280, height: 860 });
 }
 
-async function signUp(baseUrl: string, email: string) {
-  await page.goto(`${baseUrl}/signup`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill("a long enough password");
-  await page.getByRole("button", { name: "Create account" }).click();
-  await page.waitForURL(`${baseUrl}/`);
-  await page.getByRole("heading", { name: "Endpoints" }).waitFor();
-}
-
 const hookUrl = (hook: string) => `http://127.0.0.1:${provider.port}/services/T000/B000/${hook}`;
 const testResult = () => page.getByTestId("notifications-test-result");
 
 describe("notification test message and API reference in a real browser", () => {
   it("signs up", async () => {
-    await signUp(t.rehook.url, "settings-e2e@example.com");
+    await signUp(page, t.rehook.url, "settings-e2e@example.com");
   });
 
   it("says to save a URL first when the test message has nowhere to go", async () => {
@@ -119,15 +97,8 @@ describe("notification test message and API reference in a real browser", () => 
 
   it("shows the paused banner when a real notification is refused, and a new URL resumes them", async () => {
     // A capture-only endpoint: its captured events are notified (the trigger saved above).
-    await page.getByRole("link", { name: "Endpoints", exact: true }).click();
-    await page.getByLabel("Name").fill("Inbox");
-    await page.getByRole("button", { name: "Create endpoint" }).click();
-    const row = page.getByTestId("endpoint-row").filter({ hasText: "Inbox" });
-    await row.waitFor();
-    const captureUrl = (await row.getByTestId("capture-url").textContent())!.trim();
-    const slug = captureUrl.split("/").pop()!;
-    const captured = await fetch(`${t.rehook.url}/api/webhook/${slug}`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"type":"ping"}' });
-    expect(captured.status).toBe(200);
+    const { slug } = await createEndpoint(page, "Inbox");
+    await captureEvent(t.rehook.url, slug, '{"type":"ping"}');
     await expect.poll(() => provider.received.length, { timeout: 15_000 }).toBe(3);
 
     await page.getByRole("link", { name: "Settings", exact: true }).click();
@@ -229,7 +200,7 @@ describe("the API reference when the operator turned the public API off", () => 
   });
 
   it("says so instead of listing operations", async () => {
-    await signUp(off.rehook.url, "api-off@example.com");
+    await signUp(page, off.rehook.url, "api-off@example.com");
     await page.goto(`${off.rehook.url}/api-docs`);
     await page.getByRole("heading", { name: "API reference", level: 1 }).waitFor();
     expect(await page.getByTestId("api-disabled").textContent()).toContain("PUBLIC_API_ENABLED=false");

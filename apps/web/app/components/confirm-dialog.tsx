@@ -1,4 +1,5 @@
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useId, type ReactNode } from "react";
+import { useModalDialog } from "./hooks";
 
 /**
  * A modal confirmation on the native <dialog> (focus is kept inside, Escape closes it,
@@ -21,16 +22,9 @@ export function ConfirmDialog({
   children: ReactNode;
   tone?: "danger" | "default";
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModalDialog(open);
   const titleId = useId();
   const bodyId = useId();
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
 
   return (
     <dialog

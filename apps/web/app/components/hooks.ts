@@ -1,4 +1,5 @@
-import { useEffect, useRef, useSyncExternalStore } from "react";
+import { useNavigate } from "@remix-run/react";
+import { useEffect, useRef, useSyncExternalStore, type MouseEvent } from "react";
 
 const noopSubscribe = () => () => {};
 
@@ -18,6 +19,33 @@ export function useResetAfterCreate(created: unknown) {
     if (created) ref.current?.reset();
   }, [created]);
   return ref;
+}
+
+/** A ref for a native <dialog> that is shown as a modal while `open` is true, and closed otherwise. */
+export function useModalDialog(open: boolean) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+  return ref;
+}
+
+/** Opens a row's link when the row itself is clicked (not a link or button in it, not a text selection). */
+export function useRowOpener() {
+  const navigate = useNavigate();
+  return (event: MouseEvent<HTMLTableRowElement>, to: string) => {
+    const target = event.target as HTMLElement;
+    if (target.closest("a, button")) return;
+    if (window.getSelection()?.toString()) return;
+    if (event.metaKey || event.ctrlKey) {
+      window.open(to, "_blank", "noopener");
+      return;
+    }
+    navigate(to);
+  };
 }
 
 // One shared clock for every relative time on the page.

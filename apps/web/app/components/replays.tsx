@@ -1,5 +1,5 @@
-import { Link, useNavigate } from "@remix-run/react";
-import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type MouseEvent } from "react";
+import { Link } from "@remix-run/react";
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from "react";
 import { errorMessage } from "../lib/errors";
 import { formatLatency } from "../lib/format";
 import {
@@ -15,8 +15,8 @@ import {
 } from "../lib/replay";
 import { trpc } from "../lib/trpc.client";
 import { HttpStatus, StatusBadge } from "./badges";
-import { useHydrated } from "./hooks";
-import { DataTable, type Column } from "./data-table";
+import { useHydrated, useModalDialog, useRowOpener } from "./hooks";
+import { DataTable, EndpointCell, LatencyCell, Truncated, type Column } from "./data-table";
 import { SubmitButton, UrlField } from "./form-fields";
 import { PayloadBlock } from "./payload";
 import { RelativeTime } from "./relative-time";
@@ -25,21 +25,6 @@ import { Alert, FormError, Icon } from "./ui";
 /** A replay's target environment as a small chip ("Staging"). */
 export function EnvironmentChip({ environment }: { environment: string }) {
   return <span className={`chip env-chip env-${environment}`}>{environmentLabel(environment)}</span>;
-}
-
-/** Opens a row's link when the row itself is clicked (not a link or button in it, not a text selection). */
-function useRowOpener() {
-  const navigate = useNavigate();
-  return (event: MouseEvent<HTMLTableRowElement>, to: string) => {
-    const target = event.target as HTMLElement;
-    if (target.closest("a, button")) return;
-    if (window.getSelection()?.toString()) return;
-    if (event.metaKey || event.ctrlKey) {
-      window.open(to, "_blank", "noopener");
-      return;
-    }
-    navigate(to);
-  };
 }
 
 /**
@@ -69,11 +54,7 @@ export function ReplayTable({ rows, withEvent, caption }: { rows: ReplayRow[]; w
           </td>
           {withEvent ? (
             <>
-              <td data-label="Endpoint" className="cell-endpoint">
-                <span className="truncate" title={row.endpointName}>
-                  {row.endpointName}
-                </span>
-              </td>
+              <EndpointCell name={row.endpointName} />
               <td data-label="Event type" className="cell-type">
                 <Link to={`/events/${row.eventId}`} className={`event-link${row.eventType === "unknown" ? " is-unknown" : ""}`} title={`Open the event ${row.eventType}`}>
                   {row.eventType}
@@ -85,9 +66,7 @@ export function ReplayTable({ rows, withEvent, caption }: { rows: ReplayRow[]; w
             <EnvironmentChip environment={row.environment} />
           </td>
           <td data-label="Target URL" className="cell-url">
-            <span className="mono truncate" title={row.destinationUrl}>
-              {row.destinationUrl}
-            </span>
+            <Truncated text={row.destinationUrl} className="mono" />
           </td>
           <td data-label="Status" className="cell-status">
             <StatusBadge status={row.status} title={row.error ?? undefined} />
@@ -95,9 +74,7 @@ export function ReplayTable({ rows, withEvent, caption }: { rows: ReplayRow[]; w
           <td data-label="Response" className="cell-response">
             {row.responseStatus !== null ? <HttpStatus code={row.responseStatus} /> : <span className="muted small">No response</span>}
           </td>
-          <td data-label="Latency" className="num cell-latency">
-            {formatLatency(row.latencyMs)}
-          </td>
+          <LatencyCell ms={row.latencyMs} />
         </tr>
       ))}
     </DataTable>
@@ -166,7 +143,7 @@ export function ReplayDialog({
   hints: Record<ReplayEnvironment, TargetHint>;
   onReplayed: (attempt: ReplayAttempt) => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModalDialog(open);
   const customRef = useRef<HTMLInputElement>(null);
   const titleId = useId();
   const descriptionId = useId();
@@ -176,13 +153,6 @@ export function ReplayDialog({
   const [state, setState] = useState<SendState>({ sending: false, attempt: null, error: null });
   const focusCustom = useRef(false);
   const hydrated = useHydrated();
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
 
   // Closing ends the session: the next one keeps the target and URL, not the outcome.
   function close() {

@@ -12,3 +12,8 @@ export function errorMessage(error: unknown): string {
 export function hasCode(error: unknown, code: string): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
 }
+
+/** In a loader or action: a NOT_FOUND from a procedure becomes the route's 404 page. */
+export function throwIfNotFound(error: unknown): void {
+  if (hasCode(error, "NOT_FOUND")) throw new Response("Not found", { status: 404 });
+}

@@ -7,7 +7,7 @@ import { ConfirmDialog } from "../components/confirm-dialog";
 import { RelativeTime } from "../components/relative-time";
 import { CheckboxField, IntentButton, SaveActions, TextField, UrlField } from "../components/form-fields";
 import { Breadcrumb, Card, CopyField, Detail, FormError, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
-import { errorMessage, hasCode } from "../lib/errors";
+import { errorMessage, throwIfNotFound } from "../lib/errors";
 import { deliveryCounts, formatLatency } from "../lib/format";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `${data.endpoint.name} · Rehook` : "Endpoint · Rehook" }];
@@ -21,7 +21,7 @@ export async function loader({ context, params }: LoaderFunctionArgs) {
     ]);
     return { endpoint, recent: recent.events, more: recent.nextCursor !== null };
   } catch (error) {
-    if (hasCode(error, "NOT_FOUND")) throw new Response("Not found", { status: 404 });
+    throwIfNotFound(error);
     throw error;
   }
 }
@@ -34,7 +34,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     try {
       await context.caller.endpoints.delete({ id });
     } catch (error) {
-      if (hasCode(error, "NOT_FOUND")) throw new Response("Not found", { status: 404 });
+      throwIfNotFound(error);
       return { intent: "delete" as const, ok: false as const, error: errorMessage(error) };
     }
     return redirect("/", 303);
@@ -53,7 +53,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     });
     return { intent: "update" as const, ok: true as const, error: null, savedAt: Date.now() };
   } catch (error) {
-    if (hasCode(error, "NOT_FOUND")) throw new Response("Not found", { status: 404 });
+    throwIfNotFound(error);
     return { intent: "update" as const, ok: false as const, error: errorMessage(error) };
   }
 }
@@ -73,6 +73,8 @@ export default function EndpointPage() {
     if (deleteError) setConfirming(false);
   }, [deleteError, result]);
   const savedAt = updateResult?.ok ? updateResult.savedAt : 0;
+  // Activity filtered to this endpoint.
+  const activityHref = `/events?endpointId=${encodeURIComponent(endpoint.id)}`;
   const formKey = [endpoint.name, endpoint.destination_url, endpoint.staging_host, endpoint.sign_requests, savedAt].join("\u0000");
 
   return (
@@ -90,7 +92,7 @@ export default function EndpointPage() {
           </span>
         }
         actions={
-          <Link to={`/events?endpointId=${encodeURIComponent(endpoint.id)}`} className="button secondary">
+          <Link to={activityHref} className="button secondary">
             <Icon name="activity" />
             View activity
           </Link>
@@ -127,7 +129,7 @@ export default function EndpointPage() {
       <Card
         title="Recent events"
         actions={
-          <Link to={`/events?endpointId=${encodeURIComponent(endpoint.id)}`} className="text-link">
+          <Link to={activityHref} className="text-link">
             All events <Icon name="arrow-right" />
           </Link>
         }

@@ -4,15 +4,14 @@ import { useCallback, useEffect, useRef, useState, type ReactNode } from "react"
 import { HttpStatus, StatusBadge } from "../components/badges";
 import { CopyButton } from "../components/copy-button";
 import { HeadersTable, PayloadBlock, payloadText, type PayloadData } from "../components/payload";
-import { RelativeTime } from "../components/relative-time";
+import { RelativeTime, useExactTime } from "../components/relative-time";
 import { ReplayDialog, ReplayTable } from "../components/replays";
 import { Tabs } from "../components/tabs";
 import { Alert, Breadcrumb, Card, Detail, Icon, PageHeader, RouteError } from "../components/ui";
-import { hasCode } from "../lib/errors";
-import { formatBytes, formatLatency, localTime, toDate, utcTime } from "../lib/format";
+import { throwIfNotFound } from "../lib/errors";
+import { formatBytes, formatLatency } from "../lib/format";
 import { replayHints, type ReplayRow } from "../lib/replay";
 import { trpc } from "../lib/trpc.client";
-import { useHydrated } from "../components/hooks";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `${data.event.eventType} · Activity · Rehook` : "Event · Rehook" }];
 
@@ -31,7 +30,7 @@ export async function loader({ context, params }: LoaderFunctionArgs) {
   try {
     event = await context.caller.events.get({ id: params.id ?? "" });
   } catch (error) {
-    if (hasCode(error, "NOT_FOUND")) throw new Response("Not found", { status: 404 });
+    throwIfNotFound(error);
     throw error;
   }
   const { payload, response, bodyBase64: _body, ...rest } = event;
@@ -66,7 +65,7 @@ export async function loader({ context, params }: LoaderFunctionArgs) {
 export default function EventPage() {
   const { event, payload, requestPath, response, replayHints, history: loadedHistory, moreHistory: loadedMore } = useLoaderData<typeof loader>();
   const revalidator = useRevalidator();
-  const hydrated = useHydrated();
+  const receivedAt = useExactTime(event.receivedAt);
   const waiting = event.status === "pending";
   const revalidate = useRef(revalidator.revalidate);
   revalidate.current = revalidator.revalidate;
@@ -118,7 +117,6 @@ export default function EventPage() {
     return () => window.removeEventListener("keydown", onKeyDown);
   }, []);
 
-  const received = toDate(event.receivedAt);
   const responseHeaders = response?.headers ?? [];
 
   return (
@@ -161,7 +159,7 @@ export default function EventPage() {
             <Link to={`/endpoints/${event.endpointId}`}>{event.endpointName}</Link>
           </Detail>
           <Detail term="Received" suppressHydrationWarning>
-            {hydrated ? localTime(received) : utcTime(received)}
+            {receivedAt}
           </Detail>
           <Detail term="Forwarded to" wide>
             {event.destinationUrl ? (

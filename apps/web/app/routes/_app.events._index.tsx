@@ -1,13 +1,16 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData, useNavigate, useNavigation } from "@remix-run/react";
+import { Link, useLoaderData } from "@remix-run/react";
 import type { RouterOutputs } from "@rehook/api";
-import { useCallback, useEffect, useRef, useState, type MouseEvent } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { Badge, StatusBadge } from "../components/badges";
 import { RelativeTime } from "../components/relative-time";
-import { DataTable } from "../components/data-table";
-import { EmptyCard, FormError, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
+import { DataTable, EndpointCell, LatencyCell } from "../components/data-table";
+import { useRowOpener } from "../components/hooks";
+import { ListFilters, ListFooter, NoMatchesCard, useOlderPages } from "../components/list-page";
+import { EmptyCard, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
 import { errorMessage } from "../lib/errors";
-import { EVENT_STATUSES, formatLatency, isEventStatus, isUuid, plural, STATUS_LABELS, type EventStatus } from "../lib/format";
+import { EVENT_STATUSES, isEventStatus, STATUS_LABELS, type EventStatus } from "../lib/format";
+import { listFilterKey, readListFilter, type ListFilter } from "../lib/list-filter";
 import type { ReplayAttempt } from "../lib/replay";
 import { trpc } from "../lib/trpc.client";
 
@@ -16,20 +19,16 @@ export const meta: MetaFunction = () => [{ title: "Activity · Rehook" }];
 type EventSummary = RouterOutputs["events"]["list"]["events"][number];
 /** A feed row: receivedAt is a Date from tRPC, and may be a string after a loader. */
 type FeedRow = Omit<EventSummary, "receivedAt"> & { receivedAt: Date | string };
-type Filter = { endpointId?: string; status?: EventStatus };
+type Filter = ListFilter<EventStatus>;
 type EndpointOption = { id: string; name: string; webhook_url: string; destination_url: string | null };
 
 /** Rows kept in memory: the live feed drops the oldest beyond this (Load older brings them back). */
 const MAX_ROWS = 500;
 
+const STATUS_OPTIONS = EVENT_STATUSES.map((status) => ({ value: status, label: STATUS_LABELS[status] }));
+
 export async function loader({ context, request }: LoaderFunctionArgs) {
-  const params = new URL(request.url).searchParams;
-  const endpointParam = params.get("endpointId");
-  const statusParam = params.get("status");
-  const filter: Filter = {
-    ...(isUuid(endpointParam) ? { endpointId: endpointParam } : {}),
-    ...(isEventStatus(statusParam) ? { status: statusParam } : {}),
-  };
+  const filter = readListFilter(request, isEventStatus);
   const [page, endpoints] = await Promise.all([context.caller.events.list({ ...filter, limit: 50 }), context.caller.endpoints.list()]);
   return {
     filter,
@@ -41,24 +40,7 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 
 export default function Activity() {
   const { filter, events, nextCursor, endpoints } = useLoaderData<typeof loader>();
-  const navigate = useNavigate();
-  const navigation = useNavigation();
-  const filterKey = `${filter.endpointId ?? ""}|${filter.status ?? ""}`;
-  const filtering = navigation.state === "loading" && navigation.location.pathname === "/events";
   const [connection, setConnection] = useState<Connection>("connecting");
-
-  function applyFilters(form: HTMLFormElement) {
-    const data = new FormData(form);
-    const params = new URLSearchParams();
-    for (const name of ["endpointId", "status"]) {
-      const value = String(data.get(name) ?? "");
-      if (value) params.set(name, value);
-    }
-    const query = params.toString();
-    navigate(query ? `/events?${query}` : "/events", { preventScrollReset: true });
-  }
-
-  const hasFilter = Boolean(filter.endpointId || filter.status);
   return (
     <>
       <PageHeader
@@ -67,53 +49,10 @@ export default function Activity() {
         description="Every request your endpoints receive, newest first. New events appear here as they arrive."
       />
 
-      <Form
-        method="get"
-        className="filters"
-        aria-label="Filter events"
-        onChange={(event) => applyFilters(event.currentTarget)}
-        onSubmit={(event) => {
-          event.preventDefault();
-          applyFilters(event.currentTarget);
-        }}
-      >
-        <div className="field field-inline">
-          <label htmlFor="filter-endpoint">Endpoint</label>
-          <select id="filter-endpoint" name="endpointId" defaultValue={filter.endpointId ?? ""} key={`e${filterKey}`}>
-            <option value="">All endpoints</option>
-            {endpoints.map((endpoint) => (
-              <option key={endpoint.id} value={endpoint.id}>
-                {endpoint.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field field-inline">
-          <label htmlFor="filter-status">Status</label>
-          <select id="filter-status" name="status" defaultValue={filter.status ?? ""} key={`s${filterKey}`}>
-            <option value="">All</option>
-            {EVENT_STATUSES.map((status) => (
-              <option key={status} value={status}>
-                {STATUS_LABELS[status]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <noscript>
-          <button type="submit" className="button secondary">
-            Apply
-          </button>
-        </noscript>
-        {hasFilter ? (
-          <Link to="/events" className="button ghost small clear-filters" preventScrollReset>
-            Clear filters
-          </Link>
-        ) : null}
-        {filtering ? <span className="muted small">Loading…</span> : null}
-      </Form>
+      <ListFilters path="/events" label="Filter events" filter={filter} endpoints={endpoints} statuses={STATUS_OPTIONS} />
 
       <Feed
-        key={filterKey}
+        key={listFilterKey(filter)}
         filter={filter}
         initialEvents={events}
         initialCursor={nextCursor}
@@ -167,8 +106,7 @@ function Feed({
 }) {
   const [state, setState] = useState<FeedState>(() => ({ rows: initialEvents, cursor: initialCursor }));
   const [fresh, setFresh] = useState<ReadonlySet<string>>(() => new Set());
-  const [older, setOlder] = useState<{ loading: boolean; error: string | null }>({ loading: false, error: null });
-  const navigate = useNavigate();
+  const openRow = useRowOpener();
   const [replays, setReplays] = useState<ReadonlyMap<string, RowReplay>>(() => new Map());
   // Capture-only endpoints have no original destination to replay to: no button on their rows.
   const captureOnly = new Set(endpoints.filter((endpoint) => !endpoint.destination_url).map((endpoint) => endpoint.id));
@@ -273,22 +211,18 @@ function Feed({
     };
   }, [addRows, onConnectionChange]);
 
-  async function loadOlder() {
-    if (!state.cursor) return;
-    setOlder({ loading: true, error: null });
-    try {
-      const page = await trpc().events.list.query({ ...filter, before: state.cursor, limit: 50 });
+  // An older page: rows already shown (perhaps updated live since) are kept as they are.
+  const older = useOlderPages(
+    state.cursor,
+    (before) => trpc().events.list.query({ ...filter, before, limit: 50 }),
+    (page) =>
       setState((current) => {
         const byId = new Map(current.rows.map((row) => [row.id, row]));
         for (const row of page.events) if (!byId.has(row.id)) byId.set(row.id, row);
         const rows = [...byId.values()].sort(newestFirst);
         return { rows, cursor: page.nextCursor };
-      });
-      setOlder({ loading: false, error: null });
-    } catch (error) {
-      setOlder({ loading: false, error: errorMessage(error) });
-    }
-  }
+      }),
+  );
 
   /** Replays a row's event to its endpoint's current destination, in place: no dialog, no navigation. */
   async function replayRow(eventId: string) {
@@ -299,17 +233,6 @@ function Feed({
     } catch (error) {
       setRow({ state: "error", message: errorMessage(error) });
     }
-  }
-
-  function openRow(event: MouseEvent<HTMLTableRowElement>, id: string) {
-    const target = event.target as HTMLElement;
-    if (target.closest("a, button")) return;
-    if (window.getSelection()?.toString()) return;
-    if (event.metaKey || event.ctrlKey) {
-      window.open(`/events/${id}`, "_blank", "noopener");
-      return;
-    }
-    navigate(`/events/${id}`);
   }
 
   if (state.rows.length === 0) {
@@ -333,16 +256,12 @@ function Feed({
               data-event-id={row.id}
               data-status={row.status}
               className={`event-row${fresh.has(row.id) ? " is-new" : ""}${replay && replay.state !== "sending" ? " has-replay" : ""}`}
-              onClick={(event) => openRow(event, row.id)}
+              onClick={(event) => openRow(event, `/events/${row.id}`)}
             >
               <td data-label="Time" className="cell-time">
                 <RelativeTime value={row.receivedAt} />
               </td>
-              <td data-label="Endpoint" className="cell-endpoint">
-                <span className="truncate" title={row.endpointName}>
-                  {row.endpointName}
-                </span>
-              </td>
+              <EndpointCell name={row.endpointName} />
               <td data-label="Source" className="cell-source">
                 <span className={`source-chip${row.source === "unknown" ? " is-unknown" : ""}`}>{row.source}</span>
               </td>
@@ -355,9 +274,7 @@ function Feed({
               <td data-label="Status" className="cell-status">
                 <StatusBadge status={row.status} title={row.responseStatus !== null ? `Destination answered HTTP ${row.responseStatus}` : undefined} />
               </td>
-              <td data-label="Latency" className="num cell-latency">
-                {formatLatency(row.latencyMs)}
-              </td>
+              <LatencyCell ms={row.latencyMs} />
               <td className="cell-replay">
                 {captureOnly.has(row.endpointId) ? null : <RowReplayControl state={replay} onReplay={() => replayRow(row.id)} />}
               </td>
@@ -366,19 +283,7 @@ function Feed({
           })}
         </DataTable>
       </div>
-      <div className="feed-footer">
-        <span className="muted small">
-          {plural(state.rows.length, "event")} shown
-        </span>
-        {state.cursor ? (
-          <button type="button" className="button secondary" onClick={loadOlder} disabled={older.loading}>
-            {older.loading ? "Loading…" : "Load older"}
-          </button>
-        ) : (
-          <span className="muted small">That’s everything.</span>
-        )}
-      </div>
-      <FormError message={older.error} />
+      <ListFooter count={state.rows.length} noun="event" cursor={state.cursor} older={older} />
     </>
   );
 }
@@ -448,17 +353,9 @@ function FeedEmpty({ filter, endpoints }: { filter: Filter; endpoints: EndpointO
   const endpoint = endpoints.find((candidate) => candidate.id === filter.endpointId) ?? endpoints[0]!;
   if (filter.status) {
     return (
-      <EmptyCard
-        icon={<Icon name="inbox" />}
-        title={`No ${STATUS_LABELS[filter.status].toLowerCase()} events`}
-        actions={
-          <Link to="/events" className="button secondary">
-            Clear filters
-          </Link>
-        }
-      >
+      <NoMatchesCard path="/events" icon={<Icon name="inbox" />} title={`No ${STATUS_LABELS[filter.status].toLowerCase()} events`}>
         <p>Nothing matches these filters yet. New matching events will appear here as they arrive.</p>
-      </EmptyCard>
+      </NoMatchesCard>
     );
   }
   return (

@@ -3,13 +3,12 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
 import { HttpStatus, StatusBadge } from "../components/badges";
 import { CopyButton } from "../components/copy-button";
-import { useHydrated } from "../components/hooks";
 import { HeadersTable, PayloadBlock, payloadText } from "../components/payload";
-import { RelativeTime } from "../components/relative-time";
+import { RelativeTime, useExactTime } from "../components/relative-time";
 import { EnvironmentChip } from "../components/replays";
 import { Alert, Breadcrumb, Card, Detail, Icon, PageHeader, RouteError } from "../components/ui";
-import { hasCode } from "../lib/errors";
-import { formatLatency, isUuid, localTime, toDate, utcTime } from "../lib/format";
+import { throwIfNotFound } from "../lib/errors";
+import { formatLatency, isUuid } from "../lib/format";
 import { base64Bytes, environmentLabel, payloadOf } from "../lib/replay";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -23,7 +22,7 @@ export async function loader({ context, params }: LoaderFunctionArgs) {
   try {
     attempt = await context.caller.replays.get({ id });
   } catch (error) {
-    if (hasCode(error, "NOT_FOUND")) throw new Response("Not found", { status: 404 });
+    throwIfNotFound(error);
     throw error;
   }
   // The body travels once, as base64: the page decodes it and picks JSON, text or hex.
@@ -37,8 +36,7 @@ export async function loader({ context, params }: LoaderFunctionArgs) {
 
 export default function ReplayAttemptPage() {
   const { attempt, event } = useLoaderData<typeof loader>();
-  const hydrated = useHydrated();
-  const replayedAt = toDate(attempt.replayed_at);
+  const replayedAt = useExactTime(attempt.replayed_at);
   const body = useMemo(() => (attempt.response_body_base64 === null ? null : payloadOf(base64Bytes(attempt.response_body_base64))), [attempt.response_body_base64]);
   const headers = attempt.response_headers;
   const eventType = event?.eventType ?? "event";
@@ -82,7 +80,7 @@ export default function ReplayAttemptPage() {
           <Detail term="Endpoint">{event ? <Link to={`/endpoints/${event.endpointId}`}>{event.endpointName}</Link> : <span className="muted">unknown</span>}</Detail>
           <Detail term="Environment">{environmentLabel(attempt.environment)}</Detail>
           <Detail term="Replayed" suppressHydrationWarning>
-            {hydrated ? localTime(replayedAt) : utcTime(replayedAt)}
+            {replayedAt}
           </Detail>
           <Detail term="Target URL" wide>
             <span className="mono break" data-testid="replay-destination">

@@ -1,10 +1,10 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData, useNavigate, useNavigation } from "@remix-run/react";
+import { Link, useLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
+import { ListFilters, ListFooter, NoMatchesCard, useOlderPages } from "../components/list-page";
 import { ReplayTable } from "../components/replays";
-import { EmptyCard, FormError, Icon, PageHeader, RouteError } from "../components/ui";
-import { errorMessage } from "../lib/errors";
-import { isUuid, plural } from "../lib/format";
+import { EmptyCard, Icon, PageHeader, RouteError } from "../components/ui";
+import { hasListFilter, listFilterKey, readListFilter, type ListFilter } from "../lib/list-filter";
 import type { ReplayRow } from "../lib/replay";
 import { trpc } from "../lib/trpc.client";
 
@@ -16,18 +16,12 @@ const REPLAY_STATUSES = [
 ] as const;
 type ReplayStatus = (typeof REPLAY_STATUSES)[number]["value"];
 const isReplayStatus = (value: unknown): value is ReplayStatus => REPLAY_STATUSES.some((status) => status.value === value);
-type Filter = { endpointId?: string; status?: ReplayStatus };
+type Filter = ListFilter<ReplayStatus>;
 
 const PAGE = 50;
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
-  const params = new URL(request.url).searchParams;
-  const endpointParam = params.get("endpointId");
-  const statusParam = params.get("status");
-  const filter: Filter = {
-    ...(isUuid(endpointParam) ? { endpointId: endpointParam } : {}),
-    ...(isReplayStatus(statusParam) ? { status: statusParam } : {}),
-  };
+  const filter = readListFilter(request, isReplayStatus);
   const [page, endpoints] = await Promise.all([context.caller.replays.list({ ...filter, limit: PAGE }), context.caller.endpoints.list()]);
   return {
     filter,
@@ -39,112 +33,39 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 
 export default function Replays() {
   const { filter, replays, nextCursor, endpoints } = useLoaderData<typeof loader>();
-  const navigate = useNavigate();
-  const navigation = useNavigation();
-  const filterKey = `${filter.endpointId ?? ""}|${filter.status ?? ""}`;
-  const filtering = navigation.state === "loading" && navigation.location.pathname === "/replays";
-  const hasFilter = Boolean(filter.endpointId || filter.status);
-
-  function applyFilters(form: HTMLFormElement) {
-    const data = new FormData(form);
-    const params = new URLSearchParams();
-    for (const name of ["endpointId", "status"]) {
-      const value = String(data.get(name) ?? "");
-      if (value) params.set(name, value);
-    }
-    const query = params.toString();
-    navigate(query ? `/replays?${query}` : "/replays", { preventScrollReset: true });
-  }
-
   return (
     <>
       <PageHeader title="Replays" description="Every time an event was sent again — from its page, from Activity or in bulk — with the target’s answer, newest first." />
 
-      <Form
-        method="get"
-        className="filters"
-        aria-label="Filter replays"
-        onChange={(event) => applyFilters(event.currentTarget)}
-        onSubmit={(event) => {
-          event.preventDefault();
-          applyFilters(event.currentTarget);
-        }}
-      >
-        <div className="field field-inline">
-          <label htmlFor="filter-endpoint">Endpoint</label>
-          <select id="filter-endpoint" name="endpointId" defaultValue={filter.endpointId ?? ""} key={`e${filterKey}`}>
-            <option value="">All endpoints</option>
-            {endpoints.map((endpoint) => (
-              <option key={endpoint.id} value={endpoint.id}>
-                {endpoint.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field field-inline">
-          <label htmlFor="filter-status">Status</label>
-          <select id="filter-status" name="status" defaultValue={filter.status ?? ""} key={`s${filterKey}`}>
-            <option value="">All</option>
-            {REPLAY_STATUSES.map((status) => (
-              <option key={status.value} value={status.value}>
-                {status.label}
-              </option>
-            ))}
-          </select>
-        </div>
-        <noscript>
-          <button type="submit" className="button secondary">
-            Apply
-          </button>
-        </noscript>
-        {hasFilter ? (
-          <Link to="/replays" className="button ghost small clear-filters" preventScrollReset>
-            Clear filters
-          </Link>
-        ) : null}
-        {filtering ? <span className="muted small">Loading…</span> : null}
-      </Form>
+      <ListFilters path="/replays" label="Filter replays" filter={filter} endpoints={endpoints} statuses={REPLAY_STATUSES} />
 
-      <ReplayList key={filterKey} filter={filter} initialRows={replays} initialCursor={nextCursor} hasFilter={hasFilter} />
+      <ReplayList key={listFilterKey(filter)} filter={filter} initialRows={replays} initialCursor={nextCursor} hasFilter={hasListFilter(filter)} />
     </>
   );
 }
 
 function ReplayList({ filter, initialRows, initialCursor, hasFilter }: { filter: Filter; initialRows: ReplayRow[]; initialCursor: string | null; hasFilter: boolean }) {
   const [state, setState] = useState({ rows: initialRows, cursor: initialCursor });
-  const [older, setOlder] = useState<{ loading: boolean; error: string | null }>({ loading: false, error: null });
 
   // New loader data for the same filter (a revalidation) starts the list again.
   useEffect(() => setState({ rows: initialRows, cursor: initialCursor }), [initialRows, initialCursor]);
 
-  async function loadOlder() {
-    if (!state.cursor) return;
-    setOlder({ loading: true, error: null });
-    try {
-      const page = await trpc().replays.list.query({ ...filter, before: state.cursor, limit: PAGE });
+  // An older page goes below the rows already shown.
+  const older = useOlderPages(
+    state.cursor,
+    (before) => trpc().replays.list.query({ ...filter, before, limit: PAGE }),
+    (page) =>
       setState((current) => {
         const known = new Set(current.rows.map((row) => row.id));
         return { rows: [...current.rows, ...page.replays.filter((row) => !known.has(row.id))], cursor: page.nextCursor };
-      });
-      setOlder({ loading: false, error: null });
-    } catch (error) {
-      setOlder({ loading: false, error: errorMessage(error) });
-    }
-  }
+      }),
+  );
 
   if (state.rows.length === 0) {
     return hasFilter ? (
-      <EmptyCard
-        icon={<Icon name="refresh" />}
-        title="No matching replays"
-        actions={
-          <Link to="/replays" className="button secondary">
-            Clear filters
-          </Link>
-        }
-      >
+      <NoMatchesCard path="/replays" icon={<Icon name="refresh" />} title="No matching replays">
         <p>No replay matches these filters.</p>
-      </EmptyCard>
+      </NoMatchesCard>
     ) : (
       <EmptyCard
         icon={<Icon name="refresh" />}
@@ -169,17 +90,7 @@ function ReplayList({ filter, initialRows, initialCursor, hasFilter }: { filter:
       <div className="card table-card replays-card">
         <ReplayTable rows={state.rows} withEvent caption="Replays, newest first" />
       </div>
-      <div className="feed-footer">
-        <span className="muted small">{plural(state.rows.length, "replay")} shown</span>
-        {state.cursor ? (
-          <button type="button" className="button secondary" onClick={loadOlder} disabled={older.loading}>
-            {older.loading ? "Loading…" : "Load older"}
-          </button>
-        ) : (
-          <span className="muted small">That’s everything.</span>
-        )}
-      </div>
-      <FormError message={older.error} />
+      <ListFooter count={state.rows.length} noun="replay" cursor={state.cursor} older={older} />
     </>
   );
 }

@@ -1,0 +1,148 @@
+import { Form, Link, useNavigate, useNavigation } from "@remix-run/react";
+import { useState, type ReactNode } from "react";
+import { errorMessage } from "../lib/errors";
+import { plural } from "../lib/format";
+import { hasListFilter, listFilterKey, type ListFilter } from "../lib/list-filter";
+import { EmptyCard, FormError } from "./ui";
+
+/**
+ * The filter form above a list page (Activity, Replays): an endpoint and a status. Each change
+ * navigates to the page's URL with the new query (a plain GET submit without JavaScript).
+ */
+export function ListFilters({
+  path,
+  label,
+  filter,
+  endpoints,
+  statuses,
+}: {
+  /** The list page's path ("/events"). */
+  path: string;
+  /** The form's accessible name ("Filter events"). */
+  label: string;
+  filter: ListFilter;
+  endpoints: Array<{ id: string; name: string }>;
+  statuses: ReadonlyArray<{ value: string; label: string }>;
+}) {
+  const navigate = useNavigate();
+  const navigation = useNavigation();
+  const filterKey = listFilterKey(filter);
+  const filtering = navigation.state === "loading" && navigation.location.pathname === path;
+
+  function applyFilters(form: HTMLFormElement) {
+    const data = new FormData(form);
+    const params = new URLSearchParams();
+    for (const name of ["endpointId", "status"]) {
+      const value = String(data.get(name) ?? "");
+      if (value) params.set(name, value);
+    }
+    const query = params.toString();
+    navigate(query ? `${path}?${query}` : path, { preventScrollReset: true });
+  }
+
+  return (
+    <Form
+      method="get"
+      className="filters"
+      aria-label={label}
+      onChange={(event) => applyFilters(event.currentTarget)}
+      onSubmit={(event) => {
+        event.preventDefault();
+        applyFilters(event.currentTarget);
+      }}
+    >
+      <div className="field field-inline">
+        <label htmlFor="filter-endpoint">Endpoint</label>
+        <select id="filter-endpoint" name="endpointId" defaultValue={filter.endpointId ?? ""} key={`e${filterKey}`}>
+          <option value="">All endpoints</option>
+          {endpoints.map((endpoint) => (
+            <option key={endpoint.id} value={endpoint.id}>
+              {endpoint.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field field-inline">
+        <label htmlFor="filter-status">Status</label>
+        <select id="filter-status" name="status" defaultValue={filter.status ?? ""} key={`s${filterKey}`}>
+          <option value="">All</option>
+          {statuses.map((status) => (
+            <option key={status.value} value={status.value}>
+              {status.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <noscript>
+        <button type="submit" className="button secondary">
+          Apply
+        </button>
+      </noscript>
+      {hasListFilter(filter) ? (
+        <Link to={path} className="button ghost small clear-filters" preventScrollReset>
+          Clear filters
+        </Link>
+      ) : null}
+      {filtering ? <span className="muted small">Loading…</span> : null}
+    </Form>
+  );
+}
+
+/** A filtered list with nothing in it, and the way back to the whole list. */
+export function NoMatchesCard({ path, icon, title, children }: { path: string; icon: ReactNode; title: string; children: ReactNode }) {
+  return (
+    <EmptyCard
+      icon={icon}
+      title={title}
+      actions={
+        <Link to={path} className="button secondary">
+          Clear filters
+        </Link>
+      }
+    >
+      {children}
+    </EmptyCard>
+  );
+}
+
+export type OlderPages = { loading: boolean; error: string | null; loadOlder: () => Promise<void> };
+
+/**
+ * "Load older" for a list that pages by cursor: fetches the page before `cursor` and hands it
+ * to `addPage`, keeping whether it is loading and why it failed.
+ */
+export function useOlderPages<Page>(cursor: string | null, fetchPage: (before: string) => Promise<Page>, addPage: (page: Page) => void): OlderPages {
+  const [older, setOlder] = useState<{ loading: boolean; error: string | null }>({ loading: false, error: null });
+
+  async function loadOlder() {
+    if (!cursor) return;
+    setOlder({ loading: true, error: null });
+    try {
+      addPage(await fetchPage(cursor));
+      setOlder({ loading: false, error: null });
+    } catch (error) {
+      setOlder({ loading: false, error: errorMessage(error) });
+    }
+  }
+
+  return { ...older, loadOlder };
+}
+
+/** Below a paged list: how many rows it shows, and Load older while there are more. */
+export function ListFooter({ count, noun, cursor, older }: { count: number; noun: string; cursor: string | null; older: OlderPages }) {
+  return (
+    <>
+      <div className="feed-footer">
+        <span className="muted small">{plural(count, noun)} shown</span>
+        {cursor ? (
+          <button type="button" className="button secondary" onClick={older.loadOlder} disabled={older.loading}>
+            {older.loading ? "Loading…" : "Load older"}
+          </button>
+        ) : (
+          <span className="muted small">That’s everything.</span>
+        )}
+      </div>
+      <FormError message={older.error} />
+    </>
+  );
+}
