@@ -116,6 +116,8 @@ export async function listen(options: ListenOptions): Promise<ListenSummary> {
   const summary: ListenSummary = { received: 0, ok: 0, failed: 0 };
   const endpointId = await findEndpoint(options);
   const seen = new Set<string>();
+  // Attempts the server could not record (it was down): recorded again after the reconnect.
+  const unrecorded: PendingRecord[] = [];
   let lastId: string | undefined;
   let backoffMs = 500;
   let connectedBefore = false;
@@ -131,6 +133,7 @@ export async function listen(options: ListenOptions): Promise<ListenSummary> {
       out.write(`${paint(color, 32, connectedBefore ? "● reconnected" : "● connected")}: forwarding ${options.endpointSlug} to ${options.forward}${connectedBefore ? " (catching up on what was missed)" : ""}\n`);
       connectedBefore = true;
       backoffMs = 500;
+      await recordPending(options, unrecorded);
       for await (const message of readSse(response.body as unknown as AsyncIterable<Uint8Array>)) {
         if (message.event !== "webhook") continue;
         const event = JSON.parse(message.data) as StreamedEvent;
@@ -139,7 +142,7 @@ export async function listen(options: ListenOptions): Promise<ListenSummary> {
         if (seen.size > 20_000) seen.delete(seen.values().next().value!);
         lastId = event.id;
         summary.received += 1;
-        await handle(options, event, summary);
+        await handle(options, event, summary, unrecorded);
       }
       if (options.signal.aborted) break;
       throw new Error("the server closed the stream");
@@ -158,7 +161,30 @@ export async function listen(options: ListenOptions): Promise<ListenSummary> {
   return summary;
 }
 
-async function handle(options: ListenOptions, event: StreamedEvent, summary: ListenSummary): Promise<void> {
+interface PendingRecord {
+  eventId: string;
+  body: { status: number | null; latency_ms: number; body: string | null; error: string | null };
+}
+
+/** Records one local attempt as a "local" replay; false when the server could not take it now. */
+async function record(options: ListenOptions, pending: PendingRecord): Promise<boolean> {
+  try {
+    const { status } = await apiJson(options, `/events/${pending.eventId}/local-replays`, { method: "POST", body: pending.body });
+    // 4xx will not get better by retrying (the event was deleted, say): drop it.
+    return status === 201 || (status >= 400 && status < 500);
+  } catch {
+    return false;
+  }
+}
+
+async function recordPending(options: ListenOptions, unrecorded: PendingRecord[]): Promise<void> {
+  while (unrecorded.length > 0 && !options.signal.aborted) {
+    if (!(await record(options, unrecorded[0]!))) return;
+    unrecorded.shift();
+  }
+}
+
+async function handle(options: ListenOptions, event: StreamedEvent, summary: ListenSummary, unrecorded: PendingRecord[]): Promise<void> {
   let result = await sendLocally(options, event);
   for (let attempt = 1; attempt <= options.retries && !isSuccess(result) && !options.signal.aborted; attempt += 1) {
     result = await sendLocally(options, event);
@@ -169,11 +195,8 @@ async function handle(options: ListenOptions, event: StreamedEvent, summary: Lis
   const status = result.status === null ? paint(options.color, 31, `error: ${result.error}`) : paint(options.color, ok ? 32 : 31, String(result.status));
   const what = `${event.source}/${event.event_type}`;
   options.out.write(`${clock()}  ${event.method.padEnd(6)} ${what.padEnd(40)} → ${status}  ${result.latencyMs} ms\n`);
-  const recorded = await apiJson(options, `/events/${event.id}/local-replays`, {
-    method: "POST",
-    body: { status: result.status, latency_ms: result.latencyMs, body: result.body, error: result.error },
-  }).catch((error: unknown) => ({ status: 0, json: { error: { message: String(error) } } }));
-  if (recorded.status !== 201) options.out.write(`${paint(options.color, 33, "  (could not record this attempt")}: ${recorded.json?.error?.message ?? recorded.status})\n`);
+  unrecorded.push({ eventId: event.id, body: { status: result.status, latency_ms: result.latencyMs, body: result.body, error: result.error } });
+  await recordPending(options, unrecorded);
 }
 
 function isSuccess(result: LocalResult): boolean {
