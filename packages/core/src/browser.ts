@@ -5,7 +5,6 @@ export type { HealthState } from "./health.js";
 export { relativeTime } from "./relative-time.js";
 export { describePayload, jsonTokens, type JsonToken, type JsonTokenKind, type PayloadView } from "./payload-view.js";
 export { shellQuote } from "./curl.js";
-// Replays: where a replay goes and what a browser-side (local) replay sends. Only the type
-// comes from replay-target.ts: its code imports destination-url.ts, which needs node:net.
+// Replays: where a replay goes (the server's own rule) and what a browser-side (local) replay sends.
 export { forwardableHeaders, forwardTarget } from "./forwarding.js";
-export type { ReplayEnvironment } from "./replay-target.js";
+export { LOCAL_REPLAY_ORIGIN, REPLAY_ENVIRONMENTS, replayTarget, type ReplayEnvironment, type ReplaySource, type ReplayTarget } from "./replay-target.js";

@@ -1,4 +1,4 @@
-import { checkDestinationSyntax } from "./destination-url.js";
+import { checkDestinationSyntax } from "./destination-syntax.js";
 import { forwardTarget } from "./forwarding.js";
 
 export const REPLAY_ENVIRONMENTS = ["original", "staging", "local", "custom"] as const;

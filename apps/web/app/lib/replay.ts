@@ -3,7 +3,15 @@
  * which the browser performs itself (the server cannot reach the developer's localhost).
  */
 import type { RouterOutputs } from "@rehook/api";
-import { describePayload, forwardableHeaders, forwardTarget, type ReplayEnvironment } from "@rehook/core/browser";
+import {
+  describePayload,
+  forwardableHeaders,
+  LOCAL_REPLAY_ORIGIN,
+  REPLAY_ENVIRONMENTS,
+  replayTarget,
+  type ReplayEnvironment,
+  type ReplaySource,
+} from "@rehook/core/browser";
 import type { PayloadData } from "../components/payload";
 
 export type { ReplayEnvironment };
@@ -12,18 +20,7 @@ export type ReplayAttempt = RouterOutputs["replays"]["create"];
 export type ReplayRow = RouterOutputs["replays"]["list"]["replays"][number];
 export type BulkJob = RouterOutputs["replays"]["bulk"];
 
-/**
- * The targets in the order the dialog offers them. Core's REPLAY_ENVIRONMENTS and
- * LOCAL_REPLAY_ORIGIN live in replay-target.ts, whose code needs node:net: the type checks
- * that this list names every environment.
- */
-export const REPLAY_ENVIRONMENTS = ["original", "staging", "local", "custom"] as const satisfies readonly ReplayEnvironment[];
-type Exhaustive<T extends ReplayEnvironment> = Exclude<ReplayEnvironment, T> extends never ? true : never;
-const _exhaustive: Exhaustive<(typeof REPLAY_ENVIRONMENTS)[number]> = true;
-void _exhaustive;
-
-/** Where local replays go (replay-target.ts's LOCAL_REPLAY_ORIGIN): the developer's machine, seen from this browser. */
-export const LOCAL_REPLAY_ORIGIN = "http://localhost:3000";
+export { LOCAL_REPLAY_ORIGIN, REPLAY_ENVIRONMENTS };
 
 export const ENVIRONMENT_LABELS: Record<ReplayEnvironment, string> = {
   original: "Original",
@@ -38,40 +35,21 @@ export function environmentLabel(environment: string): string {
 
 export type TargetHint = { available: true; url: string | null; note: string } | { available: false; reason: string };
 
-/**
- * What each target resolves to for this event, as replay-target.ts computes it on the
- * server (the endpoint's current destination, with the captured sub-path and query).
- */
-export function replayHints(source: { destinationUrl: string | null; stagingHost: string | null; path: string; query: string }): Record<ReplayEnvironment, TargetHint> {
-  let original: string | null = null;
-  try {
-    original = source.destinationUrl ? forwardTarget(source.destinationUrl, source.path, source.query) : null;
-  } catch {
-    original = null;
-  }
-  let staging: TargetHint;
-  if (!original) staging = { available: false, reason: "Staging replays need a destination URL on the endpoint." };
-  else if (!source.stagingHost) staging = { available: false, reason: "Set a staging hostname on the endpoint first." };
-  else {
-    const url = new URL(original);
-    url.host = source.stagingHost;
-    staging = { available: true, url: url.href, note: "The destination with the staging hostname" };
-  }
-  let local = `${LOCAL_REPLAY_ORIGIN}/`;
-  try {
-    const target = new URL(original ?? forwardTarget(`${LOCAL_REPLAY_ORIGIN}/`, source.path, source.query));
-    local = `${LOCAL_REPLAY_ORIGIN}${target.pathname}${target.search}`;
-  } catch {
-    // Keep the bare origin.
-  }
-  return {
-    original: original
-      ? { available: true, url: original, note: "The endpoint’s destination URL" }
-      : { available: false, reason: "This endpoint has no destination URL to replay to." },
-    staging,
-    local: { available: true, url: local, note: "Sent from this browser to your machine" },
-    custom: { available: true, url: null, note: "Any http or https URL" },
+const NOTES: Record<ReplayEnvironment, string> = {
+  original: "The endpoint’s destination URL",
+  staging: "The destination with the staging hostname",
+  local: "Sent from this browser to your machine",
+  custom: "Any http or https URL",
+};
+
+/** What each target resolves to for this event: the server's own rule (core's replayTarget). */
+export function replayHints(source: ReplaySource): Record<ReplayEnvironment, TargetHint> {
+  const hint = (environment: ReplayEnvironment): TargetHint => {
+    if (environment === "custom") return { available: true, url: null, note: NOTES.custom };
+    const target = replayTarget(environment, source);
+    return target.ok ? { available: true, url: target.url, note: NOTES[environment] } : { available: false, reason: `${target.reason[0]!.toUpperCase()}${target.reason.slice(1)}.` };
   };
+  return { original: hint("original"), staging: hint("staging"), local: hint("local"), custom: hint("custom") };
 }
 
 /** Base64 to bytes, in the browser and on the server alike (atob is global in both). */
