@@ -17,6 +17,8 @@ const { values } = parseArgs({
     duration: { type: "string", default: "8" },
     connections: { type: "string", default: "100" },
     rounds: { type: "string", default: "3" },
+    // Writes V8 CPU profiles of Rehook's threads into this directory.
+    profile: { type: "string" },
     warmup: { type: "string", default: "2" },
   },
 });
@@ -56,7 +58,8 @@ async function main() {
     const endpoint = JSON.parse(await runRehook(["endpoint", "create", "--email", "bench@example.com", "--name", "bench"], env)) as { id: string; slug: string };
 
     const bare = await startListening(path.join(here, "bare-server.js"), [], {});
-    const rehook = await startListening(CLI, ["start"], { ...env, LOG_LEVEL: "info" });
+    const profileArgs = values.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(values.profile)}`] : [];
+    const rehook = await startListening(CLI, ["start"], { ...env, LOG_LEVEL: "info" }, profileArgs);
     children.push(bare, rehook);
     const bareUrl = bare.url;
     const captureUrl = `${rehook.url}/api/webhook/${endpoint.slug}`;
