@@ -1,4 +1,4 @@
-import { UserError, uuidv7, type Logger } from "@rehook/core";
+import { replayTarget, UserError, uuidv7, type Logger } from "@rehook/core";
 import {
   countEvents,
   findOwnedEndpoint,
@@ -86,12 +86,7 @@ export class BulkReplays {
     const endpoint = await findOwnedEndpoint(em, input.userId, { id: endpointId });
     if (!endpoint) throw new UserError("not_found", `no endpoint with id ${endpointId}`);
     // The target is the same host for every event: check it once, before anything is sent.
-    await checkedReplayTarget(
-      this.ctx,
-      { id: "", endpointId, method: "POST", path: "", query: "", headers: [], body: Buffer.alloc(0), destinationUrl: endpoint.destinationUrl, stagingHost: null, signRequests: false, secret: "" },
-      environment,
-      customUrl,
-    );
+    await checkedReplayTarget(this.ctx, { destinationUrl: endpoint.destinationUrl, stagingHost: null, path: "", query: "" }, environment, customUrl);
     const job = await insertReplayJob(em, {
       id: uuidv7(),
       userId: input.userId,
@@ -139,7 +134,10 @@ export class BulkReplays {
           while (!signal.aborted && next < inScope.length) {
             const source = inScope[next++]!;
             try {
-              const url = await checkedReplayTarget(this.ctx, source, job.environment as "original" | "custom", job.customUrl);
+              // Same host as checked at the start (no lookup per event); the agent checks every connection.
+              const target = replayTarget(job.environment as "original" | "custom", source, job.customUrl);
+              if (!target.ok) throw new UserError("unprocessable", target.reason);
+              const url = target.url;
               const attempt = await sendReplay(this.ctx, source, { userId, environment: job.environment as "original" | "custom", url, jobId: job.id });
               if (attempt.status === "delivered") progress.delivered += 1;
               else progress.failed += 1;

@@ -1,4 +1,4 @@
-import { REPLAY_ENVIRONMENTS, replayTarget, UserError, uuidv7, type HeaderList, type ReplayEnvironment } from "@rehook/core";
+import { REPLAY_ENVIRONMENTS, replayTarget, UserError, uuidv7, type HeaderList, type ReplayEnvironment, type ReplaySource } from "@rehook/core";
 import {
   findOwnedReplayAttempt,
   findReplaySource,
@@ -59,7 +59,7 @@ function noSuchEvent(eventId: string): UserError {
  */
 export async function checkedReplayTarget(
   ctx: Pick<ServiceContext, "addressPolicy">,
-  source: ReplaySourceRow,
+  source: ReplaySource,
   environment: ReplayEnvironment,
   customUrl: string | null | undefined,
 ): Promise<string> {

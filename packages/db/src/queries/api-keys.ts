@@ -35,8 +35,11 @@ export async function revokeOwnedApiKey(em: EntityManager, userId: string, keyId
 export async function findActiveApiKey(em: EntityManager, digest: Buffer): Promise<{ keyId: string; userId: string; prefix: string } | null> {
   const key = await em.findOne(ApiKeyEntity, { keyHash: digest, revokedAt: null });
   if (!key) return null;
-  await em
-    .getConnection()
-    .execute("update api_keys set last_used_at = now() where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')", [key.id]);
+  // Most requests of a busy key read a fresh last_used_at and write nothing.
+  if (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() >= 60_000) {
+    await em
+      .getConnection()
+      .execute("update api_keys set last_used_at = now() where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')", [key.id]);
+  }
   return { keyId: key.id, userId: key.user.id, prefix: key.prefix };
 }

@@ -18,12 +18,24 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import * as S from "./schemas.js";
 
+/** A request as the API handler hands it to a route: authenticated, body read, nothing validated. */
 export interface ApiRequest {
   services: ServiceContext;
   userId: string;
   params: Record<string, string>;
   query: URLSearchParams;
   body: unknown;
+}
+
+type Parsed<T> = T extends z.ZodType ? z.infer<T> : undefined;
+
+/** What a route's own handler gets: query and body already validated against its schemas. */
+export interface ValidRequest<Q, B> {
+  services: ServiceContext;
+  userId: string;
+  params: Record<string, string>;
+  query: Parsed<Q>;
+  body: Parsed<B>;
 }
 
 export interface ApiAnswer {
@@ -46,6 +58,28 @@ export interface Route {
   /** Server-sent events instead of one JSON answer: `success.schema` is each message's data. */
   streams?: boolean;
   handle(request: ApiRequest, raw: { req: IncomingMessage; res: ServerResponse }): Promise<ApiAnswer | undefined>;
+}
+
+type RouteSpec<Q extends z.ZodType | undefined, B extends z.ZodType | undefined> = Omit<Route, "query" | "body" | "handle"> & {
+  query?: Q;
+  body?: B;
+  handle(request: ValidRequest<Q, B>, raw: { req: IncomingMessage; res: ServerResponse }): Promise<ApiAnswer | undefined>;
+};
+
+/** A route whose query and body are validated (400 with the issues) before its handler runs. */
+function defineRoute<Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(spec: RouteSpec<Q, B>): Route {
+  return {
+    ...spec,
+    handle: (request, raw) =>
+      spec.handle(
+        {
+          ...request,
+          query: (spec.query ? parseWith(spec.query, Object.fromEntries(request.query), "query") : undefined) as Parsed<Q>,
+          body: (spec.body ? parseWith(spec.body, request.body, "body") : undefined) as Parsed<B>,
+        },
+        raw,
+      ),
+  };
 }
 
 /** Validates with a contract schema; a failure is a 400 with the issues as details. */
@@ -92,7 +126,7 @@ function responseBody(body: Uint8Array | null): { body: string | null; body_enco
 
 /** Every /api/v1 route. The handlers only translate: the use cases are the dashboard's. */
 export const ROUTES: Route[] = [
-  {
+  defineRoute({
     method: "GET",
     path: "/events",
     operationId: "listEvents",
@@ -101,8 +135,7 @@ export const ROUTES: Route[] = [
     success: { status: 200, schema: S.EventList, description: "A page of events" },
     errors: [400],
     async handle({ services, userId, query }) {
-      const q = parseWith(S.EventListQuery, Object.fromEntries(query), "query");
-      const page = await listEventsByOffset(services, { userId, status: q.status, endpointId: q.endpoint_id, limit: q.limit, offset: q.offset });
+      const page = await listEventsByOffset(services, { userId, status: query.status, endpointId: query.endpoint_id, limit: query.limit, offset: query.offset });
       return {
         status: 200,
         body: {
@@ -111,8 +144,8 @@ export const ROUTES: Route[] = [
         },
       };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     path: "/events/{id}",
     operationId: "getEvent",
@@ -146,8 +179,8 @@ export const ROUTES: Route[] = [
         },
       };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     path: "/events/{id}/replay",
     operationId: "replayEvent",
@@ -156,12 +189,11 @@ export const ROUTES: Route[] = [
     success: { status: 200, schema: S.ReplayResponse, description: "The replay attempt (the event's own status does not change)" },
     errors: [400, 404, 413, 415, 422],
     async handle({ services, userId, params, body }) {
-      const { destination_url } = parseWith(S.ReplayRequest, body, "body");
-      const attempt = await replayEvent(services, { userId, eventId: params.id!, environment: "custom", customUrl: destination_url });
+      const attempt = await replayEvent(services, { userId, eventId: params.id!, environment: "custom", customUrl: body.destination_url });
       return { status: 200, body: publicAttempt(attempt) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     path: "/events/{id}/local-replays",
     operationId: "recordLocalReplay",
@@ -170,16 +202,15 @@ export const ROUTES: Route[] = [
     success: { status: 201, schema: S.LocalReplayResponse, description: "The recorded attempt (environment local)" },
     errors: [400, 404, 413, 415],
     async handle({ services, userId, params, body }) {
-      const input = parseWith(S.LocalReplayRequest, body, "body");
       const attempt = await recordLocalReplay(services, {
         userId,
         eventId: params.id!,
-        result: { status: input.status, body: input.body ?? null, latencyMs: input.latency_ms, error: input.error ?? null },
+        result: { status: body.status, body: body.body ?? null, latencyMs: body.latency_ms, error: body.error ?? null },
       });
       return { status: 201, body: publicAttempt(attempt) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     path: "/endpoints/{id}/stream",
     operationId: "streamEndpointEvents",
@@ -189,9 +220,8 @@ export const ROUTES: Route[] = [
     success: { status: 200, schema: S.StreamedEvent, description: "An event stream (text/event-stream); each message's data is one event" },
     errors: [400, 404],
     async handle({ services, userId, params, query }, { req, res }) {
-      const q = parseWith(S.StreamQuery, Object.fromEntries(query), "query");
       const lastEventId = typeof req.headers["last-event-id"] === "string" ? req.headers["last-event-id"] : undefined;
-      const after = q.after ?? (lastEventId && parseWith(S.StreamQuery, { after: lastEventId }, "Last-Event-ID").after);
+      const after = query.after ?? (lastEventId && parseWith(S.StreamQuery, { after: lastEventId }, "Last-Event-ID").after);
       // 404 before any stream is opened.
       await getEndpoint(services, { userId, endpoint: { id: params.id! } });
       const stop = new AbortController();
@@ -224,8 +254,8 @@ export const ROUTES: Route[] = [
       }
       return undefined;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     path: "/endpoints",
     operationId: "listEndpoints",
@@ -234,12 +264,12 @@ export const ROUTES: Route[] = [
     success: { status: 200, schema: S.EndpointList, description: "A page of endpoints, oldest first" },
     errors: [400],
     async handle({ services, userId, query }) {
-      const q = parseWith(S.EndpointListQuery, Object.fromEntries(query), "query");
       const all = await listEndpoints(services, { userId });
-      return { status: 200, body: { data: all.slice(q.offset, q.offset + q.limit).map(publicEndpoint), meta: { total: all.length, limit: q.limit, offset: q.offset } } };
+      const { limit, offset } = query;
+      return { status: 200, body: { data: all.slice(offset, offset + limit).map(publicEndpoint), meta: { total: all.length, limit, offset } } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     path: "/endpoints",
     operationId: "createEndpoint",
@@ -248,11 +278,10 @@ export const ROUTES: Route[] = [
     success: { status: 201, schema: S.Endpoint, description: "The new endpoint" },
     errors: [400, 413, 415],
     async handle({ services, userId, body }) {
-      const input = parseWith(S.EndpointCreate, body, "body");
-      return { status: 201, body: publicEndpoint(await createEndpoint(services, { userId, name: input.name, destinationUrl: input.destination_url ?? null })) };
+      return { status: 201, body: publicEndpoint(await createEndpoint(services, { userId, name: body.name, destinationUrl: body.destination_url ?? null })) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "PATCH",
     path: "/endpoints/{id}",
     operationId: "updateEndpoint",
@@ -261,15 +290,14 @@ export const ROUTES: Route[] = [
     success: { status: 200, schema: S.Endpoint, description: "The endpoint after the change" },
     errors: [400, 404, 413, 415],
     async handle({ services, userId, params, body }) {
-      const input = parseWith(S.EndpointPatch, body, "body");
-      const changes = { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.destination_url !== undefined ? { destinationUrl: input.destination_url } : {}) };
+      const changes = { ...(body.name !== undefined ? { name: body.name } : {}), ...(body.destination_url !== undefined ? { destinationUrl: body.destination_url } : {}) };
       const endpoint = Object.keys(changes).length === 0
         ? await getEndpoint(services, { userId, endpoint: { id: params.id! } })
         : await updateEndpoint(services, { userId, endpoint: { id: params.id! }, changes });
       return { status: 200, body: publicEndpoint(endpoint) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "DELETE",
     path: "/endpoints/{id}",
     operationId: "deleteEndpoint",
@@ -280,5 +308,5 @@ export const ROUTES: Route[] = [
       await deleteEndpoint(services, { userId, endpoint: { id: params.id! } });
       return { status: 204 };
     },
-  },
+  }),
 ];
