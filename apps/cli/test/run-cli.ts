@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/main.js");
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../bin/rehook.cjs");
 
 export interface CliResult {
   code: number | null;

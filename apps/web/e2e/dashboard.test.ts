@@ -50,7 +50,7 @@ describe("dashboard in a real browser", () => {
     await page.getByLabel("Name").fill("Stripe prod");
     await page.getByLabel("Destination URL").fill("http://169.254.169.254/latest/meta-data/");
     await page.getByRole("button", { name: "Create endpoint" }).click();
-    await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/blocked: .*169\.254\.169\.254/);
+    await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/blocked: cloud metadata address/);
 
     await page.getByLabel("Destination URL").fill(`http://127.0.0.1:${sink.port}/hooks`);
     await page.getByRole("button", { name: "Create endpoint" }).click();

@@ -1,12 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiContext } from "@rehook/api";
-import { clientIp, ownOrigins } from "@rehook/http";
+import { clientIp, type OriginPolicy } from "@rehook/http";
 import { currentSession, type ServiceContext } from "@rehook/services";
 
 export interface DashboardOptions {
   services: ServiceContext;
   baseUrl: string;
-  trustProxy: boolean;
+  /** Where the dashboard may be addressed and which Origin headers are ours. */
+  origins: OriginPolicy;
+  /** X-Forwarded-For hops to believe (0: the socket's address is the client's). */
+  trustedProxyHops: number;
 }
 
 /**
@@ -28,13 +31,13 @@ export async function requestContext(req: IncomingMessage, res: ServerResponse, 
   return {
     services: options.services,
     session,
-    clientAddress: clientIp(req, options.trustProxy),
+    clientAddress: clientIp(req, options.trustedProxyHops),
     request: {
       method: req.method ?? "GET",
       origin: header("origin"),
       secFetchSite: header("sec-fetch-site"),
       contentType: header("content-type"),
-      ownOrigins: ownOrigins(req, options.baseUrl, options.trustProxy),
+      ownOrigins: options.origins.origins(),
     },
     setCookie,
   };

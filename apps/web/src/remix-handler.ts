@@ -1,30 +1,30 @@
+import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pathToFileURL } from "node:url";
-import { createReadableStreamFromReadable, createRequestHandler, writeReadableStreamToWritable, type ServerBuild } from "@remix-run/node";
+import { createRequestHandler, writeReadableStreamToWritable, type ServerBuild } from "@remix-run/node";
 import { createCaller } from "@rehook/api";
-import { clientIp, ownOrigins, sendError } from "@rehook/http";
+import { clientIp, contentSecurityPolicy, readBodyCapped, sendError, sendErrorAndClose } from "@rehook/http";
 import { currentSession } from "@rehook/services";
 import type { DashboardOptions } from "./dashboard-context.js";
+
+/** Dashboard form posts (login, signup, settings, endpoint forms) are small: larger bodies are refused unread. */
+export const MAX_FORM_BODY_BYTES = 64 * 1024;
 
 /** Loads the built Remix server (build/server/index.js, made by `remix vite:build`). */
 export async function loadRemixBuild(serverBuildFile: string): Promise<ServerBuild> {
   return (await import(pathToFileURL(serverBuildFile).href)) as ServerBuild;
 }
 
-/** The request as Remix sees it, addressed to the origin the browser used (checked by the caller). */
-function toFetchRequest(req: IncomingMessage, origin: string, signal: AbortSignal): Request {
+/**
+ * The request as Remix sees it: addressed to one of our configured origins (never to what the
+ * Host header or an absolute-form target says), with a body already read within its cap.
+ */
+function toFetchRequest(req: IncomingMessage, origin: string, body: Buffer | null, signal: AbortSignal): Request {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  // Behind a proxy the Host we get may be internal; Remix compares it with Origin.
+  // Remix compares Host with Origin for its own checks: give it the origin we answer as.
   headers.set("host", new URL(origin).host);
-  const method = req.method ?? "GET";
-  const hasBody = method !== "GET" && method !== "HEAD";
-  return new Request(new URL(req.url ?? "/", origin), {
-    method,
-    headers,
-    signal,
-    ...(hasBody ? { body: createReadableStreamFromReadable(req), duplex: "half" } : {}),
-  } as RequestInit);
+  return new Request(new URL(req.url ?? "/", origin), { method: req.method ?? "GET", headers, signal, ...(body ? { body } : {}) });
 }
 
 /**
@@ -32,39 +32,50 @@ function toFetchRequest(req: IncomingMessage, origin: string, signal: AbortSigna
  * context; form posts must come from our own origin (cookies are SameSite=Lax, and this
  * stops the rest); cookies set by procedures (login, logout) go out with the answer.
  */
-export function createRemixHandler(build: ServerBuild, options: DashboardOptions & { mode?: string }) {
+export function createRemixHandler(
+  build: ServerBuild,
+  options: DashboardOptions & { apiDocument: () => Record<string, unknown> | null; mode?: string },
+) {
   const handleRequest = createRequestHandler(build, options.mode ?? "production");
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const origins = ownOrigins(req, options.baseUrl, options.trustProxy);
     const method = req.method ?? "GET";
-    const origin = req.headers.origin;
+    let body: Buffer | null = null;
     if (method !== "GET" && method !== "HEAD") {
-      const sameOrigin = origin ? origins.includes(origin) : req.headers["sec-fetch-site"] === "same-origin";
-      if (!sameOrigin) {
+      if (!options.origins.isSameOrigin(req)) {
         sendError(res, 403, "forbidden", "cross-site form submission refused");
         return;
       }
+      const read = await readBodyCapped(req, MAX_FORM_BODY_BYTES);
+      if (read.kind === "aborted") return;
+      if (read.kind === "too_large") {
+        sendErrorAndClose(res, 413, "payload_too_large", `the form exceeds the limit of ${MAX_FORM_BODY_BYTES} bytes`);
+        return;
+      }
+      body = read.body;
     }
-    const requestOrigin = origin && origins.includes(origin) ? origin : origins[origins.length - 1]!;
     const session = await currentSession(options.services, req.headers.cookie);
     const cookies: string[] = session?.refreshed ? [session.refreshed.serialized] : [];
     const caller = createCaller({
       services: options.services,
       session,
-      clientAddress: clientIp(req, options.trustProxy),
+      clientAddress: clientIp(req, options.trustedProxyHops),
       setCookie: (serialized) => cookies.push(serialized),
     });
     const aborted = new AbortController();
     res.on("close", () => aborted.abort());
-    const response = await handleRequest(toFetchRequest(req, requestOrigin, aborted.signal), {
+    const cspNonce = randomBytes(16).toString("base64");
+    const response = await handleRequest(toFetchRequest(req, options.origins.originFor(req.headers.host), body, aborted.signal), {
       caller,
       user: session?.user ?? null,
       baseUrl: options.baseUrl,
+      cspNonce,
+      apiDocument: options.apiDocument,
     });
     const headers: Record<string, string | string[]> = {};
     response.headers.forEach((value, name) => {
       if (name !== "set-cookie") headers[name] = value;
     });
+    headers["content-security-policy"] = contentSecurityPolicy(cspNonce);
     const setCookies = [...response.headers.getSetCookie(), ...cookies];
     if (setCookies.length > 0) headers["set-cookie"] = setCookies;
     if (response.statusText) res.writeHead(response.status, response.statusText, headers);

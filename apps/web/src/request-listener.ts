@@ -1,6 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "@rehook/core";
-import { matchReplayRoute, sendError } from "@rehook/http";
+import {
+  API_SECURITY_HEADERS,
+  DASHBOARD_SECURITY_HEADERS,
+  decodePathSegment,
+  MALFORMED_PATH_MESSAGE,
+  matchEventBodyRoute,
+  matchReplayRoute,
+  sendError,
+  type OriginPolicy,
+} from "@rehook/http";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -17,6 +26,8 @@ export interface Routes {
   publicApi?: Handler;
   /** POST /api/events/{eventId}/replay (session-authenticated). */
   replay?: (req: IncomingMessage, res: ServerResponse, eventId: string) => Promise<void>;
+  /** GET /api/events/{eventId}/body (session-authenticated): an event's raw body as a download. */
+  eventBody?: (req: IncomingMessage, res: ServerResponse, eventId: string) => Promise<void>;
 }
 
 function pathOf(url: string): string {
@@ -24,18 +35,32 @@ function pathOf(url: string): string {
   return mark === -1 ? url : url.slice(0, mark);
 }
 
+function setHeaders(res: ServerResponse, headers: Readonly<Record<string, string>>): void {
+  for (const name in headers) res.setHeader(name, headers[name]!);
+}
+
 /**
- * One node:http listener: capture URLs, health, tRPC, the dashboard's files and pages;
- * unknown /api/ paths get a JSON 404.
+ * One node:http listener: capture URLs, health, the public API, and the dashboard (tRPC, the
+ * replay route, its files and pages). The dashboard answers only at our own origins (a
+ * foreign Host gets 421: DNS rebinding and spoofed Hosts reach nothing), with its security
+ * headers. Unknown /api/ paths get a JSON 404.
  */
-export function createRequestListener(routes: Routes, logger: Logger) {
-  const dispatch = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
-    if (path.startsWith("/api/webhook/")) return routes.capture(req, res);
-    if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) return routes.health(req, res);
+export function createRequestListener(routes: Routes, options: { logger: Logger; origins: OriginPolicy }) {
+  const dashboard = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    if (!options.origins.isOwnHost(req.headers.host)) {
+      sendError(res, 421, "misdirected", `the dashboard answers at ${options.origins.origins()[0]}`);
+      return;
+    }
+    setHeaders(res, DASHBOARD_SECURITY_HEADERS);
+    if (decodePathSegment(path) === undefined) {
+      sendError(res, 400, "bad_request", MALFORMED_PATH_MESSAGE);
+      return;
+    }
     if (routes.trpc && (path === "/trpc" || path.startsWith("/trpc/"))) return routes.trpc(req, res);
-    if (routes.publicApi && (path === "/api/v1" || path.startsWith("/api/v1/"))) return routes.publicApi(req, res);
     const replayOf = routes.replay && matchReplayRoute(path);
     if (replayOf) return routes.replay!(req, res, replayOf);
+    const bodyOf = routes.eventBody && matchEventBodyRoute(path);
+    if (bodyOf) return routes.eventBody!(req, res, bodyOf);
     if (path.startsWith("/api/") || !routes.pages) {
       sendError(res, 404, "not_found", `nothing at ${req.method} ${path}`);
       return;
@@ -43,10 +68,29 @@ export function createRequestListener(routes: Routes, logger: Logger) {
     if (routes.staticFiles && (await routes.staticFiles(req, res))) return;
     return routes.pages(req, res);
   };
+  const dispatch = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    if (path.startsWith("/api/webhook/")) return routes.capture(req, res);
+    if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) return routes.health(req, res);
+    if (routes.publicApi && (path === "/api/v1" || path.startsWith("/api/v1/"))) {
+      setHeaders(res, API_SECURITY_HEADERS);
+      return routes.publicApi(req, res);
+    }
+    return dashboard(req, res, path);
+  };
   return (req: IncomingMessage, res: ServerResponse): void => {
-    const path = pathOf(req.url ?? "/");
+    const url = req.url ?? "/";
+    // Only origin-form targets (/path?query): an absolute-form target names a host that is not ours to trust.
+    if (!url.startsWith("/")) {
+      sendError(res, 400, "bad_request", "the request target must be a path starting with /");
+      return;
+    }
+    if (req.headers.host === undefined && req.httpVersionMinor >= 1) {
+      sendError(res, 400, "bad_request", "HTTP/1.1 requests need a Host header");
+      return;
+    }
+    const path = pathOf(url);
     dispatch(req, res, path).catch((error: unknown) => {
-      logger.error("request failed", { method: req.method, url: path, error: error instanceof Error ? error.stack : String(error) });
+      options.logger.error("request failed", { method: req.method, url: path, error: error instanceof Error ? error.stack : String(error) });
       if (!res.headersSent) sendError(res, 500, "internal", "internal error");
       else res.destroy();
     });

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
 import type { Config, Logger } from "@rehook/core";
-import { AttemptLimiter, createSessionManager } from "@rehook/auth";
+import { AttemptLimiter, configurePasswordHashing, createSessionManager, LoginThrottle } from "@rehook/auth";
 import {
   createPool,
   EventBus,
@@ -16,7 +16,18 @@ import {
   type Database,
   type Pool,
 } from "@rehook/db";
-import { answerClientError, createCaptureHandler, createHealthHandler, createPublicApi, createReplayRoute, sendError } from "@rehook/http";
+import {
+  answerClientError,
+  createCaptureHandler,
+  createEventBodyRoute,
+  createHealthHandler,
+  createOriginPolicy,
+  createPublicApi,
+  createReplayRoute,
+  openApiDocument,
+  sendError,
+  type OriginPolicy,
+} from "@rehook/http";
 import { createDeliveryPool, DeliveryDispatcher, Notifier } from "@rehook/delivery";
 import { BulkReplays, captureRequest, type ServiceContext } from "@rehook/services";
 import { createRequestListener } from "./request-listener.js";
@@ -36,10 +47,13 @@ export interface RehookServer {
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+// How often node looks for connections past those timeouts (its default, 30 s, lets a slow-header client hold a socket for up to 40 s).
+const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 
 export interface Dashboard {
   trpc: ReturnType<typeof createTrpcHandler>;
   replay: ReturnType<typeof createReplayRoute>;
+  eventBody: ReturnType<typeof createEventBodyRoute>;
   staticFiles: ReturnType<typeof createStaticHandler>;
   /** Absent when the Remix app has not been built. */
   pages?: ReturnType<typeof createRemixHandler>;
@@ -50,33 +64,38 @@ export function createHttpServer(deps: {
   pool: Pool;
   config: Config;
   logger: Logger;
+  origins: OriginPolicy;
   dashboard?: Dashboard;
   publicApi?: ReturnType<typeof createPublicApi>;
 }): Server {
-  const { ctx, pool, config, logger, dashboard, publicApi } = deps;
+  const { ctx, pool, config, logger, origins, dashboard, publicApi } = deps;
   const listener = createRequestListener(
     {
       capture: createCaptureHandler({
         capture: (input) => captureRequest(ctx, input),
         maxPayloadBytes: config.maxPayloadBytes,
         maxHeaderCount: config.maxHeaderCount,
-        trustProxy: config.trustProxy,
+        trustedProxyHops: config.trustedProxyHops,
         logger,
       }),
       health: createHealthHandler(() => isDatabaseReachable(pool)),
       trpc: dashboard?.trpc.handle,
       publicApi: publicApi?.handle,
       replay: dashboard?.replay,
+      eventBody: dashboard?.eventBody,
       staticFiles: dashboard?.staticFiles,
       pages: dashboard?.pages ?? (dashboard ? dashboardNotBuilt : undefined),
     },
-    logger,
+    { logger, origins },
   );
   const server = createServer(
     {
       headersTimeout: HEADERS_TIMEOUT_MS,
       requestTimeout: REQUEST_TIMEOUT_MS,
       keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
+      // The listener answers a missing Host with the JSON error shape instead of node's bare 400.
+      requireHostHeader: false,
     },
     listener,
   );
@@ -93,15 +112,18 @@ async function dashboardNotBuilt(_req: IncomingMessage, res: ServerResponse): Pr
 /** The built Remix app beside this package's dist/ (or src/ in tests). */
 const REMIX_BUILD = fileURLToPath(new URL("../build/", import.meta.url));
 
-async function createDashboard(ctx: ServiceContext, config: Config, logger: Logger): Promise<Dashboard> {
-  const options = { services: ctx, baseUrl: config.baseUrl, trustProxy: config.trustProxy };
+async function createDashboard(ctx: ServiceContext, config: Config, origins: OriginPolicy, logger: Logger): Promise<Dashboard> {
+  const options = { services: ctx, baseUrl: config.baseUrl, origins, trustedProxyHops: config.trustedProxyHops };
   const serverBuild = path.join(REMIX_BUILD, "server/index.js");
+  // The API reference page reads the document from here, in-process: the server never fetches its own URLs.
+  const document = config.publicApiEnabled ? openApiDocument(config.baseUrl) : null;
   let pages: Dashboard["pages"];
-  if (existsSync(serverBuild)) pages = createRemixHandler(await loadRemixBuild(serverBuild), options);
+  if (existsSync(serverBuild)) pages = createRemixHandler(await loadRemixBuild(serverBuild), { ...options, apiDocument: () => document });
   else logger.warn("the dashboard is not built (run pnpm build): pages answer 503", { expected: serverBuild });
   return {
     trpc: createTrpcHandler({ ...options, logger }),
-    replay: createReplayRoute({ ...options, logger }),
+    replay: createReplayRoute({ services: ctx, origins, logger }),
+    eventBody: createEventBodyRoute({ services: ctx }),
     staticFiles: createStaticHandler(path.join(REMIX_BUILD, "client")),
     pages,
   };
@@ -109,6 +131,7 @@ async function createDashboard(ctx: ServiceContext, config: Config, logger: Logg
 
 /** Opens the database (migrating it), builds the services and listens on PORT. */
 export async function startServer(config: Config, logger: Logger): Promise<RehookServer> {
+  if (config.passwordHashConcurrency) configurePasswordHashing({ concurrency: config.passwordHashConcurrency });
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -154,15 +177,20 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     addressPolicy: { allowPrivate: config.allowPrivateDestinations },
     forwarder: dispatcher,
     sessions: createSessionManager({ entityManager: () => database.orm.em.fork(), secureCookies: config.secureCookies }),
-    // Ten failed logins per email or address in 15 minutes, then a wait.
-    loginLimiter: new AttemptLimiter({ maxFailures: 10, windowMs: 15 * 60_000 }),
+    throttles: {
+      login: new LoginThrottle(),
+      signup: new AttemptLimiter({ maxFailures: config.signupsPerAddressPerHour, windowMs: 60 * 60_000 }),
+    },
     bus,
     chatHooksBase: config.chatHooksBase,
     outbound: { pool: deliveries, options: { timeoutMs: config.forwardTimeoutMs, allowPrivate: config.allowPrivateDestinations } },
     chat: notifier,
   };
   ctx.bulkReplays = new BulkReplays(ctx, logger);
-  const dashboard = await createDashboard(ctx, config, logger);
+  // Without BASE_URL (local use) the dashboard also answers at loopback on the port actually bound.
+  let boundPort: number | undefined;
+  const origins = createOriginPolicy({ origins: config.dashboardOrigins, ...(config.baseUrlIsDefault ? { loopbackPort: () => boundPort } : {}) });
+  const dashboard = await createDashboard(ctx, config, origins, logger);
   const publicApi = createPublicApi({
     services: ctx,
     baseUrl: config.baseUrl,
@@ -170,7 +198,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     enabled: config.publicApiEnabled,
     requestsPerMinute: config.apiRateLimitPerMinute,
   });
-  const server = createHttpServer({ ctx, pool, config, logger, dashboard, publicApi });
+  const server = createHttpServer({ ctx, pool, config, logger, origins, dashboard, publicApi });
   // Everything after the HTTP server, in the order it must be let go (one list for both exits).
   const release = async () => {
     await ctx.bulkReplays?.stop();
@@ -196,6 +224,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     throw error;
   }
   const { port } = server.address() as AddressInfo;
+  boundPort = port;
   const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 

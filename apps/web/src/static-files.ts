@@ -2,6 +2,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
+import { decodePathSegment } from "@rehook/http";
 
 const TYPES: Record<string, string> = {
   ".js": "text/javascript; charset=utf-8",
@@ -23,12 +24,8 @@ export function createStaticHandler(root: string) {
   const base = path.resolve(root);
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if (req.method !== "GET" && req.method !== "HEAD") return false;
-    let pathname: string;
-    try {
-      pathname = decodeURIComponent((req.url ?? "/").split("?")[0]!);
-    } catch {
-      return false;
-    }
+    const pathname = decodePathSegment((req.url ?? "/").split("?")[0]!);
+    if (pathname === undefined) return false;
     const file = path.resolve(base, `.${pathname}`);
     if (!file.startsWith(base + path.sep)) return false; // no way out of the build folder
     const info = await stat(file).catch(() => undefined);

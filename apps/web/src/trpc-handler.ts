@@ -2,13 +2,46 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { appRouter } from "@rehook/api";
 import type { Logger } from "@rehook/core";
+import { readBodyCapped, sendErrorAndClose, watchBackpressure, type StreamBounds } from "@rehook/http";
 import { requestContext, type DashboardOptions } from "./dashboard-context.js";
 
-/** The dashboard's procedures at /trpc: batched queries and mutations, subscriptions over SSE. */
-export function createTrpcHandler(options: DashboardOptions & { logger: Logger }) {
+/** A tRPC request body (one call or a batch of them) is small JSON: past this it is refused unread. */
+export const MAX_TRPC_BODY_BYTES = 1024 * 1024;
+/** Calls in one batch: a batch would otherwise multiply everything a single request is allowed. */
+export const MAX_TRPC_BATCH_CALLS = 10;
+
+/** The procedures one /trpc request names: /trpc/a.b,c.d?batch=1 -> ["a.b", "c.d"]. */
+function procedurePaths(url: string): string[] {
+  const path = url.slice("/trpc/".length).split("?")[0] ?? "";
+  return path.split(",").filter(Boolean);
+}
+
+/**
+ * Why a request is refused before tRPC sees it, or null. Sign-up and log-in are never batched,
+ * so each attempt is one request that the per-address limits and the hashing queue count.
+ */
+function batchRefusal(paths: string[]): string | null {
+  if (paths.length > MAX_TRPC_BATCH_CALLS) return `at most ${MAX_TRPC_BATCH_CALLS} calls may be batched in one request`;
+  if (paths.length > 1 && paths.some((path) => path.startsWith("auth."))) return "auth procedures cannot be batched: send each on its own";
+  return null;
+}
+
+/**
+ * Bounds a subscription's SSE response. tRPC's adapter already waits for 'drain' between
+ * writes and pulls the procedure's generator only then (through ReadableStreams that hold a
+ * chunk or two), so a client that does not read stops the reading; this drops such a client
+ * once its socket has refused bytes for `maxBlockedMs` or too much waits for it.
+ */
+function boundSubscriptionStream(res: ServerResponse, bounds: Partial<StreamBounds> | undefined, logger: Logger): void {
+  watchBackpressure(res, bounds, (reason) => logger.info("live feed client dropped", { reason }));
+}
+
+/** The dashboard's procedures at /trpc: batched queries and mutations, subscriptions over SSE (`streamBounds`: see boundSubscriptionStream). */
+export function createTrpcHandler(options: DashboardOptions & { logger: Logger; streamBounds?: Partial<StreamBounds> }) {
   const handler = createHTTPHandler({
     router: appRouter,
     basePath: "/trpc/",
+    maxBatchSize: MAX_TRPC_BATCH_CALLS,
     createContext: ({ req, res }) => requestContext(req, res, options),
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR") options.logger.error("procedure failed", { path: path ?? "?", error: error.cause?.stack ?? error.stack ?? error.message });
@@ -16,12 +49,31 @@ export function createTrpcHandler(options: DashboardOptions & { logger: Logger }
   });
   // Open subscription streams never end by themselves: shutdown ends them.
   const streams = new Set<ServerResponse>();
+  const trackStream = (req: IncomingMessage, res: ServerResponse) => {
+    if (String(req.headers.accept ?? "").includes("text/event-stream")) {
+      streams.add(res);
+      res.once("close", () => streams.delete(res));
+      boundSubscriptionStream(res, options.streamBounds, options.logger);
+    }
+  };
   return {
     handle: async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-      if (String(req.headers.accept ?? "").includes("text/event-stream")) {
-        streams.add(res);
-        res.once("close", () => streams.delete(res));
+      const refusal = batchRefusal(procedurePaths(req.url ?? "/"));
+      if (refusal) {
+        sendErrorAndClose(res, 400, "bad_request", refusal);
+        return;
       }
+      if (req.method !== "GET" && req.method !== "HEAD") {
+        const read = await readBodyCapped(req, MAX_TRPC_BODY_BYTES);
+        if (read.kind === "aborted") return;
+        if (read.kind === "too_large") {
+          sendErrorAndClose(res, 413, "payload_too_large", `the request body exceeds the limit of ${MAX_TRPC_BODY_BYTES} bytes`);
+          return;
+        }
+        // tRPC's adapter takes an already-read body from req.body instead of reading the stream again.
+        (req as IncomingMessage & { body?: string }).body = read.body.toString("utf8");
+      }
+      trackStream(req, res);
       handler(req, res);
     },
     closeStreams(): void {

@@ -145,6 +145,6 @@ describe("tRPC procedures", () => {
   it("refuses a destination on an internal address with the reason", async () => {
     const refused = await alice.mutate("endpoints.create", { name: "internal", destinationUrl: "http://169.254.169.254/latest/meta-data/" });
     expect(refused.status).toBe(400);
-    expect(refused.body.error!.json.message).toMatch(/^destination URL refused: blocked: .*169\.254\.169\.254/);
+    expect(refused.body.error!.json.message).toBe("destination URL refused: blocked: cloud metadata address");
   });
 });

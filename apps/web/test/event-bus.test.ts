@@ -34,8 +34,8 @@ describe("live event bus (LISTEN/NOTIFY)", () => {
     await waitFor(() => heard.some((m) => m.type === "event.status" && m.id === eventId), "the delivered status to be announced");
     const aboutEvent = heard.filter((m) => "id" in m && m.id === eventId);
     expect(aboutEvent).toEqual([
-      { type: "event.created", id: eventId, endpointId: endpoint.id, status: "pending" },
-      { type: "event.status", id: eventId, endpointId: endpoint.id, status: "delivered" },
+      { type: "event.created", id: eventId, endpointId: endpoint.id, userId: a.userId, status: "pending" },
+      { type: "event.status", id: eventId, endpointId: endpoint.id, userId: a.userId, status: "delivered" },
     ]);
     expect(heard).toContainEqual({ type: "endpoint.changed", id: endpoint.id, change: "created" });
   });

@@ -67,7 +67,8 @@ beforeAll(async () => {
     res.end(mode === "503" ? "unavailable" : "ok");
   });
   t = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: "true", CHAT_HOOKS_BASE: provider.base, FORWARD_TIMEOUT_MS: "500", BASE_URL: "https://rehook.example" });
-  user = new DashboardClient(t.rehook.url, "https://rehook.example");
+  // The dashboard answers at BASE_URL's host only: send it, as the TLS proxy in front would.
+  user = new DashboardClient(t.rehook.url, "https://rehook.example", "rehook.example");
   expect((await user.postForm("/signup", { email: "chat@example.com", password: "a long enough password" })).status).toBe(303);
 });
 afterAll(async () => {

@@ -73,7 +73,7 @@ describe("the OpenAPI document", () => {
     const result = await new Validator().validate(document as never);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
-    expect(Object.keys(document.paths).sort()).toEqual(["/endpoints", "/endpoints/{id}", "/endpoints/{id}/stream", "/events", "/events/{id}", "/events/{id}/local-replays", "/events/{id}/replay"]);
+    expect(Object.keys(document.paths).sort()).toEqual(["/endpoints", "/endpoints/{id}", "/endpoints/{id}/stream", "/events", "/events/{id}", "/events/{id}/body", "/events/{id}/local-replays", "/events/{id}/replay"]);
   });
 });
 
@@ -81,13 +81,13 @@ describe("/api/v1 endpoints", () => {
   it("creates (201), lists with meta, updates and deletes (204) endpoints", async () => {
     const created = await api("POST", "/endpoints", { body: { name: "API orders", destination_url: `http://127.0.0.1:${sink.port}/in` } });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ name: "API orders", destination_url: `http://127.0.0.1:${sink.port}/in`, health: { state: "capturing", success_rate: null } });
+    expect(created.json).toMatchObject({ name: "API orders", destination_url: `http://127.0.0.1:${sink.port}/in`, health: { state: "capturing", success_rate: null }, keep_proxy_headers: false });
     endpointA = created.json as { id: string; slug: string };
     const second = await api("POST", "/endpoints", { body: { name: "to delete" } });
     const listed = await api("GET", "/endpoints?limit=1&offset=1");
     expect(listed.json).toMatchObject({ data: [{ id: second.json!.id }], meta: { total: 2, limit: 1, offset: 1 } });
-    const patched = await api("PATCH", `/endpoints/${second.json!.id}`, { body: { name: "renamed", destination_url: null } });
-    expect(patched).toMatchObject({ status: 200, json: { name: "renamed", destination_url: null } });
+    const patched = await api("PATCH", `/endpoints/${second.json!.id}`, { body: { name: "renamed", destination_url: null, keep_proxy_headers: true } });
+    expect(patched).toMatchObject({ status: 200, json: { name: "renamed", destination_url: null, keep_proxy_headers: true } });
     expect((await api("DELETE", `/endpoints/${second.json!.id}`)).status).toBe(204);
     expect((await api("DELETE", `/endpoints/${second.json!.id}`)).status).toBe(404);
   });
@@ -153,6 +153,13 @@ describe("/api/v1 events", () => {
     expect((await api("POST", `/events/${eventsA[0]}/replay`, { body: "{broken" })).status).toBe(400);
     expect((await api("POST", `/events/${eventsA[0]}/replay`, { body: "x", headers: { "content-type": "text/plain" } })).status).toBe(415);
     expect((await api("POST", `/events/${eventsA[0]}/replay`, { body: { destination_url: "x".repeat(2 * 1024 * 1024) } })).status).toBe(413);
+  });
+
+  it("records a local replay whose error text carries NUL and a lone surrogate, cleaned instead of a 500", async () => {
+    const recorded = await api("POST", `/events/${eventsA[0]}/local-replays`, { body: { status: null, latency_ms: 3, error: "refused\u0000 \ud800 here" } });
+    expect(recorded.status).toBe(201);
+    const [row] = await t.db.query<{ error: string }>("select error from replay_attempts where id = $1", [recorded.json!.id]);
+    expect(row!.error).toBe("refused\ufffd \ufffd here");
   });
 });
 

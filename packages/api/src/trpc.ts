@@ -10,7 +10,7 @@ export interface RequestFacts {
   secFetchSite: string | null;
   contentType: string | null;
   /** Origins this server answers as (BASE_URL's and the Host header's). */
-  ownOrigins: string[];
+  ownOrigins: readonly string[];
 }
 
 export interface ApiContext {
@@ -29,6 +29,7 @@ const TRPC_CODES: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
   validation_failed: "BAD_REQUEST",
   unauthorized: "UNAUTHORIZED",
   forbidden: "FORBIDDEN",
+  misdirected: "FORBIDDEN",
   not_found: "NOT_FOUND",
   method_not_allowed: "METHOD_NOT_SUPPORTED",
   conflict: "CONFLICT",

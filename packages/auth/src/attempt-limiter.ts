@@ -1,5 +1,5 @@
 export interface AttemptLimiterOptions {
-  /** Failed attempts allowed per key within the window. */
+  /** Attempts allowed per key within the window. */
   maxFailures: number;
   windowMs: number;
   now?: () => number;
@@ -7,13 +7,16 @@ export interface AttemptLimiterOptions {
 
 export type AttemptVerdict = { allowed: true } | { allowed: false; retryAfterMs: number };
 
+/** Keys remembered at most; past it, keys whose attempts all left the window are forgotten. */
+const SWEEP_AT_KEYS = 10_000;
+
 /**
- * Counts failed attempts per key (an email, an IP address) in a sliding window; past the
- * limit, attempts are refused until the oldest failure leaves the window. In memory, per
- * instance: several instances each allow the limit, which still stops guessing at speed.
+ * Counts attempts per key (an email, an address) in a sliding window; past the limit,
+ * attempts are refused until the oldest one leaves the window. In memory, per instance:
+ * several instances each allow the limit, which still stops guessing at speed.
  */
 export class AttemptLimiter {
-  private readonly failures = new Map<string, number[]>();
+  private readonly attempts = new Map<string, number[]>();
   private readonly now: () => number;
 
   constructor(private readonly options: AttemptLimiterOptions) {
@@ -26,24 +29,40 @@ export class AttemptLimiter {
     return { allowed: false, retryAfterMs: recent[0]! + this.options.windowMs - this.now() };
   }
 
-  recordFailure(key: string): void {
+  /** Attempts of this key still inside the window. */
+  count(key: string): number {
+    return this.recent(key).length;
+  }
+
+  /**
+   * Counts one attempt now. Callers count before the slow work (a password hash) so that
+   * concurrent attempts cannot all pass the check first; the returned function takes this
+   * one attempt back (a login that turned out to be right).
+   */
+  recordFailure(key: string): () => void {
+    const at = this.now();
     const recent = this.recent(key);
-    recent.push(this.now());
-    this.failures.set(key, recent);
-    if (this.failures.size > 10_000) this.sweep();
+    recent.push(at);
+    this.attempts.set(key, recent);
+    if (this.attempts.size > SWEEP_AT_KEYS) this.sweep();
+    return () => {
+      const list = this.attempts.get(key);
+      const index = list?.lastIndexOf(at) ?? -1;
+      if (index >= 0) list!.splice(index, 1);
+    };
   }
 
   reset(key: string): void {
-    this.failures.delete(key);
+    this.attempts.delete(key);
   }
 
   private recent(key: string): number[] {
     const since = this.now() - this.options.windowMs;
-    return (this.failures.get(key) ?? []).filter((at) => at > since);
+    return (this.attempts.get(key) ?? []).filter((at) => at > since);
   }
 
-  /** Bounded memory: forget keys whose failures have all left the window. */
+  /** Bounded memory: forget keys whose attempts have all left the window. */
   private sweep(): void {
-    for (const key of this.failures.keys()) if (this.recent(key).length === 0) this.failures.delete(key);
+    for (const key of this.attempts.keys()) if (this.recent(key).length === 0) this.attempts.delete(key);
   }
 }

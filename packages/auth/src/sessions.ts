@@ -41,7 +41,8 @@ declare module "lucia" {
 export function createSessionManager(options: { entityManager: () => EntityManager; secureCookies: boolean; lifetimeDays?: number }): SessionManager {
   const lucia = new Lucia(new MikroOrmSessionAdapter(options.entityManager), {
     sessionExpiresIn: new TimeSpan(options.lifetimeDays ?? 30, "d"),
-    sessionCookie: { name: "rehook_session", expires: true, attributes: { secure: options.secureCookies, sameSite: "lax", path: "/" } },
+    // __Host- makes the browser refuse the cookie unless it is Secure, Path=/ and host-only: no subdomain or plain-http page can plant or shadow it.
+    sessionCookie: { name: options.secureCookies ? "__Host-rehook_session" : "rehook_session", expires: true, attributes: { secure: options.secureCookies, sameSite: "lax", path: "/" } },
     getUserAttributes: (attributes) => ({ email: attributes.email }),
   });
   const asCookie = (cookie: { name: string; serialize(): string }): SessionCookie => ({ name: cookie.name, serialized: cookie.serialize() });

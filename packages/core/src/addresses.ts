@@ -15,7 +15,9 @@ export type AddressKind =
   | "nat64"
   | "6to4"
   | "teredo"
-  | "metadata";
+  | "metadata"
+  | "metadata-range"
+  | "ipv4-translated";
 
 interface Range {
   bytes: number[];
@@ -35,14 +37,19 @@ function v6(cidr: string, kind: AddressKind): Range {
 
 // Most specific first: the first match names the kind.
 const IPV4_RANGES: Range[] = [
-  v4("169.254.169.254/32", "metadata"),
-  v4("100.100.100.200/32", "metadata"),
+  // Cloud instance metadata and platform services: credentials and host control, never a destination.
+  v4("169.254.169.254/32", "metadata"), // AWS, GCP, Azure IMDS, OCI, DigitalOcean, OpenStack
+  v4("169.254.170.2/32", "metadata"), // AWS ECS task metadata and credentials
+  v4("169.254.0.23/32", "metadata"), // Tencent Cloud
+  v4("100.100.100.200/32", "metadata"), // Alibaba Cloud
+  v4("168.63.129.16/32", "metadata"), // Azure WireServer
   v4("255.255.255.255/32", "broadcast"),
   v4("0.0.0.0/8", "unspecified"),
   v4("10.0.0.0/8", "private"),
   v4("100.64.0.0/10", "shared"),
   v4("127.0.0.0/8", "loopback"),
-  v4("169.254.0.0/16", "link-local"),
+  // The rest of IPv4 link-local stays closed too: providers put more services there over time.
+  v4("169.254.0.0/16", "metadata-range"),
   v4("172.16.0.0/12", "private"),
   v4("192.0.0.0/24", "reserved"),
   v4("192.0.2.0/24", "documentation"),
@@ -56,7 +63,9 @@ const IPV4_RANGES: Range[] = [
 ];
 
 const IPV6_RANGES: Range[] = [
-  v6("fd00:ec2::254/128", "metadata"),
+  v6("fd00:ec2::/64", "metadata"), // AWS Nitro: IMDS fd00:ec2::254, DNS, NTP and what comes next
+  // SIIT (RFC 2765) IPv4-translated addresses: a translator would carry them to any IPv4 address.
+  v6("::ffff:0:0:0/96", "ipv4-translated"),
   v6("::/128", "unspecified"),
   v6("::1/128", "loopback"),
   v6("64:ff9b::/96", "nat64"),
@@ -105,8 +114,10 @@ function matches(bytes: number[], range: Range): boolean {
 }
 
 /**
- * Classifies an IP address. IPv4-mapped IPv6 (::ffff:a.b.c.d) is unwrapped first, so
- * ::ffff:127.0.0.1 is loopback; brackets and zone ids are ignored. Not an IP: undefined.
+ * Classifies an IP address. IPv4-mapped IPv6 (::ffff:a.b.c.d) is unwrapped first and
+ * classified as its IPv4 address (a dual-stack socket reaches exactly that host), so
+ * ::ffff:127.0.0.1 is loopback and ::ffff:8.8.8.8 public; brackets and zone ids are
+ * ignored. Not an IP: undefined.
  */
 export function classifyAddress(address: string): AddressKind | undefined {
   const bare = address.replace(/^\[|\]$/g, "");
@@ -121,7 +132,12 @@ export function classifyAddress(address: string): AddressKind | undefined {
   return IPV6_RANGES.find((range) => matches(bytes, range))?.kind ?? "public";
 }
 
-/** Kinds that ALLOW_PRIVATE_DESTINATIONS opens (local development, private networks). */
+/**
+ * Kinds that ALLOW_PRIVATE_DESTINATIONS opens (local development, private networks). Every
+ * other kind stays closed whatever the setting: cloud metadata and all of 169.254.0.0/16,
+ * IPv4-translated, unspecified, multicast, reserved and the tunnelling prefixes.
+ * "link-local" is IPv6 fe80::/10 only.
+ */
 const OPENED_BY_OPT_IN = new Set<AddressKind>(["loopback", "private", "link-local", "shared"]);
 
 export interface AddressPolicy {
@@ -133,7 +149,7 @@ export type AddressVerdict = { allowed: true } | { allowed: false; reason: strin
 const REASONS: Record<Exclude<AddressKind, "public">, string> = {
   loopback: "loopback address",
   private: "private network address",
-  "link-local": "link-local address",
+  "link-local": "IPv6 link-local address",
   shared: "shared (CGNAT) address",
   unspecified: "unspecified address",
   multicast: "multicast address",
@@ -144,18 +160,22 @@ const REASONS: Record<Exclude<AddressKind, "public">, string> = {
   "6to4": "6to4 address",
   teredo: "Teredo address",
   metadata: "cloud metadata address",
+  "metadata-range": "IPv4 link-local address (cloud metadata range)",
+  "ipv4-translated": "IPv4-translated (SIIT) address",
 };
 
 /**
  * Whether a destination may be reached at this address. Public unicast only, unless the
- * operator opened private ranges; cloud metadata addresses stay closed even then.
+ * operator opened private ranges; cloud metadata addresses stay closed even then. The
+ * reason names the kind of address, never the address: when a name resolved to it, the
+ * user must not learn what an internal name points at.
  */
 export function checkAddress(address: string, policy: AddressPolicy): AddressVerdict {
   const kind = classifyAddress(address);
-  if (kind === undefined) return { allowed: false, reason: `not an IP address: ${address}` };
+  if (kind === undefined) return { allowed: false, reason: "blocked: not an IP address" };
   if (kind === "public") return { allowed: true };
   if (policy.allowPrivate && OPENED_BY_OPT_IN.has(kind)) return { allowed: true };
-  return { allowed: false, reason: `blocked: ${REASONS[kind]} (${address})` };
+  return { allowed: false, reason: `blocked: ${REASONS[kind]}` };
 }
 
 /** Names that always mean this machine, whatever DNS says. */

@@ -6,5 +6,7 @@ export { relativeTime } from "./relative-time.js";
 export { describePayload, jsonTokens, type JsonToken, type JsonTokenKind, type PayloadView } from "./payload-view.js";
 export { shellQuote } from "./curl.js";
 // Replays: where a replay goes (the server's own rule) and what a browser-side (local) replay sends.
-export { forwardableHeaders, forwardTarget } from "./forwarding.js";
+export { forwardableHeaders, forwardTarget, type ForwardHeaderOptions, type ForwardTarget } from "./forwarding.js";
 export { LOCAL_REPLAY_ORIGIN, REPLAY_ENVIRONMENTS, replayTarget, type ReplayEnvironment, type ReplaySource, type ReplayTarget } from "./replay-target.js";
+// Logging in: where the login and sign-up forms may send the user afterwards.
+export { safeRedirectPath } from "./safe-redirect.js";

@@ -23,12 +23,16 @@ export const environmentSchema = z.object({
   MAX_PAYLOAD_BYTES: positiveInt.default(10 * MIB),
   MAX_HEADER_COUNT: positiveInt.max(10_000).default(500),
   TRUST_PROXY: booleanString.default(false),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
+  ALLOWED_ORIGINS: z.string().optional(),
   ALLOW_PRIVATE_DESTINATIONS: booleanString.default(false),
   FORWARD_TIMEOUT_MS: positiveInt.max(300_000).default(30_000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   CHAT_HOOKS_BASE: z.url({ protocol: /^https?$/ }).default("https://hooks.slack.com"),
   PUBLIC_API_ENABLED: booleanString.default(true),
   API_RATE_LIMIT_PER_MINUTE: positiveInt.max(1_000_000).default(600),
+  SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt.max(1_000_000).default(20),
+  PASSWORD_HASH_CONCURRENCY: positiveInt.max(64).optional(),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -42,7 +46,12 @@ export interface Config {
   dataDir: string;
   maxPayloadBytes: number;
   maxHeaderCount: number;
-  trustProxy: boolean;
+  /** Proxies in front of Rehook whose X-Forwarded-For entries are believed (0: none, TRUST_PROXY=false). */
+  trustedProxyHops: number;
+  /** Origins the dashboard answers at: BASE_URL's, then ALLOWED_ORIGINS. */
+  dashboardOrigins: string[];
+  /** BASE_URL was not set: loopback origins on the port actually listened on are ours too (local use). */
+  baseUrlIsDefault: boolean;
   /** Opens loopback and private ranges to destinations (local development, private networks). */
   allowPrivateDestinations: boolean;
   /** Total time a forward or replay may take before it counts as failed. */
@@ -56,6 +65,31 @@ export interface Config {
   publicApiEnabled: boolean;
   /** Requests per API key per minute on /api/v1. */
   apiRateLimitPerMinute: number;
+  /** Sign-ups allowed from one client address per hour. */
+  signupsPerAddressPerHour: number;
+  /** Password hashes run at once (unset: half the cores). */
+  passwordHashConcurrency: number | undefined;
+}
+
+/** ALLOWED_ORIGINS: comma-separated http(s) origins (scheme://host[:port], nothing after). */
+function allowedOrigins(raw: string | undefined): string[] {
+  if (!raw) return [];
+  return raw
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean)
+    .map((item) => {
+      let url: URL;
+      try {
+        url = new URL(item);
+      } catch {
+        throw new ConfigError(`invalid ALLOWED_ORIGINS: ${item} is not an origin like https://rehook.example.com`);
+      }
+      if ((url.protocol !== "http:" && url.protocol !== "https:") || url.origin !== item.replace(/\/$/, "")) {
+        throw new ConfigError(`invalid ALLOWED_ORIGINS: ${item} is not an origin like https://rehook.example.com`);
+      }
+      return url.origin;
+    });
 }
 
 export class ConfigError extends Error {
@@ -74,16 +108,19 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     throw new ConfigError(`invalid ${issue.path.join(".")}: ${issue.message}`);
   }
   const e = parsed.data;
+  const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
     port: e.PORT,
     host: e.HOST,
-    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    baseUrl,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     dataDir: e.REHOOK_DATA_DIR ?? defaultDataDir,
     maxPayloadBytes: e.MAX_PAYLOAD_BYTES,
     maxHeaderCount: e.MAX_HEADER_COUNT,
-    trustProxy: e.TRUST_PROXY,
+    trustedProxyHops: e.TRUST_PROXY ? e.TRUST_PROXY_HOPS : 0,
+    dashboardOrigins: [new URL(baseUrl).origin, ...allowedOrigins(e.ALLOWED_ORIGINS)],
+    baseUrlIsDefault: e.BASE_URL === undefined,
     allowPrivateDestinations: e.ALLOW_PRIVATE_DESTINATIONS,
     forwardTimeoutMs: e.FORWARD_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
@@ -91,5 +128,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     secureCookies: (e.BASE_URL ?? "").startsWith("https:"),
     publicApiEnabled: e.PUBLIC_API_ENABLED,
     apiRateLimitPerMinute: e.API_RATE_LIMIT_PER_MINUTE,
+    signupsPerAddressPerHour: e.SIGNUPS_PER_ADDRESS_PER_HOUR,
+    passwordHashConcurrency: e.PASSWORD_HASH_CONCURRENCY,
   };
 }

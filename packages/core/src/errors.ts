@@ -4,6 +4,7 @@ export type ErrorCode =
   | "validation_failed"
   | "unauthorized"
   | "forbidden"
+  | "misdirected"
   | "not_found"
   | "method_not_allowed"
   | "conflict"

@@ -21,3 +21,7 @@ export * from "./chat-hooks.js";
 export * from "./relative-time.js";
 export * from "./replay-target.js";
 export * from "./chat-messages.js";
+export * from "./safe-text.js";
+export * from "./safe-redirect.js";
+export * from "./sub-path.js";
+export * from "./concurrency-limit.js";

@@ -26,28 +26,32 @@ export type ReplayTarget =
  * sub-path and query appended (as forwarding does); staging: the same with the host
  * replaced by the endpoint's staging hostname; local: http://localhost:3000 followed by the
  * path and query the original would use (the captured ones for capture-only endpoints);
- * custom: the given URL as it is.
+ * custom: the given URL as it is. A captured sub-path that could leave the destination's path
+ * makes every target but custom impossible (see forwardTarget).
  */
 export function replayTarget(environment: ReplayEnvironment, source: ReplaySource, customUrl?: string | null): ReplayTarget {
+  if (environment === "custom") {
+    if (!customUrl) return { ok: false, kind: "invalid", reason: "customUrl is required for a custom replay" };
+    const checked = checkDestinationSyntax(customUrl);
+    return checked.ok ? { ok: true, url: checked.url } : { ok: false, kind: "invalid", reason: `customUrl: ${checked.reason}` };
+  }
   const original = source.destinationUrl ? forwardTarget(source.destinationUrl, source.path, source.query) : null;
+  if (original && !original.ok) return { ok: false, kind: "impossible", reason: original.reason };
   switch (environment) {
     case "original":
-      return original ? { ok: true, url: original } : { ok: false, kind: "impossible", reason: "this endpoint has no destination URL to replay to" };
+      return original ? { ok: true, url: original.url } : { ok: false, kind: "impossible", reason: "this endpoint has no destination URL to replay to" };
     case "staging": {
       if (!original) return { ok: false, kind: "impossible", reason: "staging replays need a destination URL on the endpoint" };
       if (!source.stagingHost) return { ok: false, kind: "impossible", reason: "set a staging hostname on the endpoint first" };
-      const url = new URL(original);
+      const url = new URL(original.url);
       url.host = source.stagingHost;
       return { ok: true, url: url.href };
     }
     case "local": {
-      const target = original ? new URL(original) : new URL(forwardTarget(`${LOCAL_REPLAY_ORIGIN}/`, source.path, source.query));
-      return { ok: true, url: `${LOCAL_REPLAY_ORIGIN}${target.pathname}${target.search}` };
-    }
-    case "custom": {
-      if (!customUrl) return { ok: false, kind: "invalid", reason: "customUrl is required for a custom replay" };
-      const checked = checkDestinationSyntax(customUrl);
-      return checked.ok ? { ok: true, url: checked.url } : { ok: false, kind: "invalid", reason: `customUrl: ${checked.reason}` };
+      const target = original ?? forwardTarget(`${LOCAL_REPLAY_ORIGIN}/`, source.path, source.query);
+      if (!target.ok) return { ok: false, kind: "impossible", reason: target.reason };
+      const url = new URL(target.url);
+      return { ok: true, url: `${LOCAL_REPLAY_ORIGIN}${url.pathname}${url.search}` };
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { HeaderList } from "./headers.js";
+import { storableText, truncateText } from "./safe-text.js";
 
 export interface SenderInput {
   headers: HeaderList;
@@ -177,9 +178,17 @@ function userAgentProduct(userAgent: string | undefined): string | undefined {
   return product ? product.toLowerCase() : undefined;
 }
 
+/** Control characters (C0, DEL, C1): a label is one line of display text. */
+const CONTROL = /[\u0000-\u001F\u007F-\u009F]/g;
+
+/**
+ * A label fit to store and show, whatever the payload held: NUL, other control characters
+ * and lone surrogates become U+FFFD, and the cut at MAX_LABEL_LENGTH never splits a
+ * surrogate pair (half an emoji would make PostgreSQL refuse the whole capture).
+ */
 function clean(label: string | undefined): string | undefined {
   const trimmed = label?.trim();
-  return trimmed ? trimmed.slice(0, MAX_LABEL_LENGTH) : undefined;
+  return trimmed ? truncateText(storableText(trimmed).replace(CONTROL, "\uFFFD"), MAX_LABEL_LENGTH) : undefined;
 }
 
 /**

@@ -10,8 +10,21 @@ describe("configuration", () => {
       databaseUrl: undefined,
       dataDir: "/data",
       maxPayloadBytes: 10 * 1024 * 1024,
-      trustProxy: false,
+      trustedProxyHops: 0,
+      dashboardOrigins: ["http://localhost:8080"],
+      baseUrlIsDefault: true,
     });
+  });
+
+  it("trusts TRUST_PROXY_HOPS proxies only with TRUST_PROXY, and reads ALLOWED_ORIGINS as a list of origins", () => {
+    expect(loadConfig({ TRUST_PROXY_HOPS: "2" }, "/d").trustedProxyHops).toBe(0);
+    expect(loadConfig({ TRUST_PROXY: "true" }, "/d").trustedProxyHops).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: "true", TRUST_PROXY_HOPS: "2" }, "/d").trustedProxyHops).toBe(2);
+    const config = loadConfig({ BASE_URL: "https://hooks.example.com/", ALLOWED_ORIGINS: "https://admin.example.com, http://10.0.0.5:8080/" }, "/d");
+    expect(config.dashboardOrigins).toEqual(["https://hooks.example.com", "https://admin.example.com", "http://10.0.0.5:8080"]);
+    expect(config.baseUrlIsDefault).toBe(false);
+    expect(() => loadConfig({ ALLOWED_ORIGINS: "https://admin.example.com/path" }, "/d")).toThrow(/ALLOWED_ORIGINS/);
+    expect(() => loadConfig({ ALLOWED_ORIGINS: "admin.example.com" }, "/d")).toThrow(/ALLOWED_ORIGINS/);
   });
 
   it("derives BASE_URL from PORT and strips a trailing slash from a given one", () => {

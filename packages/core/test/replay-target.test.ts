@@ -28,4 +28,15 @@ describe("replay targets", () => {
     expect(replayTarget("custom", captureOnly, "not a url")).toMatchObject({ ok: false, kind: "invalid" });
     expect(replayTarget("custom", captureOnly, "ftp://example.org/")).toMatchObject({ ok: false, kind: "invalid", reason: expect.stringContaining("ftp") });
   });
+
+  it("refuses every target but custom for a stored sub-path that could leave the destination's path", () => {
+    for (const path of ["/../admin", "/%2e%2e/admin", "/a%2f..%2f..%2fadmin", "/.%2E/admin"]) {
+      for (const environment of ["original", "staging", "local"] as const) {
+        expect(replayTarget(environment, { ...forwarded, path }), `${environment} ${path}`).toMatchObject({ ok: false, kind: "impossible", reason: expect.stringContaining("could leave the destination's path /hooks") });
+      }
+      // Capture-only: the local target is localhost:3000 plus the captured path, which must not climb either.
+      expect(replayTarget("local", { ...captureOnly, path }), path).toMatchObject({ ok: false, kind: "impossible" });
+      expect(replayTarget("custom", { ...forwarded, path }, "https://example.org/in")).toEqual({ ok: true, url: "https://example.org/in" });
+    }
+  });
 });

@@ -97,4 +97,51 @@ describe("sender detection", () => {
   it("matches header names case-insensitively", () => {
     expect(detect([["x-github-event", "ping"]], "{}")).toEqual({ source: "github", eventType: "ping" });
   });
+
+  describe("poison labels: stored sanitised, so PostgreSQL never refuses the capture", () => {
+    const longCut = "x".repeat(199) + "\u{1F600}"; // the 200th unit is the first half of the emoji
+
+    it.each([
+      ["NUL", "invoice\u0000paid", "invoice\uFFFDpaid"],
+      ["a lone high surrogate", "invoice\ud800paid", "invoice\uFFFDpaid"],
+      ["a lone low surrogate", "\udc00paid", "\uFFFDpaid"],
+      ["a cut inside a surrogate pair", longCut, "x".repeat(199)],
+      ["other control characters", "a\nb\u001b[31mc\u0085", "a\uFFFDb\uFFFD[31mc\uFFFD"],
+    ])("JSON type with %s", (_, type, expected) => {
+      for (const field of ["type", "event_type", "event"]) {
+        expect(detect([JSON_TYPE], json({ [field]: type })).eventType, field).toBe(expected);
+      }
+    });
+
+    it("keeps whole emoji and labels of exactly 200 units", () => {
+      expect(detect([JSON_TYPE], json({ type: "deploy \u{1F680} done" })).eventType).toBe("deploy \u{1F680} done");
+      const exact = "y".repeat(198) + "\u{1F600}";
+      expect(detect([JSON_TYPE], json({ type: exact })).eventType).toBe(exact);
+    });
+
+    it("sanitises the fields of every sender table entry", () => {
+      expect(detect([JSON_TYPE, ["X-GitHub-Event", "push"]], json({ action: "op\u0000ened" })).eventType).toBe("push.op\uFFFDened");
+      expect(detect([JSON_TYPE, ["Stripe-Signature", "t=1"]], json({ type: "\ud83d" })).eventType).toBe("\uFFFD");
+      const slackPayload = new URLSearchParams({ payload: json({ type: "block\u0000actions\udfff" }) }).toString();
+      expect(detect([FORM_TYPE, ["X-Slack-Signature", "v0=1"]], slackPayload).eventType).toBe("block\uFFFDactions\uFFFD");
+      const twilio = new URLSearchParams({ MessageStatus: "deli\u0000vered" + "z".repeat(300) }).toString();
+      const label = detect([FORM_TYPE, ["X-Twilio-Signature", "s"]], twilio).eventType;
+      expect(label.startsWith("message.deli\uFFFDvered")).toBe(true);
+      expect(label).toHaveLength(200);
+      const twilioEmoji = new URLSearchParams({ CallStatus: "c".repeat(194) + "\u{1F4DE}" }).toString();
+      expect(detect([FORM_TYPE, ["X-Twilio-Signature", "s"]], twilioEmoji).eventType).toBe(`call.${"c".repeat(194)}`);
+    });
+
+    it("never leaves NUL or a lone surrogate in any label, whatever the input", () => {
+      const wellFormed = (text: string) => !/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
+      for (let length = 195; length <= 205; length += 1) {
+        for (const tail of ["\u{1F600}", "\ud800", "\udc00", "\u0000", "\u{1F600}\u{1F600}"]) {
+          const type = "t".repeat(length) + tail;
+          const { eventType } = detect([JSON_TYPE], json({ type }));
+          expect(wellFormed(eventType), `${length} ${JSON.stringify(tail)}`).toBe(true);
+          expect(eventType.length).toBeLessThanOrEqual(200);
+        }
+      }
+    });
+  });
 });

@@ -1,4 +1,4 @@
-import type { EventStatus, HeaderList } from "@rehook/core";
+import { storableText, type EventStatus, type HeaderList } from "@rehook/core";
 import type { Pool } from "./pool.js";
 
 /** One request as it arrived on a capture URL, ready to be stored. */
@@ -22,6 +22,7 @@ export interface ForwardingSettings {
   destinationUrl: string | null;
   signRequests: boolean;
   secret: string;
+  keepProxyHeaders: boolean;
 }
 
 export type CaptureWriteResult =
@@ -54,6 +55,8 @@ export interface GroupCommitOptions {
 export interface StoredEvent {
   id: string;
   endpointId: string;
+  /** The endpoint's owner: live feeds filter the bus by it without a query. */
+  userId: string;
   status: EventStatus;
 }
 
@@ -83,7 +86,7 @@ with incoming as (
   )
 ),
 endpoint as (
-  select id, user_id, slug, destination_url, sign_requests, secret from endpoints
+  select id, user_id, slug, destination_url, sign_requests, secret, keep_proxy_headers from endpoints
   where slug in (select distinct slug from incoming)
   for key share
 ),
@@ -109,27 +112,40 @@ stored as (
 )
 -- One row per endpoint found, not per event: every event of a found slug was inserted.
 -- The endpoint's forwarding settings come back too: the fast path delivers from memory.
-select id as endpoint_id, slug, case when destination_url is null then 'captured' else 'pending' end as status,
-       destination_url, sign_requests, secret, destination_url is not null and $3::float8 is not null as leased
+select id as endpoint_id, user_id, slug, case when destination_url is null then 'captured' else 'pending' end as status,
+       destination_url, sign_requests, secret, keep_proxy_headers, destination_url is not null and $3::float8 is not null as leased
 from endpoint`;
+
+/*
+ * Every text of a row, sanitised: PostgreSQL refuses NUL and lone surrogates in text and json,
+ * and one such string would fail the whole batch statement (its neighbours are then retried
+ * alone, but the sender of that row would get 503 for its content). Node's HTTP parser
+ * already refuses NUL and control characters in the request line and headers, and gives
+ * header text as latin1 (no surrogates), so this normally changes nothing.
+ */
+const nullableText = (value: string | null) => (value === null ? null : storableText(value));
+function storableHeaders(headers: HeaderList): HeaderList {
+  const clean = headers.every(([name, value]) => storableText(name) === name && storableText(value) === value);
+  return clean ? headers : headers.map(([name, value]) => [storableText(name), storableText(value)]);
+}
 
 function batchParameters(requests: CapturedRequest[]): [string, Buffer] {
   let offset = 0;
   const rows = requests.map((r) => {
     const row = {
       id: r.id,
-      slug: r.slug,
+      slug: r.slug, // a valid slug (checked before capture), matched against the endpoints as it is
       received_at: r.receivedAt.toISOString(),
-      method: r.method,
-      path: r.path,
-      query: r.query,
-      headers: r.headers,
+      method: storableText(r.method),
+      path: storableText(r.path),
+      query: storableText(r.query),
+      headers: storableHeaders(r.headers),
       body_offset: offset,
       size_bytes: r.body.byteLength,
-      content_type: r.contentType,
-      client_ip: r.clientIp,
-      source: r.source,
-      event_type: r.eventType,
+      content_type: nullableText(r.contentType),
+      client_ip: nullableText(r.clientIp),
+      source: storableText(r.source),
+      event_type: storableText(r.eventType),
     };
     offset += r.body.byteLength;
     return row;
@@ -225,11 +241,13 @@ export class GroupCommitWriter {
     // Named: each connection parses and plans the statement once, not once per batch.
     const result = await this.pool.query<{
       endpoint_id: string;
+      user_id: string;
       slug: string;
       status: EventStatus;
       destination_url: string | null;
       sign_requests: boolean;
       secret: string;
+      keep_proxy_headers: boolean;
       leased: boolean;
     }>({
       name: "rehook_capture_batch",
@@ -246,12 +264,17 @@ export class GroupCommitWriter {
               kind: "stored",
               endpointId: endpoint.endpoint_id,
               status: endpoint.status,
-              forwarding: { destinationUrl: endpoint.destination_url, signRequests: endpoint.sign_requests, secret: endpoint.secret },
+              forwarding: {
+                destinationUrl: endpoint.destination_url,
+                signRequests: endpoint.sign_requests,
+                secret: endpoint.secret,
+                keepProxyHeaders: endpoint.keep_proxy_headers,
+              },
               leased: endpoint.leased,
             }
           : { kind: "unknown_endpoint" },
       );
-      if (endpoint && this.onStored) stored.push({ id: waiting.request.id, endpointId: endpoint.endpoint_id, status: endpoint.status });
+      if (endpoint && this.onStored) stored.push({ id: waiting.request.id, endpointId: endpoint.endpoint_id, userId: endpoint.user_id, status: endpoint.status });
     }
     if (stored.length > 0) this.onStored?.(stored);
   }

@@ -2,10 +2,14 @@ import pg from "pg";
 import type { EventStatus } from "@rehook/core";
 import type { Pool } from "./pool.js";
 
-/** What instances tell each other through PostgreSQL: the live feed and cache invalidation listen to it. */
+/**
+ * What instances tell each other through PostgreSQL: the live feed and cache invalidation
+ * listen to it. Event messages name the endpoint's owner (`userId`) so a subscriber can skip
+ * other users' events without a query; messages from an instance that predates the field lack it.
+ */
 export type BusMessage =
-  | { type: "event.created"; id: string; endpointId: string; status: EventStatus }
-  | { type: "event.status"; id: string; endpointId: string; status: EventStatus }
+  | { type: "event.created"; id: string; endpointId: string; userId: string; status: EventStatus }
+  | { type: "event.status"; id: string; endpointId: string; userId: string; status: EventStatus }
   | { type: "endpoint.changed"; id: string; change: "created" | "updated" | "deleted" };
 
 export const BUS_CHANNEL = "rehook_events";

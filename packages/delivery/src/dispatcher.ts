@@ -6,6 +6,7 @@ import {
   type Logger,
 } from "@rehook/core";
 import {
+  BODY_BYTES_PER_READ,
   claimDueEvents,
   completeEvents,
   type ClaimedEvent,
@@ -26,6 +27,8 @@ export interface DispatcherOptions {
   maxResponseBytes?: number;
   /** How often pending events nobody holds are looked for (missed fast paths, expired leases). */
   recoveryIntervalMs?: number;
+  /** Body bytes of recovered events held at once, claimed and not yet answered (MAX_RECOVERY_BYTES_IN_FLIGHT). */
+  maxRecoveryBytes?: number;
   /** Most deliveries this instance runs at once. */
   maxInFlight?: number;
   /** Told about every event that reached delivered or failed (live feed, notifications). */
@@ -42,18 +45,20 @@ export interface StoredRequest {
   body: Uint8Array;
   signRequests: boolean;
   secret: string;
+  /** The endpoint's keep_proxy_headers: X-Forwarded-*, Forwarded and X-Real-IP go along. */
+  keepProxyHeaders: boolean;
 }
 
 export type SendOptions = Pick<DispatcherOptions, "timeoutMs" | "allowPrivate" | "maxResponseBytes">;
 
 /**
  * What goes on the wire for a stored request: its method, body bytes and headers minus the
- * hop-by-hop set, signed afresh when the endpoint signs (new timestamp, the event id as
- * webhook-id, so receivers can drop duplicates; a sender's own webhook-* headers would
- * contradict ours and are replaced).
+ * hop-by-hop set (and the proxy headers unless the endpoint keeps them), signed afresh when
+ * the endpoint signs (new timestamp, the event id as webhook-id, so receivers can drop
+ * duplicates; a sender's own webhook-* headers would contradict ours and are replaced).
  */
 export function outboundTask(request: StoredRequest, url: string, options: SendOptions, startBy?: number): DeliveryTask {
-  let headers: HeaderList = forwardableHeaders(request.headers);
+  let headers: HeaderList = forwardableHeaders(request.headers, { keepProxyHeaders: request.keepProxyHeaders });
   if (request.signRequests) {
     const signature = signStandardWebhook({ id: request.id, timestampSeconds: Date.now() / 1000, body: request.body, secret: request.secret });
     headers = [...headers.filter(([name]) => !SIGNATURE_HEADERS.has(name.toLowerCase())), ...Object.entries(signature)];
@@ -70,9 +75,15 @@ export function outboundTask(request: StoredRequest, url: string, options: SendO
   };
 }
 
-/** What goes on the wire for one claimed event: to its destination, with path forwarding. */
+/**
+ * What goes on the wire for one claimed event: to its destination, with path forwarding. A
+ * sub-path that could leave the destination's path (stored before capture refused it) makes
+ * a task the worker fails at once, with the reason, so the attempt is recorded like any other.
+ */
 export function deliveryTask(event: ClaimedEvent, options: SendOptions, startBy?: number): DeliveryTask {
-  return outboundTask(event, forwardTarget(event.destinationUrl, event.path, event.query), options, startBy);
+  const target = forwardTarget(event.destinationUrl, event.path, event.query);
+  if (target.ok) return outboundTask(event, target.url, options, startBy);
+  return { ...outboundTask(event, event.destinationUrl, options, startBy), refused: target.reason };
 }
 
 function outcome(id: string, result: DeliveryResult): DeliveryOutcome {
@@ -88,6 +99,11 @@ function outcome(id: string, result: DeliveryResult): DeliveryOutcome {
     error: result.error,
   };
 }
+
+/** Most events one recovery claim takes. */
+const CLAIM_ROWS = 500;
+/** Body bytes of recovered events a dispatcher holds at once by default (claimed, not yet answered). */
+export const MAX_RECOVERY_BYTES_IN_FLIGHT = BODY_BYTES_PER_READ;
 
 /**
  * Moves pending events to delivered or failed. The main thread claims work in PostgreSQL
@@ -105,6 +121,9 @@ export class DeliveryDispatcher {
   private completions: DeliveryOutcome[] = [];
   private completing: Promise<void> | undefined;
   private recoveryTimer: NodeJS.Timeout | undefined;
+  private recovering = false;
+  private recoveryBytes = 0;
+  private readonly maxRecoveryBytes: number;
   private stopped = false;
   private readonly running = new Set<Promise<unknown>>();
 
@@ -113,6 +132,7 @@ export class DeliveryDispatcher {
     // is never taken over, and short enough that a crashed instance's work resumes soon.
     this.leaseMs = options.timeoutMs * 2 + 5_000;
     this.maxInFlight = options.maxInFlight ?? 2_000;
+    this.maxRecoveryBytes = options.maxRecoveryBytes ?? MAX_RECOVERY_BYTES_IN_FLIGHT;
   }
 
   start(): void {
@@ -136,7 +156,7 @@ export class DeliveryDispatcher {
     this.offerScheduled = true;
     setImmediate(() => {
       this.offerScheduled = false;
-      this.deliver(this.offered.splice(0));
+      void this.deliver(this.offered.splice(0));
     });
   }
 
@@ -155,29 +175,49 @@ export class DeliveryDispatcher {
 
   private scheduleRecovery(delayMs: number): void {
     if (this.stopped) return;
+    clearTimeout(this.recoveryTimer);
     this.recoveryTimer = setTimeout(() => {
-      const room = this.maxInFlight - this.inFlight;
-      const work = room > 0 ? this.claimDue(Math.min(room, 500)) : Promise.resolve(0);
+      this.recovering = true;
       this.track(
-        work.then((claimed) => this.scheduleRecovery(claimed >= 500 ? 0 : (this.options.recoveryIntervalMs ?? 1_000))),
+        this.recover().then((more) => {
+          this.recovering = false;
+          this.scheduleRecovery(more ? 0 : (this.options.recoveryIntervalMs ?? 1_000));
+        }),
       );
     }, delayMs);
   }
 
-  private async claimDue(limit: number): Promise<number> {
+  /**
+   * Claims what is due, within the room left in flight and the recovery's byte budget
+   * (recovered bodies, up to 10 MiB each, stay in memory until answered). Answers whether
+   * more is probably due at once (the claim was cut by rows).
+   */
+  private async recover(): Promise<boolean> {
+    const room = this.maxInFlight - this.inFlight;
+    const budget = this.maxRecoveryBytes - this.recoveryBytes;
+    if (room <= 0 || budget <= 0) return false;
+    const limit = Math.min(room, CLAIM_ROWS);
     let claimed: ClaimedEvent[];
     try {
-      claimed = await claimDueEvents(this.options.db, limit, this.leaseMs);
+      claimed = await claimDueEvents(this.options.db, limit, this.leaseMs, budget);
     } catch (error) {
       this.options.logger.warn("could not claim deliveries", { error: String(error) });
-      return 0;
+      return false;
     }
-    this.deliver(claimed);
-    return claimed.length;
+    if (claimed.length === 0) return false;
+    const bytes = claimed.reduce((sum, event) => sum + event.body.byteLength, 0);
+    this.recoveryBytes += bytes;
+    void this.deliver(claimed).finally(() => {
+      this.recoveryBytes -= bytes;
+      // Cut by bytes: the next claim waited for this room, not for the interval.
+      if (bytes >= budget && !this.recovering) this.scheduleRecovery(0);
+    });
+    return claimed.length >= limit;
   }
 
-  private deliver(events: ClaimedEvent[]): void {
-    if (events.length === 0) return;
+  /** Sends events through the worker pool; settles once every one is answered (or its worker failed). */
+  private deliver(events: ClaimedEvent[]): Promise<void> {
+    if (events.length === 0) return Promise.resolve();
     // A send starting later than this could outlive the lease (taken moments ago) and race
     // another instance's claim; such an event is left for the next claim instead.
     const startBy = Date.now() + this.leaseMs - this.options.timeoutMs - 5_000;
@@ -201,6 +241,7 @@ export class DeliveryDispatcher {
         pending = 0;
       });
     this.track(work);
+    return work;
   }
 
   private scheduleCompletion(): void {

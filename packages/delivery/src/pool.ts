@@ -47,6 +47,10 @@ export function createDeliveryPool(options: DeliveryPoolOptions = {}): DeliveryP
     maxThreads: threads,
     concurrentTasksPerWorker: options.concurrentPerThread ?? 256,
     idleTimeout: 60_000,
+    // Idle workers must keep running their event loop: with piscina's default ('sync') they
+    // block in Atomics.wait between tasks, undici's keep-alive timers and the socket's FIN
+    // go unprocessed, and the next request is written to a connection the server has closed.
+    atomics: "disabled",
   });
 
   async function runBatch(tasks: DeliveryTask[], onResult: (index: number, result: DeliveryResult | null) => void): Promise<void> {

@@ -1,6 +1,7 @@
 import { checkDestinationSyntax, timeoutError, type HeaderList } from "@rehook/core";
-import type { Agent } from "undici";
-import { checkLiteralHost } from "./safe-agent.js";
+import type { Dispatcher } from "undici";
+import { checkLiteralHost, type SafeAgent } from "./safe-agent.js";
+import { failedOnStaleConnection } from "./stale-connection.js";
 import type { DeliveryResult, DeliveryTask } from "./types.js";
 
 /** When an attempt started: the wall clock to store, the monotonic clock to time it. */
@@ -41,9 +42,37 @@ function describe(error: unknown): string {
   if (cause.code === "ERR_REHOOK_BLOCKED_ADDRESS") return cause.message ?? "blocked";
   if (cause.code === "ECONNREFUSED") return "connection refused";
   if (cause.code === "ENOTFOUND" || cause.code === "EAI_AGAIN") return "host not found";
-  if (cause.code === "ECONNRESET" || cause.code === "UND_ERR_SOCKET") return "connection reset";
+  if (cause.code === "ECONNRESET" || cause.code === "EPIPE" || cause.code === "UND_ERR_SOCKET") return "connection reset";
   if (cause.code === "UND_ERR_CONNECT_TIMEOUT") return "connect timed out";
   return cause.message ?? String(error);
+}
+
+/**
+ * Sends the request once on the pooled agent. A pooled connection the server closed while
+ * it sat idle fails before any byte of an answer: only then is it sent once more, on a
+ * connection of its own, under the same deadline (a reset on a fresh connection, or after
+ * part of an answer, may mean the destination acted on it, so it is never resent).
+ */
+async function requestWithOneRetry(agent: SafeAgent, task: DeliveryTask, url: URL, clock: Clock, deadline: AbortSignal): Promise<Dispatcher.ResponseData> {
+  const attempt = (dispatcher: Dispatcher) => {
+    const remainingMs = Math.max(1, task.timeoutMs - elapsed(clock));
+    return dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: task.method,
+      headers: flatten(task.headers),
+      body: task.method === "GET" || task.method === "HEAD" ? (task.body.byteLength > 0 ? Buffer.from(task.body) : null) : Buffer.from(task.body),
+      signal: deadline,
+      headersTimeout: remainingMs,
+      bodyTimeout: remainingMs,
+    });
+  };
+  try {
+    return await attempt(agent.pooled);
+  } catch (error) {
+    if (deadline.aborted || !failedOnStaleConnection(error)) throw error;
+    return attempt(agent.fresh);
+  }
 }
 
 /**
@@ -51,8 +80,9 @@ function describe(error: unknown): string {
  * no redirects followed; one total deadline for connecting, sending and reading the answer;
  * at most maxResponseBytes of the answer kept.
  */
-export async function sendRequest(agent: Agent, task: DeliveryTask): Promise<DeliveryResult> {
+export async function sendRequest(agent: SafeAgent, task: DeliveryTask): Promise<DeliveryResult> {
   const clock = startClock();
+  if (task.refused) return failure(clock, task.refused);
   const syntax = checkDestinationSyntax(task.url);
   if (!syntax.ok) return failure(clock, `invalid URL: ${syntax.reason}`);
   const url = new URL(syntax.url);
@@ -61,16 +91,7 @@ export async function sendRequest(agent: Agent, task: DeliveryTask): Promise<Del
 
   const deadline = AbortSignal.timeout(task.timeoutMs);
   try {
-    const response = await agent.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: task.method,
-      headers: flatten(task.headers),
-      body: task.method === "GET" || task.method === "HEAD" ? (task.body.byteLength > 0 ? Buffer.from(task.body) : null) : Buffer.from(task.body),
-      signal: deadline,
-      headersTimeout: task.timeoutMs,
-      bodyTimeout: task.timeoutMs,
-    });
+    const response = await requestWithOneRetry(agent, task, url, clock, deadline);
     const chunks: Buffer[] = [];
     let kept = 0;
     let received = 0;

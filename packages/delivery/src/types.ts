@@ -14,6 +14,8 @@ export interface DeliveryTask {
   allowPrivate: boolean;
   /** Epoch ms after which the request must not start (its claim would lapse mid-flight). */
   startBy?: number;
+  /** Why it must not be sent at all: the worker records a failure with this reason, sending nothing. */
+  refused?: string;
 }
 
 export interface DeliveryResult {
@@ -26,7 +28,7 @@ export interface DeliveryResult {
   /** When the attempt started (epoch ms, this machine's clock). */
   startedAt: number;
   latencyMs: number;
-  /** Why it failed, without the content of anything not fetched: "blocked: loopback address (…)". */
+  /** Why it failed, without the content of anything not fetched nor the address a name resolved to: "blocked: loopback address". */
   error: string | null;
   timedOut: boolean;
 }

@@ -1,14 +1,14 @@
 // A piscina worker: sends a batch of requests side by side and streams each result back as
 // it arrives (a slow destination never holds back its neighbours' results). It never
 // touches the database; the dispatcher on the main thread persists what comes back.
-import type { Agent } from "undici";
-import { createSafeAgent } from "./safe-agent.js";
+import { createSafeAgent, type SafeAgent } from "./safe-agent.js";
 import { sendRequest } from "./send.js";
 import type { DeliveryBatch, DeliveryResult, DeliveryTask, ResultMessage } from "./types.js";
 
-const agents = new Map<boolean, Agent>();
+// One agent per policy per worker thread: forwards, replays and chat posts share its pool.
+const agents = new Map<boolean, SafeAgent>();
 
-function agentFor(task: DeliveryTask): Agent {
+function agentFor(task: DeliveryTask): SafeAgent {
   let agent = agents.get(task.allowPrivate);
   if (!agent) {
     agent = createSafeAgent({ policy: { allowPrivate: task.allowPrivate }, connectTimeoutMs: Math.min(task.timeoutMs, 10_000) });

@@ -109,15 +109,15 @@ describe("address policy at connect time", () => {
   it("refuses an IP-literal loopback destination before connecting, with the reason", async () => {
     const target = await sink((_req, res) => res.end());
     const result = await sendRequest(closed, task(`http://127.0.0.1:${target.port}/`, { allowPrivate: false }));
-    expect(result).toMatchObject({ ok: false, status: null, error: "blocked: loopback address (127.0.0.1)" });
+    expect(result).toMatchObject({ ok: false, status: null, error: "blocked: loopback address" });
     expect(target.received).toHaveLength(0);
   });
 
   it("refuses a name that resolves to loopback (checked on the resolved address)", async () => {
     const target = await sink((_req, res) => res.end());
     const result = await sendRequest(closed, task(`http://localhost:${target.port}/`, { allowPrivate: false }));
-    expect(result.ok).toBe(false);
-    expect(result.error).toMatch(/^blocked: loopback address/);
+    // The kind of address, never the address the name resolved to.
+    expect(result).toMatchObject({ ok: false, error: "blocked: loopback address" });
     expect(target.received).toHaveLength(0);
   });
 
@@ -135,7 +135,7 @@ describe("address policy at connect time", () => {
 
   it("keeps cloud metadata closed when private destinations are allowed", async () => {
     const result = await sendRequest(open, task("http://169.254.169.254/latest/meta-data/", { timeoutMs: 1_000 }));
-    expect(result.error).toBe("blocked: cloud metadata address (169.254.169.254)");
+    expect(result.error).toBe("blocked: cloud metadata address");
   });
 
   it("refuses schemes other than http(s)", async () => {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { headerListFromRaw, isValidSlug, parseCapturePath, type Logger } from "@rehook/core";
+import { DOT_SEGMENT_REASON, hasDotSegment, headerListFromRaw, isValidSlug, parseCapturePath, type Logger } from "@rehook/core";
 import type { CaptureInput, CaptureOutcome } from "@rehook/services";
 import { readBodyCapped } from "./body.js";
 import { clientIp } from "./client-ip.js";
@@ -9,7 +9,8 @@ export interface CaptureHandlerOptions {
   capture(input: CaptureInput): Promise<CaptureOutcome>;
   maxPayloadBytes: number;
   maxHeaderCount: number;
-  trustProxy: boolean;
+  /** X-Forwarded-For hops to believe for the stored client address (0: the socket peer). */
+  trustedProxyHops: number;
   logger: Logger;
 }
 
@@ -50,6 +51,11 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
       sendErrorAndClose(res, 404, "not_found", `no endpoint with slug ${target.slug}`, CORS);
       return;
     }
+    if (hasDotSegment(target.subPath)) {
+      // Refused rather than kept: forwarded, it could climb out of the destination's path.
+      sendErrorAndClose(res, 400, "bad_request", DOT_SEGMENT_REASON, CORS);
+      return;
+    }
     if (req.method === "OPTIONS" && req.headers["access-control-request-method"]) {
       answerPreflight(req, res);
       return;
@@ -75,7 +81,7 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
         query,
         headers: headerListFromRaw(req.rawHeaders),
         body: read.body,
-        clientIp: clientIp(req, options.trustProxy),
+        clientIp: clientIp(req, options.trustedProxyHops),
       });
     } catch (error) {
       options.logger.error("capture could not be stored", { slug: target.slug, error: String(error) });

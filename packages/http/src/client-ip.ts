@@ -1,11 +1,21 @@
 import type { IncomingMessage } from "node:http";
 
-/** The sender's address: the socket's, or the first X-Forwarded-For hop behind a trusted proxy. */
-export function clientIp(req: IncomingMessage, trustProxy: boolean): string | null {
-  if (trustProxy) {
-    const forwarded = req.headers["x-forwarded-for"];
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
-    if (first) return first;
-  }
-  return req.socket.remoteAddress ?? null;
+/**
+ * The client's address. Without trusted proxies it is the socket's peer. Behind `hops` trusted
+ * proxies it is the right-most address those proxies did not add: each proxy appends the
+ * address that connected to it, so the left-most entries are whatever the client chose to
+ * send and cannot be believed.
+ */
+export function clientIp(req: IncomingMessage, trustedProxyHops: number): string | null {
+  const peer = req.socket.remoteAddress ?? null;
+  if (trustedProxyHops <= 0) return peer;
+  const header = req.headers["x-forwarded-for"];
+  const forwarded = (Array.isArray(header) ? header.join(",") : (header ?? ""))
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  // [client-supplied…, added by proxy N, …, added by proxy 1] + the peer (proxy 1 itself).
+  const chain = peer ? [...forwarded, peer] : forwarded;
+  if (chain.length === 0) return null;
+  return chain[Math.max(0, chain.length - 1 - trustedProxyHops)]!;
 }

@@ -6,6 +6,7 @@ export const STATUS_FOR_CODE: Record<ErrorCode, number> = {
   validation_failed: 400,
   unauthorized: 401,
   forbidden: 403,
+  misdirected: 421,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

@@ -3,8 +3,9 @@ import { isUserError, type Logger } from "@rehook/core";
 import { currentSession, replayEvent, type ServiceContext } from "@rehook/services";
 import { readBodyCapped } from "./body.js";
 import { STATUS_FOR_CODE } from "./error-status.js";
-import { isSameOriginRequest } from "./origins.js";
-import { sendError, sendJson } from "./respond.js";
+import type { OriginPolicy } from "./origins.js";
+import { decodePathSegment, MALFORMED_PATH_MESSAGE } from "./path-segment.js";
+import { sendError, sendErrorAndClose, sendJson } from "./respond.js";
 
 const ROUTE = /^\/api\/events\/([^/]+)\/replay$/;
 const MAX_BODY_BYTES = 64 * 1024;
@@ -18,8 +19,8 @@ export function matchReplayRoute(path: string): string | undefined {
  * POST /api/events/{eventId}/replay, authenticated by the session cookie: replays a stored
  * event and answers the attempt. The same use case as the dashboard's replay procedure.
  */
-export function createReplayRoute(options: { services: ServiceContext; baseUrl: string; trustProxy: boolean; logger: Logger }) {
-  return async (req: IncomingMessage, res: ServerResponse, eventId: string): Promise<void> => {
+export function createReplayRoute(options: { services: ServiceContext; origins: OriginPolicy; logger: Logger }) {
+  return async (req: IncomingMessage, res: ServerResponse, rawEventId: string): Promise<void> => {
     if (req.method !== "POST") {
       sendError(res, 405, "method_not_allowed", "use POST to replay an event", { allow: "POST" });
       return;
@@ -29,7 +30,7 @@ export function createReplayRoute(options: { services: ServiceContext; baseUrl: 
       sendError(res, 401, "unauthorized", "sign in first: this route uses the dashboard's session cookie");
       return;
     }
-    if (!isSameOriginRequest(req, options.baseUrl, options.trustProxy)) {
+    if (!options.origins.isSameOrigin(req)) {
       sendError(res, 403, "forbidden", "cross-site request refused");
       return;
     }
@@ -37,10 +38,15 @@ export function createReplayRoute(options: { services: ServiceContext; baseUrl: 
       sendError(res, 415, "unsupported_media_type", "send the body as application/json");
       return;
     }
+    const eventId = decodePathSegment(rawEventId);
+    if (eventId === undefined) {
+      sendError(res, 400, "bad_request", MALFORMED_PATH_MESSAGE);
+      return;
+    }
     const read = await readBodyCapped(req, MAX_BODY_BYTES);
     if (read.kind === "aborted") return;
     if (read.kind === "too_large") {
-      sendError(res, 413, "payload_too_large", `the body exceeds ${MAX_BODY_BYTES} bytes`);
+      sendErrorAndClose(res, 413, "payload_too_large", `the body exceeds ${MAX_BODY_BYTES} bytes`);
       return;
     }
     let body: { environment?: unknown; customUrl?: unknown };
@@ -54,7 +60,7 @@ export function createReplayRoute(options: { services: ServiceContext; baseUrl: 
     try {
       const attempt = await replayEvent(options.services, {
         userId: session.user.id,
-        eventId: decodeURIComponent(eventId),
+        eventId,
         environment: String(body.environment ?? ""),
         customUrl: typeof body.customUrl === "string" ? body.customUrl : body.customUrl === undefined || body.customUrl === null ? null : String(body.customUrl),
       });

@@ -3,7 +3,7 @@ import {
   countEvents,
   findOwnedEndpoint,
   findOwnedReplayJob,
-  insertReplayJob,
+  insertReplayJobIfRoom,
   markStaleReplayJobs,
   replaySourcesPage,
   updateReplayJob,
@@ -58,7 +58,10 @@ const bulkInput = z.object({
 /** How often a running job proves it is alive; a job silent for STALE_MS was interrupted. */
 const HEARTBEAT_MS = 5_000;
 const STALE_MS = 60_000;
+/** Rows per read of events to replay; each read is also cut at BODY_BYTES_PER_READ of bodies. */
 const PAGE = 100;
+/** Bulk replays one user may have running at once (on all instances together). */
+export const MAX_RUNNING_BULK_REPLAYS_PER_USER = 2;
 
 /**
  * Bulk replays run in the background of the instance that started them, a few requests at
@@ -72,6 +75,7 @@ export class BulkReplays {
     private readonly ctx: Pick<ServiceContext, "orm" | "outbound" | "addressPolicy">,
     private readonly logger: Logger,
     private readonly concurrency = 4,
+    private readonly maxRunningPerUser = MAX_RUNNING_BULK_REPLAYS_PER_USER,
   ) {}
 
   /** Starts replaying the endpoint's events that match the filter (failed ones by default). */
@@ -87,15 +91,24 @@ export class BulkReplays {
     if (!endpoint) throw new UserError("not_found", `no endpoint with id ${endpointId}`);
     // The target is the same host for every event: check it once, before anything is sent.
     await checkedReplayTarget(this.ctx, { destinationUrl: endpoint.destinationUrl, stagingHost: null, path: "", query: "" }, environment, customUrl);
-    const job = await insertReplayJob(em, {
-      id: uuidv7(),
-      userId: input.userId,
-      endpointId,
-      environment,
-      customUrl: customUrl ?? null,
-      statusFilter: status,
-      total: await countEvents(em, endpointId, status),
-    });
+    // A job whose instance stopped must not hold one of the user's places.
+    await markStaleReplayJobs(em, STALE_MS);
+    const job = await insertReplayJobIfRoom(
+      em,
+      {
+        id: uuidv7(),
+        userId: input.userId,
+        endpointId,
+        environment,
+        customUrl: customUrl ?? null,
+        statusFilter: status,
+        total: await countEvents(em, endpointId, status),
+      },
+      this.maxRunningPerUser,
+    );
+    if (!job) {
+      throw new UserError("rate_limited", `${this.maxRunningPerUser} bulk replays are already running: wait for one to finish, then start this one`);
+    }
     const stop = new AbortController();
     const done = this.run(job, input.userId, stop.signal).finally(() => this.running.delete(job.id));
     this.running.set(job.id, { stop, done });
@@ -125,8 +138,8 @@ export class BulkReplays {
     let after: string | null = null;
     try {
       while (!signal.aborted) {
-        const page = await replaySourcesPage(em(), userId, job.endpoint.id, job.statusFilter, after, PAGE);
-        const inScope = page.filter((source) => source.id < upTo);
+        // A page is cut by body bytes too: bodies of up to 10 MiB are held until sent.
+        const inScope = await replaySourcesPage(em(), userId, job.endpoint.id, { status: job.statusFilter, after, before: upTo, limit: PAGE });
         if (inScope.length === 0) break;
         after = inScope[inScope.length - 1]!.id;
         let next = 0;
@@ -150,7 +163,6 @@ export class BulkReplays {
         };
         await Promise.all(Array.from({ length: this.concurrency }, lane));
         await updateReplayJob(em(), job.id, progress);
-        if (page.length < PAGE) break;
       }
       await updateReplayJob(em(), job.id, signal.aborted ? { ...progress, state: "interrupted", error: "the server stopped before the end" } : { ...progress, state: "finished" });
     } catch (error) {

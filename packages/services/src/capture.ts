@@ -38,7 +38,7 @@ export async function captureRequest(ctx: Pick<ServiceContext, "writer" | "forwa
     eventType,
   });
   if (result.kind !== "stored") return { kind: "not_found" };
-  const { destinationUrl, signRequests, secret } = result.forwarding;
+  const { destinationUrl, signRequests, secret, keepProxyHeaders } = result.forwarding;
   if (result.leased && destinationUrl) {
     ctx.forwarder?.deliverLeased({
       id: eventId,
@@ -51,6 +51,7 @@ export async function captureRequest(ctx: Pick<ServiceContext, "writer" | "forwa
       destinationUrl,
       signRequests,
       secret,
+      keepProxyHeaders,
     });
   }
   return { kind: "accepted", eventId, status: result.status };

@@ -1,6 +1,6 @@
 import type { AddressPolicy, ChatMessage } from "@rehook/core";
 import type { BulkReplays } from "./bulk-replays.js";
-import type { AttemptLimiter, SessionManager } from "@rehook/auth";
+import type { AttemptLimiter, LoginThrottle, SessionManager } from "@rehook/auth";
 import type { ClaimedEvent, EventBus, GroupCommitWriter, Orm } from "@rehook/db";
 import type { DeliveryPool, DeliveryResult, SendOptions } from "@rehook/delivery";
 
@@ -17,8 +17,8 @@ export interface ServiceContext {
    */
   forwarder?: { deliverLeased(event: ClaimedEvent): void };
   sessions: SessionManager;
-  /** Failed logins per email and per client address. */
-  loginLimiter: AttemptLimiter;
+  /** Log-in attempts (per email, address and both) and sign-ups per address. */
+  throttles: { login: LoginThrottle; signup: AttemptLimiter };
   /** The live feed's source: LISTEN/NOTIFY, so it hears every instance. */
   bus?: EventBus;
   /** Chat incoming-webhook URLs must start with this (CHAT_HOOKS_BASE). */

@@ -39,6 +39,8 @@ export interface EndpointView {
   failed_count: number;
   staging_host: string | null;
   sign_requests: boolean;
+  /** Forward and replay the sender's X-Forwarded-*, Forwarded and X-Real-IP (off: dropped). */
+  keep_proxy_headers: boolean;
   created_at: string;
 }
 
@@ -57,6 +59,7 @@ export function endpointView(baseUrl: string, endpoint: Endpoint): EndpointView 
     failed_count: failed,
     staging_host: endpoint.stagingHost,
     sign_requests: endpoint.signRequests,
+    keep_proxy_headers: endpoint.keepProxyHeaders,
     created_at: endpoint.createdAt.toISOString(),
   };
 }
@@ -92,7 +95,7 @@ function noSuchEndpoint(ref: EndpointRef): UserError {
 
 export async function createEndpoint(
   ctx: Pick<ServiceContext, "orm" | "baseUrl" | "addressPolicy">,
-  input: { userId: string; name: string; destinationUrl?: string | null; signRequests?: boolean },
+  input: { userId: string; name: string; destinationUrl?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean },
 ): Promise<EndpointView> {
   const { userId, name } = parseInput(createEndpointInput, input);
   const destinationUrl = await normaliseDestination(input.destinationUrl, ctx.addressPolicy);
@@ -108,6 +111,7 @@ export async function createEndpoint(
         destinationUrl,
         secret: generateSigningSecret(),
         signRequests: input.signRequests ?? false,
+        keepProxyHeaders: input.keepProxyHeaders ?? false,
       });
       await announceEndpointChange(em, endpoint.id, "created");
       return endpointView(ctx.baseUrl, endpoint);
@@ -133,6 +137,7 @@ const updateEndpointInput = z.object({
   destinationUrl: z.string().nullish(),
   stagingHost: z.union([stagingHostSchema, z.literal(""), z.null()]).optional(),
   signRequests: z.boolean().optional(),
+  keepProxyHeaders: z.boolean().optional(),
 });
 
 /**
@@ -141,7 +146,7 @@ const updateEndpointInput = z.object({
  */
 export async function updateEndpoint(
   ctx: Pick<ServiceContext, "orm" | "baseUrl" | "addressPolicy">,
-  input: { userId: string; endpoint: EndpointRef; changes: { name?: string; destinationUrl?: string | null; stagingHost?: string | null; signRequests?: boolean } },
+  input: { userId: string; endpoint: EndpointRef; changes: { name?: string; destinationUrl?: string | null; stagingHost?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } },
 ): Promise<EndpointView> {
   const parsed = parseInput(updateEndpointInput, input.changes);
   const changes: EndpointChanges = {};
@@ -149,6 +154,7 @@ export async function updateEndpoint(
   if (parsed.destinationUrl !== undefined) changes.destinationUrl = await normaliseDestination(parsed.destinationUrl, ctx.addressPolicy);
   if (parsed.stagingHost !== undefined) changes.stagingHost = parsed.stagingHost === "" ? null : parsed.stagingHost;
   if (parsed.signRequests !== undefined) changes.signRequests = parsed.signRequests;
+  if (parsed.keepProxyHeaders !== undefined) changes.keepProxyHeaders = parsed.keepProxyHeaders;
   const em = ctx.orm.em.fork();
   const endpoint = await updateOwnedEndpoint(em, input.userId, input.endpoint, changes);
   if (!endpoint) throw noSuchEndpoint(input.endpoint);

@@ -1,32 +1,52 @@
 import { UserError, uuidv7Floor, uuidv7Timestamp } from "@rehook/core";
-import { findOwnedEndpoint, fullEventsAfter, fullEventsByIds, type FullEvent } from "@rehook/db";
+import { findOwnedEndpoint, fullEventsAfter, fullEventsByIds, type EventBus, type FullEvent } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
+import { takeStreamSlot } from "./stream-slots.js";
 
 export type { FullEvent };
 
 /** How far back a resumed stream looks before the last id seen: commits from several instances can land slightly out of id order. */
 const RESUME_OVERLAP_MS = 5_000;
+/** Rows per backlog read; each read is also cut at BODY_BYTES_PER_READ of bodies. */
 const PAGE = 100;
+/**
+ * New ids a stream may have waiting while its client does not keep up. Past this the stream
+ * ends: the client resumes from the last id it saw and catches up from the database, a page
+ * at a time, instead of this instance remembering an endless list for it.
+ */
+export const MAX_WAITING_EVENT_IDS = 10_000;
 
 /**
- * An endpoint's events as they are captured, for `rehook listen`. With `after` (the last id
- * the client saw) it first sends what was captured since, from a little before that id
- * (the client drops ids it already has), then new events live from the LISTEN/NOTIFY bus.
- * Ends when `signal` aborts.
+ * An endpoint's events as they are captured, for `rehook listen`. Checks the endpoint and
+ * takes one of the user's stream slots before anything is sent (so a refusal can still be an
+ * HTTP error), then returns the stream: with `after` (the last id the client saw) it first
+ * sends what was captured since, from a little before that id (the client drops ids it
+ * already has), then new events live from the LISTEN/NOTIFY bus. Bodies are read a bounded
+ * number of bytes at a time, and only when the consumer asks for the next event, so a
+ * consumer that waits for its socket to drain holds the reading back. Ends when `signal` aborts.
  */
-export async function* endpointEventStream(
+export async function openEndpointEventStream(
   ctx: Pick<ServiceContext, "orm" | "bus">,
   input: { userId: string; endpointId: string; after?: string | null; signal: AbortSignal },
-): AsyncGenerator<FullEvent> {
+): Promise<AsyncGenerator<FullEvent>> {
   const endpoint = await findOwnedEndpoint(ctx.orm.em.fork(), input.userId, { id: input.endpointId });
   if (!endpoint) throw new UserError("not_found", `no endpoint with id ${input.endpointId}`);
   if (!ctx.bus) throw new UserError("unavailable", "event streams are not available on this server");
+  const release = takeStreamSlot(ctx.bus, input.userId, input.signal);
+  return endpointEvents({ orm: ctx.orm, bus: ctx.bus }, input, release);
+}
+
+async function* endpointEvents(
+  ctx: Pick<ServiceContext, "orm"> & { bus: EventBus },
+  input: { userId: string; endpointId: string; after?: string | null; signal: AbortSignal },
+  release: () => void,
+): AsyncGenerator<FullEvent> {
   // Listen first, so nothing committed while the backlog is read falls between the two.
-  const pending: string[] = [];
+  const waiting: string[] = [];
   let wake: (() => void) | undefined;
   const unsubscribe = ctx.bus.subscribe((message) => {
     if (message.type !== "event.created" || message.endpointId !== input.endpointId) return;
-    pending.push(message.id);
+    waiting.push(message.id);
     wake?.();
   });
   const aborted = new Promise<void>((resolve) => input.signal.addEventListener("abort", () => resolve(), { once: true }));
@@ -34,31 +54,40 @@ export async function* endpointEventStream(
   try {
     if (input.after) {
       let cursor = uuidv7Floor(uuidv7Timestamp(input.after).getTime() - RESUME_OVERLAP_MS);
-      for (;;) {
+      while (!input.signal.aborted) {
         const page = await fullEventsAfter(ctx.orm.em.fork(), input.userId, input.endpointId, cursor, PAGE);
+        if (page.length === 0) break;
         for (const event of page) {
           sent.add(event.id);
           yield event;
         }
-        if (page.length < PAGE || input.signal.aborted) break;
         cursor = page[page.length - 1]!.id;
       }
     }
     while (!input.signal.aborted) {
-      if (pending.length === 0) {
+      if (waiting.length > MAX_WAITING_EVENT_IDS) return;
+      if (waiting.length === 0) {
         await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
         wake = undefined;
         continue;
       }
-      const ids = pending.splice(0).filter((id) => !sent.has(id));
-      for (const event of await fullEventsByIds(ctx.orm.em.fork(), input.userId, input.endpointId, ids)) {
-        sent.add(event.id);
-        yield event;
+      let ids = [...new Set(waiting.splice(0))].filter((id) => !sent.has(id)).sort();
+      while (ids.length > 0 && !input.signal.aborted) {
+        const page = await fullEventsByIds(ctx.orm.em.fork(), input.userId, input.endpointId, ids);
+        if (page.length === 0) break; // none of them exists any more
+        // Ids up to the last one read were read or are gone; the rest did not fit in this read.
+        const last = page[page.length - 1]!.id;
+        ids = ids.filter((id) => id > last);
+        for (const event of page) {
+          sent.add(event.id);
+          yield event;
+        }
       }
       // Only the backlog overlap needs remembering; live ids are not repeated by the bus.
       if (sent.size > 10_000) sent.clear();
     }
   } finally {
     unsubscribe();
+    release();
   }
 }

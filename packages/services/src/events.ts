@@ -2,14 +2,19 @@ import { EVENT_STATUSES, UserError, type EventStatus, type HeaderList } from "@r
 import {
   eventSummariesByIds,
   findOwnedEvent,
+  findOwnedEventBody,
   listEventSummaries,
   listEventSummariesByOffset,
+  ownedEventBodySlice,
+  type EntityManager,
   type EventBus,
   type EventDetail,
   type EventSummary,
 } from "@rehook/db";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
+import { MAX_WAITING_EVENT_IDS } from "./event-stream.js";
+import { takeStreamSlot } from "./stream-slots.js";
 import { parseInput } from "./validation.js";
 
 export type { EventSummary };
@@ -58,21 +63,41 @@ export async function listEventsByOffset(
   return { events: rows, total, limit, offset };
 }
 
+/** The most of a body that an event's page and `GET /api/v1/events/{id}` carry; the rest is downloaded raw. */
+export const PAYLOAD_PREVIEW_BYTES = 256 * 1024;
+
 /** One event as the dashboard and the API show it: the stored detail, the answer grouped. */
 export interface EventView extends Omit<EventDetail, "body" | "responseHeaders" | "responseBody" | "responseTruncated"> {
+  /** The body, or its first PAYLOAD_PREVIEW_BYTES (cut before a split UTF-8 character) when `bodyTruncated`. */
   body: Uint8Array;
   response: { status: number | null; headers: HeaderList | null; body: Uint8Array | null; truncated: boolean; latencyMs: number | null; error: string | null } | null;
 }
 
-/** One of the user's events; another user's id answers exactly like a missing one. */
+/**
+ * A preview without the partial character a byte cut may leave at its end, so text stays
+ * text (a split UTF-8 sequence would make the preview look binary).
+ */
+function withoutSplitCharacter(bytes: Buffer): Buffer {
+  let lead = bytes.length - 1;
+  while (lead >= 0 && bytes.length - lead <= 3 && (bytes[lead]! & 0xc0) === 0x80) lead -= 1;
+  if (lead < 0) return bytes;
+  const byte = bytes[lead]!;
+  const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+  return lead + length > bytes.length ? bytes.subarray(0, lead) : bytes;
+}
+
+/**
+ * One of the user's events, its body only up to PAYLOAD_PREVIEW_BYTES (a 10 MiB body is
+ * downloaded with openEventBody instead); another user's id answers exactly like a missing one.
+ */
 export async function getEvent(ctx: Pick<ServiceContext, "orm">, input: { userId: string; eventId: string }): Promise<EventView> {
-  const event = await findOwnedEvent(ctx.orm.em.fork(), input.userId, input.eventId);
+  const event = await findOwnedEvent(ctx.orm.em.fork(), input.userId, input.eventId, PAYLOAD_PREVIEW_BYTES);
   if (!event) throw new UserError("not_found", `no event with id ${input.eventId}`);
   const { responseHeaders, responseBody, responseTruncated, body, ...rest } = event;
   const attempted = event.status === "delivered" || event.status === "failed";
   return {
     ...rest,
-    body: new Uint8Array(body),
+    body: new Uint8Array(event.bodyTruncated ? withoutSplitCharacter(body) : body),
     response: attempted
       ? {
           status: event.responseStatus,
@@ -86,46 +111,100 @@ export async function getEvent(ctx: Pick<ServiceContext, "orm">, input: { userId
   };
 }
 
+/** Bytes a body download reads from the database at a time. */
+export const BODY_DOWNLOAD_CHUNK_BYTES = 1024 * 1024;
+
+export interface EventBodyDownload {
+  sizeBytes: number;
+  contentType: string | null;
+  /** The body in order, read a chunk at a time as the consumer asks (fails with not_found if the event is deleted meanwhile). */
+  chunks: AsyncGenerator<Buffer>;
+}
+
+/** One of the user's event bodies, whole and byte for byte, read a chunk at a time. */
+export async function openEventBody(ctx: Pick<ServiceContext, "orm">, input: { userId: string; eventId: string }): Promise<EventBodyDownload> {
+  const found = await findOwnedEventBody(ctx.orm.em.fork(), input.userId, input.eventId);
+  if (!found) throw new UserError("not_found", `no event with id ${input.eventId}`);
+  const size = found.sizeBytes;
+  async function* chunks(): AsyncGenerator<Buffer> {
+    for (let offset = 0; offset < size; offset += BODY_DOWNLOAD_CHUNK_BYTES) {
+      const slice = await ownedEventBodySlice(ctx.orm.em.fork(), input.userId, input.eventId, offset, BODY_DOWNLOAD_CHUNK_BYTES);
+      if (!slice) throw new UserError("not_found", `the event ${input.eventId} was deleted during the download`);
+      yield slice;
+    }
+  }
+  return { ...found, chunks: chunks() };
+}
+
 export interface LiveFilter {
   endpointId?: string;
   status?: EventStatus;
 }
 
+/** Feed rows one live read asks for (and one message to the browser carries) at most. */
+export const LIVE_BATCH_IDS = 200;
+
+/** Reads feed rows by id for one user (the database query; tests wrap it to count calls). */
+export type LiveRowLoader = (em: EntityManager, userId: string, ids: string[]) => Promise<EventSummary[]>;
+
 /**
  * The user's new events and status changes as they happen, from the LISTEN/NOTIFY bus (so
- * whichever instance captured or delivered them). Yields batches of feed rows: a new id is
- * a new row, a known id an update in place. Ends when `signal` aborts.
+ * whichever instance captured or delivered them). Takes one of the user's stream slots
+ * first (a refusal comes before any stream), then yields batches of feed rows: a new id is
+ * a new row, a known id an update in place. Bus messages name the owner, so other users'
+ * events are dropped in memory, never queried; rows are read only when the consumer asks for
+ * the next batch. Ends when `signal` aborts, or when the consumer falls so far behind that
+ * more than MAX_WAITING_EVENT_IDS wait (it reconnects and catches up from the list).
  */
-export async function* liveEvents(
+export async function openLiveEvents(
   ctx: Pick<ServiceContext, "orm" | "bus">,
   input: { userId: string; filter: LiveFilter; signal: AbortSignal },
-): AsyncGenerator<EventSummary[]> {
+  loadRows: LiveRowLoader = eventSummariesByIds,
+): Promise<AsyncGenerator<EventSummary[]>> {
   const bus: EventBus | undefined = ctx.bus;
   if (!bus) throw new UserError("unavailable", "live updates are not available on this server");
-  let pending = new Set<string>();
+  const release = takeStreamSlot(bus, input.userId, input.signal);
+  return liveRows({ orm: ctx.orm, bus }, input, loadRows, release);
+}
+
+async function* liveRows(
+  ctx: Pick<ServiceContext, "orm"> & { bus: EventBus },
+  input: { userId: string; filter: LiveFilter; signal: AbortSignal },
+  loadRows: LiveRowLoader,
+  release: () => void,
+): AsyncGenerator<EventSummary[]> {
+  const waiting = new Set<string>();
   let wake: (() => void) | undefined;
-  const unsubscribe = bus.subscribe((message) => {
+  const unsubscribe = ctx.bus.subscribe((message) => {
     if (message.type !== "event.created" && message.type !== "event.status") return;
+    // Messages from an instance that predates `userId` lack it: the query below still checks ownership.
+    if (message.userId && message.userId !== input.userId) return;
     if (input.filter.endpointId && message.endpointId !== input.filter.endpointId) return;
-    pending.add(message.id);
+    waiting.add(message.id);
     wake?.();
   });
   const aborted = new Promise<void>((resolve) => input.signal.addEventListener("abort", () => resolve(), { once: true }));
   try {
     while (!input.signal.aborted) {
-      if (pending.size === 0) {
+      if (waiting.size > MAX_WAITING_EVENT_IDS) return;
+      if (waiting.size === 0) {
         await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
         wake = undefined;
         continue;
       }
-      const ids = [...pending];
-      pending = new Set();
-      // Ownership is checked in the query: other users' events never leave it.
-      const rows = await eventSummariesByIds(ctx.orm.em.fork(), input.userId, ids);
+      const ids: string[] = [];
+      for (const id of waiting) {
+        if (ids.length === LIVE_BATCH_IDS) break;
+        ids.push(id);
+      }
+      for (const id of ids) waiting.delete(id);
+      // Ownership is checked in the query too: other users' events never leave it.
+      const rows = await loadRows(ctx.orm.em.fork(), input.userId, ids);
       const shown = input.filter.status ? rows.filter((row) => row.status === input.filter.status) : rows;
       if (shown.length > 0) yield shown;
     }
   } finally {
     unsubscribe();
+    release();
   }
 }

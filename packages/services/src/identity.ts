@@ -1,4 +1,4 @@
-import { emailSchema, UserError } from "@rehook/core";
+import { emailSchema, loginPasswordSchema, QueueFullError, UserError } from "@rehook/core";
 import { hashPassword, verifyPassword, type SessionCookie, type SessionUser } from "@rehook/auth";
 import { findUserByEmail } from "@rehook/db";
 import { z } from "zod";
@@ -11,46 +11,74 @@ const WRONG_CREDENTIALS = "wrong email or password";
 
 // Compared against when the email is unknown, so both failures cost one hash.
 let decoyHash: Promise<string> | undefined;
+function decoy(): Promise<string> {
+  decoyHash ??= hashPassword("decoy-password").catch((error: unknown) => {
+    decoyHash = undefined; // a busy queue must not poison every later unknown-email login
+    throw error;
+  });
+  return decoyHash;
+}
 
 export interface SignedIn {
   user: SessionUser;
   cookie: SessionCookie;
 }
 
-/** Creates an account and its first session. */
-export async function signUp(ctx: Pick<ServiceContext, "orm" | "sessions">, input: { email: string; password: string }): Promise<SignedIn> {
-  const user = await createUser(ctx, input);
+function tooManyAttempts(what: string, retryAfterMs: number): UserError {
+  const minutes = Math.max(1, Math.ceil(retryAfterMs / 60_000));
+  return new UserError("rate_limited", `too many ${what}: try again in ${minutes} minute${minutes === 1 ? "" : "s"}`, {
+    retryAfterSeconds: Math.ceil(retryAfterMs / 1000),
+  });
+}
+
+/** Password hashing is queued with a bound (see @rehook/auth): a full queue means "retry shortly", not a failure. */
+async function withHashingSlot<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof QueueFullError) {
+      throw new UserError("rate_limited", "the server is busy checking passwords: try again in a few seconds", { retryAfterSeconds: 5 });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Creates an account and its first session. Sign-ups are limited per client address, counted
+ * before the password is hashed.
+ */
+export async function signUp(
+  ctx: Pick<ServiceContext, "orm" | "sessions" | "throttles">,
+  input: { email: string; password: string; clientAddress: string | null },
+): Promise<SignedIn> {
+  const address = input.clientAddress ?? "-";
+  const verdict = ctx.throttles.signup.check(address);
+  if (!verdict.allowed) throw tooManyAttempts("sign-ups from this address", verdict.retryAfterMs);
+  ctx.throttles.signup.recordFailure(address);
+  const user = await withHashingSlot(() => createUser(ctx, input));
   return { user, cookie: await ctx.sessions.create(user.id) };
 }
 
-const logInInput = z.object({ email: emailSchema, password: z.string().min(1, "enter your password") });
+const logInInput = z.object({ email: emailSchema, password: loginPasswordSchema });
 
 /**
  * Checks the password and opens a new session (the caller ends any previous one: session
- * ids rotate at login). Failed attempts are limited per email and per client address.
+ * ids rotate at login). Attempts are limited per email, per address and per both (see
+ * LoginThrottle), counted before the password hash runs.
  */
 export async function logIn(
-  ctx: Pick<ServiceContext, "orm" | "sessions" | "loginLimiter">,
+  ctx: Pick<ServiceContext, "orm" | "sessions" | "throttles">,
   input: { email: string; password: string; clientAddress: string | null },
 ): Promise<SignedIn> {
   const { email, password } = parseInput(logInInput, { email: input.email, password: input.password });
-  const keys = [`email:${email}`, ...(input.clientAddress ? [`ip:${input.clientAddress}`] : [])];
-  for (const key of keys) {
-    const verdict = ctx.loginLimiter.check(key);
-    if (!verdict.allowed) {
-      const minutes = Math.max(1, Math.ceil(verdict.retryAfterMs / 60_000));
-      throw new UserError("rate_limited", `too many failed logins: try again in ${minutes} minute${minutes === 1 ? "" : "s"}`, {
-        retryAfterSeconds: Math.ceil(verdict.retryAfterMs / 1000),
-      });
-    }
-  }
+  const attempt = ctx.throttles.login.begin(email, input.clientAddress);
+  if (!attempt.allowed) throw tooManyAttempts("failed logins", attempt.retryAfterMs);
   const user = await findUserByEmail(ctx.orm.em.fork(), email);
-  const valid = user ? await verifyPassword(password, user.passwordHash) : await verifyPassword(password, await (decoyHash ??= hashPassword("decoy-password")));
-  if (!user || !valid) {
-    for (const key of keys) ctx.loginLimiter.recordFailure(key);
-    throw new UserError("unauthorized", WRONG_CREDENTIALS);
-  }
-  ctx.loginLimiter.reset(`email:${email}`);
+  const valid = await withHashingSlot(async () =>
+    user ? verifyPassword(password, user.passwordHash) : verifyPassword(password, await decoy()),
+  );
+  if (!user || !valid) throw new UserError("unauthorized", WRONG_CREDENTIALS);
+  attempt.succeeded();
   return { user: { id: user.id, email: user.email }, cookie: await ctx.sessions.create(user.id) };
 }
 

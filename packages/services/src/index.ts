@@ -13,7 +13,22 @@ export {
 } from "./endpoints.js";
 export { createUser, requireUserByEmail, type UserView } from "./users.js";
 export { currentSession, logIn, logOut, signUp, type CurrentSession, type SignedIn } from "./identity.js";
-export { getEvent, listEvents, listEventsByOffset, liveEvents, type EventPage, type EventSummary, type EventView, type LiveFilter } from "./events.js";
+export {
+  BODY_DOWNLOAD_CHUNK_BYTES,
+  getEvent,
+  LIVE_BATCH_IDS,
+  listEvents,
+  listEventsByOffset,
+  openEventBody,
+  openLiveEvents,
+  PAYLOAD_PREVIEW_BYTES,
+  type EventBodyDownload,
+  type EventPage,
+  type EventSummary,
+  type EventView,
+  type LiveFilter,
+  type LiveRowLoader,
+} from "./events.js";
 export { authenticateApiKey, createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "./api-keys.js";
 export { getNotificationSettings, saveNotificationSettings, sendTestNotification, type NotificationSettingsView } from "./notification-settings.js";
 export { parseInput } from "./validation.js";
@@ -27,5 +42,6 @@ export {
   type ReplayAttemptView,
   type ReplaySummary,
 } from "./replays.js";
-export { BulkReplays, type ReplayJobView } from "./bulk-replays.js";
-export { endpointEventStream, type FullEvent } from "./event-stream.js";
+export { BulkReplays, MAX_RUNNING_BULK_REPLAYS_PER_USER, type ReplayJobView } from "./bulk-replays.js";
+export { MAX_WAITING_EVENT_IDS, openEndpointEventStream, type FullEvent } from "./event-stream.js";
+export { limitStreams, MAX_STREAMS_PER_INSTANCE, MAX_STREAMS_PER_USER, StreamSlots, streamSlotsOf, type StreamLimits } from "./stream-slots.js";

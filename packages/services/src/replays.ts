@@ -1,4 +1,4 @@
-import { REPLAY_ENVIRONMENTS, replayTarget, UserError, uuidv7, type HeaderList, type ReplayEnvironment, type ReplaySource } from "@rehook/core";
+import { REPLAY_ENVIRONMENTS, replayTarget, storableText, UserError, uuidv7, type HeaderList, type ReplayEnvironment, type ReplaySource } from "@rehook/core";
 import {
   findOwnedReplayAttempt,
   findReplaySource,
@@ -115,7 +115,8 @@ const browserResult = z.object({
   status: z.number().int().min(0).max(999).nullable(),
   body: z.string().max(256 * 1024).nullable(),
   latencyMs: z.number().int().min(0).max(3_600_000),
-  error: z.string().max(2_000).nullable(),
+  // Text from the caller's machine: NUL or lone surrogates must not reach a PostgreSQL text column.
+  error: z.string().max(2_000).nullable().transform((error) => (error === null ? null : storableText(error))),
 });
 
 /**
@@ -152,11 +153,14 @@ export async function recordLocalReplay(
 export async function localReplayRequest(
   ctx: Pick<ServiceContext, "orm">,
   input: { userId: string; eventId: string },
-): Promise<{ url: string; method: string; headers: HeaderList; bodyBase64: string }> {
+): Promise<{ url: string; method: string; headers: HeaderList; keepProxyHeaders: boolean; bodyBase64: string }> {
   const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
   if (!source) throw noSuchEvent(input.eventId);
   const target = replayTarget("local", source);
-  return { url: target.ok ? target.url : "http://localhost:3000/", method: source.method, headers: source.headers, bodyBase64: source.body.toString("base64") };
+  // A sub-path that could leave the destination's path is not sent anywhere, not even to "/".
+  if (!target.ok) throw new UserError("unprocessable", target.reason);
+  // The browser filters the headers as forwarding does, with the endpoint's proxy-header choice.
+  return { url: target.url, method: source.method, headers: source.headers, keepProxyHeaders: source.keepProxyHeaders, bodyBase64: source.body.toString("base64") };
 }
 
 const listInput = z.object({

@@ -44,7 +44,7 @@ export function peakRssMiB(pid: number): number | undefined {
 }
 
 /** The built `rehook` command. */
-export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../apps/cli/dist/main.js");
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../apps/cli/bin/rehook.cjs");
 
 /** Runs a `rehook` command to completion and returns its stdout. */
 export function runRehook(args: string[], env: Record<string, string>): Promise<string> {

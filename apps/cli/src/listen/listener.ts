@@ -52,15 +52,21 @@ async function apiJson(options: ListenOptions, path: string, init: { method?: st
   return { status: response.status, json: text ? JSON.parse(text) : null };
 }
 
-/** The endpoint's id from its slug, through the API (so a wrong key fails here, clearly). */
-async function findEndpoint(options: ListenOptions): Promise<string> {
+/** What listen needs of the endpoint: its id, and whether it keeps proxy headers when forwarding. */
+interface ListenedEndpoint {
+  id: string;
+  keepProxyHeaders: boolean;
+}
+
+/** The endpoint from its slug, through the API (so a wrong key fails here, clearly). */
+async function findEndpoint(options: ListenOptions): Promise<ListenedEndpoint> {
   for (let offset = 0; ; offset += 100) {
     const { status, json } = await apiJson(options, `/endpoints?limit=100&offset=${offset}`);
     if (status === 401) throw new ListenError("the API key was refused (401): check --api-key or REHOOK_API_KEY");
     if (status === 404) throw new ListenError(`${options.server} has no public API (404): is it a Rehook server with PUBLIC_API_ENABLED?`);
     if (status !== 200) throw new Error(`listing endpoints answered ${status}`);
-    const found = (json.data as Array<{ id: string; slug: string }>).find((endpoint) => endpoint.slug === options.endpointSlug);
-    if (found) return found.id;
+    const found = (json.data as Array<{ id: string; slug: string; keep_proxy_headers?: boolean }>).find((endpoint) => endpoint.slug === options.endpointSlug);
+    if (found) return { id: found.id, keepProxyHeaders: found.keep_proxy_headers === true };
     if (offset + 100 >= json.meta.total) throw new ListenError(`no endpoint with slug ${options.endpointSlug} for this API key`);
   }
 }
@@ -72,14 +78,20 @@ interface LocalResult {
   error: string | null;
 }
 
-/** Sends the event to the local server as it was captured: method, headers in order, body bytes. */
-async function sendLocally(options: ListenOptions, event: StreamedEvent): Promise<LocalResult> {
+/**
+ * Sends the event to the local server as it was captured: method, headers in order (minus
+ * hop-by-hop, and proxy headers unless the endpoint keeps them), body bytes. A sub-path that
+ * could leave --forward's path is not sent.
+ */
+async function sendLocally(options: ListenOptions, endpoint: ListenedEndpoint, event: StreamedEvent): Promise<LocalResult> {
   const started = performance.now();
   const body = Buffer.from(event.body_base64, "base64");
+  const target = forwardTarget(options.forward, event.path, event.query);
+  if (!target.ok) return { status: null, latencyMs: 0, body: null, error: target.reason };
   try {
-    const response = await request(forwardTarget(options.forward, event.path, event.query), {
+    const response = await request(target.url, {
       method: event.method as "POST",
-      headers: forwardableHeaders(event.headers).flat(),
+      headers: forwardableHeaders(event.headers, { keepProxyHeaders: endpoint.keepProxyHeaders }).flat(),
       body: event.method === "GET" || event.method === "HEAD" ? undefined : body,
       headersTimeout: LOCAL_TIMEOUT_MS,
       bodyTimeout: LOCAL_TIMEOUT_MS,
@@ -114,7 +126,8 @@ export interface ListenSummary {
 export async function listen(options: ListenOptions): Promise<ListenSummary> {
   const { out, color } = options;
   const summary: ListenSummary = { received: 0, ok: 0, failed: 0 };
-  const endpointId = await findEndpoint(options);
+  // Read once, at start: a changed keep_proxy_headers applies when listen is started again.
+  const endpoint = await findEndpoint(options);
   const seen = new Set<string>();
   // Attempts the server could not record (it was down): recorded again after the reconnect.
   const unrecorded: PendingRecord[] = [];
@@ -123,7 +136,7 @@ export async function listen(options: ListenOptions): Promise<ListenSummary> {
   let connectedBefore = false;
   while (!options.signal.aborted) {
     try {
-      const response = await fetch(`${options.server}/api/v1/endpoints/${endpointId}/stream`, {
+      const response = await fetch(`${options.server}/api/v1/endpoints/${endpoint.id}/stream`, {
         headers: { authorization: `Bearer ${options.apiKey}`, accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) },
         signal: options.signal,
       });
@@ -142,7 +155,7 @@ export async function listen(options: ListenOptions): Promise<ListenSummary> {
         if (seen.size > 20_000) seen.delete(seen.values().next().value!);
         lastId = event.id;
         summary.received += 1;
-        await handle(options, event, summary, unrecorded);
+        await handle(options, endpoint, event, summary, unrecorded);
       }
       if (options.signal.aborted) break;
       throw new Error("the server closed the stream");
@@ -184,10 +197,10 @@ async function recordPending(options: ListenOptions, unrecorded: PendingRecord[]
   }
 }
 
-async function handle(options: ListenOptions, event: StreamedEvent, summary: ListenSummary, unrecorded: PendingRecord[]): Promise<void> {
-  let result = await sendLocally(options, event);
+async function handle(options: ListenOptions, endpoint: ListenedEndpoint, event: StreamedEvent, summary: ListenSummary, unrecorded: PendingRecord[]): Promise<void> {
+  let result = await sendLocally(options, endpoint, event);
   for (let attempt = 1; attempt <= options.retries && !isSuccess(result) && !options.signal.aborted; attempt += 1) {
-    result = await sendLocally(options, event);
+    result = await sendLocally(options, endpoint, event);
   }
   const ok = isSuccess(result);
   if (ok) summary.ok += 1;

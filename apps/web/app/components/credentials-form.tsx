@@ -2,6 +2,11 @@ import { Form, Link, useNavigation } from "@remix-run/react";
 import { SubmitButton } from "./form-fields";
 import { FormError, StandalonePage } from "./ui";
 
+/** Switching between the two forms keeps where to go afterwards (checked when the form is posted). */
+function withNext(path: string, next: string | undefined): string {
+  return next ? `${path}?next=${encodeURIComponent(next)}` : path;
+}
+
 /** The sign-up and log-in form: same fields, different wording. */
 export function CredentialsForm(props: { mode: "login" | "signup"; error?: string; email?: string; next?: string }) {
   const navigation = useNavigation();
@@ -29,11 +34,11 @@ export function CredentialsForm(props: { mode: "login" | "signup"; error?: strin
       <p className="muted small">
         {login ? (
           <>
-            No account yet? <Link to="/signup">Create one</Link>
+            No account yet? <Link to={withNext("/signup", props.next)}>Create one</Link>
           </>
         ) : (
           <>
-            Already have an account? <Link to="/login">Log in</Link>
+            Already have an account? <Link to={withNext("/login", props.next)}>Log in</Link>
           </>
         )}
       </p>

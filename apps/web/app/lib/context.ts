@@ -7,6 +7,10 @@ export interface DashboardContext {
   user: { id: string; email: string } | null;
   /** The capture URL base, for the first-run curl example. */
   baseUrl: string;
+  /** This response's Content-Security-Policy nonce (entry.server puts it on Remix's inline scripts). */
+  cspNonce: string;
+  /** The public API's OpenAPI document, built in-process; null when PUBLIC_API_ENABLED=false. */
+  apiDocument: () => Record<string, unknown> | null;
 }
 
 declare module "@remix-run/node" {

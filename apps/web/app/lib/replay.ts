@@ -9,6 +9,7 @@ import {
   LOCAL_REPLAY_ORIGIN,
   REPLAY_ENVIRONMENTS,
   replayTarget,
+  type ForwardHeaderOptions,
   type ReplayEnvironment,
   type ReplaySource,
 } from "@rehook/core/browser";
@@ -116,10 +117,13 @@ function browserMaySet(name: string, value: string): boolean {
   return true;
 }
 
-/** The stored headers a browser can send: minus hop-by-hop and forbidden ones, and any the Headers API rejects. */
-export function browserHeaders(stored: Array<[string, string]>): Headers {
+/**
+ * The stored headers a browser can send: minus hop-by-hop and forbidden ones, the proxy
+ * headers unless the endpoint keeps them (as forwarding does), and any the Headers API rejects.
+ */
+export function browserHeaders(stored: Array<[string, string]>, options: ForwardHeaderOptions = {}): Headers {
   const headers = new Headers();
-  for (const [name, value] of forwardableHeaders(stored)) {
+  for (const [name, value] of forwardableHeaders(stored, options)) {
     if (!browserMaySet(name, value)) continue;
     try {
       headers.append(name, value);
@@ -146,14 +150,20 @@ export interface LocalResult {
  * Sends the event from this browser to the developer's machine, timed here. A network or
  * CORS failure (the browser hides which) is a result with no status and the reason.
  */
-export async function performLocalReplay(request: { url: string; method: string; headers: Array<[string, string]>; bodyBase64: string }): Promise<LocalResult> {
+export async function performLocalReplay(request: {
+  url: string;
+  method: string;
+  headers: Array<[string, string]>;
+  keepProxyHeaders: boolean;
+  bodyBase64: string;
+}): Promise<LocalResult> {
   const method = request.method.toUpperCase();
   const started = performance.now();
   const elapsed = () => Math.min(3_600_000, Math.max(0, Math.round(performance.now() - started)));
   try {
     const response = await fetch(request.url, {
       method,
-      headers: browserHeaders(request.headers),
+      headers: browserHeaders(request.headers, { keepProxyHeaders: request.keepProxyHeaders }),
       body: method === "GET" || method === "HEAD" ? undefined : base64Bytes(request.bodyBase64),
       mode: "cors",
       credentials: "omit",

@@ -8,11 +8,6 @@ export function requireUser(context: AppLoadContext, request: Request): { id: st
   throw redirect(back === "/" ? "/login" : `/login?next=${encodeURIComponent(back)}`);
 }
 
-/** Only same-site paths are followed after login (no open redirect). */
-export function safeNext(raw: string | null): string {
-  return raw && raw.startsWith("/") && !raw.startsWith("//") ? raw : "/";
-}
-
 /** The loader of /login and /signup: someone signed in already goes to the dashboard. */
 export function redirectIfSignedIn({ context, request }: LoaderFunctionArgs): null {
   if (context.user && request.method === "GET") throw redirect("/");

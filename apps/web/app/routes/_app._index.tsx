@@ -6,14 +6,17 @@ import { useResetAfterCreate } from "../components/hooks";
 import { Card, CopyField, EmptyCard, FormError, FormSuccess, Icon, PageHeader, RouteError } from "../components/ui";
 import { errorMessage } from "../lib/errors";
 import { deliveryCounts, plural } from "../lib/format";
+import { requireUser } from "../lib/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Endpoints · Rehook" }];
 
-export async function loader({ context }: LoaderFunctionArgs) {
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  requireUser(context, request);
   return { endpoints: await context.caller.endpoints.list() };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
+  requireUser(context, request);
   const form = await request.formData();
   const name = String(form.get("name") ?? "");
   const destination = String(form.get("destinationUrl") ?? "").trim();

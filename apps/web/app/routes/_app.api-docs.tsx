@@ -6,9 +6,11 @@ import { CopyButton } from "../components/copy-button";
 import { DataTable } from "../components/data-table";
 import { Card, CopyField, EmptyCard, Icon, PageHeader, RouteError } from "../components/ui";
 import { readApiReference, type FieldView, type OperationView } from "../lib/openapi";
+import { requireUser } from "../lib/session.server";
 
 export const meta: MetaFunction = () => [{ title: "API reference · Rehook" }];
 
+/** Linked from the page for people who want the raw document. */
 const DOCUMENT_PATH = "/api/v1/openapi.json";
 
 type Reference =
@@ -16,22 +18,18 @@ type Reference =
   | { state: "disabled"; baseUrl: string }
   | { state: "error"; baseUrl: string; message: string };
 
-/** The OpenAPI document comes from this same server; a 404 means PUBLIC_API_ENABLED=false. */
-export async function loader({ request }: LoaderFunctionArgs): Promise<Reference> {
+/** The OpenAPI document is built in this process (never fetched over HTTP); null means PUBLIC_API_ENABLED=false. */
+export function loader({ context, request }: LoaderFunctionArgs): Reference {
+  requireUser(context, request);
+  // request.url's origin is one of our configured origins (src/remix-handler.ts), never the client's Host.
   const baseUrl = `${new URL(request.url).origin}/api/v1`;
-  let response: Response;
+  const document = context.apiDocument();
+  if (!document) return { state: "disabled", baseUrl };
   try {
-    response = await fetch(new URL(DOCUMENT_PATH, request.url), { headers: { accept: "application/json" }, signal: AbortSignal.timeout(10_000) });
+    const reference = readApiReference(document, baseUrl);
+    return { state: "ready", baseUrl, version: reference.version, operations: reference.operations };
   } catch (error) {
-    return { state: "error", baseUrl, message: `could not fetch ${DOCUMENT_PATH}: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  if (response.status === 404) return { state: "disabled", baseUrl };
-  if (!response.ok) return { state: "error", baseUrl, message: `${DOCUMENT_PATH} answered HTTP ${response.status}` };
-  try {
-    const reference = readApiReference(await response.json(), baseUrl);
-    return { state: "ready", baseUrl, version: response.headers.get("rehook-api-version") ?? reference.version, operations: reference.operations };
-  } catch (error) {
-    return { state: "error", baseUrl, message: `${DOCUMENT_PATH} could not be read: ${error instanceof Error ? error.message : String(error)}` };
+    return { state: "error", baseUrl, message: `the API document could not be read: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
 

@@ -9,10 +9,12 @@ import { CheckboxField, IntentButton, SaveActions, TextField, UrlField } from ".
 import { Breadcrumb, Card, CopyField, Detail, FormError, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
 import { errorMessage, throwIfNotFound } from "../lib/errors";
 import { deliveryCounts, formatLatency } from "../lib/format";
+import { requireUser } from "../lib/session.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `${data.endpoint.name} · Rehook` : "Endpoint · Rehook" }];
 
-export async function loader({ context, params }: LoaderFunctionArgs) {
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  requireUser(context, request);
   const id = params.id ?? "";
   try {
     const [endpoint, recent] = await Promise.all([
@@ -27,6 +29,7 @@ export async function loader({ context, params }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
+  requireUser(context, request);
   const id = params.id ?? "";
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "update");
@@ -50,6 +53,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       destinationUrl: blankToNull(form.get("destinationUrl")),
       stagingHost: blankToNull(form.get("stagingHost")),
       signRequests: form.get("signRequests") !== null,
+      keepProxyHeaders: form.get("keepProxyHeaders") !== null,
     });
     return { intent: "update" as const, ok: true as const, error: null, savedAt: Date.now() };
   } catch (error) {
@@ -75,7 +79,7 @@ export default function EndpointPage() {
   const savedAt = updateResult?.ok ? updateResult.savedAt : 0;
   // Activity filtered to this endpoint.
   const activityHref = `/events?endpointId=${encodeURIComponent(endpoint.id)}`;
-  const formKey = [endpoint.name, endpoint.destination_url, endpoint.staging_host, endpoint.sign_requests, savedAt].join("\u0000");
+  const formKey = [endpoint.name, endpoint.destination_url, endpoint.staging_host, endpoint.sign_requests, endpoint.keep_proxy_headers, savedAt].join("\u0000");
 
   return (
     <>
@@ -181,9 +185,21 @@ export default function EndpointPage() {
           <CheckboxField
             id="settings-sign"
             label="Sign forwarded requests"
-            hint="Adds Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) signed with the endpoint secret."
+            hint={
+              <>
+                Adds Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) signed with the endpoint secret. A valid signature
+                proves that Rehook forwarded this exact request, not who originally sent it.
+              </>
+            }
             name="signRequests"
             defaultChecked={endpoint.sign_requests}
+          />
+          <CheckboxField
+            id="settings-proxy-headers"
+            label="Keep proxy headers"
+            hint="Forward and replay the sender's X-Forwarded-*, Forwarded and X-Real-IP headers. Off by default: anyone can write them."
+            name="keepProxyHeaders"
+            defaultChecked={endpoint.keep_proxy_headers}
           />
           <SaveActions
             label="Save changes"

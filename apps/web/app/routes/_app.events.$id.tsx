@@ -3,7 +3,7 @@ import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import { HttpStatus, StatusBadge } from "../components/badges";
 import { CopyButton } from "../components/copy-button";
-import { HeadersTable, PayloadBlock, payloadText, type PayloadData } from "../components/payload";
+import { HeadersTable, PayloadBlock, payloadText, TruncatedPayloadNotice, type PayloadData } from "../components/payload";
 import { RelativeTime, useExactTime } from "../components/relative-time";
 import { ReplayDialog, ReplayTable } from "../components/replays";
 import { Tabs } from "../components/tabs";
@@ -12,6 +12,7 @@ import { throwIfNotFound } from "../lib/errors";
 import { formatBytes, formatLatency } from "../lib/format";
 import { replayHints, type ReplayRow } from "../lib/replay";
 import { trpc } from "../lib/trpc.client";
+import { requireUser } from "../lib/session.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `${data.event.eventType} · Activity · Rehook` : "Event · Rehook" }];
 
@@ -25,7 +26,8 @@ function slim(payload: { kind: "json"; pretty: string } | { kind: "text"; text: 
 /** The replay history shows this many attempts; the Replays page has them all. */
 const HISTORY_LIMIT = 20;
 
-export async function loader({ context, params }: LoaderFunctionArgs) {
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  requireUser(context, request);
   let event;
   try {
     event = await context.caller.events.get({ id: params.id ?? "" });
@@ -33,7 +35,7 @@ export async function loader({ context, params }: LoaderFunctionArgs) {
     throwIfNotFound(error);
     throw error;
   }
-  const { payload, response, bodyBase64: _body, ...rest } = event;
+  const { payload, response, ...rest } = event;
   // The endpoint as it is now: replays go to its current destination and staging host.
   const [endpoint, history] = await Promise.all([
     context.caller.endpoints.get({ id: event.endpointId }).catch(() => null),
@@ -141,7 +143,7 @@ export default function EventPage() {
         actions={
           <>
             <CopyButton text={event.curl} label="Copy as curl" className="button secondary" />
-            <CopyButton text={payloadText(payload)} label="Copy payload" className="button secondary" />
+            <CopyButton text={payloadText(payload)} label={event.bodyTruncated ? "Copy preview" : "Copy payload"} className="button secondary" />
             <button type="button" className="button primary" onClick={() => setReplaying(true)} aria-keyshortcuts="R" title="Replay this event (R)">
               <Icon name="refresh" />
               Replay
@@ -191,7 +193,14 @@ export default function EventPage() {
             {
               id: "payload",
               label: "Payload",
-              render: () => <PayloadBlock payload={payload} label="Request body" />,
+              render: () => (
+                <>
+                  {event.bodyTruncated ? (
+                    <TruncatedPayloadNotice shownBytes={event.bodyPreviewBytes} totalBytes={event.sizeBytes} downloadUrl={`/api/events/${encodeURIComponent(event.id)}/body`} />
+                  ) : null}
+                  <PayloadBlock payload={payload} label={event.bodyTruncated ? "Request body (beginning)" : "Request body"} />
+                </>
+              ),
             },
             {
               id: "headers",

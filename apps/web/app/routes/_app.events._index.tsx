@@ -13,6 +13,7 @@ import { EVENT_STATUSES, isEventStatus, STATUS_LABELS, type EventStatus } from "
 import { listFilterKey, readListFilter, type ListFilter } from "../lib/list-filter";
 import type { ReplayAttempt } from "../lib/replay";
 import { trpc } from "../lib/trpc.client";
+import { requireUser } from "../lib/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Activity · Rehook" }];
 
@@ -28,6 +29,7 @@ const MAX_ROWS = 500;
 const STATUS_OPTIONS = EVENT_STATUSES.map((status) => ({ value: status, label: STATUS_LABELS[status] }));
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
+  requireUser(context, request);
   const filter = readListFilter(request, isEventStatus);
   const [page, endpoints] = await Promise.all([context.caller.events.list({ ...filter, limit: 50 }), context.caller.endpoints.list()]);
   return {

@@ -10,12 +10,14 @@ import { Alert, Breadcrumb, Card, Detail, Icon, PageHeader, RouteError } from ".
 import { throwIfNotFound } from "../lib/errors";
 import { formatLatency, isUuid } from "../lib/format";
 import { base64Bytes, environmentLabel, payloadOf } from "../lib/replay";
+import { requireUser } from "../lib/session.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `Replay of ${data.event?.eventType ?? "an event"} · Replays · Rehook` : "Replay · Rehook" },
 ];
 
-export async function loader({ context, params }: LoaderFunctionArgs) {
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  requireUser(context, request);
   const id = params.id ?? "";
   if (!isUuid(id)) throw new Response("Not found", { status: 404 });
   let attempt;

@@ -7,6 +7,7 @@ import { EmptyCard, Icon, PageHeader, RouteError } from "../components/ui";
 import { hasListFilter, listFilterKey, readListFilter, type ListFilter } from "../lib/list-filter";
 import type { ReplayRow } from "../lib/replay";
 import { trpc } from "../lib/trpc.client";
+import { requireUser } from "../lib/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Replays · Rehook" }];
 
@@ -21,6 +22,7 @@ type Filter = ListFilter<ReplayStatus>;
 const PAGE = 50;
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
+  requireUser(context, request);
   const filter = readListFilter(request, isReplayStatus);
   const [page, endpoints] = await Promise.all([context.caller.replays.list({ ...filter, limit: PAGE }), context.caller.endpoints.list()]);
   return {

@@ -11,6 +11,7 @@ import { RelativeTime } from "../components/relative-time";
 import { Alert, Card, CopyField, EmptyState, FormError, FormSuccess, Icon, PageHeader, RouteError } from "../components/ui";
 import { errorMessage, hasCode } from "../lib/errors";
 import { trpc } from "../lib/trpc.client";
+import { requireUser } from "../lib/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Settings · Rehook" }];
 
@@ -22,7 +23,8 @@ const TRIGGERS = [
 type Trigger = (typeof TRIGGERS)[number]["value"];
 const isTrigger = (value: unknown): value is Trigger => TRIGGERS.some((trigger) => trigger.value === value);
 
-export async function loader({ context }: LoaderFunctionArgs) {
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  requireUser(context, request);
   const [apiKeys, endpoints, notifications] = await Promise.all([
     context.caller.apiKeys.list(),
     context.caller.endpoints.list(),
@@ -67,6 +69,7 @@ const reply = (intent: string, fields: Partial<Omit<ActionReply, "intent">> = {}
 });
 
 export async function action({ request, context }: ActionFunctionArgs): Promise<ActionReply> {
+  requireUser(context, request);
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
   const id = String(form.get("id") ?? "");

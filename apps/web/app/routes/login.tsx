@@ -1,7 +1,8 @@
 import { data, redirect, type ActionFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useSearchParams } from "@remix-run/react";
+import { safeRedirectPath } from "@rehook/core/browser";
 import { CredentialsForm } from "../components/credentials-form";
-import { redirectIfSignedIn, safeNext } from "../lib/session.server";
+import { redirectIfSignedIn } from "../lib/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Log in · Rehook" }];
 
@@ -17,7 +18,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return data({ error: (error as Error).message, email }, { status });
   }
   // The session cookie is added to this redirect by the server (src/remix-handler.ts).
-  return redirect(safeNext(String(form.get("next") ?? "")), 303);
+  return redirect(safeRedirectPath(form.get("next")), 303);
 }
 
 export default function Login() {

@@ -1,5 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { useActionData } from "@remix-run/react";
+import { useActionData, useSearchParams } from "@remix-run/react";
+import { safeRedirectPath } from "@rehook/core/browser";
 import { CredentialsForm } from "../components/credentials-form";
 import { redirectIfSignedIn } from "../lib/session.server";
 
@@ -15,10 +16,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
   } catch (error) {
     return data({ error: (error as Error).message, email }, { status: 400 });
   }
-  return redirect("/", 303);
+  return redirect(safeRedirectPath(form.get("next")), 303);
 }
 
 export default function Signup() {
   const result = useActionData<typeof action>();
-  return <CredentialsForm mode="signup" error={result?.error} email={result?.email} />;
+  const [params] = useSearchParams();
+  return <CredentialsForm mode="signup" error={result?.error} email={result?.email} next={params.get("next") ?? undefined} />;
 }

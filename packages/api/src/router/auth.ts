@@ -8,7 +8,7 @@ export const authRouter = router({
   me: publicProcedure.query(({ ctx }) => ctx.session?.user ?? null),
 
   signUp: publicProcedure.input(credentials).mutation(async ({ ctx, input }) => {
-    const signedIn = await signUp(ctx.services, input);
+    const signedIn = await signUp(ctx.services, { ...input, clientAddress: ctx.clientAddress });
     ctx.setCookie(signedIn.cookie.serialized);
     return signedIn.user;
   }),

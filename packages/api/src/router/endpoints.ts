@@ -10,8 +10,10 @@ export const endpointsRouter = router({
   get: protectedProcedure.input(byId).query(({ ctx, input }) => getEndpoint(ctx.services, { userId: ctx.user.id, endpoint: { id: input.id } })),
 
   create: protectedProcedure
-    .input(z.object({ name: z.string(), destinationUrl: z.string().nullish() }))
-    .mutation(({ ctx, input }) => createEndpoint(ctx.services, { userId: ctx.user.id, name: input.name, destinationUrl: input.destinationUrl ?? null })),
+    .input(z.object({ name: z.string(), destinationUrl: z.string().nullish(), keepProxyHeaders: z.boolean().optional() }))
+    .mutation(({ ctx, input }) =>
+      createEndpoint(ctx.services, { userId: ctx.user.id, name: input.name, destinationUrl: input.destinationUrl ?? null, keepProxyHeaders: input.keepProxyHeaders }),
+    ),
 
   update: protectedProcedure
     .input(
@@ -21,6 +23,7 @@ export const endpointsRouter = router({
         destinationUrl: z.string().nullish(),
         stagingHost: z.string().nullish(),
         signRequests: z.boolean().optional(),
+        keepProxyHeaders: z.boolean().optional(),
       }),
     )
     .mutation(({ ctx, input: { id, ...changes } }) => updateEndpoint(ctx.services, { userId: ctx.user.id, endpoint: { id }, changes })),

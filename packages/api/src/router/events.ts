@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { curlCommand, describePayload, EVENT_STATUSES, webhookUrl } from "@rehook/core";
-import { getEvent, listEvents, liveEvents } from "@rehook/services";
+import { getEvent, listEvents, openLiveEvents } from "@rehook/services";
 import { protectedProcedure, router } from "../trpc.js";
 
 const filter = z.object({
@@ -13,15 +13,24 @@ export const eventsRouter = router({
     .input(filter.extend({ before: z.string().optional(), limit: z.number().optional() }))
     .query(({ ctx, input }) => listEvents(ctx.services, { userId: ctx.user.id, ...input })),
 
-  /** One event with its body ready to show: JSON, text or a hex dump, and a curl command. */
+  /**
+   * One event with its body ready to show: JSON, text or a hex dump, and a curl command. A body
+   * over the preview size comes as its first bytes (`bodyTruncated`, `sizeBytes` the whole);
+   * the page links to /api/events/{id}/body for the rest.
+   */
   get: protectedProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
     const { body, response, ...event } = await getEvent(ctx.services, { userId: ctx.user.id, eventId: input.id });
     const captureUrl = `${webhookUrl(ctx.services.baseUrl, event.endpointSlug)}${event.path}${event.query ? `?${event.query}` : ""}`;
+    const request = { method: event.method, url: captureUrl, headers: event.headers };
     return {
       ...event,
-      bodyBase64: Buffer.from(body).toString("base64"),
       payload: describePayload(body, event.contentType),
-      curl: curlCommand({ method: event.method, url: captureUrl, headers: event.headers, body }),
+      /** Bytes of the body that `payload` shows (all of them unless bodyTruncated). */
+      bodyPreviewBytes: body.byteLength,
+      // A cut body would make a wrong request: the command reads the downloaded file instead.
+      curl: event.bodyTruncated
+        ? `${curlCommand({ ...request, body: new Uint8Array() })} \\\n  --data-binary @${rawBodyFileName(event.id)}`
+        : curlCommand({ ...request, body }),
       response: response && {
         ...response,
         body: undefined,
@@ -32,7 +41,13 @@ export const eventsRouter = router({
   }),
 
   /** New events and status changes, pushed over server-sent events as they happen. */
-  live: protectedProcedure.input(filter).subscription(async function* ({ ctx, input, signal }) {
-    yield* liveEvents(ctx.services, { userId: ctx.user.id, filter: input, signal: signal ?? new AbortController().signal });
-  }),
+  live: protectedProcedure.input(filter).subscription(({ ctx, input, signal }) =>
+    // Opened before tRPC starts the stream, so too many open streams is a TOO_MANY_REQUESTS error (not retried).
+    openLiveEvents(ctx.services, { userId: ctx.user.id, filter: input, signal: signal ?? new AbortController().signal }),
+  ),
 });
+
+/** The file name the raw download is saved under (Content-Disposition of /api/events/{id}/body). */
+function rawBodyFileName(eventId: string): string {
+  return `event-${eventId}.bin`;
+}

@@ -24,6 +24,8 @@ export interface Endpoint {
   secret: string;
   signRequests: boolean;
   stagingHost: string | null;
+  /** Forward and replay X-Forwarded-*, Forwarded and X-Real-IP (dropped by default). */
+  keepProxyHeaders: boolean;
   deliveredCount: number;
   failedCount: number;
   createdAt: Date;
@@ -170,6 +172,7 @@ export const EndpointEntity = new EntitySchema<Endpoint>({
     secret: { type: "text" },
     signRequests: { type: "boolean", default: false },
     stagingHost: { type: "text", nullable: true },
+    keepProxyHeaders: { type: "boolean", default: false },
     deliveredCount: { type: new BigIntType("number"), default: 0 },
     failedCount: { type: new BigIntType("number"), default: 0 },
     createdAt,

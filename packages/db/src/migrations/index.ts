@@ -4,6 +4,7 @@ import { Migration20261121010000_delivery_lease } from "./Migration2026112101000
 import { Migration20261121020000_forwarded_at } from "./Migration20261121020000_forwarded_at.js";
 import { Migration20261121030000_replay_jobs } from "./Migration20261121030000_replay_jobs.js";
 import { Migration20261121040000_notification_outbox } from "./Migration20261121040000_notification_outbox.js";
+import { Migration20261122000000_keep_proxy_headers } from "./Migration20261122000000_keep_proxy_headers.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121020000_forwarded_at", class: Migration20261121020000_forwarded_at },
   { name: "Migration20261121030000_replay_jobs", class: Migration20261121030000_replay_jobs },
   { name: "Migration20261121040000_notification_outbox", class: Migration20261121040000_notification_outbox },
+  { name: "Migration20261122000000_keep_proxy_headers", class: Migration20261122000000_keep_proxy_headers },
 ];

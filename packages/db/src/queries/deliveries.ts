@@ -1,18 +1,21 @@
 import type { EventStatus, HeaderList } from "@rehook/core";
 import type { Pool } from "../pool.js";
 import { capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
+import { BODY_BYTES_PER_READ } from "./events.js";
 
 /** A pending event claimed for delivery, with what sending it needs. */
 export interface ClaimedEvent extends CapturedRequestFields {
   destinationUrl: string;
   signRequests: boolean;
   secret: string;
+  keepProxyHeaders: boolean;
 }
 
 interface ClaimRow extends CapturedRequestRow {
   destination_url: string;
   sign_requests: boolean;
   secret: string;
+  keep_proxy_headers: boolean;
 }
 
 const toClaimed = (row: ClaimRow): ClaimedEvent => ({
@@ -20,33 +23,44 @@ const toClaimed = (row: ClaimRow): ClaimedEvent => ({
   destinationUrl: row.destination_url,
   signRequests: row.sign_requests,
   secret: row.secret,
+  keepProxyHeaders: row.keep_proxy_headers,
 });
 
 /*
  * A claim sets a lease: until it expires no other instance takes the event. SKIP LOCKED lets
  * instances claim side by side without waiting on each other's rows. An expired lease (its
  * holder crashed or hung) makes the event claimable again by anyone.
+ * A claim is cut at $4 body bytes (the first event always goes): bodies may be 10 MiB each,
+ * and the claimed ones are held in memory until sent. Rows locked past the cut are let go
+ * at commit, unleased, for the next claim.
  */
 const CLAIM = (where: string) => `
-with claimable as (
-  select id from events
+with candidates as (
+  select id, octet_length(body) as size from events
   where status = 'pending' and (lease_expires_at is null or lease_expires_at < now()) and ${where}
   order by id
   limit $2
   for update skip locked
+),
+claimable as (
+  select id from (select id, sum(size) over (order by id) - size as bytes_before from candidates) sized
+  where bytes_before < $4
 )
 update events e
 set lease_expires_at = now() + make_interval(secs => $3::float8 / 1000), attempts = e.attempts + 1
 from claimable c, endpoints p
 where e.id = c.id and p.id = e.endpoint_id
 returning e.id, e.endpoint_id, e.method, e.path, e.query, e.headers, e.body, e.destination_url,
-          p.sign_requests, p.secret`;
+          p.sign_requests, p.secret, p.keep_proxy_headers`;
 
 const CLAIM_DUE = CLAIM("$1::int is not null");
 
-/** Claims up to `limit` pending events nobody holds: missed fast paths and expired leases. */
-export async function claimDueEvents(pool: Pool, limit: number, leaseMs: number): Promise<ClaimedEvent[]> {
-  const result = await pool.query<ClaimRow>({ name: "rehook_claim_due", text: CLAIM_DUE, values: [0, limit, leaseMs] });
+/**
+ * Claims pending events nobody holds (missed fast paths and expired leases), oldest first: up
+ * to `limit` of them and about `maxBytes` of bodies (at least one event when any is due).
+ */
+export async function claimDueEvents(pool: Pool, limit: number, leaseMs: number, maxBytes = BODY_BYTES_PER_READ): Promise<ClaimedEvent[]> {
+  const result = await pool.query<ClaimRow>({ name: "rehook_claim_due", text: CLAIM_DUE, values: [0, limit, leaseMs, maxBytes] });
   return result.rows.map(toClaimed);
 }
 
@@ -67,6 +81,8 @@ export interface DeliveryOutcome {
 export interface CompletedEvent {
   id: string;
   endpointId: string;
+  /** The endpoint's owner: live feeds filter the bus by it without a query. */
+  userId: string;
   status: EventStatus;
 }
 
@@ -110,7 +126,7 @@ notify as (
   from updated u join endpoints p on p.id = u.endpoint_id join notification_settings n on n.user_id = p.user_id
   where n.enabled and n.paused_reason is null and u.status = any(n.triggers)
 )
-select id, endpoint_id, status from updated`;
+select u.id, u.endpoint_id, p.user_id, u.status from updated u join endpoints p on p.id = u.endpoint_id`;
 
 export async function completeEvents(pool: Pool, outcomes: DeliveryOutcome[]): Promise<CompletedEvent[]> {
   let offset = 0;
@@ -135,10 +151,10 @@ export async function completeEvents(pool: Pool, outcomes: DeliveryOutcome[]): P
     }
     return row;
   });
-  const result = await pool.query<{ id: string; endpoint_id: string; status: EventStatus }>({
+  const result = await pool.query<{ id: string; endpoint_id: string; user_id: string; status: EventStatus }>({
     name: "rehook_complete_events",
     text: COMPLETE,
     values: [JSON.stringify(rows), Buffer.concat(bodies, offset)],
   });
-  return result.rows.map((row) => ({ id: row.id, endpointId: row.endpoint_id, status: row.status }));
+  return result.rows.map((row) => ({ id: row.id, endpointId: row.endpoint_id, userId: row.user_id, status: row.status }));
 }

@@ -10,6 +10,7 @@ export interface NewEndpoint {
   destinationUrl: string | null;
   secret: string;
   signRequests: boolean;
+  keepProxyHeaders?: boolean;
 }
 
 export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Promise<Endpoint> {
@@ -23,6 +24,7 @@ export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Pro
     secret: input.secret,
     signRequests: input.signRequests,
     stagingHost: null,
+    keepProxyHeaders: input.keepProxyHeaders ?? false,
     deliveredCount: 0,
     failedCount: 0,
     createdAt: now,
@@ -77,7 +79,7 @@ export async function deleteOwnedEndpoint(em: EntityManager, userId: string, ref
 }
 
 /** Replaces an endpoint's signing secret; false when the user has no such endpoint. */
-export type EndpointChanges = Partial<Pick<Endpoint, "name" | "destinationUrl" | "stagingHost" | "signRequests" | "secret">>;
+export type EndpointChanges = Partial<Pick<Endpoint, "name" | "destinationUrl" | "stagingHost" | "signRequests" | "keepProxyHeaders" | "secret">>;
 
 /** Applies changes to the user's endpoint; null when it has no such endpoint. */
 export async function updateOwnedEndpoint(em: EntityManager, userId: string, ref: EndpointRef, changes: EndpointChanges): Promise<Endpoint | null> {

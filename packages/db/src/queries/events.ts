@@ -38,6 +38,23 @@ interface SummaryRow {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * Most body bytes one read of full events brings into memory (stream backlogs, bulk replays,
+ * delivery recovery): a body may be 10 MiB, so pages are cut by bytes, not only by rows.
+ */
+export const BODY_BYTES_PER_READ = 8 * 1024 * 1024;
+
+/**
+ * The ids of a page cut by body bytes. `candidates` selects `id` and `size` (the body's
+ * octet_length, which PostgreSQL reads without fetching the body) in id order, with its own
+ * LIMIT; a row is kept while the bodies before it add up to less than the bound, so a page
+ * always has its first row and exceeds the bound by at most one body.
+ */
+export function byteBoundedIds(candidates: string, maxBytesPlaceholder: string): string {
+  return `select id from (select id, sum(size) over (order by id) - size as bytes_before from (${candidates}) candidates) sized
+          where bytes_before < ${maxBytesPlaceholder}`;
+}
+
 const SUMMARY_COLUMNS = `e.id, e.endpoint_id, p.name as endpoint_name, e.method, e.source, e.event_type, e.status,
        e.latency_ms, e.response_status, e.received_at`;
 
@@ -115,12 +132,15 @@ export async function eventSummariesByIds(em: EntityManager, userId: string, ids
   return rows.map(toSummary);
 }
 
-/** Everything stored about one event. */
+/** Everything stored about one event; the body only up to the preview size asked for. */
 export interface EventDetail extends EventSummary {
   path: string;
   query: string;
   headers: HeaderList;
+  /** The body's first bytes (all of it unless `bodyTruncated`). */
   body: Buffer;
+  /** The body is longer than `body`: `sizeBytes` is its whole length. */
+  bodyTruncated: boolean;
   contentType: string | null;
   sizeBytes: number;
   clientIp: string | null;
@@ -135,8 +155,8 @@ export interface EventDetail extends EventSummary {
   replayCount: number;
 }
 
-/** One of the user's events; null when it is missing or someone else's. */
-export async function findOwnedEvent(em: EntityManager, userId: string, eventId: string): Promise<EventDetail | null> {
+/** One of the user's events with the first `previewBytes` of its body; null when it is missing or someone else's. */
+export async function findOwnedEvent(em: EntityManager, userId: string, eventId: string, previewBytes: number): Promise<EventDetail | null> {
   if (!UUID.test(eventId)) return null;
   const rows = await em.getConnection().execute<
     Array<
@@ -144,9 +164,9 @@ export async function findOwnedEvent(em: EntityManager, userId: string, eventId:
         path: string;
         query: string;
         headers: HeaderList;
-        body: Buffer;
+        body_preview: Buffer;
+        body_bytes: number;
         content_type: string | null;
-        size_bytes: number;
         client_ip: string | null;
         destination_url: string | null;
         forwarded_at: Date | null;
@@ -160,13 +180,15 @@ export async function findOwnedEvent(em: EntityManager, userId: string, eventId:
       }
     >
   >(
-    `select ${SUMMARY_COLUMNS}, e.path, e.query, e.headers, e.body, e.content_type, e.size_bytes, e.client_ip,
+    // substring reads only the slice of a large (TOASTed) body; octet_length reads its header.
+    `select ${SUMMARY_COLUMNS}, e.path, e.query, e.headers, substring(e.body from 1 for ?) as body_preview,
+            octet_length(e.body) as body_bytes, e.content_type, e.client_ip,
             e.destination_url, e.forwarded_at, e.completed_at, e.response_headers, e.response_body,
             e.response_truncated, e.error, p.slug as endpoint_slug,
             (select count(*) from replay_attempts r where r.event_id = e.id) as replay_count
      from events e join endpoints p on p.id = e.endpoint_id
      where e.id = ? and p.user_id = ?`,
-    [eventId, userId],
+    [previewBytes, eventId, userId],
   );
   const row = rows[0];
   if (!row) return null;
@@ -175,9 +197,10 @@ export async function findOwnedEvent(em: EntityManager, userId: string, eventId:
     path: row.path,
     query: row.query,
     headers: typeof row.headers === "string" ? JSON.parse(row.headers) : row.headers,
-    body: row.body,
+    body: row.body_preview,
+    bodyTruncated: row.body_bytes > row.body_preview.byteLength,
     contentType: row.content_type,
-    sizeBytes: row.size_bytes,
+    sizeBytes: row.body_bytes,
     clientIp: row.client_ip,
     destinationUrl: row.destination_url,
     forwardedAt: row.forwarded_at ? new Date(row.forwarded_at) : null,
@@ -189,6 +212,26 @@ export async function findOwnedEvent(em: EntityManager, userId: string, eventId:
     endpointSlug: row.endpoint_slug,
     replayCount: Number(row.replay_count),
   };
+}
+
+/** What a download of one of the user's event bodies announces before the bytes; null when missing or someone else's. */
+export async function findOwnedEventBody(em: EntityManager, userId: string, eventId: string): Promise<{ sizeBytes: number; contentType: string | null } | null> {
+  if (!UUID.test(eventId)) return null;
+  const rows = await em.getConnection().execute<Array<{ body_bytes: number; content_type: string | null }>>(
+    `select octet_length(e.body) as body_bytes, e.content_type from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.user_id = ?`,
+    [eventId, userId],
+  );
+  return rows[0] ? { sizeBytes: rows[0].body_bytes, contentType: rows[0].content_type } : null;
+}
+
+/** `length` bytes of the user's event body from `offset` (fewer at its end); null when the event is gone. */
+export async function ownedEventBodySlice(em: EntityManager, userId: string, eventId: string, offset: number, length: number): Promise<Buffer | null> {
+  if (!UUID.test(eventId)) return null;
+  const rows = await em.getConnection().execute<Array<{ slice: Buffer }>>(
+    `select substring(e.body from ? for ?) as slice from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.user_id = ?`,
+    [offset + 1, length, eventId, userId],
+  );
+  return rows[0]?.slice ?? null;
 }
 
 /** An event with everything needed to send it again from elsewhere (`rehook listen`). */
@@ -213,24 +256,48 @@ const toFull = (row: FullRow): FullEvent => ({
 
 const FULL_COLUMNS = `${CAPTURED_REQUEST_COLUMNS}, e.source, e.event_type, e.received_at`;
 
-/** The endpoint's events after `afterId` (exclusive), oldest first, one page. */
-export async function fullEventsAfter(em: EntityManager, userId: string, endpointId: string, afterId: string, limit: number): Promise<FullEvent[]> {
+/**
+ * The endpoint's events after `afterId` (exclusive), oldest first: at most `limit` of them
+ * and about `maxBytes` of bodies (always at least one). Empty when there are no more.
+ */
+export async function fullEventsAfter(
+  em: EntityManager,
+  userId: string,
+  endpointId: string,
+  afterId: string,
+  limit: number,
+  maxBytes = BODY_BYTES_PER_READ,
+): Promise<FullEvent[]> {
+  const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
+                      where p.user_id = ? and e.endpoint_id = ? and e.id > ? order by e.id limit ?`;
   const rows = await em.getConnection().execute<FullRow[]>(
-    `select ${FULL_COLUMNS} from events e join endpoints p on p.id = e.endpoint_id
-     where p.user_id = ? and e.endpoint_id = ? and e.id > ? order by e.id limit ?`,
-    [userId, endpointId, afterId, limit],
+    `with page as (${byteBoundedIds(candidates, "?")})
+     select ${FULL_COLUMNS} from page join events e on e.id = page.id order by e.id`,
+    [userId, endpointId, afterId, limit, maxBytes],
   );
   return rows.map(toFull);
 }
 
-/** These events of the user's endpoint, oldest first. */
-export async function fullEventsByIds(em: EntityManager, userId: string, endpointId: string, ids: string[]): Promise<FullEvent[]> {
+/**
+ * These events of the user's endpoint, oldest first, up to about `maxBytes` of bodies (always
+ * the first that exists). Ids up to the last one returned that are not returned do not exist
+ * (or are someone else's); ids after it were left for the next read.
+ */
+export async function fullEventsByIds(
+  em: EntityManager,
+  userId: string,
+  endpointId: string,
+  ids: string[],
+  maxBytes = BODY_BYTES_PER_READ,
+): Promise<FullEvent[]> {
   const valid = ids.filter((id) => UUID.test(id));
   if (valid.length === 0) return [];
+  const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
+                      where e.id = any(?::uuid[]) and p.user_id = ? and e.endpoint_id = ?`;
   const rows = await em.getConnection().execute<FullRow[]>(
-    `select ${FULL_COLUMNS} from events e join endpoints p on p.id = e.endpoint_id
-     where e.id = any(?::uuid[]) and p.user_id = ? and e.endpoint_id = ? order by e.id`,
-    [`{${valid.join(",")}}`, userId, endpointId],
+    `with page as (${byteBoundedIds(candidates, "?")})
+     select ${FULL_COLUMNS} from page join events e on e.id = page.id order by e.id`,
+    [`{${valid.join(",")}}`, userId, endpointId, maxBytes],
   );
   return rows.map(toFull);
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
+import { BODY_BYTES_PER_READ, byteBoundedIds } from "./events.js";
 import { EndpointEntity, EventEntity, ReplayAttemptEntity, ReplayJobEntity, UserEntity, type ReplayAttempt, type ReplayJob } from "../entities/index.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -10,6 +11,7 @@ export interface ReplaySourceRow extends CapturedRequestFields {
   stagingHost: string | null;
   signRequests: boolean;
   secret: string;
+  keepProxyHeaders: boolean;
 }
 
 interface SourceRow extends CapturedRequestRow {
@@ -17,9 +19,10 @@ interface SourceRow extends CapturedRequestRow {
   staging_host: string | null;
   sign_requests: boolean;
   secret: string;
+  keep_proxy_headers: boolean;
 }
 
-const SOURCE_COLUMNS = `${CAPTURED_REQUEST_COLUMNS}, p.destination_url, p.staging_host, p.sign_requests, p.secret`;
+const SOURCE_COLUMNS = `${CAPTURED_REQUEST_COLUMNS}, p.destination_url, p.staging_host, p.sign_requests, p.secret, p.keep_proxy_headers`;
 
 const toSource = (row: SourceRow): ReplaySourceRow => ({
   ...capturedRequest(row),
@@ -27,6 +30,7 @@ const toSource = (row: SourceRow): ReplaySourceRow => ({
   stagingHost: row.staging_host,
   signRequests: row.sign_requests,
   secret: row.secret,
+  keepProxyHeaders: row.keep_proxy_headers,
 });
 
 /** The user's event and its endpoint's current settings; null when missing or someone else's. */
@@ -39,22 +43,30 @@ export async function findReplaySource(em: EntityManager, userId: string, eventI
   return rows[0] ? toSource(rows[0]) : null;
 }
 
-/** A keyset page of an endpoint's events for a bulk replay, oldest first. */
-export async function replaySourcesPage(
-  em: EntityManager,
-  userId: string,
-  endpointId: string,
-  status: string | null,
-  after: string | null,
-  limit: number,
-): Promise<ReplaySourceRow[]> {
-  const where = ["p.user_id = ?", "e.endpoint_id = ?"];
-  const params: unknown[] = [userId, endpointId];
-  if (status) (where.push("e.status = ?"), params.push(status));
-  if (after) (where.push("e.id > ?"), params.push(after));
-  params.push(limit);
+/** Which of an endpoint's events a bulk replay page reads. */
+export interface ReplayPage {
+  status: string | null;
+  /** Keyset cursor: events after this id. */
+  after: string | null;
+  /** Events before this id only (those that existed when the job started). */
+  before: string;
+  limit: number;
+  /** About this many body bytes at most (always at least one event). */
+  maxBytes?: number;
+}
+
+/** A keyset page of an endpoint's events for a bulk replay, oldest first, cut by rows and body bytes. */
+export async function replaySourcesPage(em: EntityManager, userId: string, endpointId: string, page: ReplayPage): Promise<ReplaySourceRow[]> {
+  const where = ["p.user_id = ?", "e.endpoint_id = ?", "e.id < ?"];
+  const params: unknown[] = [userId, endpointId, page.before];
+  if (page.status) (where.push("e.status = ?"), params.push(page.status));
+  if (page.after) (where.push("e.id > ?"), params.push(page.after));
+  params.push(page.limit, page.maxBytes ?? BODY_BYTES_PER_READ);
+  const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
+                      where ${where.join(" and ")} order by e.id limit ?`;
   const rows = await em.getConnection().execute<SourceRow[]>(
-    `select ${SOURCE_COLUMNS} from events e join endpoints p on p.id = e.endpoint_id where ${where.join(" and ")} order by e.id limit ?`,
+    `with page as (${byteBoundedIds(candidates, "?")})
+     select ${SOURCE_COLUMNS} from page join events e on e.id = page.id join endpoints p on p.id = e.endpoint_id order by e.id`,
     params,
   );
   return rows.map(toSource);
@@ -160,10 +172,31 @@ export async function findOwnedReplayAttempt(em: EntityManager, userId: string, 
   return em.findOne(ReplayAttemptEntity, { id: attemptId, event: { endpoint: { user: userId } } });
 }
 
-export async function insertReplayJob(
-  em: EntityManager,
-  job: { id: string; userId: string; endpointId: string; environment: string; customUrl: string | null; statusFilter: string | null; total: number },
-): Promise<ReplayJob> {
+export interface NewReplayJob {
+  id: string;
+  userId: string;
+  endpointId: string;
+  environment: string;
+  customUrl: string | null;
+  statusFilter: string | null;
+  total: number;
+}
+
+/**
+ * Inserts the job unless the user already has `maxRunning` jobs running (on any instance):
+ * null then. The user's row is locked meanwhile, so two starts at once cannot both pass.
+ */
+export async function insertReplayJobIfRoom(em: EntityManager, job: NewReplayJob, maxRunning: number): Promise<ReplayJob | null> {
+  return em.transactional(async (tx) => {
+    // tx.execute (not getConnection().execute) runs inside the transaction.
+    await tx.execute("select 1 from users where id = ? for update", [job.userId]);
+    const running = await tx.count(ReplayJobEntity, { user: job.userId, state: "running" });
+    if (running >= maxRunning) return null;
+    return insertReplayJob(tx, job);
+  });
+}
+
+export async function insertReplayJob(em: EntityManager, job: NewReplayJob): Promise<ReplayJob> {
   const now = new Date();
   const row = em.create(ReplayJobEntity, {
     id: job.id,

@@ -3,7 +3,9 @@ import { isUserError, type Logger } from "@rehook/core";
 import { authenticateApiKey, type ServiceContext } from "@rehook/services";
 import { readBodyCapped } from "../body.js";
 import { STATUS_FOR_CODE } from "../error-status.js";
-import { sendError, sendJson } from "../respond.js";
+import { sendError, sendErrorAndClose, sendJson } from "../respond.js";
+import type { StreamBounds } from "../stream-backpressure.js";
+import { decodePathSegment, MALFORMED_PATH_MESSAGE } from "../path-segment.js";
 import { API_VERSION, openApiDocument } from "./openapi.js";
 import { PerKeyRateLimit } from "./rate-limit.js";
 import { ROUTES, type Route } from "./routes.js";
@@ -16,6 +18,8 @@ export interface PublicApiOptions {
   enabled: boolean;
   requestsPerMinute: number;
   maxBodyBytes?: number;
+  /** When a client of a streaming route (event stream, body download) that does not read is dropped; the defaults otherwise. */
+  streamBounds?: Partial<StreamBounds>;
 }
 
 const PREFIX = `/api/${API_VERSION}`;
@@ -27,14 +31,14 @@ const compiled = ROUTES.map((route) => ({
   pattern: new RegExp(`^${route.path.replace(/\{(\w+)\}/g, "(?<$1>[^/]+)")}$`),
 }));
 
-function match(path: string): { allowed: Route[]; params: Record<string, string> } {
+function match(path: string): { allowed: Route[]; params: Record<string, string | undefined> } {
   const allowed: Route[] = [];
-  let params: Record<string, string> = {};
+  let params: Record<string, string | undefined> = {};
   for (const { route, pattern } of compiled) {
     const found = pattern.exec(path);
     if (!found) continue;
     allowed.push(route);
-    params = Object.fromEntries(Object.entries(found.groups ?? {}).map(([key, value]) => [key, decodeURIComponent(value)]));
+    params = Object.fromEntries(Object.entries(found.groups ?? {}).map(([key, value]) => [key, decodePathSegment(value)]));
   }
   return { allowed, params };
 }
@@ -62,6 +66,7 @@ export function createPublicApi(options: PublicApiOptions) {
     if (!route) {
       return sendError(res, 405, "method_not_allowed", `${req.method} is not allowed here`, { ...VERSION_HEADER, allow: allowed.map((r) => r.method).join(", ") });
     }
+    if (Object.values(params).includes(undefined)) return sendError(res, 400, "bad_request", MALFORMED_PATH_MESSAGE, VERSION_HEADER);
     const key = await authenticateApiKey(options.services, req.headers.authorization);
     if (!key) return sendError(res, 401, "unauthorized", UNAUTHORIZED, { ...VERSION_HEADER, "www-authenticate": "Bearer" });
     log.key = key.prefix;
@@ -76,7 +81,7 @@ export function createPublicApi(options: PublicApiOptions) {
       }
       const read = await readBodyCapped(req, maxBody);
       if (read.kind === "aborted") return;
-      if (read.kind === "too_large") return sendError(res, 413, "payload_too_large", `the body exceeds ${maxBody} bytes`, { ...VERSION_HEADER, connection: "close" });
+      if (read.kind === "too_large") return sendErrorAndClose(res, 413, "payload_too_large", `the body exceeds ${maxBody} bytes`, VERSION_HEADER);
       try {
         body = JSON.parse(read.body.toString("utf8"));
       } catch {
@@ -88,7 +93,13 @@ export function createPublicApi(options: PublicApiOptions) {
       res.once("close", () => streams.delete(res));
     }
     try {
-      const result = await route.handle({ services: options.services, userId: key.userId, params, query, body }, { req, res });
+      const raw = {
+        req,
+        res,
+        streamBounds: options.streamBounds ?? {},
+        onStreamDrop: (reason: string) => options.logger.info("stream client dropped", { path: req.url ?? "", key: key.prefix, reason }),
+      };
+      const result = await route.handle({ services: options.services, userId: key.userId, params: params as Record<string, string>, query, body }, raw);
       if (!result) return; // streamed
       if (result.body === undefined) {
         res.writeHead(result.status, VERSION_HEADER);

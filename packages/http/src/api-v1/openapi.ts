@@ -12,7 +12,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: "Request body too large",
   415: "The body is not application/json",
   422: "The target cannot be used (e.g. a refused address), with the reason",
-  429: "Too many requests for this key; see Retry-After",
+  429: "Too many requests for this key (see Retry-After), or too many open event streams",
 };
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
@@ -38,7 +38,10 @@ function operation(route: Route): Record<string, unknown> {
   const error = { content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
   const responses: Record<string, unknown> = {
     [route.success.status]: route.success.schema
-      ? { description: route.success.description, content: { [route.streams ? "text/event-stream" : "application/json"]: { schema: jsonSchema(route.success.schema, "output") } } }
+      ? {
+          description: route.success.description,
+          content: { [route.success.contentType ?? (route.streams ? "text/event-stream" : "application/json")]: { schema: jsonSchema(route.success.schema, "output") } },
+        }
       : { description: route.success.description },
   };
   for (const status of [...route.errors, 401, 429]) responses[status] = { description: ERROR_DESCRIPTIONS[status], ...error };

@@ -3,7 +3,8 @@ import {
   createEndpoint,
   deleteEndpoint,
   getEndpoint,
-  endpointEventStream,
+  openEndpointEventStream,
+  openEventBody,
   getEvent,
   listEndpoints,
   recordLocalReplay,
@@ -16,6 +17,9 @@ import {
 } from "@rehook/services";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
+import { sendEventBody } from "../event-body.js";
+import { SseWriter } from "../sse-writer.js";
+import type { StreamBounds } from "../stream-backpressure.js";
 import * as S from "./schemas.js";
 
 /** A request as the API handler hands it to a route: authenticated, body read, nothing validated. */
@@ -38,6 +42,16 @@ export interface ValidRequest<Q, B> {
   body: Parsed<B>;
 }
 
+/** The request and response themselves, for routes that stream their answer. */
+export interface RawExchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** When a client that does not read is dropped (see stream-backpressure). */
+  streamBounds: Partial<StreamBounds>;
+  /** Told why a streaming client was dropped (for the log). */
+  onStreamDrop(reason: string): void;
+}
+
 export interface ApiAnswer {
   status: number;
   body?: unknown;
@@ -51,19 +65,19 @@ export interface Route {
   summary: string;
   query?: z.ZodType;
   body?: z.ZodType;
-  /** The success status and its schema (none for 204). */
-  success: { status: number; schema?: z.ZodType; description: string };
+  /** The success status and its schema (none for 204); its content type is JSON unless given (or an event stream). */
+  success: { status: number; schema?: z.ZodType; description: string; contentType?: string };
   /** The error statuses this route can answer besides 401 and 429. */
   errors: number[];
   /** Server-sent events instead of one JSON answer: `success.schema` is each message's data. */
   streams?: boolean;
-  handle(request: ApiRequest, raw: { req: IncomingMessage; res: ServerResponse }): Promise<ApiAnswer | undefined>;
+  handle(request: ApiRequest, raw: RawExchange): Promise<ApiAnswer | undefined>;
 }
 
 type RouteSpec<Q extends z.ZodType | undefined, B extends z.ZodType | undefined> = Omit<Route, "query" | "body" | "handle"> & {
   query?: Q;
   body?: B;
-  handle(request: ValidRequest<Q, B>, raw: { req: IncomingMessage; res: ServerResponse }): Promise<ApiAnswer | undefined>;
+  handle(request: ValidRequest<Q, B>, raw: RawExchange): Promise<ApiAnswer | undefined>;
 };
 
 /** A route whose query and body are validated (400 with the issues) before its handler runs. */
@@ -91,13 +105,14 @@ export function parseWith<T extends z.ZodType>(schema: T, input: unknown, what: 
   throw new UserError("validation_failed", `invalid ${what}: ${where}${first.message}`, parsed.error.issues);
 }
 
-const publicEndpoint = ({ id, name, slug, webhook_url, destination_url, health, created_at }: EndpointView) => ({
+const publicEndpoint = ({ id, name, slug, webhook_url, destination_url, health, keep_proxy_headers, created_at }: EndpointView) => ({
   id,
   name,
   slug,
   webhook_url,
   destination_url,
   health,
+  keep_proxy_headers,
   created_at,
 });
 
@@ -149,7 +164,7 @@ export const ROUTES: Route[] = [
     method: "GET",
     path: "/events/{id}",
     operationId: "getEvent",
-    summary: "Get one event with its headers, payload and the destination's response",
+    summary: "Get one event with its headers, payload (its first 256 KiB at most: see payload_truncated) and the destination's response",
     success: { status: 200, schema: S.EventDetail, description: "The event" },
     errors: [404],
     async handle({ services, userId, params }) {
@@ -169,6 +184,8 @@ export const ROUTES: Route[] = [
           query: event.query,
           headers: event.headers,
           ...eventPayload(event.body, event.contentType),
+          payload_truncated: event.bodyTruncated,
+          size_bytes: event.sizeBytes,
           response: event.response && {
             status: event.response.status,
             headers: event.response.headers,
@@ -178,6 +195,19 @@ export const ROUTES: Route[] = [
           replay_count: event.replayCount,
         },
       };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/events/{id}/body",
+    operationId: "getEventBody",
+    summary: "Download an event's body, every byte as captured (for bodies larger than the payload preview)",
+    success: { status: 200, schema: S.EventBody, contentType: "application/octet-stream", description: "The body (application/octet-stream, Content-Disposition: attachment)" },
+    errors: [404],
+    async handle({ services, userId, params }, { req, res, streamBounds }) {
+      const download = await openEventBody(services, { userId, eventId: params.id! });
+      await sendEventBody(req, res, params.id!, download, { "rehook-api-version": "v1" }, streamBounds);
+      return undefined;
     },
   }),
   defineRoute({
@@ -219,32 +249,37 @@ export const ROUTES: Route[] = [
     streams: true,
     success: { status: 200, schema: S.StreamedEvent, description: "An event stream (text/event-stream); each message's data is one event" },
     errors: [400, 404],
-    async handle({ services, userId, params, query }, { req, res }) {
+    async handle({ services, userId, params, query }, { req, res, streamBounds, onStreamDrop }) {
       const lastEventId = typeof req.headers["last-event-id"] === "string" ? req.headers["last-event-id"] : undefined;
       const after = query.after ?? (lastEventId && parseWith(S.StreamQuery, { after: lastEventId }, "Last-Event-ID").after);
-      // 404 before any stream is opened.
-      await getEndpoint(services, { userId, endpoint: { id: params.id! } });
       const stop = new AbortController();
       res.once("close", () => stop.abort());
-      const events = endpointEventStream(services, { userId, endpointId: params.id!, after: after || null, signal: stop.signal });
+      // 404 and 429 (too many open streams) come before any stream is opened.
+      const events = await openEndpointEventStream(services, { userId, endpointId: params.id!, after: after || null, signal: stop.signal });
       res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no", "rehook-api-version": "v1" });
-      res.write("retry: 2000\n\n");
-      const ping = setInterval(() => res.write(": ping\n\n"), 15_000);
+      // The next event is read only after the socket took the last one: a client that does not
+      // read stops the reading (and is dropped past the bounds) instead of filling this process.
+      const writer = new SseWriter(res, streamBounds, onStreamDrop);
+      await writer.send(["retry: 2000\n\n"]);
+      const ping = setInterval(() => writer.ping(), 15_000);
       try {
         for await (const event of events) {
-          const data = {
+          const { body, ...fields } = {
             id: event.id,
             endpoint_id: event.endpointId,
             method: event.method,
             path: event.path,
             query: event.query,
             headers: event.headers,
-            body_base64: event.body.toString("base64"),
             source: event.source,
             event_type: event.eventType,
             received_at: event.receivedAt.toISOString(),
+            body: event.body,
           };
-          res.write(`id: ${event.id}\nevent: webhook\ndata: ${JSON.stringify(data)}\n\n`);
+          // The body's base64 is written a slice at a time, never built whole (10 MiB would be 13 MiB of text, twice).
+          const head = JSON.stringify(fields);
+          const sent = await writer.send([`id: ${event.id}\nevent: webhook\ndata: ${head.slice(0, -1)},"body_base64":"`, { base64: body }, '"}\n\n']);
+          if (!sent) break;
         }
       } finally {
         clearInterval(ping);
@@ -278,19 +313,29 @@ export const ROUTES: Route[] = [
     success: { status: 201, schema: S.Endpoint, description: "The new endpoint" },
     errors: [400, 413, 415],
     async handle({ services, userId, body }) {
-      return { status: 201, body: publicEndpoint(await createEndpoint(services, { userId, name: body.name, destinationUrl: body.destination_url ?? null })) };
+      const endpoint = await createEndpoint(services, {
+        userId,
+        name: body.name,
+        destinationUrl: body.destination_url ?? null,
+        keepProxyHeaders: body.keep_proxy_headers ?? false,
+      });
+      return { status: 201, body: publicEndpoint(endpoint) };
     },
   }),
   defineRoute({
     method: "PATCH",
     path: "/endpoints/{id}",
     operationId: "updateEndpoint",
-    summary: "Rename an endpoint or change its destination",
+    summary: "Rename an endpoint, change its destination or whether it keeps proxy headers",
     body: S.EndpointPatch,
     success: { status: 200, schema: S.Endpoint, description: "The endpoint after the change" },
     errors: [400, 404, 413, 415],
     async handle({ services, userId, params, body }) {
-      const changes = { ...(body.name !== undefined ? { name: body.name } : {}), ...(body.destination_url !== undefined ? { destinationUrl: body.destination_url } : {}) };
+      const changes = {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.destination_url !== undefined ? { destinationUrl: body.destination_url } : {}),
+        ...(body.keep_proxy_headers !== undefined ? { keepProxyHeaders: body.keep_proxy_headers } : {}),
+      };
       const endpoint = Object.keys(changes).length === 0
         ? await getEndpoint(services, { userId, endpoint: { id: params.id! } })
         : await updateEndpoint(services, { userId, endpoint: { id: params.id! }, changes });

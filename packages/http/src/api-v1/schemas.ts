@@ -42,8 +42,10 @@ export const EventDetail = EventSummary.extend({
   path: z.string().describe("The sub-path after the capture URL"),
   query: z.string().describe("The raw query string, without ?"),
   headers: headerPairs,
-  payload: z.unknown().describe("The body: the parsed value for json, a string for utf8 and base64"),
+  payload: z.unknown().describe("The body: the parsed value for json, a string for utf8 and base64. Only its first 256 KiB when payload_truncated"),
   payload_encoding: z.enum(["json", "utf8", "base64"]),
+  payload_truncated: z.boolean().describe("The body is longer than the payload shows: GET /events/{id}/body has all of it"),
+  size_bytes: z.int().min(0).describe("The whole body's size in bytes"),
   response: z
     .object({
       status: z.int().nullable(),
@@ -57,6 +59,11 @@ export const EventDetail = EventSummary.extend({
   replay_count: z.int().min(0),
 });
 
+export const EventBody = z
+  .string()
+  .meta({ contentMediaType: "application/octet-stream" })
+  .describe("The body exactly as captured, every byte (served as application/octet-stream, as an attachment)");
+
 export const ReplayRequest = z.object({ destination_url: z.string().min(1).describe("Where to send the event (http or https, publicly reachable)") }).strict();
 
 export const ReplayResponse = z.object({
@@ -68,6 +75,10 @@ export const ReplayResponse = z.object({
   replayed_at: timestamp,
 });
 
+const keepProxyHeaders = z
+  .boolean()
+  .describe("Forward and replay the sender's X-Forwarded-*, Forwarded and X-Real-IP headers (default false: they are dropped)");
+
 export const Endpoint = z.object({
   id,
   name: z.string(),
@@ -75,6 +86,7 @@ export const Endpoint = z.object({
   webhook_url: z.string().describe("The capture URL: send webhooks here"),
   destination_url: z.string().nullable(),
   health: z.object({ state: z.enum(["healthy", "degraded", "unhealthy", "capturing"]), success_rate: z.number().min(0).max(1).nullable() }),
+  keep_proxy_headers: keepProxyHeaders,
   created_at: timestamp,
 });
 
@@ -85,9 +97,13 @@ export const EndpointListQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
-export const EndpointCreate = z.object({ name: z.string(), destination_url: z.string().nullable().optional() }).strict();
+export const EndpointCreate = z
+  .object({ name: z.string(), destination_url: z.string().nullable().optional(), keep_proxy_headers: keepProxyHeaders.optional() })
+  .strict();
 
-export const EndpointPatch = z.object({ name: z.string().optional(), destination_url: z.string().nullable().optional() }).strict();
+export const EndpointPatch = z
+  .object({ name: z.string().optional(), destination_url: z.string().nullable().optional(), keep_proxy_headers: keepProxyHeaders.optional() })
+  .strict();
 
 export const IdParam = z.object({ id });
 
