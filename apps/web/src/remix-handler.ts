@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { pathToFileURL } from "node:url";
 import { createRequestHandler, writeReadableStreamToWritable, type ServerBuild } from "@remix-run/node";
 import { createCaller } from "@rehook/api";
-import { clientIp, contentSecurityPolicy, readBodyCapped, sendError, sendErrorAndClose } from "@rehook/http";
+import { clientIp, contentSecurityPolicy, readBodyOrRefuse, sendErrorAndClose } from "@rehook/http";
 import { currentSession } from "@rehook/services";
 import type { DashboardOptions } from "./dashboard-context.js";
 
@@ -24,7 +24,8 @@ function toFetchRequest(req: IncomingMessage, origin: string, body: Buffer | nul
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   // Remix compares Host with Origin for its own checks: give it the origin we answer as.
   headers.set("host", new URL(origin).host);
-  return new Request(new URL(req.url ?? "/", origin), { method: req.method ?? "GET", headers, signal, ...(body ? { body } : {}) });
+  // Concatenated, not resolved: a target like //evil.example/x must stay a path on our origin.
+  return new Request(new URL(`${origin}${req.url ?? "/"}`), { method: req.method ?? "GET", headers, signal, ...(body ? { body } : {}) });
 }
 
 /**
@@ -42,16 +43,12 @@ export function createRemixHandler(
     let body: Buffer | null = null;
     if (method !== "GET" && method !== "HEAD") {
       if (!options.origins.isSameOrigin(req)) {
-        sendError(res, 403, "forbidden", "cross-site form submission refused");
+        sendErrorAndClose(res, 403, "forbidden", "cross-site form submission refused");
         return;
       }
-      const read = await readBodyCapped(req, MAX_FORM_BODY_BYTES);
-      if (read.kind === "aborted") return;
-      if (read.kind === "too_large") {
-        sendErrorAndClose(res, 413, "payload_too_large", `the form exceeds the limit of ${MAX_FORM_BODY_BYTES} bytes`);
-        return;
-      }
-      body = read.body;
+      const read = await readBodyOrRefuse(req, res, MAX_FORM_BODY_BYTES, { what: "the form" });
+      if (!read) return;
+      body = read;
     }
     const session = await currentSession(options.services, req.headers.cookie);
     const cookies: string[] = session?.refreshed ? [session.refreshed.serialized] : [];

@@ -79,8 +79,9 @@ export function createRequestListener(routes: Routes, options: { logger: Logger;
   };
   return (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? "/";
-    // Only origin-form targets (/path?query): an absolute-form target names a host that is not ours to trust.
-    if (!url.startsWith("/")) {
+    // Only origin-form targets (/path?query): an absolute-form target names a host that is not
+    // ours to trust, and "//host/path" reads as one to any URL parser downstream.
+    if (!url.startsWith("/") || url.startsWith("//")) {
       sendError(res, 400, "bad_request", "the request target must be a path starting with /");
       return;
     }

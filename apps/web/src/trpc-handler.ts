@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { appRouter } from "@rehook/api";
 import type { Logger } from "@rehook/core";
-import { readBodyCapped, sendErrorAndClose, watchBackpressure, type StreamBounds } from "@rehook/http";
+import { decodePathSegment, MALFORMED_PATH_MESSAGE, readBodyOrRefuse, sendErrorAndClose, watchBackpressure, type StreamBounds } from "@rehook/http";
 import { requestContext, type DashboardOptions } from "./dashboard-context.js";
 
 /** A tRPC request body (one call or a batch of them) is small JSON: past this it is refused unread. */
@@ -10,17 +10,23 @@ export const MAX_TRPC_BODY_BYTES = 1024 * 1024;
 /** Calls in one batch: a batch would otherwise multiply everything a single request is allowed. */
 export const MAX_TRPC_BATCH_CALLS = 10;
 
-/** The procedures one /trpc request names: /trpc/a.b,c.d?batch=1 -> ["a.b", "c.d"]. */
-function procedurePaths(url: string): string[] {
-  const path = url.slice("/trpc/".length).split("?")[0] ?? "";
-  return path.split(",").filter(Boolean);
+/**
+ * The procedures one /trpc request names: /trpc/a.b,c.d?batch=1 -> ["a.b", "c.d"]. Decoded
+ * first, as tRPC does before it splits (so "%2C" separates calls here too); undefined when
+ * the path's escapes are malformed.
+ */
+function procedurePaths(url: string): string[] | undefined {
+  return decodePathSegment(url.slice("/trpc/".length).split("?")[0] ?? "")
+    ?.split(",")
+    .filter(Boolean);
 }
 
 /**
  * Why a request is refused before tRPC sees it, or null. Sign-up and log-in are never batched,
  * so each attempt is one request that the per-address limits and the hashing queue count.
  */
-function batchRefusal(paths: string[]): string | null {
+function batchRefusal(paths: string[] | undefined): string | null {
+  if (!paths) return MALFORMED_PATH_MESSAGE;
   if (paths.length > MAX_TRPC_BATCH_CALLS) return `at most ${MAX_TRPC_BATCH_CALLS} calls may be batched in one request`;
   if (paths.length > 1 && paths.some((path) => path.startsWith("auth."))) return "auth procedures cannot be batched: send each on its own";
   return null;
@@ -64,14 +70,10 @@ export function createTrpcHandler(options: DashboardOptions & { logger: Logger; 
         return;
       }
       if (req.method !== "GET" && req.method !== "HEAD") {
-        const read = await readBodyCapped(req, MAX_TRPC_BODY_BYTES);
-        if (read.kind === "aborted") return;
-        if (read.kind === "too_large") {
-          sendErrorAndClose(res, 413, "payload_too_large", `the request body exceeds the limit of ${MAX_TRPC_BODY_BYTES} bytes`);
-          return;
-        }
+        const body = await readBodyOrRefuse(req, res, MAX_TRPC_BODY_BYTES, { what: "the request body" });
+        if (!body) return;
         // tRPC's adapter takes an already-read body from req.body instead of reading the stream again.
-        (req as IncomingMessage & { body?: string }).body = read.body.toString("utf8");
+        (req as IncomingMessage & { body?: string }).body = body.toString("utf8");
       }
       trackStream(req, res);
       handler(req, res);

@@ -41,9 +41,11 @@ describe("the dashboard answers only at its own origins", () => {
   });
 
   it("refuses absolute-form request targets instead of trusting the host inside them", async () => {
-    const response = await rawRequest(t.rehook.url, [head("GET", "http://attacker.example/settings", [])]);
-    expect(response.status).toBe(400);
-    expect(JSON.parse(response.body)).toEqual({ error: { code: "bad_request", message: "the request target must be a path starting with /" } });
+    for (const target of ["http://attacker.example/settings", "//attacker.example/api-docs"]) {
+      const response = await rawRequest(t.rehook.url, [ownHead("GET", target, [])]);
+      expect(response.status, target).toBe(400);
+      expect(JSON.parse(response.body)).toEqual({ error: { code: "bad_request", message: "the request target must be a path starting with /" } });
+    }
   });
 
   it("answers an HTTP/1.1 request without Host with the JSON error shape", async () => {
@@ -121,8 +123,10 @@ describe("login and signup cannot be flooded", () => {
     const big = await owner.get(`/trpc/${eleven}?batch=1&input=${encodeURIComponent("{}")}`);
     expect(big.status).toBe(400);
     expect(await big.json()).toEqual({ error: { code: "bad_request", message: "at most 10 calls may be batched in one request" } });
-    const logins = await new DashboardClient(t.rehook.url).mutate("auth.logIn,auth.logIn?batch=1", {});
-    expect(logins.status).toBe(400);
+    for (const path of ["auth.logIn,auth.logIn?batch=1", "auth.logIn%2Cauth.logIn?batch=1", "endpoints.list,%61uth.logIn?batch=1"]) {
+      const logins = await new DashboardClient(t.rehook.url).mutate(path, {});
+      expect(logins.status, path).toBe(400);
+    }
     const ten = Array.from({ length: 10 }, () => "endpoints.list").join(",");
     expect((await owner.get(`/trpc/${ten}?batch=1&input=${encodeURIComponent("{}")}`)).status).toBe(200);
   });

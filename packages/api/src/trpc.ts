@@ -9,7 +9,7 @@ export interface RequestFacts {
   origin: string | null;
   secFetchSite: string | null;
   contentType: string | null;
-  /** Origins this server answers as (BASE_URL's and the Host header's). */
+  /** Origins this server answers as: BASE_URL's and ALLOWED_ORIGINS (configuration only, never the Host header). */
   ownOrigins: readonly string[];
 }
 

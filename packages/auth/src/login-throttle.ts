@@ -12,7 +12,10 @@ export interface LoginLimits {
 
 export const DEFAULT_LOGIN_LIMITS: LoginLimits = { windowMs: 15 * 60_000, perEmailAndAddress: 10, perEmail: 10, perAddress: 100 };
 
-export type LoginVerdict = { allowed: true; succeeded(): void } | { allowed: false; retryAfterMs: number };
+export type LoginVerdict =
+  /** succeeded: the password was right. abandoned: no verdict was reached (busy, database down), so it is not held against anyone. */
+  | { allowed: true; succeeded(): void; abandoned(): void }
+  | { allowed: false; retryAfterMs: number };
 
 const refused = (verdict: AttemptVerdict): verdict is { allowed: false; retryAfterMs: number } => !verdict.allowed;
 
@@ -49,12 +52,16 @@ export class LoginThrottle {
     if (refused(emailVerdict) && addressHasFailed) return emailVerdict;
 
     const undo = [this.pairs.recordFailure(pair), this.emails.recordFailure(email), ...(address ? [this.addresses.recordFailure(address)] : [])];
+    const takeBack = () => {
+      for (const undoOne of undo) undoOne();
+    };
     return {
       allowed: true,
       succeeded: () => {
-        for (const takeBack of undo) takeBack();
+        takeBack();
         this.pairs.reset(pair);
       },
+      abandoned: takeBack,
     };
   }
 }

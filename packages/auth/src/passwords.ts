@@ -7,8 +7,11 @@ const SALT_LENGTH = 16;
 // OWASP's scrypt baseline (N=2^17, r=8, p=1) costs 128 MiB per hash.
 const DEFAULT_COST: ScryptOptions = { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
 
-/** Hashes at once: half the cores, so a flood of sign-ups or logins leaves CPU for forwarding. */
-export const DEFAULT_HASH_CONCURRENCY = Math.max(1, Math.floor(availableParallelism() / 2));
+/**
+ * Hashes at once: half the cores (at most 4), so a flood of sign-ups or logins leaves CPU for
+ * forwarding. apps/cli/bin/rehook.cjs sizes the thread pool with the same rule.
+ */
+export const DEFAULT_HASH_CONCURRENCY = Math.max(1, Math.min(4, Math.floor(availableParallelism() / 2)));
 /** Hashes waiting for a slot; past this, a login or sign-up is told to retry (429) instead of queueing without bound. */
 export const DEFAULT_HASH_QUEUE = 64;
 
@@ -16,7 +19,7 @@ export const DEFAULT_HASH_QUEUE = 64;
  * scrypt runs on libuv's thread pool, which the whole process shares with DNS lookups (every
  * outbound connection's getaddrinfo) and file reads. Unbounded hashing would fill the pool and
  * make another tenant's forwards wait for a name lookup; one process-wide limit keeps most of
- * the pool free (see UV_THREADPOOL_SIZE in apps/cli/src/bin.ts).
+ * the pool free (UV_THREADPOOL_SIZE is sized for both in apps/cli/bin/rehook.cjs).
  */
 const hashing = new ConcurrencyLimit(DEFAULT_HASH_CONCURRENCY, DEFAULT_HASH_QUEUE);
 

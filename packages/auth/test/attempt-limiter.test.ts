@@ -62,3 +62,15 @@ describe("login throttle", () => {
     expect(throttle.begin("someone@example.com", "192.0.2.7").allowed).toBe(true);
   });
 });
+
+describe("an abandoned login attempt", () => {
+  it("is taken back: a busy server does not mark the address as having failed", () => {
+    const throttle = new LoginThrottle({ windowMs: 60_000, perEmailAndAddress: 3, perEmail: 1, perAddress: 8 }, () => 1_000);
+    const attacker = throttle.begin("victim@example.com", "198.51.100.1");
+    expect(attacker.allowed).toBe(true);
+    const busy = throttle.begin("victim@example.com", "203.0.113.9");
+    expect(busy.allowed).toBe(true); // a clean address may still try the locked email
+    if (busy.allowed) busy.abandoned();
+    expect(throttle.begin("victim@example.com", "203.0.113.9").allowed).toBe(true);
+  });
+});

@@ -8,8 +8,9 @@ import type { Pool } from "./pool.js";
  * other users' events without a query; messages from an instance that predates the field lack it.
  */
 export type BusMessage =
-  | { type: "event.created"; id: string; endpointId: string; userId: string; status: EventStatus }
-  | { type: "event.status"; id: string; endpointId: string; userId: string; status: EventStatus }
+  // userId is absent from messages of instances older than this version (a rolling upgrade).
+  | { type: "event.created"; id: string; endpointId: string; userId?: string; status: EventStatus }
+  | { type: "event.status"; id: string; endpointId: string; userId?: string; status: EventStatus }
   | { type: "endpoint.changed"; id: string; change: "created" | "updated" | "deleted" };
 
 export const BUS_CHANNEL = "rehook_events";

@@ -8,7 +8,7 @@ import { Agent, type Dispatcher } from "undici";
  * checks) runs at once. getaddrinfo blocks a libuv threadpool thread, which password
  * hashing and file I/O also need: a burst of new destinations queues here instead.
  */
-export const MAX_CONCURRENT_LOOKUPS = 8;
+export const MAX_CONCURRENT_LOOKUPS = 4;
 
 const lookups = new ConcurrencyLimit(MAX_CONCURRENT_LOOKUPS);
 
@@ -45,18 +45,12 @@ export function safeLookup(policy: AddressPolicy, resolve: typeof dnsLookup = dn
     void lookups.run(
       () =>
         new Promise<void>((done) => {
-          let answered = false;
           try {
             resolve(hostname, { all: true, family: options.family ?? 0, hints: options.hints ?? 0 }, (error, addresses: LookupAddress[]) => {
-              answered = true;
               done();
               answer(error, addresses);
             });
           } catch (error) {
-            // The answer itself threw (called back synchronously): surface it, as a plain call would.
-            if (answered) return queueMicrotask(() => {
-              throw error;
-            });
             done(); // a lookup that throws (an invalid name) must not keep its slot
             answer(error as NodeJS.ErrnoException, []);
           }

@@ -36,15 +36,36 @@ function pairs(headers: Record<string, string | string[] | undefined>): HeaderLi
   return list;
 }
 
+/** Failure texts by error code: fixed words, because system messages name the address connected to. */
+const FAILURES: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host not found",
+  ECONNRESET: "connection reset",
+  EPIPE: "connection reset",
+  UND_ERR_SOCKET: "connection reset",
+  UND_ERR_CONNECT_TIMEOUT: "connect timed out",
+  ETIMEDOUT: "connect timed out",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  EADDRNOTAVAIL: "address not available",
+  UND_ERR_HEADERS_OVERFLOW: "the answer's headers are too large",
+  HPE_INVALID_CONSTANT: "the answer is not valid HTTP",
+};
+
+/**
+ * Why a request failed, without the address it went to: a refusal's own reason (it names
+ * only the kind of address), else a fixed text for the error's code. Raw system messages
+ * ("connect EHOSTUNREACH 10.0.0.7:443") are never passed on.
+ */
 function describe(error: unknown): string {
-  const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string }; errors?: Array<{ code?: string }> };
   const cause = err.cause ?? err;
   if (cause.code === "ERR_REHOOK_BLOCKED_ADDRESS") return cause.message ?? "blocked";
-  if (cause.code === "ECONNREFUSED") return "connection refused";
-  if (cause.code === "ENOTFOUND" || cause.code === "EAI_AGAIN") return "host not found";
-  if (cause.code === "ECONNRESET" || cause.code === "EPIPE" || cause.code === "UND_ERR_SOCKET") return "connection reset";
-  if (cause.code === "UND_ERR_CONNECT_TIMEOUT") return "connect timed out";
-  return cause.message ?? String(error);
+  // Happy eyeballs tried several addresses: an AggregateError whose parts carry the codes.
+  const code = cause.code ?? (cause as typeof err).errors?.find((part) => part.code)?.code;
+  if (code && FAILURES[code]) return FAILURES[code];
+  return code ? `connection failed (${code})` : "connection failed";
 }
 
 /**

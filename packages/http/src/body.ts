@@ -1,4 +1,5 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { sendErrorAndClose } from "./respond.js";
 
 export type BodyResult =
   | { kind: "complete"; body: Buffer }
@@ -41,4 +42,22 @@ export function readBodyCapped(req: IncomingMessage, maxBytes: number): Promise<
       if (!req.complete) settle({ kind: "aborted" });
     });
   });
+}
+
+/**
+ * The request's body within `maxBytes`, or undefined when there is none to act on: the client
+ * hung up, or the body was too large and has been answered 413 (the rest is not read).
+ */
+export async function readBodyOrRefuse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBytes: number,
+  options: { what?: string; headers?: Record<string, string> } = {},
+): Promise<Buffer | undefined> {
+  const read = await readBodyCapped(req, maxBytes);
+  if (read.kind === "complete") return read.body;
+  if (read.kind === "too_large") {
+    sendErrorAndClose(res, 413, "payload_too_large", `${options.what ?? "the body"} exceeds the limit of ${maxBytes} bytes`, options.headers);
+  }
+  return undefined;
 }

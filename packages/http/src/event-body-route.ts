@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isUserError } from "@rehook/core";
-import { currentSession, openEventBody, type ServiceContext } from "@rehook/services";
+import { openEventBody, type ServiceContext } from "@rehook/services";
 import { STATUS_FOR_CODE } from "./error-status.js";
 import { sendEventBody } from "./event-body.js";
-import { decodePathSegment, MALFORMED_PATH_MESSAGE } from "./path-segment.js";
 import { sendError } from "./respond.js";
+import { sessionEventRoute } from "./session-event-route.js";
 import type { StreamBounds } from "./stream-backpressure.js";
 
 const ROUTE = /^\/api\/events\/([^/]+)\/body$/;
@@ -20,29 +20,18 @@ export function matchEventBodyRoute(path: string): string | undefined {
  * another site can start the download but cannot read it).
  */
 export function createEventBodyRoute(options: { services: ServiceContext; streamBounds?: Partial<StreamBounds> }) {
-  return async (req: IncomingMessage, res: ServerResponse, rawEventId: string): Promise<void> => {
-    if (req.method !== "GET" && req.method !== "HEAD") {
-      sendError(res, 405, "method_not_allowed", "use GET to download an event's body", { allow: "GET, HEAD" });
-      return;
-    }
-    const session = await currentSession(options.services, req.headers.cookie);
-    if (!session) {
-      sendError(res, 401, "unauthorized", "sign in first: this route uses the dashboard's session cookie");
-      return;
-    }
-    const eventId = decodePathSegment(rawEventId);
-    if (eventId === undefined) {
-      sendError(res, 400, "bad_request", MALFORMED_PATH_MESSAGE);
-      return;
-    }
-    let download;
-    try {
-      download = await openEventBody(options.services, { userId: session.user.id, eventId });
-    } catch (error) {
-      if (!isUserError(error)) throw error;
-      sendError(res, STATUS_FOR_CODE[error.code], error.code, error.message);
-      return;
-    }
-    await sendEventBody(req, res, eventId, download, {}, options.streamBounds);
-  };
+  return sessionEventRoute(
+    { services: options.services, methods: ["GET", "HEAD"], wrongMethod: "use GET to download an event's body" },
+    async (req, res, { session, eventId }) => {
+      let download;
+      try {
+        download = await openEventBody(options.services, { userId: session.user.id, eventId });
+      } catch (error) {
+        if (!isUserError(error)) throw error;
+        sendError(res, STATUS_FOR_CODE[error.code], error.code, error.message);
+        return;
+      }
+      await sendEventBody(req, res, eventId, download, {}, options.streamBounds);
+    },
+  );
 }

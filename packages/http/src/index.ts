@@ -1,4 +1,4 @@
-export { readBodyCapped, type BodyResult } from "./body.js";
+export { readBodyCapped, readBodyOrRefuse, type BodyResult } from "./body.js";
 export { createCaptureHandler, type CaptureHandlerOptions } from "./capture-handler.js";
 export { answerClientError } from "./client-error.js";
 export { clientIp } from "./client-ip.js";

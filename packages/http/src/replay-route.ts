@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isUserError, type Logger } from "@rehook/core";
-import { currentSession, replayEvent, type ServiceContext } from "@rehook/services";
-import { readBodyCapped } from "./body.js";
+import { replayEvent, type ServiceContext } from "@rehook/services";
+import { readBodyOrRefuse } from "./body.js";
 import { STATUS_FOR_CODE } from "./error-status.js";
 import type { OriginPolicy } from "./origins.js";
-import { decodePathSegment, MALFORMED_PATH_MESSAGE } from "./path-segment.js";
 import { sendError, sendErrorAndClose, sendJson } from "./respond.js";
+import { sessionEventRoute } from "./session-event-route.js";
 
 const ROUTE = /^\/api\/events\/([^/]+)\/replay$/;
 const MAX_BODY_BYTES = 64 * 1024;
@@ -20,38 +20,20 @@ export function matchReplayRoute(path: string): string | undefined {
  * event and answers the attempt. The same use case as the dashboard's replay procedure.
  */
 export function createReplayRoute(options: { services: ServiceContext; origins: OriginPolicy; logger: Logger }) {
-  return async (req: IncomingMessage, res: ServerResponse, rawEventId: string): Promise<void> => {
-    if (req.method !== "POST") {
-      sendError(res, 405, "method_not_allowed", "use POST to replay an event", { allow: "POST" });
-      return;
-    }
-    const session = await currentSession(options.services, req.headers.cookie);
-    if (!session) {
-      sendError(res, 401, "unauthorized", "sign in first: this route uses the dashboard's session cookie");
-      return;
-    }
+  return sessionEventRoute({ services: options.services, methods: ["POST"], wrongMethod: "use POST to replay an event" }, async (req, res, { session, eventId }) => {
     if (!options.origins.isSameOrigin(req)) {
-      sendError(res, 403, "forbidden", "cross-site request refused");
+      sendErrorAndClose(res, 403, "forbidden", "cross-site request refused");
       return;
     }
     if (!String(req.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")) {
-      sendError(res, 415, "unsupported_media_type", "send the body as application/json");
+      sendErrorAndClose(res, 415, "unsupported_media_type", "send the body as application/json");
       return;
     }
-    const eventId = decodePathSegment(rawEventId);
-    if (eventId === undefined) {
-      sendError(res, 400, "bad_request", MALFORMED_PATH_MESSAGE);
-      return;
-    }
-    const read = await readBodyCapped(req, MAX_BODY_BYTES);
-    if (read.kind === "aborted") return;
-    if (read.kind === "too_large") {
-      sendErrorAndClose(res, 413, "payload_too_large", `the body exceeds ${MAX_BODY_BYTES} bytes`);
-      return;
-    }
+    const read = await readBodyOrRefuse(req, res, MAX_BODY_BYTES);
+    if (!read) return;
     let body: { environment?: unknown; customUrl?: unknown };
     try {
-      body = JSON.parse(read.body.toString("utf8") || "null") ?? {};
+      body = JSON.parse(read.toString("utf8") || "null") ?? {};
       if (typeof body !== "object" || Array.isArray(body)) throw new Error("not an object");
     } catch {
       sendError(res, 400, "bad_request", 'the body must be a JSON object like {"environment": "original"}');
@@ -70,5 +52,5 @@ export function createReplayRoute(options: { services: ServiceContext; origins: 
       if (!isUserError(error)) throw error;
       sendError(res, STATUS_FOR_CODE[error.code], error.code, error.message);
     }
-  };
+  });
 }

@@ -73,10 +73,15 @@ export async function logIn(
   const { email, password } = parseInput(logInInput, { email: input.email, password: input.password });
   const attempt = ctx.throttles.login.begin(email, input.clientAddress);
   if (!attempt.allowed) throw tooManyAttempts("failed logins", attempt.retryAfterMs);
-  const user = await findUserByEmail(ctx.orm.em.fork(), email);
-  const valid = await withHashingSlot(async () =>
-    user ? verifyPassword(password, user.passwordHash) : verifyPassword(password, await decoy()),
-  );
+  let user: Awaited<ReturnType<typeof findUserByEmail>>;
+  let valid: boolean;
+  try {
+    user = await findUserByEmail(ctx.orm.em.fork(), email);
+    valid = await withHashingSlot(async () => (user ? verifyPassword(password, user.passwordHash) : verifyPassword(password, await decoy())));
+  } catch (error) {
+    attempt.abandoned(); // busy or broken: not a wrong password, so not counted against anyone
+    throw error;
+  }
   if (!user || !valid) throw new UserError("unauthorized", WRONG_CREDENTIALS);
   attempt.succeeded();
   return { user: { id: user.id, email: user.email }, cookie: await ctx.sessions.create(user.id) };

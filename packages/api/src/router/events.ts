@@ -42,7 +42,8 @@ export const eventsRouter = router({
 
   /** New events and status changes, pushed over server-sent events as they happen. */
   live: protectedProcedure.input(filter).subscription(({ ctx, input, signal }) =>
-    // Opened before tRPC starts the stream, so too many open streams is a TOO_MANY_REQUESTS error (not retried).
+    // Opened before tRPC starts the stream, so too many open streams ends it with TOO_MANY_REQUESTS
+    // (sent as an error event on the stream: tRPC has already answered 200 by then).
     openLiveEvents(ctx.services, { userId: ctx.user.id, filter: input, signal: signal ?? new AbortController().signal }),
   ),
 });

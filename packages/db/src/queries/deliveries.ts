@@ -2,6 +2,7 @@ import type { EventStatus, HeaderList } from "@rehook/core";
 import type { Pool } from "../pool.js";
 import { capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { BODY_BYTES_PER_READ } from "./events.js";
+import { byteBoundedIds } from "./events.js";
 
 /** A pending event claimed for delivery, with what sending it needs. */
 export interface ClaimedEvent extends CapturedRequestFields {
@@ -42,10 +43,7 @@ with candidates as (
   limit $2
   for update skip locked
 ),
-claimable as (
-  select id from (select id, sum(size) over (order by id) - size as bytes_before from candidates) sized
-  where bytes_before < $4
-)
+claimable as (${byteBoundedIds("select id, size from candidates", "$4")})
 update events e
 set lease_expires_at = now() + make_interval(secs => $3::float8 / 1000), attempts = e.attempts + 1
 from claimable c, endpoints p

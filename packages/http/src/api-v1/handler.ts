@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isUserError, type Logger } from "@rehook/core";
 import { authenticateApiKey, type ServiceContext } from "@rehook/services";
-import { readBodyCapped } from "../body.js";
+import { readBodyOrRefuse } from "../body.js";
 import { STATUS_FOR_CODE } from "../error-status.js";
-import { sendError, sendErrorAndClose, sendJson } from "../respond.js";
+import { sendError, sendJson } from "../respond.js";
 import type { StreamBounds } from "../stream-backpressure.js";
 import { decodePathSegment, MALFORMED_PATH_MESSAGE } from "../path-segment.js";
 import { API_VERSION, openApiDocument } from "./openapi.js";
@@ -79,11 +79,10 @@ export function createPublicApi(options: PublicApiOptions) {
       if (!String(req.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")) {
         return sendError(res, 415, "unsupported_media_type", "send the body as application/json", VERSION_HEADER);
       }
-      const read = await readBodyCapped(req, maxBody);
-      if (read.kind === "aborted") return;
-      if (read.kind === "too_large") return sendErrorAndClose(res, 413, "payload_too_large", `the body exceeds ${maxBody} bytes`, VERSION_HEADER);
+      const read = await readBodyOrRefuse(req, res, maxBody, { headers: VERSION_HEADER });
+      if (!read) return;
       try {
-        body = JSON.parse(read.body.toString("utf8"));
+        body = JSON.parse(read.toString("utf8"));
       } catch {
         return sendError(res, 400, "bad_request", "the body is not valid JSON", VERSION_HEADER);
       }

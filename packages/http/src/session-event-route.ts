@@ -1,0 +1,34 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { currentSession, type CurrentSession, type ServiceContext } from "@rehook/services";
+import { decodePathSegment, MALFORMED_PATH_MESSAGE } from "./path-segment.js";
+import { sendError } from "./respond.js";
+
+export type SessionEventHandler = (req: IncomingMessage, res: ServerResponse, request: { session: CurrentSession; eventId: string }) => Promise<void>;
+
+/**
+ * A route at /api/events/{eventId}/… for the dashboard's signed-in user: the method checked
+ * (405 with Allow), the session cookie required (401), the id decoded (400 when its escapes
+ * are malformed); then `handle` runs with the session and the id.
+ */
+export function sessionEventRoute(
+  options: { services: ServiceContext; methods: readonly string[]; wrongMethod: string },
+  handle: SessionEventHandler,
+) {
+  return async (req: IncomingMessage, res: ServerResponse, rawEventId: string): Promise<void> => {
+    if (!options.methods.includes(req.method ?? "")) {
+      sendError(res, 405, "method_not_allowed", options.wrongMethod, { allow: options.methods.join(", ") });
+      return;
+    }
+    const session = await currentSession(options.services, req.headers.cookie);
+    if (!session) {
+      sendError(res, 401, "unauthorized", "sign in first: this route uses the dashboard's session cookie");
+      return;
+    }
+    const eventId = decodePathSegment(rawEventId);
+    if (eventId === undefined) {
+      sendError(res, 400, "bad_request", MALFORMED_PATH_MESSAGE);
+      return;
+    }
+    await handle(req, res, { session, eventId });
+  };
+}
