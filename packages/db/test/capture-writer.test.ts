@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uuidv7 } from "@rehook/core";
+import { uuidv7, type HeaderList } from "@rehook/core";
 import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { createOrm, createPool, deleteOwnedEndpoint, GroupCommitWriter, type CapturedRequest, type Pool } from "../src/index.js";
 
@@ -13,7 +13,7 @@ async function insertEndpoint(slug: string, destination: string | null = null): 
   return id;
 }
 
-function request(slug: string, body = "{}"): CapturedRequest {
+function request(slug: string, body: string | Buffer = "{}", fields: Partial<CapturedRequest> = {}): CapturedRequest {
   return {
     id: uuidv7(),
     slug,
@@ -27,6 +27,7 @@ function request(slug: string, body = "{}"): CapturedRequest {
     clientIp: "127.0.0.1",
     source: "unknown",
     eventType: "unknown",
+    ...fields,
   };
 }
 
@@ -125,5 +126,55 @@ describe("group commit writer", () => {
     const writer = new GroupCommitWriter(deadPool);
     await expect(writer.write(request("any-ffffffff"))).rejects.toThrow();
     await deadPool.end();
+  });
+});
+
+interface Row {
+  method: string;
+  path: string;
+  query: string;
+  headers: HeaderList;
+  body: Buffer;
+  content_type: string | null;
+  source: string;
+  event_type: string;
+}
+
+describe("group commit writer with text PostgreSQL refuses", () => {
+  it("stores every text field with NUL and lone surrogates replaced, in one batch with an ordinary neighbour", async () => {
+    const slug = "poison-aaaaaaaa";
+    await insertEndpoint(slug);
+    const writer = new GroupCommitWriter(pool);
+    // The body is bytes, kept exactly: only text is sanitised.
+    const body = Buffer.from([0, 0xff, 0xd8]);
+    const poisoned = request(slug, body, {
+      method: "PO\u0000ST",
+      path: "/a\ud800",
+      query: "q=\udc00",
+      headers: [["X-Nul", "a\u0000b"], ["X-Surrogate\ud83d", "\ud83d"], ["X-Emoji", "\u{1F600}"]],
+      contentType: "text/plain\u0000",
+      clientIp: "\ud800",
+      source: "src\u0000",
+      eventType: "type\udbff",
+    });
+    const neighbour = request(slug, body, { eventType: "ok" });
+    const results = await Promise.all([writer.write(poisoned), writer.write(neighbour)]);
+    expect(results.map((result) => result.kind)).toEqual(["stored", "stored"]);
+    const [row] = await db.query<Row>("select * from events where id = $1", [poisoned.id]);
+    expect(row).toMatchObject({
+      method: "PO\uFFFDST",
+      path: "/a\uFFFD",
+      query: "q=\uFFFD",
+      headers: [["X-Nul", "a\uFFFDb"], ["X-Surrogate\uFFFD", "\uFFFD"], ["X-Emoji", "\u{1F600}"]],
+      content_type: "text/plain\uFFFD",
+      source: "src\uFFFD",
+      event_type: "type\uFFFD",
+    });
+    expect(row!.body.equals(poisoned.body)).toBe(true);
+    const [other] = await db.query<Row>("select * from events where id = $1", [neighbour.id]);
+    expect(other).toMatchObject({ method: "POST", event_type: "ok", headers: [["Content-Type", "application/json"]] });
+    // Both rows went in the same statement: nothing was retried one by one.
+    const transactions = await db.query<{ n: number }>("select count(distinct xmin::text)::int as n from events where id = any($1::uuid[])", [[poisoned.id, neighbour.id]]);
+    expect(transactions[0]!.n).toBe(1);
   });
 });
