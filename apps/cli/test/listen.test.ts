@@ -119,7 +119,7 @@ describe("rehook listen", () => {
         ["X-Dup", "2"],
       ]);
     });
-    await waitFor(async () => (await db.query("select 1 from replay_attempts where environment = 'local'")).length === 7, "seven recorded local attempts");
+    await waitFor(async () => (await db.query("select 1 from replay_attempts where environment = 'local'")).length === 7, "seven recorded local attempts", 40_000);
     const recorded = await db.query<{ event_id: string; status: string; response_status: number }>("select event_id, status, response_status from replay_attempts where environment = 'local' order by event_id");
     expect(recorded.map((r) => r.event_id)).toEqual([...ids].sort());
     expect(recorded.every((r) => r.status === "delivered" && r.response_status === 200)).toBe(true);

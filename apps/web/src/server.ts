@@ -28,7 +28,7 @@ import {
   sendError,
   type OriginPolicy,
 } from "@rehook/http";
-import { createDeliveryPool, DeliveryDispatcher, Notifier } from "@rehook/delivery";
+import { createDeliveryPool, DEFAULT_MAX_IN_FLIGHT, DeliveryDispatcher, Notifier } from "@rehook/delivery";
 import { BulkReplays, captureRequest, type ServiceContext } from "@rehook/services";
 import { createRequestListener } from "./request-listener.js";
 import { createRemixHandler, loadRemixBuild } from "./remix-handler.js";
@@ -146,11 +146,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
   });
   const announce = (messages: BusMessage[]) =>
     publish(pool, messages).catch((error: unknown) => logger.warn("could not announce on the event bus", { error: String(error) }));
-  const deliveries = createDeliveryPool();
+  // A batch occupies its worker slot until its slowest send ends: with a slot for every
+  // delivery the dispatcher may run (plus replays and chat posts), sends held by slow
+  // destinations never queue the others' batches behind them.
+  const deliveries = createDeliveryPool({ concurrentPerThread: DEFAULT_MAX_IN_FLIGHT + 256 });
   const dispatcher = new DeliveryDispatcher({
     db: pool,
     deliveries,
     timeoutMs: config.forwardTimeoutMs,
+    maxInFlightPerEndpoint: config.maxInFlightPerEndpoint,
     allowPrivate: config.allowPrivateDestinations,
     logger,
     onCompleted: (events) => void announce(events.map((event) => ({ type: "event.status" as const, ...event }))),

@@ -73,7 +73,19 @@ describe("the OpenAPI document", () => {
     const result = await new Validator().validate(document as never);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
-    expect(Object.keys(document.paths).sort()).toEqual(["/endpoints", "/endpoints/{id}", "/endpoints/{id}/stream", "/events", "/events/{id}", "/events/{id}/body", "/events/{id}/local-replays", "/events/{id}/replay"]);
+    expect(Object.keys(document.paths).sort()).toEqual([
+      "/endpoints",
+      "/endpoints/{id}",
+      "/endpoints/{id}/resume",
+      "/endpoints/{id}/retry-failed",
+      "/endpoints/{id}/stream",
+      "/events",
+      "/events/{id}",
+      "/events/{id}/body",
+      "/events/{id}/local-replays",
+      "/events/{id}/replay",
+      "/events/{id}/retry",
+    ]);
   });
 });
 
@@ -163,6 +175,93 @@ describe("/api/v1 events", () => {
   });
 });
 
+describe("/api/v1 retries, attempts and the circuit breaker", () => {
+  let failing: Sink;
+  let flaky: { id: string; slug: string };
+  let failedEvent: string;
+  const policy = { max_attempts: 2, initial_delay_ms: 100, max_delay_ms: 100 };
+
+  beforeAll(async () => {
+    failing = await startSink((_req, res) => {
+      res.statusCode = 500;
+      res.end("down");
+    });
+  });
+  afterAll(() => failing.close());
+
+  const eventOf = async (id: string) => (await api("GET", `/events/${id}`)).json!;
+
+  it("creates and patches endpoints with a retry policy and a breaker threshold, echoed on reads, and refuses ones out of bounds", async () => {
+    const created = await api("POST", "/endpoints", { body: { name: "API flaky", destination_url: `http://127.0.0.1:${failing.port}/in`, retry_policy: policy, pause_after_failures: 100 } });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ retry_policy: policy, pause_after_failures: 100, forwarding_paused: false, paused_reason: null, paused_at: null });
+    flaky = created.json as { id: string; slug: string };
+    expect((await api("GET", "/endpoints?limit=100")).json!.data.find((e: { id: string }) => e.id === flaky.id)).toMatchObject({ retry_policy: policy });
+    const defaults = await api("POST", "/endpoints", { body: { name: "API defaults" } });
+    expect(defaults.json).toMatchObject({ retry_policy: null, pause_after_failures: null, forwarding_paused: false });
+    const cleared = await api("PATCH", `/endpoints/${defaults.json!.id}`, { body: { retry_policy: { max_attempts: 5, initial_delay_ms: 240000, max_delay_ms: 1920000 }, pause_after_failures: 3 } });
+    expect(cleared.json).toMatchObject({ retry_policy: { max_attempts: 5 }, pause_after_failures: 3 });
+    expect((await api("PATCH", `/endpoints/${defaults.json!.id}`, { body: { retry_policy: null, pause_after_failures: null } })).json).toMatchObject({ retry_policy: null, pause_after_failures: null });
+    for (const bad of [
+      { retry_policy: { ...policy, max_attempts: 21 } },
+      { retry_policy: { ...policy, max_attempts: 0 } },
+      { retry_policy: { ...policy, initial_delay_ms: 99 } },
+      { retry_policy: { ...policy, initial_delay_ms: 5000, max_delay_ms: 1000 } },
+      { retry_policy: { max_attempts: 3 } },
+      { pause_after_failures: 0 },
+    ]) {
+      const refused = await api("PATCH", `/endpoints/${defaults.json!.id}`, { body: bad });
+      expect(refused.status, JSON.stringify(bad)).toBe(400);
+      expect(refused.json!.error.code).toBe("validation_failed");
+    }
+    expect((await api("PATCH", `/endpoints/${defaults.json!.id}`, { body: { retry_policy: { ...policy, initial_delay_ms: 5000, max_delay_ms: 1000 } } })).json!.error.message).toMatch(/max_delay_ms/);
+  });
+
+  it("lists every attempt of an event; next_attempt_at is null once its outcome is final", async () => {
+    failedEvent = await capture(flaky.slug, Buffer.from("{}"));
+    await waitFor(async () => (await eventOf(failedEvent)).status === "failed", "both attempts to fail");
+    const event = await eventOf(failedEvent);
+    expect(event.next_attempt_at).toBeNull();
+    expect(event.attempts).toHaveLength(2);
+    expect(event.attempts.map((a: { attempt: number; outcome: string; response_status: number }) => [a.attempt, a.outcome, a.response_status])).toEqual([
+      [1, "failed", 500],
+      [2, "failed", 500],
+    ]);
+    // A delivered event has its one attempt.
+    expect((await eventOf(eventsA[0]!)).attempts).toMatchObject([{ attempt: 1, outcome: "delivered", response_status: 200, error: null }]);
+  });
+
+  it("retries an event now (202), and a whole endpoint's failed events; refuses what does not apply", async () => {
+    const retried = await api("POST", `/events/${failedEvent}/retry`);
+    expect(retried.status).toBe(202);
+    expect(retried.json).toMatchObject({ id: failedEvent, status: "pending", forwarding_paused: false });
+    await waitFor(async () => (await eventOf(failedEvent)).attempts.length === 3, "the new attempt");
+    await waitFor(async () => (await eventOf(failedEvent)).status === "failed", "the event to fail again");
+    const again = await api("POST", `/endpoints/${flaky.id}/retry-failed`);
+    expect(again).toMatchObject({ status: 202, json: { count: 1, forwarding_paused: false } });
+    await waitFor(async () => (await eventOf(failedEvent)).attempts.length === 4, "the bulk attempt");
+
+    const delivered = await api("POST", `/events/${eventsA[0]}/retry`);
+    expect(delivered.status).toBe(409);
+    expect(delivered.json!.error).toMatchObject({ code: "conflict" });
+    expect(delivered.json!.error.message).toMatch(/delivered/);
+    const captureOnly = await api("POST", "/endpoints", { body: { name: "API capture only" } });
+    const captured = await capture((captureOnly.json as { slug: string }).slug, Buffer.from("{}"));
+    expect((await api("POST", `/events/${captured}/retry`)).status).toBe(422);
+    expect((await api("POST", "/events/00000000-0000-7000-8000-000000000000/retry")).status).toBe(404);
+  });
+
+  it("resumes an endpoint (200 with the endpoint), and keeps other users out of all of it", async () => {
+    const resumed = await api("POST", `/endpoints/${flaky.id}/resume`);
+    expect(resumed).toMatchObject({ status: 200, json: { id: flaky.id, forwarding_paused: false, paused_reason: null } });
+    const asB = { key: keyB };
+    expect((await api("POST", `/events/${failedEvent}/retry`, asB)).status).toBe(404);
+    expect((await api("POST", `/endpoints/${flaky.id}/retry-failed`, asB)).status).toBe(404);
+    expect((await api("POST", `/endpoints/${flaky.id}/resume`, asB)).status).toBe(404);
+    expect((await api("GET", `/events/${failedEvent}`, asB)).status).toBe(404);
+  });
+});
+
 describe("keys, tenancy and errors", () => {
   it("answers 401 with one body for a missing, malformed, unknown or revoked key", async () => {
     const bodies = [
@@ -224,7 +323,8 @@ describe("keys, tenancy and errors", () => {
   });
 
   it("validated every answer above against the document", () => {
-    for (const expected of ["GET /events 200", "GET /events/{id} 200", "POST /events/{id}/replay 200", "GET /endpoints 200", "POST /endpoints 201", "PATCH /endpoints/{id} 200", "GET /events 401", "GET /endpoints 429", "POST /events/{id}/replay 422", "GET /events 400"]) {
+    for (const expected of ["GET /events 200", "GET /events/{id} 200", "POST /events/{id}/replay 200", "GET /endpoints 200", "POST /endpoints 201", "PATCH /endpoints/{id} 200", "GET /events 401", "GET /endpoints 429", "POST /events/{id}/replay 422", "GET /events 400",
+      "POST /events/{id}/retry 202", "POST /events/{id}/retry 409", "POST /events/{id}/retry 422", "POST /endpoints/{id}/retry-failed 202", "POST /endpoints/{id}/resume 200"]) {
       expect(checked).toContain(expected);
     }
   });

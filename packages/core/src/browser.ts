@@ -10,3 +10,15 @@ export { forwardableHeaders, forwardTarget, type ForwardHeaderOptions, type Forw
 export { LOCAL_REPLAY_ORIGIN, REPLAY_ENVIRONMENTS, replayTarget, type ReplayEnvironment, type ReplaySource, type ReplayTarget } from "./replay-target.js";
 // Logging in: where the login and sign-up forms may send the user afterwards.
 export { safeRedirectPath } from "./safe-redirect.js";
+// Retries: the presets and limits the endpoint page offers, the same ones the server checks.
+export {
+  MAX_RETRY_ATTEMPTS,
+  MAX_RETRY_DELAY_MS,
+  MIN_RETRY_DELAY_MS,
+  nominalRetryDelay,
+  RETRY_PRESETS,
+  retryPolicyProblem,
+  type RetryPolicy,
+  type RetryPreset,
+  type RetryPresetId,
+} from "./retry-policy.js";

@@ -27,6 +27,7 @@ export const environmentSchema = z.object({
   ALLOWED_ORIGINS: z.string().optional(),
   ALLOW_PRIVATE_DESTINATIONS: booleanString.default(false),
   FORWARD_TIMEOUT_MS: positiveInt.max(300_000).default(30_000),
+  MAX_IN_FLIGHT_PER_ENDPOINT: positiveInt.max(2_000).default(200),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   CHAT_HOOKS_BASE: z.url({ protocol: /^https?$/ }).default("https://hooks.slack.com"),
   PUBLIC_API_ENABLED: booleanString.default(true),
@@ -56,6 +57,8 @@ export interface Config {
   allowPrivateDestinations: boolean;
   /** Total time a forward or replay may take before it counts as failed. */
   forwardTimeoutMs: number;
+  /** Forwards to one endpoint running at once: a slow or hanging destination cannot take the others' capacity. */
+  maxInFlightPerEndpoint: number;
   logLevel: Environment["LOG_LEVEL"];
   /** Chat incoming-webhook URLs must start with this. */
   chatHooksBase: string;
@@ -123,6 +126,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     baseUrlIsDefault: e.BASE_URL === undefined,
     allowPrivateDestinations: e.ALLOW_PRIVATE_DESTINATIONS,
     forwardTimeoutMs: e.FORWARD_TIMEOUT_MS,
+    maxInFlightPerEndpoint: e.MAX_IN_FLIGHT_PER_ENDPOINT,
     logLevel: e.LOG_LEVEL,
     chatHooksBase: e.CHAT_HOOKS_BASE.replace(/\/+$/, ""),
     secureCookies: (e.BASE_URL ?? "").startsWith("https:"),

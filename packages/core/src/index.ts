@@ -25,3 +25,5 @@ export * from "./safe-text.js";
 export * from "./safe-redirect.js";
 export * from "./sub-path.js";
 export * from "./concurrency-limit.js";
+export * from "./retry-policy.js";
+export * from "./pause-message.js";

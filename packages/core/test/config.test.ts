@@ -39,6 +39,13 @@ describe("configuration", () => {
     expect(() => loadConfig({ TRUST_PROXY: "maybe" }, "/d")).toThrow(/TRUST_PROXY/);
   });
 
+  it("caps forwards in flight per endpoint at MAX_IN_FLIGHT_PER_ENDPOINT, 200 unless set", () => {
+    expect(loadConfig({}, "/d").maxInFlightPerEndpoint).toBe(200);
+    expect(loadConfig({ MAX_IN_FLIGHT_PER_ENDPOINT: "5" }, "/d").maxInFlightPerEndpoint).toBe(5);
+    expect(() => loadConfig({ MAX_IN_FLIGHT_PER_ENDPOINT: "0" }, "/d")).toThrow(/MAX_IN_FLIGHT_PER_ENDPOINT/);
+    expect(() => loadConfig({ MAX_IN_FLIGHT_PER_ENDPOINT: "many" }, "/d")).toThrow(/MAX_IN_FLIGHT_PER_ENDPOINT/);
+  });
+
   it("treats empty variables as unset", () => {
     expect(loadConfig({ DATABASE_URL: "" }, "/d").databaseUrl).toBeUndefined();
   });

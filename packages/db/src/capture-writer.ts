@@ -1,4 +1,5 @@
-import { storableText, type EventStatus, type HeaderList } from "@rehook/core";
+import { storableText, type EventStatus, type HeaderList, type RetryPolicy } from "@rehook/core";
+import { retryPolicyOf } from "./queries/deliveries.js";
 import type { Pool } from "./pool.js";
 
 /** One request as it arrived on a capture URL, ready to be stored. */
@@ -23,6 +24,8 @@ export interface ForwardingSettings {
   signRequests: boolean;
   secret: string;
   keepProxyHeaders: boolean;
+  /** The endpoint's retry policy (null: one attempt). */
+  retryPolicy: RetryPolicy | null;
 }
 
 export type CaptureWriteResult =
@@ -33,7 +36,8 @@ export type CaptureWriteResult =
 /**
  * The delivery fast path, asked once per batch: while it has room, pending events are
  * inserted already leased to this instance, so handing them to delivery needs no second
- * statement. Without room they are stored unleased for whichever instance claims them.
+ * statement. Without room they are stored unleased for whichever instance claims them, and so
+ * are the events of an endpoint whose forwarding is paused (they wait until it is resumed).
  */
 export interface FastPathLease {
   leaseMs: number;
@@ -86,7 +90,10 @@ with incoming as (
   )
 ),
 endpoint as (
-  select id, user_id, slug, destination_url, sign_requests, secret, keep_proxy_headers from endpoints
+  select id, user_id, slug, destination_url, sign_requests, secret, keep_proxy_headers,
+         retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms,
+         destination_url is not null and forwarding_paused_at is null and $3::float8 is not null as leased
+  from endpoints
   where slug in (select distinct slug from incoming)
   for key share
 ),
@@ -105,15 +112,14 @@ stored as (
          substring($2::bytea from i.body_offset + 1 for i.size_bytes), i.content_type,
          i.size_bytes, i.client_ip, i.source, i.event_type,
          case when e.destination_url is null then 'captured' else 'pending' end, e.destination_url,
-         case when e.destination_url is not null and $3::float8 is not null
-              then now() + make_interval(secs => $3::float8 / 1000) end,
-         case when e.destination_url is not null and $3::float8 is not null then 1 else 0 end
+         case when e.leased then now() + make_interval(secs => $3::float8 / 1000) end,
+         case when e.leased then 1 else 0 end
   from incoming i join endpoint e on e.slug = i.slug
 )
 -- One row per endpoint found, not per event: every event of a found slug was inserted.
 -- The endpoint's forwarding settings come back too: the fast path delivers from memory.
 select id as endpoint_id, user_id, slug, case when destination_url is null then 'captured' else 'pending' end as status,
-       destination_url, sign_requests, secret, keep_proxy_headers, destination_url is not null and $3::float8 is not null as leased
+       destination_url, sign_requests, secret, keep_proxy_headers, retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, leased
 from endpoint`;
 
 /*
@@ -248,6 +254,9 @@ export class GroupCommitWriter {
       sign_requests: boolean;
       secret: string;
       keep_proxy_headers: boolean;
+      retry_max_attempts: number | null;
+      retry_initial_delay_ms: number | null;
+      retry_max_delay_ms: number | null;
       leased: boolean;
     }>({
       name: "rehook_capture_batch",
@@ -269,6 +278,7 @@ export class GroupCommitWriter {
                 signRequests: endpoint.sign_requests,
                 secret: endpoint.secret,
                 keepProxyHeaders: endpoint.keep_proxy_headers,
+                retryPolicy: retryPolicyOf(endpoint),
               },
               leased: endpoint.leased,
             }

@@ -25,3 +25,4 @@ export * from "./queries/notification-settings.js";
 export * from "./queries/replays.js";
 export * from "./queries/notifications.js";
 export type { CapturedRequestFields } from "./queries/captured-request.js";
+export * from "./queries/retries.js";

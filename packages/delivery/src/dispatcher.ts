@@ -1,6 +1,7 @@
 import {
   forwardableHeaders,
   forwardTarget,
+  retryDelay,
   signStandardWebhook,
   type HeaderList,
   type Logger,
@@ -9,11 +10,13 @@ import {
   BODY_BYTES_PER_READ,
   claimDueEvents,
   completeEvents,
+  handBackLeases,
   type ClaimedEvent,
   type CompletedEvent,
   type DeliveryOutcome,
   type Pool,
 } from "@rehook/db";
+import { FairScheduler, type Scheduled } from "./fair-scheduler.js";
 import type { DeliveryPool } from "./pool.js";
 import type { DeliveryResult, DeliveryTask } from "./types.js";
 
@@ -29,10 +32,14 @@ export interface DispatcherOptions {
   recoveryIntervalMs?: number;
   /** Body bytes of recovered events held at once, claimed and not yet answered (MAX_RECOVERY_BYTES_IN_FLIGHT). */
   maxRecoveryBytes?: number;
-  /** Most deliveries this instance runs at once. */
+  /** Most deliveries this instance runs at once, and most leased events it holds (running or waiting). */
   maxInFlight?: number;
-  /** Told about every event that reached delivered or failed (live feed, notifications). */
+  /** Most deliveries to one endpoint at once (MAX_IN_FLIGHT_PER_ENDPOINT): a slow destination cannot take the others' room. */
+  maxInFlightPerEndpoint?: number;
+  /** Told about every event that reached delivered or failed, or waits for a retry (live feed). */
   onCompleted?: (events: CompletedEvent[]) => void;
+  /** Jitters retry delays ([0, 1); Math.random unless a test fixes it). */
+  retryRandom?: () => number;
 }
 
 const SIGNATURE_HEADERS = new Set(["webhook-id", "webhook-timestamp", "webhook-signature"]);
@@ -86,10 +93,17 @@ export function deliveryTask(event: ClaimedEvent, options: SendOptions, startBy?
   return { ...outboundTask(event, event.destinationUrl, options, startBy), refused: target.reason };
 }
 
-function outcome(id: string, result: DeliveryResult): DeliveryOutcome {
+/**
+ * A worker's result as the attempt to store: after a failure, whether and when the event's
+ * policy wants another attempt (Retry-After on 429 and 503 honoured). `random` jitters the wait.
+ */
+export function outcome(event: Pick<ClaimedEvent, "id" | "attempt" | "retryPolicy">, result: DeliveryResult, random: () => number = Math.random): DeliveryOutcome {
+  const retryAfter = result.headers?.find(([name]) => name.toLowerCase() === "retry-after")?.[1] ?? null;
   return {
-    id,
+    id: event.id,
+    attempt: event.attempt,
     status: result.ok ? "delivered" : "failed",
+    retryInMs: result.ok ? null : retryDelay(event.retryPolicy, { attempt: event.attempt, responseStatus: result.status, retryAfter }, random, Date.now()),
     startedAt: result.startedAt,
     latencyMs: result.latencyMs,
     responseStatus: result.status,
@@ -104,25 +118,52 @@ function outcome(id: string, result: DeliveryResult): DeliveryOutcome {
 const CLAIM_ROWS = 500;
 /** Body bytes of recovered events a dispatcher holds at once by default (claimed, not yet answered). */
 export const MAX_RECOVERY_BYTES_IN_FLIGHT = BODY_BYTES_PER_READ;
+/** Deliveries an instance runs at once by default, and events it holds (running or waiting). */
+export const DEFAULT_MAX_IN_FLIGHT = 2_000;
+/** Deliveries to one endpoint at once by default (MAX_IN_FLIGHT_PER_ENDPOINT). */
+export const DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT = 200;
+
+/** A leased event held in memory until it is sent. */
+interface Held {
+  event: ClaimedEvent;
+  /** Epoch ms after which sending could outlive the lease: the event is then handed back unsent. */
+  startBy: number;
+  /** Its body bytes when it came from a recovery claim (counted against maxRecoveryBytes), else 0. */
+  recoveredBytes: number;
+}
 
 /**
  * Moves pending events to delivered or failed. The main thread claims work in PostgreSQL
  * (with a lease), worker threads send it, and the results come back here to be stored in
  * batches. Nothing is marked done unless a worker returned a result for it: a crashed
  * worker or process leaves the lease to expire, and the event is claimed again.
+ *
+ * Fairness: every leased event (fast path or claim) goes through a FairScheduler, so one
+ * endpoint has at most maxInFlightPerEndpoint sends running and free slots go round robin
+ * between endpoints; the rest wait in memory, bounded, or go back to the database.
  */
 export class DeliveryDispatcher {
   /** How long a claim holds an event: see the writer's fast path and claimDueEvents. */
   readonly leaseMs: number;
   private readonly maxInFlight: number;
-  private inFlight = 0;
-  private offered: ClaimedEvent[] = [];
-  private offerScheduled = false;
+  private readonly maxInFlightPerEndpoint: number;
+  /** Most events waiting in memory; past it the endpoint furthest behind gives its newest back. */
+  private readonly maxWaiting: number;
+  private readonly scheduler: FairScheduler<Held>;
+  private pumpScheduled = false;
+  private handBacks: string[] = [];
+  private handingBack: Promise<void> | undefined;
   private completions: DeliveryOutcome[] = [];
   private completing: Promise<void> | undefined;
   private recoveryTimer: NodeJS.Timeout | undefined;
   private recovering = false;
   private recoveryBytes = 0;
+  /** The last claim was cut by bytes: claim again as soon as recovered bytes are let go. */
+  private recoveryWaitsForBytes = false;
+  /** Endpoints a claim gave a whole limit's worth (likely more due): claim again once their queue empties. */
+  private readonly cutEndpoints = new Set<string>();
+  /** Asked for while a claim ran: claim again right after it. */
+  private recoverAgain = false;
   private readonly maxRecoveryBytes: number;
   private stopped = false;
   private readonly running = new Set<Promise<unknown>>();
@@ -131,8 +172,13 @@ export class DeliveryDispatcher {
     // Well past the forward timeout (65 s for the default 30 s), so a slow but live attempt
     // is never taken over, and short enough that a crashed instance's work resumes soon.
     this.leaseMs = options.timeoutMs * 2 + 5_000;
-    this.maxInFlight = options.maxInFlight ?? 2_000;
+    this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    this.maxInFlightPerEndpoint = options.maxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT;
+    // Half the room at most waits, so a few stuck endpoints' backlogs cannot stop the fast
+    // path (hasRoom) for all the others.
+    this.maxWaiting = Math.max(1, Math.floor(this.maxInFlight / 2));
     this.maxRecoveryBytes = options.maxRecoveryBytes ?? MAX_RECOVERY_BYTES_IN_FLIGHT;
+    this.scheduler = new FairScheduler({ perKeyLimit: this.maxInFlightPerEndpoint, totalLimit: this.maxInFlight });
   }
 
   start(): void {
@@ -141,7 +187,12 @@ export class DeliveryDispatcher {
 
   /** Whether the fast path may lease more events to this instance (asked per capture batch). */
   hasRoom(): boolean {
-    return !this.stopped && this.inFlight + this.offered.length < this.maxInFlight;
+    return !this.stopped && this.scheduler.running + this.scheduler.waiting < this.maxInFlight;
+  }
+
+  /** Sends running to this endpoint and events waiting for it (tests, diagnostics). */
+  load(endpointId: string): { running: number; waiting: number } {
+    return { running: this.scheduler.runningFor(endpointId), waiting: this.scheduler.waitingFor(endpointId) };
   }
 
   /**
@@ -151,26 +202,93 @@ export class DeliveryDispatcher {
   deliverLeased(event: ClaimedEvent): void {
     // Stopping: the lease expires and the recovery loop of a running instance takes it.
     if (this.stopped) return;
-    this.offered.push(event);
-    if (this.offerScheduled) return;
-    this.offerScheduled = true;
-    setImmediate(() => {
-      this.offerScheduled = false;
-      void this.deliver(this.offered.splice(0));
-    });
+    this.hold(event, Date.now(), 0);
   }
 
-  /** Stops claiming, waits for the deliveries in flight and stores their results. */
+  /** Stops claiming, hands back what waits, waits for the deliveries in flight and stores their results. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.recoveryTimer);
+    this.scheduler.drain().forEach((held) => this.letGo(held));
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
     await this.flushCompletions();
+    await this.flushHandBacks();
   }
 
   private track(work: Promise<unknown>): void {
     this.running.add(work);
     void work.finally(() => this.running.delete(work));
+  }
+
+  /**
+   * Queues a leased event for its endpoint. Its send deadline counts from the lease, not from
+   * when it leaves the queue: a send starting later could outlive the lease and race another
+   * instance's claim.
+   */
+  private hold(event: ClaimedEvent, leasedAt: number, recoveredBytes: number): void {
+    const startBy = leasedAt + this.leaseMs - this.options.timeoutMs - 5_000;
+    this.scheduler.add(event.endpointId, { event, startBy, recoveredBytes }, startBy);
+    this.schedulePump();
+  }
+
+  /** Starts what may start, once per turn of the event loop (so a turn's events share a batch). */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    const { ready, expired } = this.scheduler.next();
+    expired.forEach((held) => this.letGo(held));
+    if (ready.length > 0) this.send(ready);
+    while (this.scheduler.waiting > this.maxWaiting) this.letGo(this.scheduler.shed()!);
+    // A backlog in the database for an endpoint whose queue ran dry: fetch it now, not at the next interval.
+    for (const endpointId of this.cutEndpoints) {
+      if (this.scheduler.waitingFor(endpointId) > 0) continue;
+      this.cutEndpoints.delete(endpointId);
+      this.recoverSoon();
+    }
+  }
+
+  /** An event leaves without being sent: its lease goes back to the database for any claim. */
+  private letGo(held: Held): void {
+    this.releaseRecovered(held);
+    this.handBacks.push(held.event.id);
+    this.handingBack ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushHandBacks());
+  }
+
+  private async flushHandBacks(): Promise<void> {
+    while (this.handBacks.length > 0) {
+      const ids = this.handBacks.splice(0, 1_000);
+      try {
+        await handBackLeases(this.options.db, ids);
+      } catch (error) {
+        // Still leased: the leases expire and the events are claimed then.
+        this.options.logger.warn("could not hand back leases", { count: ids.length, error: String(error) });
+      }
+    }
+    this.handingBack = undefined;
+  }
+
+  private releaseRecovered(held: Held): void {
+    if (held.recoveredBytes === 0) return;
+    this.recoveryBytes -= held.recoveredBytes;
+    held.recoveredBytes = 0;
+    // Cut by bytes: the next claim waited for this room, not for the interval.
+    if (this.recoveryWaitsForBytes) {
+      this.recoveryWaitsForBytes = false;
+      this.recoverSoon();
+    }
+  }
+
+  private recoverSoon(): void {
+    if (this.recovering) this.recoverAgain = true;
+    else this.scheduleRecovery(0);
   }
 
   private scheduleRecovery(delayMs: number): void {
@@ -181,67 +299,88 @@ export class DeliveryDispatcher {
       this.track(
         this.recover().then((more) => {
           this.recovering = false;
-          this.scheduleRecovery(more ? 0 : (this.options.recoveryIntervalMs ?? 1_000));
+          const again = more || this.recoverAgain;
+          this.recoverAgain = false;
+          this.scheduleRecovery(again ? 0 : (this.options.recoveryIntervalMs ?? 1_000));
         }),
       );
     }, delayMs);
   }
 
   /**
-   * Claims what is due, within the room left in flight and the recovery's byte budget
-   * (recovered bodies, up to 10 MiB each, stay in memory until answered). Answers whether
-   * more is probably due at once (the claim was cut by rows).
+   * Claims what is due, within the room left and the recovery's byte budget (recovered
+   * bodies, up to 10 MiB each, stay in memory until answered), taking at most one endpoint's
+   * limit per endpoint and none for endpoints that already have that much waiting here (an
+   * endpoint merely at its limit still gets a queue, so a slow but live one keeps its slots
+   * busy between claims). Answers whether more may be due at once (it claimed something).
    */
   private async recover(): Promise<boolean> {
-    const room = this.maxInFlight - this.inFlight;
+    const room = this.maxInFlight - this.scheduler.running - this.scheduler.waiting;
     const budget = this.maxRecoveryBytes - this.recoveryBytes;
-    if (room <= 0 || budget <= 0) return false;
-    const limit = Math.min(room, CLAIM_ROWS);
+    if (room <= 0) return false;
+    if (budget <= 0) {
+      this.recoveryWaitsForBytes = true;
+      return false;
+    }
+    const leasedAt = Date.now();
     let claimed: ClaimedEvent[];
     try {
-      claimed = await claimDueEvents(this.options.db, limit, this.leaseMs, budget);
+      claimed = await claimDueEvents(this.options.db, Math.min(room, CLAIM_ROWS), this.leaseMs, budget, {
+        perEndpoint: this.maxInFlightPerEndpoint,
+        skipEndpoints: this.scheduler.fullKeys(),
+      });
     } catch (error) {
       this.options.logger.warn("could not claim deliveries", { error: String(error) });
       return false;
     }
-    if (claimed.length === 0) return false;
-    const bytes = claimed.reduce((sum, event) => sum + event.body.byteLength, 0);
-    this.recoveryBytes += bytes;
-    void this.deliver(claimed).finally(() => {
-      this.recoveryBytes -= bytes;
-      // Cut by bytes: the next claim waited for this room, not for the interval.
-      if (bytes >= budget && !this.recovering) this.scheduleRecovery(0);
-    });
-    return claimed.length >= limit;
+    let bytes = 0;
+    for (const event of claimed) {
+      const size = event.body.byteLength;
+      bytes += size;
+      this.recoveryBytes += size;
+      if (this.stopped) this.letGo({ event, startBy: 0, recoveredBytes: size });
+      else this.hold(event, leasedAt, size);
+    }
+    if (bytes >= budget) this.recoveryWaitsForBytes = true;
+    this.noteCutEndpoints(claimed);
+    return claimed.length > 0;
   }
 
-  /** Sends events through the worker pool; settles once every one is answered (or its worker failed). */
-  private deliver(events: ClaimedEvent[]): Promise<void> {
-    if (events.length === 0) return Promise.resolve();
-    // A send starting later than this could outlive the lease (taken moments ago) and race
-    // another instance's claim; such an event is left for the next claim instead.
-    const startBy = Date.now() + this.leaseMs - this.options.timeoutMs - 5_000;
-    const tasks = events.map((event) => deliveryTask(event, this.options, startBy));
-    this.inFlight += events.length;
-    let pending = events.length;
+  private noteCutEndpoints(claimed: ClaimedEvent[]): void {
+    const perEndpoint = new Map<string, number>();
+    for (const { endpointId } of claimed) perEndpoint.set(endpointId, (perEndpoint.get(endpointId) ?? 0) + 1);
+    for (const [endpointId, count] of perEndpoint) if (count >= this.maxInFlightPerEndpoint) this.cutEndpoints.add(endpointId);
+  }
+
+  /** Sends started events through the worker pool; each frees its slot as soon as it is answered. */
+  private send(ready: Scheduled<Held>[]): void {
+    const tasks = ready.map(({ item }) => deliveryTask(item.event, this.options, item.startBy));
+    const answered = new Array<boolean>(ready.length).fill(false);
+    const finish = (index: number) => {
+      answered[index] = true;
+      const { key, item } = ready[index]!;
+      this.scheduler.done(key);
+      this.releaseRecovered(item);
+      this.schedulePump();
+    };
     const work = this.options.deliveries
       .runBatch(tasks, (index, result) => {
-        pending -= 1;
-        this.inFlight -= 1;
-        if (!result) return;
-        this.completions.push(outcome(events[index]!.id, result));
+        finish(index);
+        const { event } = ready[index]!.item;
+        // Not sent (its startBy had passed in the worker): nothing went out, the lease goes back.
+        if (!result) return this.letGo(ready[index]!.item);
+        this.completions.push(outcome(event, result, this.options.retryRandom));
         this.scheduleCompletion();
       })
       .catch((error: unknown) => {
         // The worker failed, not the destinations: the unanswered leases expire and are claimed again.
-        this.options.logger.error("delivery worker failed", { events: pending, error: String(error) });
+        const unanswered = answered.filter((done) => !done).length;
+        this.options.logger.error("delivery worker failed", { events: unanswered, error: String(error) });
       })
       .finally(() => {
-        this.inFlight -= pending;
-        pending = 0;
+        answered.forEach((done, index) => done || finish(index));
       });
     this.track(work);
-    return work;
   }
 
   private scheduleCompletion(): void {

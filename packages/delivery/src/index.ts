@@ -2,6 +2,17 @@ export { createDeliveryPool, type DeliveryPool, type DeliveryPoolOptions } from 
 export { BlockedAddressError, checkLiteralHost, createSafeAgent, safeLookup, type SafeAgentOptions } from "./safe-agent.js";
 export { sendRequest } from "./send.js";
 export type { DeliveryBatch, DeliveryResult, DeliveryTask, ResultMessage } from "./types.js";
-export { DeliveryDispatcher, deliveryTask, MAX_RECOVERY_BYTES_IN_FLIGHT, outboundTask, type DispatcherOptions, type SendOptions, type StoredRequest } from "./dispatcher.js";
+export {
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT,
+  DeliveryDispatcher,
+  deliveryTask,
+  MAX_RECOVERY_BYTES_IN_FLIGHT,
+  outboundTask,
+  type DispatcherOptions,
+  type SendOptions,
+  type StoredRequest,
+} from "./dispatcher.js";
 export { checkDestination } from "./destination-check.js";
 export { Notifier, type NotifierOptions } from "./notifier.js";
+export { FairScheduler, type FairSchedulerOptions, type Scheduled } from "./fair-scheduler.js";

@@ -1,4 +1,4 @@
-import { judgeChatPost, notificationMessage, summaryMessage, type ChatMessage, type Logger } from "@rehook/core";
+import { forwardingPausedMessage, judgeChatPost, notificationMessage, summaryMessage, type ChatMessage, type Logger } from "@rehook/core";
 import { claimDueChannels, dueNotifications, finishChannel, type ChannelOutcome, type ClaimedChannel, type Pool } from "@rehook/db";
 import type { DeliveryPool } from "./pool.js";
 import type { DeliveryResult } from "./types.js";
@@ -91,12 +91,21 @@ export class Notifier {
 
   private async deliver(channel: ClaimedChannel): Promise<ChannelOutcome> {
     const pace = this.options.paceMs ?? 1_000;
-    const due = await dueNotifications(this.options.db, channel.userId, 1_000);
+    const all = await dueNotifications(this.options.db, channel.userId, 1_000);
+    const base = this.options.baseUrl;
+    // A paused endpoint gets a message of its own, ahead of the event notifications (they follow at the next post).
+    const pauses = all.filter((row) => row.found && row.paused);
+    const due = pauses.length > 0 ? pauses : all.filter((row) => !row.paused);
     const ids = due.map((row) => row.outboxId);
     const events = due.filter((row) => row.found).map((row) => row.event);
     if (events.length === 0) return { kind: "done", outboxIds: ids, nextInMs: 0, lastError: null };
-    const base = this.options.baseUrl;
-    const message = events.length === 1 ? notificationMessage(events[0]!, `${base}/events/${events[0]!.id}`) : summaryMessage(events, `${base}/events`);
+    const paused = pauses.map((row) => row.paused!);
+    const message =
+      paused.length > 0
+        ? forwardingPausedMessage(paused, `${base}/endpoints/${paused[0]!.endpointId}`)
+        : events.length === 1
+          ? notificationMessage(events[0]!, `${base}/events/${events[0]!.id}`)
+          : summaryMessage(events, `${base}/events`);
     const result = await this.post(channel.webhookUrl, message);
     const answer = { status: result.status, body: result.body ? Buffer.from(result.body).toString("utf8") : "", retryAfter: header(result, "retry-after"), error: result.error };
     const verdict = judgeChatPost(answer, channel.failures);

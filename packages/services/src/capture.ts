@@ -38,7 +38,7 @@ export async function captureRequest(ctx: Pick<ServiceContext, "writer" | "forwa
     eventType,
   });
   if (result.kind !== "stored") return { kind: "not_found" };
-  const { destinationUrl, signRequests, secret, keepProxyHeaders } = result.forwarding;
+  const { destinationUrl, signRequests, secret, keepProxyHeaders, retryPolicy } = result.forwarding;
   if (result.leased && destinationUrl) {
     ctx.forwarder?.deliverLeased({
       id: eventId,
@@ -52,6 +52,9 @@ export async function captureRequest(ctx: Pick<ServiceContext, "writer" | "forwa
       signRequests,
       secret,
       keepProxyHeaders,
+      // Stored with its first claim already counted (see the writer's fast path).
+      attempt: 1,
+      retryPolicy,
     });
   }
   return { kind: "accepted", eventId, status: result.status };

@@ -3,18 +3,22 @@ import {
   endpointNameSchema,
   generateSigningSecret,
   generateSlug,
+  retryPolicyProblem,
   UserError,
   uuidv7,
   webhookUrl,
   type AddressPolicy,
   type HealthState,
+  type RetryPolicy,
 } from "@rehook/core";
 import {
   announceEndpointChange,
   deleteOwnedEndpoint,
+  endpointRetryPolicy,
   findOwnedEndpoint,
   insertEndpoint,
   listEndpointsOf,
+  retryPolicyColumns,
   updateOwnedEndpoint,
   UniqueConstraintViolationException,
   type Endpoint,
@@ -41,6 +45,15 @@ export interface EndpointView {
   sign_requests: boolean;
   /** Forward and replay the sender's X-Forwarded-*, Forwarded and X-Real-IP (off: dropped). */
   keep_proxy_headers: boolean;
+  /** Automatic retries of failed attempts (null: one attempt, a failure is final). */
+  retry_policy: { max_attempts: number; initial_delay_ms: number; max_delay_ms: number } | null;
+  /** The circuit breaker: pause forwarding after this many consecutive failed attempts (null: never). */
+  pause_after_failures: number | null;
+  consecutive_failures: number;
+  /** The breaker tripped: events wait as pending until forwarding is resumed. */
+  forwarding_paused: boolean;
+  paused_reason: string | null;
+  paused_at: string | null;
   created_at: string;
 }
 
@@ -60,14 +73,50 @@ export function endpointView(baseUrl: string, endpoint: Endpoint): EndpointView 
     staging_host: endpoint.stagingHost,
     sign_requests: endpoint.signRequests,
     keep_proxy_headers: endpoint.keepProxyHeaders,
+    retry_policy: retryPolicyView(endpointRetryPolicy(endpoint)),
+    pause_after_failures: endpoint.pauseAfterFailures,
+    consecutive_failures: endpoint.consecutiveFailures,
+    forwarding_paused: endpoint.forwardingPausedAt !== null,
+    paused_reason: endpoint.pausedReason,
+    paused_at: endpoint.forwardingPausedAt?.toISOString() ?? null,
     created_at: endpoint.createdAt.toISOString(),
   };
+}
+
+function retryPolicyView(policy: RetryPolicy | null): EndpointView["retry_policy"] {
+  return policy && { max_attempts: policy.maxAttempts, initial_delay_ms: policy.initialDelayMs, max_delay_ms: policy.maxDelayMs };
+}
+
+/** A retry policy as given (null: one attempt), checked against the limits with the field named. */
+const retryPolicySchema = z
+  .object({ maxAttempts: z.number(), initialDelayMs: z.number(), maxDelayMs: z.number() })
+  .nullable()
+  .superRefine((policy, issue) => {
+    const problem = policy && retryPolicyProblem(policy);
+    if (problem) issue.addIssue({ code: "custom", message: problem });
+  });
+
+/** The breaker's threshold in consecutive failed attempts (null: never pause). */
+export const MAX_PAUSE_AFTER_FAILURES = 10_000;
+const pauseAfterFailuresSchema = z
+  .number()
+  .int(`pause_after_failures must be a whole number from 1 to ${MAX_PAUSE_AFTER_FAILURES}, or null`)
+  .min(1, `pause_after_failures must be a whole number from 1 to ${MAX_PAUSE_AFTER_FAILURES}, or null`)
+  .max(MAX_PAUSE_AFTER_FAILURES, `pause_after_failures must be a whole number from 1 to ${MAX_PAUSE_AFTER_FAILURES}, or null`)
+  .nullable();
+
+/** Delivery settings as both create and update take them. */
+export interface DeliverySettings {
+  retryPolicy?: RetryPolicy | null;
+  pauseAfterFailures?: number | null;
 }
 
 const createEndpointInput = z.object({
   userId: z.string().uuid(),
   name: endpointNameSchema,
   destinationUrl: z.string().nullish(),
+  retryPolicy: retryPolicySchema.optional(),
+  pauseAfterFailures: pauseAfterFailuresSchema.optional(),
 });
 
 /** Validates an optional destination: blank means capture-only. */
@@ -95,9 +144,9 @@ function noSuchEndpoint(ref: EndpointRef): UserError {
 
 export async function createEndpoint(
   ctx: Pick<ServiceContext, "orm" | "baseUrl" | "addressPolicy">,
-  input: { userId: string; name: string; destinationUrl?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean },
+  input: { userId: string; name: string; destinationUrl?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } & DeliverySettings,
 ): Promise<EndpointView> {
-  const { userId, name } = parseInput(createEndpointInput, input);
+  const { userId, name, retryPolicy, pauseAfterFailures } = parseInput(createEndpointInput, input);
   const destinationUrl = await normaliseDestination(input.destinationUrl, ctx.addressPolicy);
   // 36^8 suffixes make a collision rare; retrying a few times makes it a non-event.
   for (let attempt = 1; ; attempt += 1) {
@@ -112,6 +161,8 @@ export async function createEndpoint(
         secret: generateSigningSecret(),
         signRequests: input.signRequests ?? false,
         keepProxyHeaders: input.keepProxyHeaders ?? false,
+        retryPolicy: retryPolicy ?? null,
+        pauseAfterFailures: pauseAfterFailures ?? null,
       });
       await announceEndpointChange(em, endpoint.id, "created");
       return endpointView(ctx.baseUrl, endpoint);
@@ -138,6 +189,8 @@ const updateEndpointInput = z.object({
   stagingHost: z.union([stagingHostSchema, z.literal(""), z.null()]).optional(),
   signRequests: z.boolean().optional(),
   keepProxyHeaders: z.boolean().optional(),
+  retryPolicy: retryPolicySchema.optional(),
+  pauseAfterFailures: pauseAfterFailuresSchema.optional(),
 });
 
 /**
@@ -146,7 +199,11 @@ const updateEndpointInput = z.object({
  */
 export async function updateEndpoint(
   ctx: Pick<ServiceContext, "orm" | "baseUrl" | "addressPolicy">,
-  input: { userId: string; endpoint: EndpointRef; changes: { name?: string; destinationUrl?: string | null; stagingHost?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } },
+  input: {
+    userId: string;
+    endpoint: EndpointRef;
+    changes: { name?: string; destinationUrl?: string | null; stagingHost?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } & DeliverySettings;
+  },
 ): Promise<EndpointView> {
   const parsed = parseInput(updateEndpointInput, input.changes);
   const changes: EndpointChanges = {};
@@ -155,6 +212,9 @@ export async function updateEndpoint(
   if (parsed.stagingHost !== undefined) changes.stagingHost = parsed.stagingHost === "" ? null : parsed.stagingHost;
   if (parsed.signRequests !== undefined) changes.signRequests = parsed.signRequests;
   if (parsed.keepProxyHeaders !== undefined) changes.keepProxyHeaders = parsed.keepProxyHeaders;
+  // A new policy applies from each event's next attempt; a threshold applies from the next failure.
+  if (parsed.retryPolicy !== undefined) Object.assign(changes, retryPolicyColumns(parsed.retryPolicy));
+  if (parsed.pauseAfterFailures !== undefined) changes.pauseAfterFailures = parsed.pauseAfterFailures;
   const em = ctx.orm.em.fork();
   const endpoint = await updateOwnedEndpoint(em, input.userId, input.endpoint, changes);
   if (!endpoint) throw noSuchEndpoint(input.endpoint);

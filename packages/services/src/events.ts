@@ -1,11 +1,14 @@
 import { EVENT_STATUSES, UserError, type EventStatus, type HeaderList } from "@rehook/core";
 import {
   eventSummariesByIds,
+  findOwnedAttempt,
   findOwnedEvent,
   findOwnedEventBody,
   listEventSummaries,
   listEventSummariesByOffset,
+  ownedEventAttempts,
   ownedEventBodySlice,
+  type DeliveryAttemptSummary,
   type EntityManager,
   type EventBus,
   type EventDetail,
@@ -71,6 +74,8 @@ export interface EventView extends Omit<EventDetail, "body" | "responseHeaders" 
   /** The body, or its first PAYLOAD_PREVIEW_BYTES (cut before a split UTF-8 character) when `bodyTruncated`. */
   body: Uint8Array;
   response: { status: number | null; headers: HeaderList | null; body: Uint8Array | null; truncated: boolean; latencyMs: number | null; error: string | null } | null;
+  /** Every recorded attempt to forward it, first to last. */
+  attempts: DeliveryAttemptSummary[];
 }
 
 /**
@@ -91,7 +96,11 @@ function withoutSplitCharacter(bytes: Buffer): Buffer {
  * downloaded with openEventBody instead); another user's id answers exactly like a missing one.
  */
 export async function getEvent(ctx: Pick<ServiceContext, "orm">, input: { userId: string; eventId: string }): Promise<EventView> {
-  const event = await findOwnedEvent(ctx.orm.em.fork(), input.userId, input.eventId, PAYLOAD_PREVIEW_BYTES);
+  const em = ctx.orm.em.fork();
+  const [event, attempts] = await Promise.all([
+    findOwnedEvent(em, input.userId, input.eventId, PAYLOAD_PREVIEW_BYTES),
+    ownedEventAttempts(em, input.userId, input.eventId),
+  ]);
   if (!event) throw new UserError("not_found", `no event with id ${input.eventId}`);
   const { responseHeaders, responseBody, responseTruncated, body, ...rest } = event;
   const attempted = event.status === "delivered" || event.status === "failed";
@@ -108,7 +117,19 @@ export async function getEvent(ctx: Pick<ServiceContext, "orm">, input: { userId
           error: event.error,
         }
       : null,
+    attempts,
   };
+}
+
+/** The most of one attempt's answer body that its view carries (the stored answer is at most 256 KiB). */
+export const ATTEMPT_BODY_PREVIEW_BYTES = 64 * 1024;
+
+/** One attempt of one of the user's events with the destination's headers and the start of its body (the attempt timeline). */
+export async function getEventAttempt(ctx: Pick<ServiceContext, "orm">, input: { userId: string; eventId: string; attempt: number }) {
+  const found = await findOwnedAttempt(ctx.orm.em.fork(), input.userId, input.eventId, input.attempt, ATTEMPT_BODY_PREVIEW_BYTES);
+  if (!found) throw new UserError("not_found", `no attempt ${input.attempt} of event ${input.eventId}`);
+  const { responseBody, ...attempt } = found;
+  return { ...attempt, responseBody: responseBody && new Uint8Array(attempt.bodyTruncated ? withoutSplitCharacter(responseBody) : responseBody) };
 }
 
 /** Bytes a body download reads from the database at a time. */

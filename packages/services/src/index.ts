@@ -7,15 +7,19 @@ export {
   endpointView,
   getEndpoint,
   listEndpoints,
+  MAX_PAUSE_AFTER_FAILURES,
   updateEndpoint,
+  type DeliverySettings,
   type EndpointRef,
   type EndpointView,
 } from "./endpoints.js";
 export { createUser, requireUserByEmail, type UserView } from "./users.js";
 export { currentSession, logIn, logOut, signUp, type CurrentSession, type SignedIn } from "./identity.js";
 export {
+  ATTEMPT_BODY_PREVIEW_BYTES,
   BODY_DOWNLOAD_CHUNK_BYTES,
   getEvent,
+  getEventAttempt,
   LIVE_BATCH_IDS,
   listEvents,
   listEventsByOffset,
@@ -45,3 +49,4 @@ export {
 export { BulkReplays, MAX_RUNNING_BULK_REPLAYS_PER_USER, type ReplayJobView } from "./bulk-replays.js";
 export { MAX_WAITING_EVENT_IDS, openEndpointEventStream, type FullEvent } from "./event-stream.js";
 export { limitStreams, MAX_STREAMS_PER_INSTANCE, MAX_STREAMS_PER_USER, StreamSlots, streamSlotsOf, type StreamLimits } from "./stream-slots.js";
+export { resumeEndpoint, retryEvent, retryFailedEvents, type RetryQueued } from "./retries.js";

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { startEmbeddedPostgres } from "@rehook/db";
+import { runMixed } from "./forward-mixed.js";
 import { runLoad } from "./load.js";
 import { CLI, peakRssMiB, runRehook, startListening, stop } from "./processes.js";
 
@@ -18,6 +19,13 @@ const { values } = parseArgs({
     connections: { type: "string", default: "50" },
     // Writes V8 CPU profiles of Rehook's main thread and delivery workers into this directory.
     profile: { type: "string" },
+    // Ten destinations, one of them never answering (see forward-mixed.ts).
+    hang: { type: "boolean", default: false },
+    // Ten destinations with retry policies, --failing percent of them answering 500.
+    retries: { type: "boolean", default: false },
+    failing: { type: "string", default: "10" },
+    // FORWARD_TIMEOUT_MS for --hang and --retries.
+    timeout: { type: "string", default: "30000" },
   },
 });
 const durationSeconds = Number(values.duration);
@@ -108,7 +116,21 @@ async function main() {
   }
 }
 
-main().catch((error: unknown) => {
+const run =
+  values.hang || values.retries
+    ? () =>
+        runMixed({
+          connections,
+          durationSeconds,
+          body,
+          hang: values.hang,
+          retries: values.retries,
+          failingPercent: Number(values.failing),
+          timeoutMs: Number(values.timeout),
+        })
+    : main;
+
+run().catch((error: unknown) => {
   process.stderr.write(`bench:forward failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
 });

@@ -5,6 +5,8 @@ export interface LoadOptions {
   connections: number;
   durationSeconds: number;
   body: string;
+  /** Paths under `url`'s origin each connection cycles through (spreads the load over endpoints); default: url's own. */
+  paths?: string[];
   /** Called with each response body (for checking what was acknowledged). */
   onResponse?: (status: number, body: string) => void;
 }
@@ -27,14 +29,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     url: options.url,
     connections: options.connections,
     duration: options.durationSeconds,
-    requests: [
-      {
-        method: "POST",
-        headers: HEADERS,
-        body: options.body,
-        ...(onResponse ? { onResponse: (status: number, body: string) => onResponse(status, body) } : {}),
-      },
-    ],
+    requests: (options.paths ?? [undefined]).map((path) => ({
+      method: "POST" as const,
+      headers: HEADERS,
+      body: options.body,
+      ...(path ? { path } : {}),
+      ...(onResponse ? { onResponse: (status: number, body: string) => onResponse(status, body) } : {}),
+    })),
   });
   return {
     requestsPerSecond: Math.round(result.requests.average),

@@ -1,5 +1,7 @@
+import { RETRY_PRESETS, type RetryPolicy } from "@rehook/core";
 import { createEndpoint, deleteEndpoint, endpointSecret, requireUserByEmail } from "@rehook/services";
 import type { Orm } from "@rehook/db";
+import { UsageError } from "../cli-error.js";
 import { defineCommand } from "./define.js";
 import type { CommandContext } from "./types.js";
 import { withDatabase } from "./with-database.js";
@@ -12,25 +14,45 @@ function asUser<T>(context: CommandContext, email: string, work: (orm: Orm, user
 const owner = { type: "string", required: true, description: "the owner's email" } as const;
 const slug = { type: "string", required: true, description: "the endpoint's slug" } as const;
 
+/** --retry-preset none|hour|day as a policy (undefined: not given, the default of one attempt). */
+function retryPresetOption(value: string | undefined): RetryPolicy | null | undefined {
+  if (value === undefined) return undefined;
+  const preset = RETRY_PRESETS.find((candidate) => candidate.id === value);
+  if (!preset) throw new UsageError(`--retry-preset must be one of ${RETRY_PRESETS.map((candidate) => candidate.id).join(", ")}`);
+  return preset.policy;
+}
+
+/** --pause-after N: a whole number of consecutive failed attempts (the use case checks its range). */
+function pauseAfterOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError("--pause-after must be a whole number of consecutive failed attempts");
+  return Number(value);
+}
+
 export const endpointCreateCommand = defineCommand(
   ["endpoint", "create"],
   {
-    usage: "rehook endpoint create --email <email> --name <name> [--destination <url>] [--sign]",
+    usage: "rehook endpoint create --email <email> --name <name> [--destination <url>] [--sign] [--retry-preset none|hour|day] [--pause-after <n>]",
     summary: "Create an endpoint for a user. Prints it as JSON: {id, name, slug, webhook_url, destination_url, health, ...}.",
     options: {
       email: owner,
       name: { type: "string", required: true, description: "a label; the slug is made from it" },
       destination: { type: "string", description: "URL to forward captured requests to (blank: capture only)" },
       sign: { type: "boolean", description: "add Standard Webhooks signature headers to forwarded requests" },
+      "retry-preset": { type: "string", description: "retries of failed forwards: none (one attempt, the default), hour (5 attempts over about an hour), day (8 over a day)" },
+      "pause-after": { type: "string", description: "pause forwarding after this many consecutive failed attempts (default: never)" },
     },
   } as const,
-  (options, context) =>
-    asUser(context, options.email, (orm, userId) =>
+  (options, context) => {
+    const retryPolicy = retryPresetOption(options["retry-preset"]);
+    const pauseAfterFailures = pauseAfterOption(options["pause-after"]);
+    return asUser(context, options.email, (orm, userId) =>
       createEndpoint(
         { orm, baseUrl: context.config.baseUrl, addressPolicy: { allowPrivate: context.config.allowPrivateDestinations } },
-        { userId, name: options.name, destinationUrl: options.destination ?? null, signRequests: options.sign },
+        { userId, name: options.name, destinationUrl: options.destination ?? null, signRequests: options.sign, retryPolicy, pauseAfterFailures },
       ),
-    ),
+    );
+  },
 );
 
 export const endpointDeleteCommand = defineCommand(

@@ -1,5 +1,5 @@
 import { useNavigate } from "@remix-run/react";
-import { useEffect, useRef, useSyncExternalStore, type MouseEvent } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore, type MouseEvent } from "react";
 
 const noopSubscribe = () => () => {};
 
@@ -79,4 +79,15 @@ export function useNow(): number {
     () => now,
     () => (typeof window === "undefined" ? Date.now() : now),
   );
+}
+
+/** The current time in ms, refreshed every `everyMs` (a countdown that shows seconds). */
+export function useTickingNow(everyMs: number): number {
+  const [current, setCurrent] = useState(() => Date.now());
+  useEffect(() => {
+    setCurrent(Date.now());
+    const timer = setInterval(() => setCurrent(Date.now()), everyMs);
+    return () => clearInterval(timer);
+  }, [everyMs]);
+  return current;
 }

@@ -1,6 +1,7 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { HealthBadge } from "../components/badges";
+import { PausedBadge } from "../components/delivery";
 import { SubmitButton, TextField, UrlField } from "../components/form-fields";
 import { useResetAfterCreate } from "../components/hooks";
 import { Card, CopyField, EmptyCard, FormError, FormSuccess, Icon, PageHeader, RouteError } from "../components/ui";
@@ -103,7 +104,10 @@ export default function Endpoints() {
                   <Link to={`/endpoints/${endpoint.id}`} className="endpoint-name">
                     {endpoint.name}
                   </Link>
-                  <HealthBadge state={endpoint.health.state} rate={endpoint.health.success_rate} />
+                  <span className="endpoint-badges">
+                    {endpoint.forwardingPaused ? <PausedBadge reason={endpoint.pausedReason} /> : null}
+                    <HealthBadge state={endpoint.health.state} rate={endpoint.health.success_rate} />
+                  </span>
                 </div>
                 <CopyField value={endpoint.webhook_url} testId="capture-url" />
                 <div className="endpoint-row-meta">

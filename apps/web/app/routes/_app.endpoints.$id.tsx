@@ -4,11 +4,13 @@ import { useEffect, useState } from "react";
 import { HealthBadge, StatusBadge } from "../components/badges";
 import { BulkReplayCard } from "../components/bulk-replay";
 import { ConfirmDialog } from "../components/confirm-dialog";
+import { PausedBadge, PausedBanner, RetrySettingsForm } from "../components/delivery";
 import { RelativeTime } from "../components/relative-time";
 import { CheckboxField, IntentButton, SaveActions, TextField, UrlField } from "../components/form-fields";
-import { Breadcrumb, Card, CopyField, Detail, FormError, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
+import { Breadcrumb, Card, CopyField, Detail, FormError, FormSuccess, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
 import { errorMessage, throwIfNotFound } from "../lib/errors";
-import { deliveryCounts, formatLatency } from "../lib/format";
+import { deliveryCounts, formatLatency, plural } from "../lib/format";
+import { readRetryForm } from "../lib/retries";
 import { requireUser } from "../lib/session.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `${data.endpoint.name} · Rehook` : "Endpoint · Rehook" }];
@@ -42,6 +44,35 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     }
     return redirect("/", 303);
   }
+  if (intent === "resume") {
+    try {
+      await context.caller.endpoints.resume({ id });
+      return { intent: "resume" as const, ok: true as const, error: null };
+    } catch (error) {
+      throwIfNotFound(error);
+      return { intent: "resume" as const, ok: false as const, error: errorMessage(error) };
+    }
+  }
+  if (intent === "retryFailed") {
+    try {
+      const { count } = await context.caller.endpoints.retryFailed({ id });
+      return { intent: "retryFailed" as const, ok: true as const, error: null, count, at: Date.now() };
+    } catch (error) {
+      throwIfNotFound(error);
+      return { intent: "retryFailed" as const, ok: false as const, error: errorMessage(error) };
+    }
+  }
+  if (intent === "retries") {
+    const read = readRetryForm(form);
+    if (!read.ok) return { intent: "retries" as const, ok: false as const, error: read.error };
+    try {
+      await context.caller.endpoints.update({ id, retryPolicy: read.retryPolicy, pauseAfterFailures: read.pauseAfterFailures });
+      return { intent: "retries" as const, ok: true as const, error: null, savedAt: Date.now() };
+    } catch (error) {
+      throwIfNotFound(error);
+      return { intent: "retries" as const, ok: false as const, error: errorMessage(error) };
+    }
+  }
   const blankToNull = (value: FormDataEntryValue | null) => {
     const text = String(value ?? "").trim();
     return text === "" ? null : text;
@@ -67,11 +98,20 @@ export default function EndpointPage() {
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const [confirming, setConfirming] = useState(false);
+  const [confirmingRetry, setConfirmingRetry] = useState(false);
   const pendingIntent = navigation.state === "submitting" ? String(navigation.formData?.get("intent") ?? "") : null;
   const saving = pendingIntent === "update";
   const deleting = pendingIntent === "delete";
   const updateResult = result?.intent === "update" ? result : undefined;
   const deleteError = result?.intent === "delete" ? result.error : undefined;
+  const retriesResult = result?.intent === "retries" ? result : undefined;
+  const resumeResult = result?.intent === "resume" ? result : undefined;
+  const retryFailedResult = result?.intent === "retryFailed" ? result : undefined;
+  const retryingFailed = pendingIntent === "retryFailed";
+  // The dialog closes once the retry has been asked for (the count shows on the page).
+  useEffect(() => {
+    if (retryFailedResult) setConfirmingRetry(false);
+  }, [retryFailedResult]);
   // A new key after a save shows the stored (normalised) values; an error keeps what was typed.
   useEffect(() => {
     if (deleteError) setConfirming(false);
@@ -79,6 +119,7 @@ export default function EndpointPage() {
   const savedAt = updateResult?.ok ? updateResult.savedAt : 0;
   // Activity filtered to this endpoint.
   const activityHref = `/events?endpointId=${encodeURIComponent(endpoint.id)}`;
+  const retryKey = [JSON.stringify(endpoint.retryPolicy), endpoint.pauseAfterFailures ?? "", retriesResult?.ok ? retriesResult.savedAt : 0].join("\u0000");
   const formKey = [endpoint.name, endpoint.destination_url, endpoint.staging_host, endpoint.sign_requests, endpoint.keep_proxy_headers, savedAt].join("\u0000");
 
   return (
@@ -89,6 +130,7 @@ export default function EndpointPage() {
         description={
           <span className="header-meta">
             <HealthBadge state={endpoint.health.state} rate={endpoint.health.success_rate} />
+            {endpoint.forwardingPaused ? <PausedBadge reason={endpoint.pausedReason} /> : null}
             <span>{deliveryCounts(endpoint)}</span>
             <span>
               Created <RelativeTime value={endpoint.created_at} />
@@ -102,6 +144,19 @@ export default function EndpointPage() {
           </Link>
         }
       />
+
+      {endpoint.forwardingPaused ? (
+        <PausedBanner reason={endpoint.pausedReason} pausedAt={endpoint.pausedAt} resuming={pendingIntent === "resume"} />
+      ) : resumeResult?.ok ? (
+        <div className="banner-slot">
+          <FormSuccess message="Forwarding resumed: events that waited are being sent now." />
+        </div>
+      ) : null}
+      {resumeResult && !resumeResult.ok ? (
+        <div className="banner-slot">
+          <FormError message={resumeResult.error} />
+        </div>
+      ) : null}
 
       <div className="grid-2">
         <Card
@@ -210,6 +265,49 @@ export default function EndpointPage() {
         </Form>
       </Card>
 
+      <Card
+        title="Retries"
+        id="retries"
+        description="When the destination fails (no answer, or an answer that is not 2xx), Rehook tries the event again later, waiting longer each time."
+      >
+        <RetrySettingsForm
+          key={retryKey}
+          settings={{ retryPolicy: endpoint.retryPolicy, pauseAfterFailures: endpoint.pauseAfterFailures, consecutiveFailures: endpoint.consecutiveFailures }}
+          hasDestination={endpoint.destination_url !== null}
+          saving={pendingIntent === "retries"}
+          saved={!!retriesResult?.ok}
+          error={retriesResult && !retriesResult.ok ? retriesResult.error : null}
+        />
+        <div className="recovery-row">
+          <div>
+            <p className="danger-title">Retry failed events</p>
+            <p className="muted small">Sends every failed event of this endpoint again, to its destination, with this retry policy.</p>
+          </div>
+          <button type="button" className="button secondary" onClick={() => setConfirmingRetry(true)} disabled={endpoint.destination_url === null}>
+            <Icon name="refresh" />
+            Retry failed events
+          </button>
+        </div>
+        {retryFailedResult?.ok ? (
+          <div className="recovery-result" data-testid="retry-failed-result">
+            <FormSuccess
+              message={
+                retryFailedResult.count === 0
+                  ? "There were no failed events to retry."
+                  : endpoint.forwardingPaused
+                    ? `${plural(retryFailedResult.count, "failed event")} queued for another attempt. Forwarding is paused: they are sent once you resume it.`
+                    : `${plural(retryFailedResult.count, "failed event")} queued for another attempt. They show as pending in Activity until they are sent.`
+              }
+            />
+          </div>
+        ) : null}
+        {retryFailedResult && !retryFailedResult.ok ? (
+          <div className="recovery-result">
+            <FormError message={retryFailedResult.error} />
+          </div>
+        ) : null}
+      </Card>
+
       <Card title="Danger zone" className="danger-zone">
         <div className="danger-row">
           <div>
@@ -236,6 +334,24 @@ export default function EndpointPage() {
       >
         <IntentButton intent="delete" className="button danger" busy={deleting} busyLabel="Deleting…">
           Delete permanently
+        </IntentButton>
+      </ConfirmDialog>
+
+      <ConfirmDialog
+        open={confirmingRetry}
+        onClose={() => setConfirmingRetry(false)}
+        tone="default"
+        title="Retry failed events?"
+        description={
+          <p>
+            Every event of “{endpoint.name}” whose delivery failed goes back to pending and is sent again to{" "}
+            <span className="mono break">{endpoint.destination_url ?? "its destination"}</span>, following the retry policy. Your destination may receive
+            requests it has already answered.
+          </p>
+        }
+      >
+        <IntentButton intent="retryFailed" className="button primary" busy={retryingFailed} busyLabel="Retrying…" preventScrollReset>
+          Retry failed events
         </IntentButton>
       </ConfirmDialog>
     </>

@@ -1,14 +1,16 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
+import { AttemptTimeline } from "../components/attempts";
 import { HttpStatus, StatusBadge } from "../components/badges";
 import { CopyButton } from "../components/copy-button";
+import { TimeUntil } from "../components/delivery";
 import { HeadersTable, PayloadBlock, payloadText, TruncatedPayloadNotice, type PayloadData } from "../components/payload";
 import { RelativeTime, useExactTime } from "../components/relative-time";
 import { ReplayDialog, ReplayTable } from "../components/replays";
 import { Tabs } from "../components/tabs";
 import { Alert, Breadcrumb, Card, Detail, Icon, PageHeader, RouteError } from "../components/ui";
-import { throwIfNotFound } from "../lib/errors";
+import { errorMessage, throwIfNotFound } from "../lib/errors";
 import { formatBytes, formatLatency } from "../lib/format";
 import { replayHints, type ReplayRow } from "../lib/replay";
 import { trpc } from "../lib/trpc.client";
@@ -43,6 +45,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   ]);
   return {
     event: rest,
+    /** Forwarding to its endpoint is paused: attempts (Retry now too) wait until it is resumed. */
+    forwardingPaused: endpoint?.forwardingPaused ?? false,
     replayHints: replayHints({
       destinationUrl: endpoint?.destination_url ?? null,
       stagingHost: endpoint?.staging_host ?? null,
@@ -65,14 +69,38 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 }
 
 export default function EventPage() {
-  const { event, payload, requestPath, response, replayHints, history: loadedHistory, moreHistory: loadedMore } = useLoaderData<typeof loader>();
+  const { event, payload, requestPath, response, replayHints, forwardingPaused, history: loadedHistory, moreHistory: loadedMore } = useLoaderData<typeof loader>();
   const revalidator = useRevalidator();
   const receivedAt = useExactTime(event.receivedAt);
   const waiting = event.status === "pending";
   const revalidate = useRef(revalidator.revalidate);
   revalidate.current = revalidator.revalidate;
+  const attempts = event.attempts;
+  const nextAttemptAt = waiting ? event.nextAttemptAt : null;
+  const canRetry = (event.status === "pending" || event.status === "failed") && event.destinationUrl !== null;
+  const [retry, setRetry] = useState<{ state: "idle" | "sending" | "sent" } | { state: "error"; message: string }>({ state: "idle" });
 
-  // A pending event: reload when its delivery finishes.
+  async function retryNow() {
+    setRetry({ state: "sending" });
+    try {
+      await trpc().events.retry.mutate({ id: event.id });
+      setRetry({ state: "sent" });
+      revalidate.current();
+    } catch (error) {
+      setRetry({ state: "error", message: errorMessage(error) });
+    }
+  }
+
+  // A scheduled attempt: look again shortly after it is due (the live feed reports the result too).
+  const nextAt = nextAttemptAt ? new Date(nextAttemptAt).getTime() : null;
+  useEffect(() => {
+    if (nextAt === null) return;
+    const wait = Math.min(Math.max(nextAt - Date.now(), 0) + 1500, 2_147_000_000);
+    const timer = setTimeout(() => revalidate.current(), wait);
+    return () => clearTimeout(timer);
+  }, [nextAt]);
+
+  // A pending event: reload when its delivery finishes, or an attempt changes it.
   useEffect(() => {
     if (!waiting) return;
     let checked = false;
@@ -87,7 +115,7 @@ export default function EventPage() {
           }
         },
         onData(rows) {
-          if (rows.some((row) => row.id === event.id && row.status !== "pending")) revalidate.current();
+          if (rows.some((row) => row.id === event.id)) revalidate.current();
         },
       },
     );
@@ -138,6 +166,11 @@ export default function EventPage() {
             <span>
               Received <RelativeTime value={event.receivedAt} />
             </span>
+            {nextAttemptAt ? (
+              <span className="next-attempt-meta" data-testid="next-attempt-header">
+                Next attempt <TimeUntil value={nextAttemptAt} />
+              </span>
+            ) : null}
           </span>
         }
         actions={
@@ -246,6 +279,11 @@ export default function EventPage() {
                     )}
                     {response.truncated ? <p className="note">The response body was truncated: only its beginning was stored.</p> : null}
                   </div>
+                ) : event.status === "pending" && nextAttemptAt ? (
+                  <PanelEmpty icon={<span className="spinner" aria-hidden="true" />} title="Waiting to retry">
+                    {attempts.length > 0 ? `Attempt ${attempts.at(-1)!.attempt} failed. ` : null}The next attempt is due <TimeUntil value={nextAttemptAt} />; each
+                    attempt’s response is under Delivery attempts.
+                  </PanelEmpty>
                 ) : event.status === "pending" ? (
                   <PanelEmpty icon={<span className="spinner" aria-hidden="true" />} title="Waiting for the destination…">
                     Rehook is forwarding this event{event.destinationUrl ? <> to <span className="mono break">{event.destinationUrl}</span></> : null}. This page
@@ -261,6 +299,64 @@ export default function EventPage() {
           ]}
         />
       </section>
+
+      {attempts.length > 0 || canRetry || nextAttemptAt ? (
+        <Card
+          title={
+            <>
+              Delivery attempts <span className="count-pill">{attempts.length}</span>
+            </>
+          }
+          description={
+            nextAttemptAt ? (
+              <span data-testid="next-attempt-line">
+                Next attempt <TimeUntil value={nextAttemptAt} className="fg" />, following the endpoint’s retry policy.
+              </span>
+            ) : event.status === "pending" ? (
+              "Forwarding now."
+            ) : (
+              "Each time Rehook forwarded this event to its destination, oldest first."
+            )
+          }
+          actions={
+            canRetry ? (
+              <button
+                type="button"
+                className="button secondary"
+                onClick={() => void retryNow()}
+                disabled={retry.state === "sending"}
+                aria-describedby={retry.state === "error" ? "retry-now-error" : undefined}
+              >
+                {retry.state === "sending" ? <span className="spinner spinner-small" aria-hidden="true" /> : <Icon name="refresh" />}
+                {retry.state === "sending" ? "Retrying…" : "Retry now"}
+              </button>
+            ) : undefined
+          }
+          className="attempts-card"
+        >
+          {forwardingPaused && canRetry ? (
+            <p className="note" data-testid="event-endpoint-paused">
+              Forwarding to <Link to={`/endpoints/${event.endpointId}`}>{event.endpointName}</Link> is paused: this event waits, and Retry now queues it, until
+              forwarding is resumed on the endpoint’s page.
+            </p>
+          ) : null}
+          {attempts.length === 0 ? (
+            <p className="muted">No attempt has finished yet.</p>
+          ) : (
+            <AttemptTimeline eventId={event.id} attempts={attempts} nextAttemptAt={nextAttemptAt} />
+          )}
+          <p className="sr-only" aria-live="polite">
+            {retry.state === "sent" ? "Retry started." : ""}
+          </p>
+          {retry.state === "error" ? (
+            <div className="recovery-result" id="retry-now-error">
+              <Alert tone="error" role="alert">
+                {retry.message}
+              </Alert>
+            </div>
+          ) : null}
+        </Card>
+      ) : null}
 
       <Card
         title={

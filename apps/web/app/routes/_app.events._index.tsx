@@ -3,6 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import type { RouterOutputs } from "@rehook/api";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Badge, StatusBadge } from "../components/badges";
+import { TimeUntil } from "../components/delivery";
 import { RelativeTime } from "../components/relative-time";
 import { DataTable, EndpointCell, LatencyCell } from "../components/data-table";
 import { useRowOpener } from "../components/hooks";
@@ -275,6 +276,11 @@ function Feed({
               </td>
               <td data-label="Status" className="cell-status">
                 <StatusBadge status={row.status} title={row.responseStatus !== null ? `Destination answered HTTP ${row.responseStatus}` : undefined} />
+                {row.status === "pending" && row.nextAttemptAt ? (
+                  <span className="row-retrying" data-testid="row-retrying">
+                    retrying <TimeUntil value={row.nextAttemptAt} />
+                  </span>
+                ) : null}
               </td>
               <LatencyCell ms={row.latencyMs} />
               <td className="cell-replay">

@@ -1,18 +1,64 @@
 import { z } from "zod";
-import { createEndpoint, deleteEndpoint, endpointSecret, getEndpoint, listEndpoints, updateEndpoint } from "@rehook/services";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  endpointSecret,
+  getEndpoint,
+  listEndpoints,
+  resumeEndpoint,
+  retryFailedEvents,
+  updateEndpoint,
+  type EndpointView,
+} from "@rehook/services";
 import { protectedProcedure, router } from "../trpc.js";
 
 const byId = z.object({ id: z.string() });
 
-export const endpointsRouter = router({
-  list: protectedProcedure.query(({ ctx }) => listEndpoints(ctx.services, { userId: ctx.user.id })),
+/** Checked in full by the use case (limits named there): here only its shape. */
+const retryPolicy = z.object({ maxAttempts: z.number(), initialDelayMs: z.number(), maxDelayMs: z.number() }).nullable();
 
-  get: protectedProcedure.input(byId).query(({ ctx, input }) => getEndpoint(ctx.services, { userId: ctx.user.id, endpoint: { id: input.id } })),
+/** An endpoint for the dashboard: the delivery settings and breaker state camelCased. */
+function dashboardEndpoint(view: EndpointView) {
+  const { retry_policy, pause_after_failures, consecutive_failures, forwarding_paused, paused_reason, paused_at, ...rest } = view;
+  return {
+    ...rest,
+    retryPolicy: retry_policy && { maxAttempts: retry_policy.max_attempts, initialDelayMs: retry_policy.initial_delay_ms, maxDelayMs: retry_policy.max_delay_ms },
+    pauseAfterFailures: pause_after_failures,
+    consecutiveFailures: consecutive_failures,
+    forwardingPaused: forwarding_paused,
+    pausedReason: paused_reason,
+    pausedAt: paused_at,
+  };
+}
+
+export const endpointsRouter = router({
+  list: protectedProcedure.query(async ({ ctx }) => (await listEndpoints(ctx.services, { userId: ctx.user.id })).map(dashboardEndpoint)),
+
+  get: protectedProcedure
+    .input(byId)
+    .query(async ({ ctx, input }) => dashboardEndpoint(await getEndpoint(ctx.services, { userId: ctx.user.id, endpoint: { id: input.id } }))),
 
   create: protectedProcedure
-    .input(z.object({ name: z.string(), destinationUrl: z.string().nullish(), keepProxyHeaders: z.boolean().optional() }))
-    .mutation(({ ctx, input }) =>
-      createEndpoint(ctx.services, { userId: ctx.user.id, name: input.name, destinationUrl: input.destinationUrl ?? null, keepProxyHeaders: input.keepProxyHeaders }),
+    .input(
+      z.object({
+        name: z.string(),
+        destinationUrl: z.string().nullish(),
+        keepProxyHeaders: z.boolean().optional(),
+        retryPolicy: retryPolicy.optional(),
+        pauseAfterFailures: z.number().nullable().optional(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) =>
+      dashboardEndpoint(
+        await createEndpoint(ctx.services, {
+          userId: ctx.user.id,
+          name: input.name,
+          destinationUrl: input.destinationUrl ?? null,
+          keepProxyHeaders: input.keepProxyHeaders,
+          retryPolicy: input.retryPolicy,
+          pauseAfterFailures: input.pauseAfterFailures,
+        }),
+      ),
     ),
 
   update: protectedProcedure
@@ -24,9 +70,11 @@ export const endpointsRouter = router({
         stagingHost: z.string().nullish(),
         signRequests: z.boolean().optional(),
         keepProxyHeaders: z.boolean().optional(),
+        retryPolicy: retryPolicy.optional(),
+        pauseAfterFailures: z.number().nullable().optional(),
       }),
     )
-    .mutation(({ ctx, input: { id, ...changes } }) => updateEndpoint(ctx.services, { userId: ctx.user.id, endpoint: { id }, changes })),
+    .mutation(async ({ ctx, input: { id, ...changes } }) => dashboardEndpoint(await updateEndpoint(ctx.services, { userId: ctx.user.id, endpoint: { id }, changes }))),
 
   delete: protectedProcedure.input(byId).mutation(async ({ ctx, input }) => {
     await deleteEndpoint(ctx.services, { userId: ctx.user.id, endpoint: { id: input.id } });
@@ -39,4 +87,15 @@ export const endpointsRouter = router({
   rotateSecret: protectedProcedure
     .input(byId)
     .mutation(({ ctx, input }) => endpointSecret(ctx.services, { userId: ctx.user.id, endpoint: { id: input.id }, rotate: true })),
+
+  /** Closes the circuit breaker: the failure count restarts and waiting events are sent, oldest first. */
+  resume: protectedProcedure
+    .input(byId)
+    .mutation(async ({ ctx, input }) => {
+      await resumeEndpoint(ctx.services, { userId: ctx.user.id, endpointId: input.id });
+      return dashboardEndpoint(await getEndpoint(ctx.services, { userId: ctx.user.id, endpoint: { id: input.id } }));
+    }),
+
+  /** Every failed event of the endpoint due again now: `{ count }` (queued, not sent, while paused). */
+  retryFailed: protectedProcedure.input(byId).mutation(({ ctx, input }) => retryFailedEvents(ctx.services, { userId: ctx.user.id, endpointId: input.id })),
 });

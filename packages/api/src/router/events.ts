@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { curlCommand, describePayload, EVENT_STATUSES, webhookUrl } from "@rehook/core";
-import { getEvent, listEvents, openLiveEvents } from "@rehook/services";
+import { getEvent, getEventAttempt, listEvents, openLiveEvents, retryEvent } from "@rehook/services";
 import { protectedProcedure, router } from "../trpc.js";
 
 const filter = z.object({
@@ -39,6 +39,19 @@ export const eventsRouter = router({
       },
     };
   }),
+
+  /** One delivery attempt with the destination's headers and the start of its body (the attempt timeline). */
+  attempt: protectedProcedure.input(z.object({ eventId: z.string(), attempt: z.number().int().min(1) })).query(async ({ ctx, input }) => {
+    const { responseBody, ...attempt } = await getEventAttempt(ctx.services, { userId: ctx.user.id, eventId: input.eventId, attempt: input.attempt });
+    return {
+      ...attempt,
+      bodyBase64: responseBody ? Buffer.from(responseBody).toString("base64") : null,
+      payload: responseBody ? describePayload(responseBody, null) : null,
+    };
+  }),
+
+  /** Retry now: a new attempt of the event itself, due at once (queued, not sent, while its endpoint is paused). */
+  retry: protectedProcedure.input(z.object({ id: z.string() })).mutation(({ ctx, input }) => retryEvent(ctx.services, { userId: ctx.user.id, eventId: input.id })),
 
   /** New events and status changes, pushed over server-sent events as they happen. */
   live: protectedProcedure.input(filter).subscription(({ ctx, input, signal }) =>

@@ -28,6 +28,16 @@ export interface Endpoint {
   keepProxyHeaders: boolean;
   deliveredCount: number;
   failedCount: number;
+  /** The retry policy; all three null: one attempt, no retries. */
+  retryMaxAttempts: number | null;
+  retryInitialDelayMs: number | null;
+  retryMaxDelayMs: number | null;
+  /** The circuit breaker: pause forwarding after this many consecutive failed attempts (null: never). */
+  pauseAfterFailures: number | null;
+  consecutiveFailures: number;
+  /** Set while the breaker holds forwarding; events wait as pending until it is resumed. */
+  forwardingPausedAt: Date | null;
+  pausedReason: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -60,6 +70,24 @@ export interface Event {
   /** The endpoint's destination when the event was captured: where it is forwarded. */
   destinationUrl: string | null;
   leaseExpiresAt: Date | null;
+  /** A retry is scheduled: the event waits as pending until then. */
+  nextAttemptAt: Date | null;
+}
+
+/** One attempt to forward an event to its destination, whatever came of it. */
+export interface DeliveryAttempt {
+  id: string;
+  event: Event;
+  /** 1 for the first attempt; the event's claim count when it was sent. */
+  attempt: number;
+  startedAt: Date;
+  latencyMs: number;
+  responseStatus: number | null;
+  responseHeaders: HeaderList | null;
+  responseBody: Buffer | null;
+  responseTruncated: boolean;
+  error: string | null;
+  outcome: "delivered" | "failed";
 }
 
 export interface ReplayAttempt {
@@ -175,6 +203,13 @@ export const EndpointEntity = new EntitySchema<Endpoint>({
     keepProxyHeaders: { type: "boolean", default: false },
     deliveredCount: { type: new BigIntType("number"), default: 0 },
     failedCount: { type: new BigIntType("number"), default: 0 },
+    retryMaxAttempts: { type: "integer", nullable: true },
+    retryInitialDelayMs: { type: "integer", nullable: true },
+    retryMaxDelayMs: { type: "integer", nullable: true },
+    pauseAfterFailures: { type: "integer", nullable: true },
+    consecutiveFailures: { type: "integer", default: 0 },
+    forwardingPausedAt: { ...timestamp, nullable: true },
+    pausedReason: { type: "text", nullable: true },
     createdAt,
     updatedAt: { ...createdAt, onUpdate: () => new Date() },
   },
@@ -214,6 +249,26 @@ export const EventEntity = new EntitySchema<Event>({
     completedAt: { ...timestamp, nullable: true },
     destinationUrl: { type: "text", nullable: true },
     leaseExpiresAt: { ...timestamp, nullable: true },
+    nextAttemptAt: { ...timestamp, nullable: true },
+  },
+});
+
+export const DeliveryAttemptEntity = new EntitySchema<DeliveryAttempt>({
+  name: "DeliveryAttempt",
+  tableName: "delivery_attempts",
+  indexes: [{ name: "delivery_attempts_event_id_attempt_index", properties: ["event", "attempt"] }],
+  properties: {
+    id: { type: BigIntType, primary: true, autoincrement: true },
+    event: { kind: "m:1", entity: () => EventEntity, deleteRule: "cascade" },
+    attempt: { type: "integer" },
+    startedAt: { ...timestamp },
+    latencyMs: { type: "integer" },
+    responseStatus: { type: "integer", nullable: true },
+    responseHeaders: { type: "json", columnType: "json", nullable: true },
+    responseBody: { type: "blob", nullable: true },
+    responseTruncated: { type: "boolean", default: false },
+    error: { type: "text", nullable: true },
+    outcome: { type: "text" },
   },
 });
 
@@ -318,4 +373,5 @@ export const entities = [
   NotificationSettingsEntity,
   ReplayJobEntity,
   NotificationOutboxEntity,
+  DeliveryAttemptEntity,
 ];

@@ -5,6 +5,7 @@ import { Migration20261121020000_forwarded_at } from "./Migration20261121020000_
 import { Migration20261121030000_replay_jobs } from "./Migration20261121030000_replay_jobs.js";
 import { Migration20261121040000_notification_outbox } from "./Migration20261121040000_notification_outbox.js";
 import { Migration20261122000000_keep_proxy_headers } from "./Migration20261122000000_keep_proxy_headers.js";
+import { Migration20261122100000_retries } from "./Migration20261122100000_retries.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121030000_replay_jobs", class: Migration20261121030000_replay_jobs },
   { name: "Migration20261121040000_notification_outbox", class: Migration20261121040000_notification_outbox },
   { name: "Migration20261122000000_keep_proxy_headers", class: Migration20261122000000_keep_proxy_headers },
+  { name: "Migration20261122100000_retries", class: Migration20261122100000_retries },
 ];

@@ -1,4 +1,4 @@
-import type { EventStatus, HeaderList } from "@rehook/core";
+import type { EventStatus, HeaderList, RetryPolicy } from "@rehook/core";
 import type { Pool } from "../pool.js";
 import { capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { BODY_BYTES_PER_READ } from "./events.js";
@@ -10,6 +10,10 @@ export interface ClaimedEvent extends CapturedRequestFields {
   signRequests: boolean;
   secret: string;
   keepProxyHeaders: boolean;
+  /** Which attempt this send is (1 for the first): the event's claim count. */
+  attempt: number;
+  /** The endpoint's retry policy when claimed (null: this attempt's failure is final). */
+  retryPolicy: RetryPolicy | null;
 }
 
 interface ClaimRow extends CapturedRequestRow {
@@ -17,6 +21,16 @@ interface ClaimRow extends CapturedRequestRow {
   sign_requests: boolean;
   secret: string;
   keep_proxy_headers: boolean;
+  attempts: number;
+  retry_max_attempts: number | null;
+  retry_initial_delay_ms: number | null;
+  retry_max_delay_ms: number | null;
+}
+
+/** The policy from an endpoint's three columns (any null: one attempt). */
+export function retryPolicyOf(row: Pick<ClaimRow, "retry_max_attempts" | "retry_initial_delay_ms" | "retry_max_delay_ms">): RetryPolicy | null {
+  if (row.retry_max_attempts === null || row.retry_initial_delay_ms === null || row.retry_max_delay_ms === null) return null;
+  return { maxAttempts: row.retry_max_attempts, initialDelayMs: row.retry_initial_delay_ms, maxDelayMs: row.retry_max_delay_ms };
 }
 
 const toClaimed = (row: ClaimRow): ClaimedEvent => ({
@@ -25,47 +39,98 @@ const toClaimed = (row: ClaimRow): ClaimedEvent => ({
   signRequests: row.sign_requests,
   secret: row.secret,
   keepProxyHeaders: row.keep_proxy_headers,
+  attempt: row.attempts,
+  retryPolicy: retryPolicyOf(row),
 });
 
 /*
  * A claim sets a lease: until it expires no other instance takes the event. SKIP LOCKED lets
  * instances claim side by side without waiting on each other's rows. An expired lease (its
- * holder crashed or hung) makes the event claimable again by anyone.
- * A claim is cut at $4 body bytes (the first event always goes): bodies may be 10 MiB each,
- * and the claimed ones are held in memory until sent. Rows locked past the cut are let go
+ * holder crashed or hung) makes the event claimable again by anyone. An event waiting for its
+ * next retry (next_attempt_at) or on a paused endpoint is not due.
+ * Fairness: endpoints the claiming instance has no free slot for ($4) are skipped, and at most
+ * $5 events per endpoint are taken (oldest first), so one endpoint's backlog cannot fill the
+ * claim while others wait behind it.
+ * A claim is cut at $3 body bytes (the first event always goes): bodies may be 10 MiB each,
+ * and the claimed ones are held in memory until sent. Rows locked past the cuts are let go
  * at commit, unleased, for the next claim.
  */
-const CLAIM = (where: string) => `
+const CLAIM_DUE = `
 with candidates as (
-  select id, octet_length(body) as size from events
-  where status = 'pending' and (lease_expires_at is null or lease_expires_at < now()) and ${where}
-  order by id
-  limit $2
-  for update skip locked
+  select e.id, e.endpoint_id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
+  where e.status = 'pending' and (e.lease_expires_at is null or e.lease_expires_at < now())
+    and (e.next_attempt_at is null or e.next_attempt_at <= now()) and p.forwarding_paused_at is null
+    and e.endpoint_id <> all($4::uuid[])
+  order by e.id
+  limit $1
+  for update of e skip locked
 ),
-claimable as (${byteBoundedIds("select id, size from candidates", "$4")})
+per_endpoint as (
+  select id, size from (
+    select id, size, row_number() over (partition by endpoint_id order by id) as nth from candidates
+  ) ranked
+  where $5::int is null or nth <= $5
+),
+claimable as (${byteBoundedIds("select id, size from per_endpoint", "$3")})
 update events e
-set lease_expires_at = now() + make_interval(secs => $3::float8 / 1000), attempts = e.attempts + 1
+set lease_expires_at = now() + make_interval(secs => $2::float8 / 1000), attempts = e.attempts + 1
 from claimable c, endpoints p
 where e.id = c.id and p.id = e.endpoint_id
 returning e.id, e.endpoint_id, e.method, e.path, e.query, e.headers, e.body, e.destination_url,
-          p.sign_requests, p.secret, p.keep_proxy_headers`;
+          p.sign_requests, p.secret, p.keep_proxy_headers,
+          e.attempts, p.retry_max_attempts, p.retry_initial_delay_ms, p.retry_max_delay_ms`;
 
-const CLAIM_DUE = CLAIM("$1::int is not null");
+/** How a claim shares itself between endpoints. */
+export interface ClaimFairness {
+  /** Most events taken per endpoint (unset: no limit). */
+  perEndpoint?: number;
+  /** Endpoints left out of this claim (the claimer has no free slot for them). */
+  skipEndpoints?: string[];
+}
 
 /**
- * Claims pending events nobody holds (missed fast paths and expired leases), oldest first: up
- * to `limit` of them and about `maxBytes` of bodies (at least one event when any is due).
+ * Claims pending events nobody holds (missed fast paths, expired leases, handed-back events),
+ * oldest first: up to `limit` of them and about `maxBytes` of bodies (at least one event when
+ * any is due), at most `perEndpoint` per endpoint, none of `skipEndpoints`.
  */
-export async function claimDueEvents(pool: Pool, limit: number, leaseMs: number, maxBytes = BODY_BYTES_PER_READ): Promise<ClaimedEvent[]> {
-  const result = await pool.query<ClaimRow>({ name: "rehook_claim_due", text: CLAIM_DUE, values: [0, limit, leaseMs, maxBytes] });
+export async function claimDueEvents(
+  pool: Pool,
+  limit: number,
+  leaseMs: number,
+  maxBytes = BODY_BYTES_PER_READ,
+  fairness: ClaimFairness = {},
+): Promise<ClaimedEvent[]> {
+  const result = await pool.query<ClaimRow>({
+    name: "rehook_claim_due",
+    text: CLAIM_DUE,
+    values: [limit, leaseMs, maxBytes, fairness.skipEndpoints ?? [], fairness.perEndpoint ?? null],
+  });
   return result.rows.map(toClaimed);
+}
+
+/*
+ * Gives back leases taken for events that were not sent (the holder had no room to keep them
+ * waiting, or kept them too long to send safely): they become claimable at once instead of
+ * when the lease expires, and the lease's count in attempts is undone (nothing was sent).
+ */
+const HAND_BACK = `
+update events set lease_expires_at = null, attempts = greatest(attempts - 1, 0)
+where id = any($1::uuid[]) and status = 'pending' and lease_expires_at is not null`;
+
+export async function handBackLeases(pool: Pool, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await pool.query({ name: "rehook_hand_back_leases", text: HAND_BACK, values: [ids] });
 }
 
 /** The outcome of one delivery attempt, to be stored on its event. */
 export interface DeliveryOutcome {
   id: string;
+  /** Which attempt this was (ClaimedEvent.attempt): a result from an older claim is ignored. */
+  attempt: number;
+  /** How this attempt went. */
   status: Extract<EventStatus, "delivered" | "failed">;
+  /** After a failed attempt with attempts left: wait this long, pending, before the next (null: final). */
+  retryInMs: number | null;
   /** When the attempt started (epoch ms). */
   startedAt: number;
   latencyMs: number;
@@ -81,50 +146,106 @@ export interface CompletedEvent {
   endpointId: string;
   /** The endpoint's owner: live feeds filter the bus by it without a query. */
   userId: string;
+  /** delivered or failed, or pending with a retry scheduled. */
   status: EventStatus;
 }
 
 /*
- * One statement stores a batch of outcomes and moves the endpoints' counters with them, so
- * health never drifts from the events. Only a still-pending event is completed: a second
- * delivery after an expired lease (at-least-once) changes neither the event nor the counts.
+ * One statement stores a batch of attempts: each as a delivery_attempts row, its result on
+ * the event (pending again with next_attempt_at when a retry is due, else delivered or
+ * failed), the endpoints' counters of final outcomes and the circuit breaker, so neither
+ * health nor the breaker ever drifts from the events. Only the attempt the event's current
+ * claim made is stored: a late result of an older claim (its lease expired and the event was
+ * claimed again) changes nothing, and a second delivery after an expired lease changes
+ * neither the event nor the counts.
+ * The breaker counts consecutive failed attempts per endpoint: a delivered attempt in the
+ * batch restarts the count from the failures that started after it. The endpoints are
+ * locked before they are judged, so concurrent batches from several instances add up.
  */
 const COMPLETE = `
 with r as (
   select * from json_to_recordset($1::json) as t(
-    id uuid, status text, started_at float8, latency_ms int, response_status int, response_headers json,
-    body_offset int, body_size int, response_truncated boolean, error text
+    id uuid, attempt int, status text, retry_in_ms float8, started_at float8, latency_ms int, response_status int,
+    response_headers json, body_offset int, body_size int, response_truncated boolean, error text, failure text
   )
 ),
 updated as (
   update events e
-  set status = r.status, forwarded_at = to_timestamp(r.started_at / 1000), latency_ms = r.latency_ms, response_status = r.response_status,
+  set status = case when r.status = 'failed' and r.retry_in_ms is not null then 'pending' else r.status end,
+      next_attempt_at = case when r.status = 'failed' and r.retry_in_ms is not null then now() + make_interval(secs => r.retry_in_ms / 1000) end,
+      forwarded_at = to_timestamp(r.started_at / 1000), latency_ms = r.latency_ms, response_status = r.response_status,
       response_headers = r.response_headers,
       response_body = case when r.body_size is null then null else substring($2::bytea from r.body_offset + 1 for r.body_size) end,
-      response_truncated = r.response_truncated, error = r.error, completed_at = now(), lease_expires_at = null
+      response_truncated = r.response_truncated, error = r.error,
+      completed_at = case when r.status = 'failed' and r.retry_in_ms is not null then null else now() end,
+      lease_expires_at = null
   from r
-  where e.id = r.id and e.status = 'pending'
-  returning e.id, e.endpoint_id, e.status
+  where e.id = r.id and e.status = 'pending' and e.attempts = r.attempt
+  returning e.id, e.endpoint_id, e.status, r.attempt, r.status as outcome, r.started_at, r.failure
+),
+recorded as (
+  insert into delivery_attempts (event_id, attempt, started_at, latency_ms, response_status, response_headers, response_body,
+                                 response_truncated, error, outcome)
+  select r.id, r.attempt, to_timestamp(r.started_at / 1000), r.latency_ms, r.response_status, r.response_headers,
+         case when r.body_size is null then null else substring($2::bytea from r.body_offset + 1 for r.body_size) end,
+         r.response_truncated, r.error, r.status
+  from r join updated u on u.id = r.id
+),
+attempted as (
+  select u.*, max(u.started_at) filter (where u.outcome = 'delivered') over (partition by u.endpoint_id) as last_delivered
+  from updated u
+),
+tallies as (
+  select endpoint_id,
+         count(*) filter (where status = 'delivered') as delivered,
+         count(*) filter (where status = 'failed') as failed,
+         bool_or(outcome = 'delivered') as any_delivered,
+         count(*) filter (where outcome = 'failed' and (last_delivered is null or started_at > last_delivered)) as failures,
+         (array_agg(failure order by started_at desc) filter (where outcome = 'failed'))[1] as last_failure,
+         (array_agg(id order by started_at desc) filter (where outcome = 'failed'))[1] as last_failed_id
+  from attempted group by endpoint_id
+),
+locked as (
+  select p.id, p.user_id, p.consecutive_failures, p.pause_after_failures, p.forwarding_paused_at from endpoints p
+  where p.id in (select endpoint_id from tallies)
+  order by p.id
+  for no key update
+),
+judged as (
+  select t.*, l.user_id, c.consecutive,
+         l.pause_after_failures is not null and l.forwarding_paused_at is null and c.consecutive >= l.pause_after_failures as trips
+  from tallies t join locked l on l.id = t.endpoint_id,
+       lateral (select case when t.any_delivered then t.failures else l.consecutive_failures + t.failures end as consecutive) c
 ),
 counted as (
   update endpoints p
-  set delivered_count = p.delivered_count + c.delivered, failed_count = p.failed_count + c.failed
-  from (
-    select endpoint_id,
-           count(*) filter (where status = 'delivered') as delivered,
-           count(*) filter (where status = 'failed') as failed
-    from updated group by endpoint_id
-  ) c
-  where p.id = c.endpoint_id
+  set delivered_count = p.delivered_count + j.delivered, failed_count = p.failed_count + j.failed,
+      consecutive_failures = j.consecutive,
+      forwarding_paused_at = case when j.trips then now() else p.forwarding_paused_at end,
+      paused_reason = case when j.trips then format('%s consecutive failed attempts (last: %s)', j.consecutive, j.last_failure) else p.paused_reason end
+  from judged j
+  where p.id = j.endpoint_id
 ),
--- Chat notifications for these statuses are due in the same transaction (outbox).
+-- Chat notifications for these statuses are due in the same transaction (outbox); final outcomes only.
 notify as (
   insert into notification_outbox (user_id, event_id, trigger)
   select n.user_id, u.id, u.status
   from updated u join endpoints p on p.id = u.endpoint_id join notification_settings n on n.user_id = p.user_id
   where n.enabled and n.paused_reason is null and u.status = any(n.triggers)
+  union all
+  -- A tripped breaker is always announced when notifications are on (whatever the triggers).
+  select n.user_id, j.last_failed_id, 'paused'
+  from judged j join notification_settings n on n.user_id = j.user_id
+  where j.trips and n.enabled and n.paused_reason is null
 )
 select u.id, u.endpoint_id, p.user_id, u.status from updated u join endpoints p on p.id = u.endpoint_id`;
+
+/** How a failed attempt reads in the breaker's paused_reason. */
+function failureText(outcome: DeliveryOutcome): string | null {
+  if (outcome.status !== "failed") return null;
+  if (outcome.responseStatus !== null) return `destination answered ${outcome.responseStatus}`;
+  return outcome.error ?? "unknown error";
+}
 
 export async function completeEvents(pool: Pool, outcomes: DeliveryOutcome[]): Promise<CompletedEvent[]> {
   let offset = 0;
@@ -133,7 +254,9 @@ export async function completeEvents(pool: Pool, outcomes: DeliveryOutcome[]): P
     const size = o.responseBody?.byteLength ?? null;
     const row = {
       id: o.id,
+      attempt: o.attempt,
       status: o.status,
+      retry_in_ms: o.status === "failed" ? o.retryInMs : null,
       started_at: o.startedAt,
       latency_ms: o.latencyMs,
       response_status: o.responseStatus,
@@ -142,6 +265,7 @@ export async function completeEvents(pool: Pool, outcomes: DeliveryOutcome[]): P
       body_size: size,
       response_truncated: o.responseTruncated,
       error: o.error,
+      failure: failureText(o),
     };
     if (o.responseBody) {
       bodies.push(o.responseBody);

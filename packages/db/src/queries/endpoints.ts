@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { RetryPolicy } from "@rehook/core";
 import { EndpointEntity, UserEntity, type Endpoint } from "../entities/index.js";
 import { BUS_CHANNEL } from "../event-bus.js";
 
@@ -11,6 +12,8 @@ export interface NewEndpoint {
   secret: string;
   signRequests: boolean;
   keepProxyHeaders?: boolean;
+  retryPolicy?: RetryPolicy | null;
+  pauseAfterFailures?: number | null;
 }
 
 export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Promise<Endpoint> {
@@ -27,11 +30,28 @@ export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Pro
     keepProxyHeaders: input.keepProxyHeaders ?? false,
     deliveredCount: 0,
     failedCount: 0,
+    ...retryPolicyColumns(input.retryPolicy ?? null),
+    pauseAfterFailures: input.pauseAfterFailures ?? null,
+    consecutiveFailures: 0,
+    forwardingPausedAt: null,
+    pausedReason: null,
     createdAt: now,
     updatedAt: now,
   });
   await em.persistAndFlush(endpoint);
   return endpoint;
+}
+
+/** The policy as the endpoint's three columns (all null: one attempt). */
+export function retryPolicyColumns(policy: RetryPolicy | null): Pick<Endpoint, "retryMaxAttempts" | "retryInitialDelayMs" | "retryMaxDelayMs"> {
+  return { retryMaxAttempts: policy?.maxAttempts ?? null, retryInitialDelayMs: policy?.initialDelayMs ?? null, retryMaxDelayMs: policy?.maxDelayMs ?? null };
+}
+
+/** The endpoint's retry policy, or null for one attempt. */
+export function endpointRetryPolicy(endpoint: Pick<Endpoint, "retryMaxAttempts" | "retryInitialDelayMs" | "retryMaxDelayMs">): RetryPolicy | null {
+  const { retryMaxAttempts, retryInitialDelayMs, retryMaxDelayMs } = endpoint;
+  if (retryMaxAttempts === null || retryInitialDelayMs === null || retryMaxDelayMs === null) return null;
+  return { maxAttempts: retryMaxAttempts, initialDelayMs: retryInitialDelayMs, maxDelayMs: retryMaxDelayMs };
 }
 
 /** How callers name an endpoint: the dashboard and API by id, the CLI by slug. */
@@ -79,7 +99,12 @@ export async function deleteOwnedEndpoint(em: EntityManager, userId: string, ref
 }
 
 /** Replaces an endpoint's signing secret; false when the user has no such endpoint. */
-export type EndpointChanges = Partial<Pick<Endpoint, "name" | "destinationUrl" | "stagingHost" | "signRequests" | "keepProxyHeaders" | "secret">>;
+export type EndpointChanges = Partial<
+  Pick<
+    Endpoint,
+    "name" | "destinationUrl" | "stagingHost" | "signRequests" | "keepProxyHeaders" | "secret" | "retryMaxAttempts" | "retryInitialDelayMs" | "retryMaxDelayMs" | "pauseAfterFailures"
+  >
+>;
 
 /** Applies changes to the user's endpoint; null when it has no such endpoint. */
 export async function updateOwnedEndpoint(em: EntityManager, userId: string, ref: EndpointRef, changes: EndpointChanges): Promise<Endpoint | null> {

@@ -14,6 +14,8 @@ export interface EventSummary {
   latencyMs: number | null;
   responseStatus: number | null;
   receivedAt: Date;
+  /** When a scheduled retry is due (pending events between attempts), else null. */
+  nextAttemptAt: Date | null;
 }
 
 export interface EventFilter {
@@ -34,6 +36,7 @@ interface SummaryRow {
   latency_ms: number | null;
   response_status: number | null;
   received_at: Date;
+  next_attempt_at: Date | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -56,7 +59,7 @@ export function byteBoundedIds(candidates: string, maxBytesPlaceholder: string):
 }
 
 const SUMMARY_COLUMNS = `e.id, e.endpoint_id, p.name as endpoint_name, e.method, e.source, e.event_type, e.status,
-       e.latency_ms, e.response_status, e.received_at`;
+       e.latency_ms, e.response_status, e.received_at, e.next_attempt_at`;
 
 const toSummary = (row: SummaryRow): EventSummary => ({
   id: row.id,
@@ -69,6 +72,7 @@ const toSummary = (row: SummaryRow): EventSummary => ({
   latencyMs: row.latency_ms,
   responseStatus: row.response_status,
   receivedAt: new Date(row.received_at),
+  nextAttemptAt: row.next_attempt_at === null ? null : new Date(row.next_attempt_at),
 });
 
 /**
@@ -153,6 +157,8 @@ export interface EventDetail extends EventSummary {
   error: string | null;
   endpointSlug: string;
   replayCount: number;
+  /** While pending: when the next attempt is due (a retry is scheduled, or it was made due now). */
+  nextAttemptAt: Date | null;
 }
 
 /** One of the user's events with the first `previewBytes` of its body; null when it is missing or someone else's. */
@@ -177,6 +183,7 @@ export async function findOwnedEvent(em: EntityManager, userId: string, eventId:
         error: string | null;
         endpoint_slug: string;
         replay_count: string;
+        next_attempt_at: Date | null;
       }
     >
   >(
@@ -184,7 +191,7 @@ export async function findOwnedEvent(em: EntityManager, userId: string, eventId:
     `select ${SUMMARY_COLUMNS}, e.path, e.query, e.headers, substring(e.body from 1 for ?) as body_preview,
             octet_length(e.body) as body_bytes, e.content_type, e.client_ip,
             e.destination_url, e.forwarded_at, e.completed_at, e.response_headers, e.response_body,
-            e.response_truncated, e.error, p.slug as endpoint_slug,
+            e.response_truncated, e.error, p.slug as endpoint_slug, e.next_attempt_at,
             (select count(*) from replay_attempts r where r.event_id = e.id) as replay_count
      from events e join endpoints p on p.id = e.endpoint_id
      where e.id = ? and p.user_id = ?`,
@@ -211,6 +218,84 @@ export async function findOwnedEvent(em: EntityManager, userId: string, eventId:
     error: row.error,
     endpointSlug: row.endpoint_slug,
     replayCount: Number(row.replay_count),
+    nextAttemptAt: row.status === "pending" && row.next_attempt_at ? new Date(row.next_attempt_at) : null,
+  };
+}
+
+/** One recorded attempt to forward an event, without what the destination answered. */
+export interface DeliveryAttemptSummary {
+  attempt: number;
+  startedAt: Date;
+  latencyMs: number;
+  responseStatus: number | null;
+  error: string | null;
+  outcome: "delivered" | "failed";
+}
+
+/** The same attempt with the destination's answer: its headers and the first bytes of its body. */
+export interface DeliveryAttemptDetail extends DeliveryAttemptSummary {
+  responseHeaders: HeaderList | null;
+  /** Up to the preview size asked for; `bodyTruncated` when the stored answer is longer, or was cut when stored. */
+  responseBody: Buffer | null;
+  bodyTruncated: boolean;
+}
+
+interface AttemptRow {
+  attempt: number;
+  started_at: Date;
+  latency_ms: number;
+  response_status: number | null;
+  error: string | null;
+  outcome: "delivered" | "failed";
+}
+
+const toAttempt = (row: AttemptRow): DeliveryAttemptSummary => ({
+  attempt: row.attempt,
+  startedAt: new Date(row.started_at),
+  latencyMs: row.latency_ms,
+  responseStatus: row.response_status,
+  error: row.error,
+  outcome: row.outcome,
+});
+
+/** Most attempts an event view lists (a policy allows 20; each "retry now" adds one). */
+export const MAX_LISTED_ATTEMPTS = 100;
+
+/** The recorded attempts of one of the user's events, first to last (empty for someone else's). */
+export async function ownedEventAttempts(em: EntityManager, userId: string, eventId: string): Promise<DeliveryAttemptSummary[]> {
+  if (!UUID.test(eventId)) return [];
+  const rows = await em.getConnection().execute<AttemptRow[]>(
+    `select a.attempt, a.started_at, a.latency_ms, a.response_status, a.error, a.outcome
+     from delivery_attempts a join events e on e.id = a.event_id join endpoints p on p.id = e.endpoint_id
+     where a.event_id = ? and p.user_id = ?
+     order by a.attempt, a.id
+     limit ?`,
+    [eventId, userId, MAX_LISTED_ATTEMPTS],
+  );
+  return rows.map(toAttempt);
+}
+
+/** One attempt of one of the user's events with its answer, the body up to `previewBytes`; null when missing or someone else's. */
+export async function findOwnedAttempt(em: EntityManager, userId: string, eventId: string, attempt: number, previewBytes: number): Promise<DeliveryAttemptDetail | null> {
+  if (!UUID.test(eventId)) return null;
+  const rows = await em.getConnection().execute<
+    Array<AttemptRow & { response_headers: HeaderList | string | null; body_preview: Buffer | null; body_bytes: number | null; response_truncated: boolean }>
+  >(
+    `select a.attempt, a.started_at, a.latency_ms, a.response_status, a.error, a.outcome, a.response_headers,
+            substring(a.response_body from 1 for ?) as body_preview, octet_length(a.response_body) as body_bytes, a.response_truncated
+     from delivery_attempts a join events e on e.id = a.event_id join endpoints p on p.id = e.endpoint_id
+     where a.event_id = ? and a.attempt = ? and p.user_id = ?
+     order by a.id desc
+     limit 1`,
+    [previewBytes, eventId, attempt, userId],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    ...toAttempt(row),
+    responseHeaders: typeof row.response_headers === "string" ? (JSON.parse(row.response_headers) as HeaderList) : row.response_headers,
+    responseBody: row.body_preview,
+    bodyTruncated: row.response_truncated || (row.body_bytes ?? 0) > (row.body_preview?.byteLength ?? 0),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { NotificationTrigger, NotifiedEvent } from "@rehook/core";
+import type { NotificationTrigger, NotifiedEvent, PausedEndpoint } from "@rehook/core";
 import type { Pool } from "../pool.js";
 
 /** A user whose due notifications this instance now holds the right to post. */
@@ -38,13 +38,18 @@ export interface DueNotification {
   outboxId: string;
   found: boolean;
   event: NotifiedEvent;
+  /** Set for a tripped circuit breaker (outbox trigger "paused", written with the event that tripped it). */
+  paused: (PausedEndpoint & { endpointId: string }) | null;
 }
 
 export async function dueNotifications(pool: Pool, userId: string, limit: number): Promise<DueNotification[]> {
   const result = await pool.query<{
     id: string;
-    trigger: NotificationTrigger;
+    trigger: NotificationTrigger | "paused";
     event_id: string;
+    endpoint_id: string | null;
+    paused_reason: string | null;
+    queued_at: Date;
     found: boolean;
     source: string | null;
     event_type: string | null;
@@ -57,7 +62,7 @@ export async function dueNotifications(pool: Pool, userId: string, limit: number
   }>({
     name: "rehook_due_notifications",
     text: `
-      select o.id, o.trigger, o.event_id, e.id is not null as found, e.source, e.event_type, p.name as endpoint_name,
+      select o.id, o.trigger, o.event_id, p.id as endpoint_id, p.paused_reason, o.created_at as queued_at, e.id is not null as found, e.source, e.event_type, p.name as endpoint_name,
              e.destination_url, e.latency_ms, e.response_status, e.error, coalesce(e.completed_at, e.received_at, o.created_at) as at
       from notification_outbox o
       left join events e on e.id = o.event_id
@@ -69,10 +74,21 @@ export async function dueNotifications(pool: Pool, userId: string, limit: number
   });
   return result.rows.map((row) => ({
     outboxId: row.id,
-    found: row.found,
+    // A pause the owner already resumed is not announced any more.
+    found: row.found && (row.trigger !== "paused" || row.paused_reason !== null),
+    paused:
+      row.trigger === "paused" && row.endpoint_id && row.paused_reason !== null
+        ? {
+            endpointId: row.endpoint_id,
+            endpointName: row.endpoint_name ?? "deleted endpoint",
+            destinationUrl: row.destination_url,
+            reason: row.paused_reason,
+            at: new Date(row.queued_at),
+          }
+        : null,
     event: {
       id: row.event_id,
-      trigger: row.trigger,
+      trigger: row.trigger === "paused" ? "failed" : row.trigger,
       source: row.source ?? "unknown",
       eventType: row.event_type ?? "unknown",
       endpointName: row.endpoint_name ?? "deleted endpoint",

@@ -10,8 +10,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: "No such resource (also for another user's ids)",
   405: "Method not allowed on this path",
   413: "Request body too large",
+  409: "The operation does not apply to the resource in its current state (e.g. retrying a delivered event), with the reason",
   415: "The body is not application/json",
-  422: "The target cannot be used (e.g. a refused address), with the reason",
+  422: "The target cannot be used (e.g. a refused address, or a retry of an event without a destination), with the reason",
   429: "Too many requests for this key (see Retry-After), or too many open event streams",
 };
 

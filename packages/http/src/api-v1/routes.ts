@@ -10,6 +10,9 @@ import {
   recordLocalReplay,
   listEventsByOffset,
   replayEvent,
+  resumeEndpoint,
+  retryEvent,
+  retryFailedEvents,
   updateEndpoint,
   type EndpointView,
   type ReplayAttemptView,
@@ -105,7 +108,7 @@ export function parseWith<T extends z.ZodType>(schema: T, input: unknown, what: 
   throw new UserError("validation_failed", `invalid ${what}: ${where}${first.message}`, parsed.error.issues);
 }
 
-const publicEndpoint = ({ id, name, slug, webhook_url, destination_url, health, keep_proxy_headers, created_at }: EndpointView) => ({
+const publicEndpoint = ({
   id,
   name,
   slug,
@@ -113,8 +116,37 @@ const publicEndpoint = ({ id, name, slug, webhook_url, destination_url, health, 
   destination_url,
   health,
   keep_proxy_headers,
+  retry_policy,
+  pause_after_failures,
+  forwarding_paused,
+  paused_reason,
+  paused_at,
+  created_at,
+}: EndpointView) => ({
+  id,
+  name,
+  slug,
+  webhook_url,
+  destination_url,
+  health,
+  keep_proxy_headers,
+  retry_policy,
+  pause_after_failures,
+  forwarding_paused,
+  paused_reason,
+  paused_at,
   created_at,
 });
+
+/** The delivery settings of a create or patch body, as the use cases take them. */
+function deliverySettings(body: { retry_policy?: { max_attempts: number; initial_delay_ms: number; max_delay_ms: number } | null; pause_after_failures?: number | null }) {
+  return {
+    ...(body.retry_policy !== undefined
+      ? { retryPolicy: body.retry_policy && { maxAttempts: body.retry_policy.max_attempts, initialDelayMs: body.retry_policy.initial_delay_ms, maxDelayMs: body.retry_policy.max_delay_ms } }
+      : {}),
+    ...(body.pause_after_failures !== undefined ? { pauseAfterFailures: body.pause_after_failures } : {}),
+  };
+}
 
 /** A replay attempt as the public API shows it (no response body, as the spec has it). */
 const publicAttempt = ({ id, status, response_status, latency_ms, destination_url, replayed_at }: ReplayAttemptView) => ({
@@ -193,6 +225,15 @@ export const ROUTES: Route[] = [
             latency_ms: event.response.latencyMs,
           },
           replay_count: event.replayCount,
+          attempts: event.attempts.map((a) => ({
+            attempt: a.attempt,
+            started_at: a.startedAt.toISOString(),
+            latency_ms: a.latencyMs,
+            response_status: a.responseStatus,
+            error: a.error,
+            outcome: a.outcome,
+          })),
+          next_attempt_at: event.nextAttemptAt?.toISOString() ?? null,
         },
       };
     },
@@ -221,6 +262,21 @@ export const ROUTES: Route[] = [
     async handle({ services, userId, params, body }) {
       const attempt = await replayEvent(services, { userId, eventId: params.id!, environment: "custom", customUrl: body.destination_url });
       return { status: 200, body: publicAttempt(attempt) };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/events/{id}/retry",
+    operationId: "retryEvent",
+    summary: "Retry now: a new attempt of a pending or failed event itself (not a replay), due at once; queued but not sent while its endpoint is paused",
+    success: { status: 202, schema: S.RetryEventResponse, description: "The event is pending, due now" },
+    errors: [404, 409, 422],
+    async handle({ services, userId, params }) {
+      const queued = await retryEvent(services, { userId, eventId: params.id! });
+      return {
+        status: 202,
+        body: { id: queued.id, status: queued.status, next_attempt_at: queued.nextAttemptAt.toISOString(), forwarding_paused: queued.forwardingPaused, message: queued.message },
+      };
     },
   }),
   defineRoute({
@@ -318,6 +374,7 @@ export const ROUTES: Route[] = [
         name: body.name,
         destinationUrl: body.destination_url ?? null,
         keepProxyHeaders: body.keep_proxy_headers ?? false,
+        ...deliverySettings(body),
       });
       return { status: 201, body: publicEndpoint(endpoint) };
     },
@@ -326,7 +383,7 @@ export const ROUTES: Route[] = [
     method: "PATCH",
     path: "/endpoints/{id}",
     operationId: "updateEndpoint",
-    summary: "Rename an endpoint, change its destination or whether it keeps proxy headers",
+    summary: "Rename an endpoint, change its destination, whether it keeps proxy headers, its retry policy or circuit breaker",
     body: S.EndpointPatch,
     success: { status: 200, schema: S.Endpoint, description: "The endpoint after the change" },
     errors: [400, 404, 413, 415],
@@ -335,11 +392,36 @@ export const ROUTES: Route[] = [
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.destination_url !== undefined ? { destinationUrl: body.destination_url } : {}),
         ...(body.keep_proxy_headers !== undefined ? { keepProxyHeaders: body.keep_proxy_headers } : {}),
+        ...deliverySettings(body),
       };
       const endpoint = Object.keys(changes).length === 0
         ? await getEndpoint(services, { userId, endpoint: { id: params.id! } })
         : await updateEndpoint(services, { userId, endpoint: { id: params.id! }, changes });
       return { status: 200, body: publicEndpoint(endpoint) };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/endpoints/{id}/resume",
+    operationId: "resumeEndpoint",
+    summary: "Resume forwarding after the circuit breaker paused it: the failure count restarts and waiting events (scheduled retries made due now) are sent, oldest first",
+    success: { status: 200, schema: S.Endpoint, description: "The endpoint, forwarding again" },
+    errors: [404],
+    async handle({ services, userId, params }) {
+      await resumeEndpoint(services, { userId, endpointId: params.id! });
+      return { status: 200, body: publicEndpoint(await getEndpoint(services, { userId, endpoint: { id: params.id! } })) };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/endpoints/{id}/retry-failed",
+    operationId: "retryFailedEvents",
+    summary: "Retry every failed event of the endpoint now (each gets a new attempt); queued but not sent while the endpoint is paused",
+    success: { status: 202, schema: S.RetryFailedResponse, description: "How many failed events are pending again, due now" },
+    errors: [404],
+    async handle({ services, userId, params }) {
+      const result = await retryFailedEvents(services, { userId, endpointId: params.id! });
+      return { status: 202, body: { count: result.count, forwarding_paused: result.forwardingPaused, message: result.message } };
     },
   }),
   defineRoute({

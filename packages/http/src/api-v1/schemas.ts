@@ -1,4 +1,4 @@
-import { EVENT_STATUSES } from "@rehook/core";
+import { EVENT_STATUSES, MAX_RETRY_ATTEMPTS, MAX_RETRY_DELAY_MS, MIN_RETRY_DELAY_MS } from "@rehook/core";
 import { z } from "zod";
 
 // The public API's contract: these schemas validate requests, shape responses, and are
@@ -57,6 +57,19 @@ export const EventDetail = EventSummary.extend({
     .nullable()
     .describe("What the destination answered; null until a forward finished (and for capture-only endpoints)"),
   replay_count: z.int().min(0),
+  attempts: z
+    .array(
+      z.object({
+        attempt: z.int().min(1).describe("1 for the first attempt"),
+        started_at: timestamp,
+        latency_ms: z.int().min(0),
+        response_status: z.int().nullable(),
+        error: z.string().nullable(),
+        outcome: z.enum(["delivered", "failed"]),
+      }),
+    )
+    .describe("Every attempt to forward the event to its destination, first to last (replays are not attempts)"),
+  next_attempt_at: timestamp.nullable().describe("While pending: when the next attempt is due (a scheduled retry, or now)"),
 });
 
 export const EventBody = z
@@ -79,6 +92,25 @@ const keepProxyHeaders = z
   .boolean()
   .describe("Forward and replay the sender's X-Forwarded-*, Forwarded and X-Real-IP headers (default false: they are dropped)");
 
+const retryPolicy = z
+  .object({
+    max_attempts: z.int().min(1).max(MAX_RETRY_ATTEMPTS).describe("Attempts in all, the first included"),
+    initial_delay_ms: z.int().min(MIN_RETRY_DELAY_MS).describe("Wait after the first failed attempt; each later wait doubles (±20 % jitter)"),
+    max_delay_ms: z.int().min(MIN_RETRY_DELAY_MS).max(MAX_RETRY_DELAY_MS).describe("The longest wait (at least initial_delay_ms)"),
+  })
+  .strict()
+  .nullable()
+  .describe(
+    "Automatic retries of failed attempts; null: one attempt, a failure is final. A 429 or 503 with Retry-After waits what the destination asks, at most the larger of max_delay_ms and an hour",
+  );
+
+const pauseAfterFailures = z
+  .int()
+  .min(1)
+  .max(10_000)
+  .nullable()
+  .describe("Circuit breaker: pause forwarding after this many consecutive failed attempts (null: never)");
+
 export const Endpoint = z.object({
   id,
   name: z.string(),
@@ -87,6 +119,11 @@ export const Endpoint = z.object({
   destination_url: z.string().nullable(),
   health: z.object({ state: z.enum(["healthy", "degraded", "unhealthy", "capturing"]), success_rate: z.number().min(0).max(1).nullable() }),
   keep_proxy_headers: keepProxyHeaders,
+  retry_policy: retryPolicy,
+  pause_after_failures: pauseAfterFailures,
+  forwarding_paused: z.boolean().describe("The breaker tripped: events wait as pending until POST /endpoints/{id}/resume"),
+  paused_reason: z.string().nullable(),
+  paused_at: timestamp.nullable(),
   created_at: timestamp,
 });
 
@@ -98,12 +135,40 @@ export const EndpointListQuery = z.object({
 });
 
 export const EndpointCreate = z
-  .object({ name: z.string(), destination_url: z.string().nullable().optional(), keep_proxy_headers: keepProxyHeaders.optional() })
+  .object({
+    name: z.string(),
+    destination_url: z.string().nullable().optional(),
+    keep_proxy_headers: keepProxyHeaders.optional(),
+    retry_policy: retryPolicy.optional(),
+    pause_after_failures: pauseAfterFailures.optional(),
+  })
   .strict();
 
 export const EndpointPatch = z
-  .object({ name: z.string().optional(), destination_url: z.string().nullable().optional(), keep_proxy_headers: keepProxyHeaders.optional() })
+  .object({
+    name: z.string().optional(),
+    destination_url: z.string().nullable().optional(),
+    keep_proxy_headers: keepProxyHeaders.optional(),
+    retry_policy: retryPolicy.optional(),
+    pause_after_failures: pauseAfterFailures.optional(),
+  })
   .strict();
+
+const queuedWhilePaused = z.boolean().describe("The endpoint's forwarding is paused: queued, sent once it is resumed");
+
+export const RetryEventResponse = z.object({
+  id,
+  status: z.literal("pending"),
+  next_attempt_at: timestamp,
+  forwarding_paused: queuedWhilePaused,
+  message: z.string(),
+});
+
+export const RetryFailedResponse = z.object({
+  count: z.int().min(0).describe("Failed events made due now"),
+  forwarding_paused: queuedWhilePaused,
+  message: z.string(),
+});
 
 export const IdParam = z.object({ id });
 

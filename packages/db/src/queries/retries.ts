@@ -1,0 +1,114 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { EventStatus } from "@rehook/core";
+import { BUS_CHANNEL } from "../event-bus.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/*
+ * Events made due again are announced on the bus (event.status, pending) in the statement
+ * that changes them, so every instance's live feed shows them; NOTIFY is sent at commit.
+ * Messages go 40 to a NOTIFY, well under its 8,000-byte payload limit.
+ */
+const announce = (changed: string) => `
+announced as (
+  select pg_notify(?, json_agg(json_build_object('type', 'event.status', 'id', id, 'endpointId', endpoint_id, 'userId', user_id, 'status', 'pending'))::text)
+  from (select id, endpoint_id, user_id, (row_number() over (order by id) - 1) / 40 as chunk from ${changed}) m
+  group by chunk
+)`;
+
+/** What "retry now" found and did for one event. */
+export type RetryEventResult =
+  | { kind: "not_found" }
+  /** Not applicable: the event is delivered, capture-only, or being sent right now. */
+  | { kind: "not_applicable"; status: EventStatus; inFlight: boolean; forwards: boolean }
+  | { kind: "queued"; endpointId: string; nextAttemptAt: Date; forwardingPaused: boolean };
+
+/*
+ * A failed event goes back to pending (out of the endpoint's failed count: its new final
+ * outcome is counted again) and a pending one is made due now; either is then claimed like
+ * any due event, as the next attempt of the event itself. An attempt in flight is left alone.
+ */
+const RETRY_EVENT = `
+with target as (
+  select e.id, e.endpoint_id, p.user_id, e.status, e.destination_url is not null as forwards,
+         coalesce(e.lease_expires_at > now(), false) as in_flight, p.forwarding_paused_at is not null as paused
+  from events e join endpoints p on p.id = e.endpoint_id
+  where e.id = ? and p.user_id = ?
+  for update of e
+),
+changed as (
+  update events e set status = 'pending', next_attempt_at = now(), completed_at = null, lease_expires_at = null
+  from target t
+  where e.id = t.id and t.forwards and not t.in_flight and t.status in ('failed', 'pending')
+  returning e.id, e.endpoint_id, t.user_id, t.status as was, e.next_attempt_at
+),
+uncounted as (
+  update endpoints p set failed_count = greatest(p.failed_count - 1, 0) from changed c where p.id = c.endpoint_id and c.was = 'failed'
+),
+${announce("changed")}
+select t.status, t.forwards, t.in_flight, t.paused, t.endpoint_id, c.next_attempt_at, (select count(*) from announced) as announced
+from target t left join changed c on c.id = t.id`;
+
+export async function retryOwnedEvent(em: EntityManager, userId: string, eventId: string): Promise<RetryEventResult> {
+  if (!UUID.test(eventId)) return { kind: "not_found" };
+  const rows = await em.getConnection().execute<
+    Array<{ status: EventStatus; forwards: boolean; in_flight: boolean; paused: boolean; endpoint_id: string; next_attempt_at: Date | null }>
+  >(RETRY_EVENT, [eventId, userId, BUS_CHANNEL]);
+  const row = rows[0];
+  if (!row) return { kind: "not_found" };
+  if (!row.next_attempt_at) return { kind: "not_applicable", status: row.status, inFlight: row.in_flight, forwards: row.forwards };
+  return { kind: "queued", endpointId: row.endpoint_id, nextAttemptAt: new Date(row.next_attempt_at), forwardingPaused: row.paused };
+}
+
+/*
+ * Every failed event of the endpoint back to pending, due now, out of the failed count. The
+ * endpoint row is locked first, so completions storing failures meanwhile wait and count after.
+ */
+const RETRY_FAILED = `
+with endpoint as (
+  select id, user_id, forwarding_paused_at is not null as paused from endpoints where id = ? and user_id = ? for no key update
+),
+changed as (
+  update events e set status = 'pending', next_attempt_at = now(), completed_at = null, lease_expires_at = null
+  from endpoint p
+  where e.endpoint_id = p.id and e.status = 'failed'
+  returning e.id, e.endpoint_id, p.user_id
+),
+uncounted as (
+  update endpoints p set failed_count = greatest(p.failed_count - (select count(*) from changed), 0) from endpoint x where p.id = x.id
+),
+${announce("changed")}
+select x.paused, (select count(*) from changed) as count, (select count(*) from announced) as announced from endpoint x`;
+
+/** Makes the endpoint's failed events due now; null when the user has no such endpoint. */
+export async function retryFailedOfEndpoint(em: EntityManager, userId: string, endpointId: string): Promise<{ count: number; forwardingPaused: boolean } | null> {
+  if (!UUID.test(endpointId)) return null;
+  const rows = await em.getConnection().execute<Array<{ paused: boolean; count: string }>>(RETRY_FAILED, [endpointId, userId, BUS_CHANNEL]);
+  const row = rows[0];
+  return row ? { count: Number(row.count), forwardingPaused: row.paused } : null;
+}
+
+/*
+ * Closes the breaker: forwarding resumes, the failure count restarts, and the endpoint's
+ * scheduled retries become due now, so the backlog drains in its usual (oldest first) order.
+ */
+const RESUME = `
+with endpoint as (
+  update endpoints set forwarding_paused_at = null, paused_reason = null, consecutive_failures = 0
+  where id = ? and user_id = ?
+  returning id
+),
+due as (
+  update events e set next_attempt_at = now()
+  from endpoint p
+  where e.endpoint_id = p.id and e.status = 'pending' and e.next_attempt_at > now()
+  returning e.id
+)
+select (select count(*) from endpoint) as found, (select count(*) from due) as rescheduled`;
+
+/** Resumes the endpoint's forwarding; null when the user has no such endpoint. */
+export async function resumeOwnedEndpoint(em: EntityManager, userId: string, endpointId: string): Promise<{ rescheduled: number } | null> {
+  if (!UUID.test(endpointId)) return null;
+  const rows = await em.getConnection().execute<Array<{ found: string; rescheduled: string }>>(RESUME, [endpointId, userId]);
+  return Number(rows[0]!.found) > 0 ? { rescheduled: Number(rows[0]!.rescheduled) } : null;
+}

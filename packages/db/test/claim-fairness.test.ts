@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createUuidV7Generator, uuidv7 } from "@rehook/core";
+import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { claimDueEvents, createPool, handBackLeases, type Pool } from "../src/index.js";
+
+// The recovery claim shares itself between endpoints: one endpoint's backlog cannot fill it,
+// endpoints the claimer has no slot for are left out, and only due events of running
+// endpoints are taken.
+
+let db: TestDatabase;
+let pool: Pool;
+let userId: string;
+/** Ids in the order the events are "received". */
+const nextId = createUuidV7Generator(() => 1_800_000_000_000);
+
+async function endpoint(): Promise<string> {
+  const id = uuidv7();
+  await db.query("insert into endpoints (id, user_id, name, slug, destination_url, secret) values ($1, $2, $3, $4, 'https://example.com/in', 'whsec_x')", [
+    id,
+    userId,
+    id,
+    `s-${id}`,
+  ]);
+  return id;
+}
+
+/** Stores this many pending events nobody holds (as after a crash), oldest first. */
+async function pending(endpointId: string, count: number): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => nextId());
+  await db.query(
+    `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, size_bytes, source, event_type, status, destination_url)
+     select t.id, $1, now(), 'POST', '', '', '[]', '\\x7b7d', 2, 'unknown', 'unknown', 'pending', 'https://example.com/in'
+     from unnest($2::uuid[]) as t(id)`,
+    [endpointId, ids],
+  );
+  return ids;
+}
+
+const idsOf = (events: Array<{ id: string }>) => events.map((event) => event.id);
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  pool = createPool({ databaseUrl: db.url, max: 2 });
+  userId = uuidv7();
+  await db.query("insert into users (id, email, password_hash) values ($1, 'claims@example.com', 'x')", [userId]);
+});
+beforeEach(async () => {
+  await db.query("delete from events");
+});
+afterAll(async () => {
+  await pool.end();
+  await db.drop();
+});
+
+describe("recovery claim fairness", () => {
+  it("takes at most perEndpoint events of each endpoint, oldest first, so a backlog leaves room for the others", async () => {
+    const backlog = await endpoint();
+    const quiet = await endpoint();
+    const backlogIds = await pending(backlog, 30);
+    const quietIds = await pending(quiet, 3);
+    const claimed = await claimDueEvents(pool, 500, 60_000, 1024 * 1024, { perEndpoint: 10 });
+    expect(idsOf(claimed).sort()).toEqual([...backlogIds.slice(0, 10), ...quietIds].sort());
+    // The rest of the backlog stays unleased, for the next claim.
+    const leased = await db.query<{ n: string }>("select count(*) as n from events where endpoint_id = $1 and lease_expires_at is not null", [backlog]);
+    expect(Number(leased[0]!.n)).toBe(10);
+    expect(idsOf(await claimDueEvents(pool, 500, 60_000, 1024 * 1024, { perEndpoint: 10 }))).toEqual(backlogIds.slice(10, 20));
+  });
+
+  it("skips the endpoints it is told have no free slot", async () => {
+    const saturated = await endpoint();
+    const other = await endpoint();
+    await pending(saturated, 5);
+    const otherIds = await pending(other, 2);
+    const claimed = await claimDueEvents(pool, 500, 60_000, 1024 * 1024, { perEndpoint: 10, skipEndpoints: [saturated] });
+    expect(idsOf(claimed)).toEqual(otherIds);
+    expect(await claimDueEvents(pool, 500, 60_000, 1024 * 1024, { perEndpoint: 10, skipEndpoints: [saturated] })).toEqual([]);
+  });
+
+  it("leaves events whose next attempt is not due yet and events of paused endpoints", async () => {
+    const running = await endpoint();
+    const paused = await endpoint();
+    const [later, due, retryDue] = await pending(running, 3);
+    await pending(paused, 2);
+    await db.query("update events set next_attempt_at = now() + interval '1 hour' where id = $1", [later]);
+    await db.query("update events set next_attempt_at = now() - interval '1 second' where id = $1", [retryDue]);
+    await db.query("update endpoints set forwarding_paused_at = now() where id = $1", [paused]);
+    expect(idsOf(await claimDueEvents(pool, 500, 60_000))).toEqual([due, retryDue]);
+  });
+
+  it("a handed-back lease is claimable at once, without counting an attempt that was never made", async () => {
+    const id = await endpoint();
+    const [eventId] = await pending(id, 1);
+    expect(idsOf(await claimDueEvents(pool, 500, 60_000))).toEqual([eventId]);
+    expect(await claimDueEvents(pool, 500, 60_000)).toEqual([]);
+    await handBackLeases(pool, [eventId!]);
+    const [row] = await db.query<{ attempts: number; lease_expires_at: Date | null }>("select attempts, lease_expires_at from events where id = $1", [eventId]);
+    expect(row).toEqual({ attempts: 0, lease_expires_at: null });
+    expect(idsOf(await claimDueEvents(pool, 500, 60_000))).toEqual([eventId]);
+  });
+});

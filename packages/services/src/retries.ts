@@ -1,0 +1,63 @@
+import { UserError } from "@rehook/core";
+import { announceEndpointChange, resumeOwnedEndpoint, retryFailedOfEndpoint, retryOwnedEvent } from "@rehook/db";
+import type { ServiceContext } from "./context.js";
+
+/** What "retry now" did: the event waits as pending, due now (or until the endpoint is resumed). */
+export interface RetryQueued {
+  id: string;
+  status: "pending";
+  nextAttemptAt: Date;
+  /** The endpoint's breaker holds forwarding: the attempt is queued and sent once it is resumed. */
+  forwardingPaused: boolean;
+  message: string;
+}
+
+const PAUSED_NOTE = "forwarding to this endpoint is paused: it is sent once the endpoint is resumed";
+
+/**
+ * Retry now: a new attempt of the event itself (not a replay), due at once. A failed event
+ * goes back to pending and leaves the failed count until its new final outcome is counted.
+ */
+export async function retryEvent(ctx: Pick<ServiceContext, "orm">, input: { userId: string; eventId: string }): Promise<RetryQueued> {
+  const result = await retryOwnedEvent(ctx.orm.em.fork(), input.userId, input.eventId);
+  switch (result.kind) {
+    case "not_found":
+      throw new UserError("not_found", `no event with id ${input.eventId}`);
+    case "not_applicable":
+      if (!result.forwards) throw new UserError("unprocessable", `event ${input.eventId} has no destination to retry (its endpoint only captures)`);
+      if (result.inFlight) throw new UserError("conflict", `event ${input.eventId} is being sent right now: wait for this attempt's result`);
+      throw new UserError("conflict", `event ${input.eventId} is ${result.status}: only pending and failed events can be retried (replay it instead)`);
+    case "queued":
+      return {
+        id: input.eventId,
+        status: "pending",
+        nextAttemptAt: result.nextAttemptAt,
+        forwardingPaused: result.forwardingPaused,
+        message: result.forwardingPaused ? `queued, but ${PAUSED_NOTE}` : "queued: the next attempt starts within a few seconds",
+      };
+  }
+}
+
+/** Every failed event of the endpoint back to pending, due now; answers how many. */
+export async function retryFailedEvents(
+  ctx: Pick<ServiceContext, "orm">,
+  input: { userId: string; endpointId: string },
+): Promise<{ count: number; forwardingPaused: boolean; message: string }> {
+  const result = await retryFailedOfEndpoint(ctx.orm.em.fork(), input.userId, input.endpointId);
+  if (!result) throw new UserError("not_found", `no endpoint with id ${input.endpointId}`);
+  const queued = `${result.count} failed event${result.count === 1 ? "" : "s"} queued`;
+  return { ...result, message: result.forwardingPaused ? `${queued}, but ${PAUSED_NOTE}` : queued };
+}
+
+/**
+ * Resumes a paused endpoint: the failure count restarts, and its waiting events (new ones and
+ * scheduled retries, now due) are sent oldest first. Resuming an endpoint that is not paused
+ * only restarts the count.
+ */
+export async function resumeEndpoint(ctx: Pick<ServiceContext, "orm">, input: { userId: string; endpointId: string }): Promise<{ rescheduled: number }> {
+  const em = ctx.orm.em.fork();
+  const result = await resumeOwnedEndpoint(em, input.userId, input.endpointId);
+  if (!result) throw new UserError("not_found", `no endpoint with id ${input.endpointId}`);
+  await announceEndpointChange(em, input.endpointId, "updated");
+  return result;
+}
