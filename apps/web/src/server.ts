@@ -157,7 +157,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     maxInFlightPerEndpoint: config.maxInFlightPerEndpoint,
     allowPrivate: config.allowPrivateDestinations,
     logger,
-    onCompleted: (events) => void announce(events.map((event) => ({ type: "event.status" as const, ...event }))),
+    onCompleted: (events) => void announce(events.map(({ pausedNow: _paused, ...event }) => ({ type: "event.status" as const, ...event }))),
   });
   const writer = new GroupCommitWriter(pool, {
     onStored: (events) => void announce(events.map((event) => ({ type: "event.created" as const, ...event }))),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createUuidV7Generator, uuidv7 } from "@rehook/core";
 import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
-import { claimDueEvents, createPool, handBackLeases, type Pool } from "../src/index.js";
+import { claimDueEvents, createOrm, createPool, handBackLeases, resumeOwnedEndpoint, type Pool } from "../src/index.js";
 
 // The recovery claim shares itself between endpoints: one endpoint's backlog cannot fill it,
 // endpoints the claimer has no slot for are left out, and only due events of running
@@ -90,11 +90,43 @@ describe("recovery claim fairness", () => {
   it("a handed-back lease is claimable at once, without counting an attempt that was never made", async () => {
     const id = await endpoint();
     const [eventId] = await pending(id, 1);
-    expect(idsOf(await claimDueEvents(pool, 500, 60_000))).toEqual([eventId]);
+    const [claimed] = await claimDueEvents(pool, 500, 60_000);
+    expect(claimed!.id).toBe(eventId);
     expect(await claimDueEvents(pool, 500, 60_000)).toEqual([]);
-    await handBackLeases(pool, [eventId!]);
+    await handBackLeases(pool, [{ id: eventId!, attempt: claimed!.attempt }]);
     const [row] = await db.query<{ attempts: number; lease_expires_at: Date | null }>("select attempts, lease_expires_at from events where id = $1", [eventId]);
     expect(row).toEqual({ attempts: 0, lease_expires_at: null });
     expect(idsOf(await claimDueEvents(pool, 500, 60_000))).toEqual([eventId]);
+  });
+
+  it("a late hand-back leaves a newer claim of the same event alone", async () => {
+    const id = await endpoint();
+    const [eventId] = await pending(id, 1);
+    const [first] = await claimDueEvents(pool, 500, 60_000);
+    // The first lease expires and another claim takes the event (attempt 2).
+    await db.query("update events set lease_expires_at = now() - interval '1 second' where id = $1", [eventId]);
+    const [second] = await claimDueEvents(pool, 500, 60_000);
+    expect(second!.attempt).toBe(first!.attempt + 1);
+    await handBackLeases(pool, [{ id: eventId!, attempt: first!.attempt }]);
+    const [row] = await db.query<{ attempts: number; leased: boolean }>("select attempts, lease_expires_at > now() as leased from events where id = $1", [eventId]);
+    expect(row).toEqual({ attempts: second!.attempt, leased: true });
+  });
+
+  it("resume drains a paused endpoint's scheduled retries at once, and leaves a running one's waits alone", async () => {
+    const running = await endpoint();
+    const paused = await endpoint();
+    const [waitingRunning] = await pending(running, 1);
+    const [waitingPaused] = await pending(paused, 1);
+    await db.query("update events set next_attempt_at = now() + interval '1 hour' where id = any($1::uuid[])", [[waitingRunning, waitingPaused]]);
+    await db.query("update endpoints set forwarding_paused_at = now(), paused_reason = 'test' where id = $1", [paused]);
+    const orm = await createOrm({ databaseUrl: db.url, poolSize: 1 });
+    try {
+      expect(await resumeOwnedEndpoint(orm.em.fork(), userId, running)).toEqual({ rescheduled: 0 });
+      expect(await resumeOwnedEndpoint(orm.em.fork(), userId, paused)).toEqual({ rescheduled: 1 });
+    } finally {
+      await orm.close(true);
+    }
+    const rows = await db.query<{ id: string; due: boolean }>("select id, next_attempt_at <= now() as due from events where id = any($1::uuid[])", [[waitingRunning, waitingPaused]]);
+    expect(Object.fromEntries(rows.map((row) => [row.id, row.due]))).toEqual({ [waitingRunning!]: false, [waitingPaused!]: true });
   });
 });

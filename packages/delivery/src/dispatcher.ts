@@ -151,7 +151,7 @@ export class DeliveryDispatcher {
   private readonly maxWaiting: number;
   private readonly scheduler: FairScheduler<Held>;
   private pumpScheduled = false;
-  private handBacks: string[] = [];
+  private handBacks: Array<{ id: string; attempt: number }> = [];
   private handingBack: Promise<void> | undefined;
   private completions: DeliveryOutcome[] = [];
   private completing: Promise<void> | undefined;
@@ -200,8 +200,8 @@ export class DeliveryDispatcher {
    * Those offered in one turn of the event loop go to a worker together.
    */
   deliverLeased(event: ClaimedEvent): void {
-    // Stopping: the lease expires and the recovery loop of a running instance takes it.
-    if (this.stopped) return;
+    // Stopping: handed back unsent (stop() flushes hand-backs last), so a running instance claims it at once.
+    if (this.stopped) return this.letGo({ event, startBy: 0, recoveredBytes: 0 });
     this.hold(event, Date.now(), 0);
   }
 
@@ -258,18 +258,18 @@ export class DeliveryDispatcher {
   /** An event leaves without being sent: its lease goes back to the database for any claim. */
   private letGo(held: Held): void {
     this.releaseRecovered(held);
-    this.handBacks.push(held.event.id);
+    this.handBacks.push({ id: held.event.id, attempt: held.event.attempt });
     this.handingBack ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushHandBacks());
   }
 
   private async flushHandBacks(): Promise<void> {
     while (this.handBacks.length > 0) {
-      const ids = this.handBacks.splice(0, 1_000);
+      const claims = this.handBacks.splice(0, 1_000);
       try {
-        await handBackLeases(this.options.db, ids);
+        await handBackLeases(this.options.db, claims);
       } catch (error) {
         // Still leased: the leases expire and the events are claimed then.
-        this.options.logger.warn("could not hand back leases", { count: ids.length, error: String(error) });
+        this.options.logger.warn("could not hand back leases", { count: claims.length, error: String(error) });
       }
     }
     this.handingBack = undefined;
@@ -383,6 +383,12 @@ export class DeliveryDispatcher {
     this.track(work);
   }
 
+  /** A breaker that just tripped: what waits here for that endpoint goes back to the database unsent (sends under way finish). */
+  private stopSendingToPaused(completed: CompletedEvent[]): void {
+    const paused = new Set(completed.filter((event) => event.pausedNow).map((event) => event.endpointId));
+    for (const endpointId of paused) this.scheduler.dropWaiting(endpointId).forEach((held) => this.letGo(held));
+  }
+
   private scheduleCompletion(): void {
     if (this.completing) return;
     this.completing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushCompletions());
@@ -393,6 +399,7 @@ export class DeliveryDispatcher {
       const batch = this.completions.splice(0, 500);
       try {
         const completed = await completeEvents(this.options.db, batch);
+        this.stopSendingToPaused(completed);
         if (completed.length > 0) this.options.onCompleted?.(completed);
       } catch (error) {
         // Not stored: the leases expire and the events are delivered again (at least once).

@@ -151,6 +151,17 @@ export class FairScheduler<T> {
     return items;
   }
 
+  /** Takes every waiting item of one key (its running ones finish as they are). */
+  dropWaiting(key: string): T[] {
+    const lane = this.lanes.get(key);
+    if (!lane) return [];
+    const items: T[] = [];
+    while (lane.head < lane.waiting.length) items.push(this.takeHead(lane).item);
+    this.rotation = this.rotation.filter((candidate) => candidate !== key);
+    this.forgetIfIdle(key, lane);
+    return items;
+  }
+
   private lane(key: string): Lane<T> {
     let lane = this.lanes.get(key);
     if (!lane) {

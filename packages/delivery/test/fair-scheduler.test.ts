@@ -87,4 +87,18 @@ describe("fair scheduler", () => {
     expect(s.fullKeys()).toEqual([]);
     expect(() => s.done("a")).toThrow(/nothing running/);
   });
+
+  it("drops one key's waiting items (a tripped breaker) and keeps serving the others", () => {
+    const { s } = scheduler(1, 10);
+    for (let i = 0; i < 3; i += 1) s.add("paused", `p${i}`, 2_000);
+    s.add("other", "o0", 2_000);
+    s.add("other", "o1", 2_000);
+    expect(itemsOf(s.next().ready)).toEqual(["p0", "o0"]);
+    expect(s.dropWaiting("paused")).toEqual(["p1", "p2"]);
+    expect(s.waitingFor("paused")).toBe(0);
+    expect(s.runningFor("paused")).toBe(1); // the send under way finishes
+    s.done("other");
+    s.done("paused");
+    expect(itemsOf(s.next().ready)).toEqual(["o1"]);
+  });
 });

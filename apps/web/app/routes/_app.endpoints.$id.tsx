@@ -281,7 +281,7 @@ export default function EndpointPage() {
         <div className="recovery-row">
           <div>
             <p className="danger-title">Retry failed events</p>
-            <p className="muted small">Sends every failed event of this endpoint again, to its destination, with this retry policy.</p>
+            <p className="muted small">Gives every failed event of this endpoint one more attempt, to its destination.</p>
           </div>
           <button type="button" className="button secondary" onClick={() => setConfirmingRetry(true)} disabled={endpoint.destination_url === null}>
             <Icon name="refresh" />
@@ -345,7 +345,7 @@ export default function EndpointPage() {
         description={
           <p>
             Every event of “{endpoint.name}” whose delivery failed goes back to pending and is sent again to{" "}
-            <span className="mono break">{endpoint.destination_url ?? "its destination"}</span>, following the retry policy. Your destination may receive
+            <span className="mono break">{endpoint.destination_url ?? "its destination"}</span> once more (one new attempt each). Your destination may receive
             requests it has already answered.
           </p>
         }

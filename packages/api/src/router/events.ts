@@ -41,7 +41,7 @@ export const eventsRouter = router({
   }),
 
   /** One delivery attempt with the destination's headers and the start of its body (the attempt timeline). */
-  attempt: protectedProcedure.input(z.object({ eventId: z.string(), attempt: z.number().int().min(1) })).query(async ({ ctx, input }) => {
+  attempt: protectedProcedure.input(z.object({ eventId: z.string(), attempt: z.number().int().min(1).max(2_147_483_647) })).query(async ({ ctx, input }) => {
     const { responseBody, ...attempt } = await getEventAttempt(ctx.services, { userId: ctx.user.id, eventId: input.eventId, attempt: input.attempt });
     return {
       ...attempt,

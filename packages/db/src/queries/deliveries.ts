@@ -112,14 +112,23 @@ export async function claimDueEvents(
  * Gives back leases taken for events that were not sent (the holder had no room to keep them
  * waiting, or kept them too long to send safely): they become claimable at once instead of
  * when the lease expires, and the lease's count in attempts is undone (nothing was sent).
+ * Only the holder's own claim is given back: the same attempt number and a lease still
+ * running. A hand-back that comes late, after the lease expired and someone else claimed the
+ * event, matches nothing and leaves that claim alone.
  */
 const HAND_BACK = `
-update events set lease_expires_at = null, attempts = greatest(attempts - 1, 0)
-where id = any($1::uuid[]) and status = 'pending' and lease_expires_at is not null`;
+update events e set lease_expires_at = null, attempts = greatest(e.attempts - 1, 0)
+from unnest($1::uuid[], $2::int[]) as h(id, attempt)
+where e.id = h.id and e.attempts = h.attempt and e.status = 'pending' and e.lease_expires_at > now()`;
 
-export async function handBackLeases(pool: Pool, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await pool.query({ name: "rehook_hand_back_leases", text: HAND_BACK, values: [ids] });
+/** The claims to give back: each event with the attempt number its lease was taken for. */
+export async function handBackLeases(pool: Pool, claims: Array<{ id: string; attempt: number }>): Promise<void> {
+  if (claims.length === 0) return;
+  await pool.query({
+    name: "rehook_hand_back_leases",
+    text: HAND_BACK,
+    values: [claims.map((claim) => claim.id), claims.map((claim) => claim.attempt)],
+  });
 }
 
 /** The outcome of one delivery attempt, to be stored on its event. */
@@ -142,6 +151,8 @@ export interface DeliveryOutcome {
 }
 
 export interface CompletedEvent {
+  /** This batch tripped the endpoint's circuit breaker: events of it held in memory must not be sent. */
+  pausedNow?: boolean;
   id: string;
   endpointId: string;
   /** The endpoint's owner: live feeds filter the bus by it without a query. */
@@ -238,7 +249,8 @@ notify as (
   from judged j join notification_settings n on n.user_id = j.user_id
   where j.trips and n.enabled and n.paused_reason is null
 )
-select u.id, u.endpoint_id, p.user_id, u.status from updated u join endpoints p on p.id = u.endpoint_id`;
+select u.id, u.endpoint_id, p.user_id, u.status, coalesce(j.trips, false) as paused_now
+from updated u join endpoints p on p.id = u.endpoint_id left join judged j on j.endpoint_id = u.endpoint_id`;
 
 /** How a failed attempt reads in the breaker's paused_reason. */
 function failureText(outcome: DeliveryOutcome): string | null {
@@ -273,10 +285,16 @@ export async function completeEvents(pool: Pool, outcomes: DeliveryOutcome[]): P
     }
     return row;
   });
-  const result = await pool.query<{ id: string; endpoint_id: string; user_id: string; status: EventStatus }>({
+  const result = await pool.query<{ id: string; endpoint_id: string; user_id: string; status: EventStatus; paused_now: boolean }>({
     name: "rehook_complete_events",
     text: COMPLETE,
     values: [JSON.stringify(rows), Buffer.concat(bodies, offset)],
   });
-  return result.rows.map((row) => ({ id: row.id, endpointId: row.endpoint_id, userId: row.user_id, status: row.status }));
+  return result.rows.map((row) => ({
+    id: row.id,
+    endpointId: row.endpoint_id,
+    userId: row.user_id,
+    status: row.status,
+    ...(row.paused_now ? { pausedNow: true } : {}),
+  }));
 }

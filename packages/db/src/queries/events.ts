@@ -265,11 +265,14 @@ export const MAX_LISTED_ATTEMPTS = 100;
 export async function ownedEventAttempts(em: EntityManager, userId: string, eventId: string): Promise<DeliveryAttemptSummary[]> {
   if (!UUID.test(eventId)) return [];
   const rows = await em.getConnection().execute<AttemptRow[]>(
-    `select a.attempt, a.started_at, a.latency_ms, a.response_status, a.error, a.outcome
-     from delivery_attempts a join events e on e.id = a.event_id join endpoints p on p.id = e.endpoint_id
-     where a.event_id = ? and p.user_id = ?
-     order by a.attempt, a.id
-     limit ?`,
+    // The newest attempts when there are more than the list holds, shown oldest first.
+    `select * from (
+       select a.id, a.attempt, a.started_at, a.latency_ms, a.response_status, a.error, a.outcome
+       from delivery_attempts a join events e on e.id = a.event_id join endpoints p on p.id = e.endpoint_id
+       where a.event_id = ? and p.user_id = ?
+       order by a.attempt desc, a.id desc
+       limit ?
+     ) newest order by attempt, id`,
     [eventId, userId, MAX_LISTED_ATTEMPTS],
   );
   return rows.map(toAttempt);

@@ -49,11 +49,19 @@ ${announce("changed")}
 select t.status, t.forwards, t.in_flight, t.paused, t.endpoint_id, c.next_attempt_at, (select count(*) from announced) as announced
 from target t left join changed c on c.id = t.id`;
 
+/** Locks the event's endpoint first: completions and "retry failed" take the endpoint before its events, and so must this. */
+const LOCK_ENDPOINT_OF_EVENT = `
+select p.id from endpoints p join events e on e.endpoint_id = p.id where e.id = ? and p.user_id = ? for no key update of p`;
+
 export async function retryOwnedEvent(em: EntityManager, userId: string, eventId: string): Promise<RetryEventResult> {
   if (!UUID.test(eventId)) return { kind: "not_found" };
-  const rows = await em.getConnection().execute<
-    Array<{ status: EventStatus; forwards: boolean; in_flight: boolean; paused: boolean; endpoint_id: string; next_attempt_at: Date | null }>
-  >(RETRY_EVENT, [eventId, userId, BUS_CHANNEL]);
+  const rows = await em.transactional(async (tx) => {
+    await tx.execute(LOCK_ENDPOINT_OF_EVENT, [eventId, userId]);
+    return tx.execute<Array<{ status: EventStatus; forwards: boolean; in_flight: boolean; paused: boolean; endpoint_id: string; next_attempt_at: Date | null }>>(
+      RETRY_EVENT,
+      [eventId, userId, BUS_CHANNEL],
+    );
+  });
   const row = rows[0];
   if (!row) return { kind: "not_found" };
   if (!row.next_attempt_at) return { kind: "not_applicable", status: row.status, inFlight: row.in_flight, forwards: row.forwards };
@@ -93,15 +101,19 @@ export async function retryFailedOfEndpoint(em: EntityManager, userId: string, e
  * scheduled retries become due now, so the backlog drains in its usual (oldest first) order.
  */
 const RESUME = `
-with endpoint as (
-  update endpoints set forwarding_paused_at = null, paused_reason = null, consecutive_failures = 0
-  where id = ? and user_id = ?
-  returning id
+with prev as (
+  select id, forwarding_paused_at as paused_at from endpoints where id = ? and user_id = ? for no key update
 ),
+endpoint as (
+  update endpoints p set forwarding_paused_at = null, paused_reason = null, consecutive_failures = 0
+  from prev where p.id = prev.id
+  returning p.id, prev.paused_at
+),
+-- Only a paused endpoint's backlog is drained at once: on a running one, scheduled retries keep their waits.
 due as (
   update events e set next_attempt_at = now()
   from endpoint p
-  where e.endpoint_id = p.id and e.status = 'pending' and e.next_attempt_at > now()
+  where p.paused_at is not null and e.endpoint_id = p.id and e.status = 'pending' and e.next_attempt_at > now()
   returning e.id
 )
 select (select count(*) from endpoint) as found, (select count(*) from due) as rescheduled`;
