@@ -36,6 +36,12 @@ export const RETRY_PRESETS: readonly RetryPreset[] = [
   { id: "day", label: "8 attempts over a day", policy: { maxAttempts: 8, initialDelayMs: 24 * 60_000, maxDelayMs: 6 * 3_600_000 } },
 ];
 
+/** The policy stored as three nullable columns (null when any is unset: one attempt, no retries). */
+export function retryPolicyFromColumns(maxAttempts: number | null, initialDelayMs: number | null, maxDelayMs: number | null): RetryPolicy | null {
+  if (maxAttempts === null || initialDelayMs === null || maxDelayMs === null) return null;
+  return { maxAttempts, initialDelayMs, maxDelayMs };
+}
+
 export function retryPreset(id: RetryPresetId): RetryPolicy | null {
   return RETRY_PRESETS.find((preset) => preset.id === id)!.policy;
 }

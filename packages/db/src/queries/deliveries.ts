@@ -1,8 +1,7 @@
-import type { EventStatus, HeaderList, RetryPolicy } from "@rehook/core";
+import { retryPolicyFromColumns, type EventStatus, type HeaderList, type RetryPolicy } from "@rehook/core";
 import type { Pool } from "../pool.js";
 import { capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
-import { BODY_BYTES_PER_READ } from "./events.js";
-import { byteBoundedIds } from "./events.js";
+import { BODY_BYTES_PER_READ, byteBoundedIds } from "./events.js";
 
 /** A pending event claimed for delivery, with what sending it needs. */
 export interface ClaimedEvent extends CapturedRequestFields {
@@ -29,8 +28,7 @@ interface ClaimRow extends CapturedRequestRow {
 
 /** The policy from an endpoint's three columns (any null: one attempt). */
 export function retryPolicyOf(row: Pick<ClaimRow, "retry_max_attempts" | "retry_initial_delay_ms" | "retry_max_delay_ms">): RetryPolicy | null {
-  if (row.retry_max_attempts === null || row.retry_initial_delay_ms === null || row.retry_max_delay_ms === null) return null;
-  return { maxAttempts: row.retry_max_attempts, initialDelayMs: row.retry_initial_delay_ms, maxDelayMs: row.retry_max_delay_ms };
+  return retryPolicyFromColumns(row.retry_max_attempts, row.retry_initial_delay_ms, row.retry_max_delay_ms);
 }
 
 const toClaimed = (row: ClaimRow): ClaimedEvent => ({

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { RetryPolicy } from "@rehook/core";
+import { isUuid, retryPolicyFromColumns, type RetryPolicy } from "@rehook/core";
 import { EndpointEntity, UserEntity, type Endpoint } from "../entities/index.js";
 import { BUS_CHANNEL } from "../event-bus.js";
 
@@ -49,15 +49,12 @@ export function retryPolicyColumns(policy: RetryPolicy | null): Pick<Endpoint, "
 
 /** The endpoint's retry policy, or null for one attempt. */
 export function endpointRetryPolicy(endpoint: Pick<Endpoint, "retryMaxAttempts" | "retryInitialDelayMs" | "retryMaxDelayMs">): RetryPolicy | null {
-  const { retryMaxAttempts, retryInitialDelayMs, retryMaxDelayMs } = endpoint;
-  if (retryMaxAttempts === null || retryInitialDelayMs === null || retryMaxDelayMs === null) return null;
-  return { maxAttempts: retryMaxAttempts, initialDelayMs: retryInitialDelayMs, maxDelayMs: retryMaxDelayMs };
+  return retryPolicyFromColumns(endpoint.retryMaxAttempts, endpoint.retryInitialDelayMs, endpoint.retryMaxDelayMs);
 }
 
 /** How callers name an endpoint: the dashboard and API by id, the CLI by slug. */
 export type EndpointRef = { id: string } | { slug: string };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function refFilter(userId: string, ref: EndpointRef) {
   return "id" in ref ? { id: ref.id, user: userId } : { slug: ref.slug, user: userId };
@@ -69,7 +66,7 @@ export async function findEndpointBySlug(em: EntityManager, userId: string, slug
 
 /** The user's endpoint, or null when it is missing or someone else's (callers answer the same). */
 export async function findOwnedEndpoint(em: EntityManager, userId: string, ref: EndpointRef): Promise<Endpoint | null> {
-  if ("id" in ref && !UUID.test(ref.id)) return null;
+  if ("id" in ref && !isUuid(ref.id)) return null;
   return em.findOne(EndpointEntity, refFilter(userId, ref));
 }
 
@@ -84,7 +81,7 @@ export async function listEndpointsOf(em: EntityManager, userId: string): Promis
  * Returns the deleted endpoint's id, or undefined when the user has no such endpoint.
  */
 export async function deleteOwnedEndpoint(em: EntityManager, userId: string, ref: EndpointRef): Promise<string | undefined> {
-  if ("id" in ref && !UUID.test(ref.id)) return undefined;
+  if ("id" in ref && !isUuid(ref.id)) return undefined;
   return em.transactional(async (tx) => {
     const connection = tx.getConnection();
     const deleted = await connection.execute<Array<{ id: string }>>(

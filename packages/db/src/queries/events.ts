@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { EventStatus, HeaderList } from "@rehook/core";
+import { isUuid, type EventStatus, type HeaderList } from "@rehook/core";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 
 /** One row of the activity feed. */
@@ -39,7 +39,6 @@ interface SummaryRow {
   next_attempt_at: Date | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Most body bytes one read of full events brings into memory (stream backlogs, bulk replays,
@@ -123,7 +122,7 @@ export async function listEventSummariesByOffset(
 
 /** The feed rows for these ids that belong to the user (for live updates). */
 export async function eventSummariesByIds(em: EntityManager, userId: string, ids: string[]): Promise<EventSummary[]> {
-  const valid = ids.filter((id) => UUID.test(id));
+  const valid = ids.filter((id) => isUuid(id));
   if (valid.length === 0) return [];
   const rows = await em.getConnection().execute<SummaryRow[]>(
     `select ${SUMMARY_COLUMNS}
@@ -163,7 +162,7 @@ export interface EventDetail extends EventSummary {
 
 /** One of the user's events with the first `previewBytes` of its body; null when it is missing or someone else's. */
 export async function findOwnedEvent(em: EntityManager, userId: string, eventId: string, previewBytes: number): Promise<EventDetail | null> {
-  if (!UUID.test(eventId)) return null;
+  if (!isUuid(eventId)) return null;
   const rows = await em.getConnection().execute<
     Array<
       SummaryRow & {
@@ -263,7 +262,7 @@ export const MAX_LISTED_ATTEMPTS = 100;
 
 /** The recorded attempts of one of the user's events, first to last (empty for someone else's). */
 export async function ownedEventAttempts(em: EntityManager, userId: string, eventId: string): Promise<DeliveryAttemptSummary[]> {
-  if (!UUID.test(eventId)) return [];
+  if (!isUuid(eventId)) return [];
   const rows = await em.getConnection().execute<AttemptRow[]>(
     // The newest attempts when there are more than the list holds, shown oldest first.
     `select * from (
@@ -280,7 +279,7 @@ export async function ownedEventAttempts(em: EntityManager, userId: string, even
 
 /** One attempt of one of the user's events with its answer, the body up to `previewBytes`; null when missing or someone else's. */
 export async function findOwnedAttempt(em: EntityManager, userId: string, eventId: string, attempt: number, previewBytes: number): Promise<DeliveryAttemptDetail | null> {
-  if (!UUID.test(eventId)) return null;
+  if (!isUuid(eventId)) return null;
   const rows = await em.getConnection().execute<
     Array<AttemptRow & { response_headers: HeaderList | string | null; body_preview: Buffer | null; body_bytes: number | null; response_truncated: boolean }>
   >(
@@ -304,7 +303,7 @@ export async function findOwnedAttempt(em: EntityManager, userId: string, eventI
 
 /** What a download of one of the user's event bodies announces before the bytes; null when missing or someone else's. */
 export async function findOwnedEventBody(em: EntityManager, userId: string, eventId: string): Promise<{ sizeBytes: number; contentType: string | null } | null> {
-  if (!UUID.test(eventId)) return null;
+  if (!isUuid(eventId)) return null;
   const rows = await em.getConnection().execute<Array<{ body_bytes: number; content_type: string | null }>>(
     `select octet_length(e.body) as body_bytes, e.content_type from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.user_id = ?`,
     [eventId, userId],
@@ -314,7 +313,7 @@ export async function findOwnedEventBody(em: EntityManager, userId: string, even
 
 /** `length` bytes of the user's event body from `offset` (fewer at its end); null when the event is gone. */
 export async function ownedEventBodySlice(em: EntityManager, userId: string, eventId: string, offset: number, length: number): Promise<Buffer | null> {
-  if (!UUID.test(eventId)) return null;
+  if (!isUuid(eventId)) return null;
   const rows = await em.getConnection().execute<Array<{ slice: Buffer }>>(
     `select substring(e.body from ? for ?) as slice from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.user_id = ?`,
     [offset + 1, length, eventId, userId],
@@ -378,7 +377,7 @@ export async function fullEventsByIds(
   ids: string[],
   maxBytes = BODY_BYTES_PER_READ,
 ): Promise<FullEvent[]> {
-  const valid = ids.filter((id) => UUID.test(id));
+  const valid = ids.filter((id) => isUuid(id));
   if (valid.length === 0) return [];
   const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
                       where e.id = any(?::uuid[]) and p.user_id = ? and e.endpoint_id = ?`;

@@ -1,9 +1,9 @@
+import { isUuid } from "@rehook/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { BODY_BYTES_PER_READ, byteBoundedIds } from "./events.js";
 import { EndpointEntity, EventEntity, ReplayAttemptEntity, ReplayJobEntity, UserEntity, type ReplayAttempt, type ReplayJob } from "../entities/index.js";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A stored event with what replaying it needs from its endpoint now. */
 export interface ReplaySourceRow extends CapturedRequestFields {
@@ -35,7 +35,7 @@ const toSource = (row: SourceRow): ReplaySourceRow => ({
 
 /** The user's event and its endpoint's current settings; null when missing or someone else's. */
 export async function findReplaySource(em: EntityManager, userId: string, eventId: string): Promise<ReplaySourceRow | null> {
-  if (!UUID.test(eventId)) return null;
+  if (!isUuid(eventId)) return null;
   const rows = await em.getConnection().execute<SourceRow[]>(
     `select ${SOURCE_COLUMNS} from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.user_id = ?`,
     [eventId, userId],
@@ -168,7 +168,7 @@ export async function listReplaySummaries(em: EntityManager, userId: string, fil
 
 /** One of the user's replay attempts in full (its response can be opened). */
 export async function findOwnedReplayAttempt(em: EntityManager, userId: string, attemptId: string): Promise<ReplayAttempt | null> {
-  if (!UUID.test(attemptId)) return null;
+  if (!isUuid(attemptId)) return null;
   return em.findOne(ReplayAttemptEntity, { id: attemptId, event: { endpoint: { user: userId } } });
 }
 
@@ -230,7 +230,7 @@ export async function updateReplayJob(
 }
 
 export async function findOwnedReplayJob(em: EntityManager, userId: string, jobId: string): Promise<ReplayJob | null> {
-  if (!UUID.test(jobId)) return null;
+  if (!isUuid(jobId)) return null;
   return em.findOne(ReplayJobEntity, { id: jobId, user: userId });
 }
 

@@ -1,8 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { EventStatus } from "@rehook/core";
+import { isUuid, type EventStatus } from "@rehook/core";
 import { BUS_CHANNEL } from "../event-bus.js";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /*
  * Events made due again are announced on the bus (event.status, pending) in the statement
@@ -54,7 +53,7 @@ const LOCK_ENDPOINT_OF_EVENT = `
 select p.id from endpoints p join events e on e.endpoint_id = p.id where e.id = ? and p.user_id = ? for no key update of p`;
 
 export async function retryOwnedEvent(em: EntityManager, userId: string, eventId: string): Promise<RetryEventResult> {
-  if (!UUID.test(eventId)) return { kind: "not_found" };
+  if (!isUuid(eventId)) return { kind: "not_found" };
   const rows = await em.transactional(async (tx) => {
     await tx.execute(LOCK_ENDPOINT_OF_EVENT, [eventId, userId]);
     return tx.execute<Array<{ status: EventStatus; forwards: boolean; in_flight: boolean; paused: boolean; endpoint_id: string; next_attempt_at: Date | null }>>(
@@ -90,7 +89,7 @@ select x.paused, (select count(*) from changed) as count, (select count(*) from 
 
 /** Makes the endpoint's failed events due now; null when the user has no such endpoint. */
 export async function retryFailedOfEndpoint(em: EntityManager, userId: string, endpointId: string): Promise<{ count: number; forwardingPaused: boolean } | null> {
-  if (!UUID.test(endpointId)) return null;
+  if (!isUuid(endpointId)) return null;
   const rows = await em.getConnection().execute<Array<{ paused: boolean; count: string }>>(RETRY_FAILED, [endpointId, userId, BUS_CHANNEL]);
   const row = rows[0];
   return row ? { count: Number(row.count), forwardingPaused: row.paused } : null;
@@ -120,7 +119,7 @@ select (select count(*) from endpoint) as found, (select count(*) from due) as r
 
 /** Resumes the endpoint's forwarding; null when the user has no such endpoint. */
 export async function resumeOwnedEndpoint(em: EntityManager, userId: string, endpointId: string): Promise<{ rescheduled: number } | null> {
-  if (!UUID.test(endpointId)) return null;
+  if (!isUuid(endpointId)) return null;
   const rows = await em.getConnection().execute<Array<{ found: string; rescheduled: string }>>(RESUME, [endpointId, userId]);
   return Number(rows[0]!.found) > 0 ? { rescheduled: Number(rows[0]!.rescheduled) } : null;
 }

@@ -1,4 +1,5 @@
 import { EVENT_STATUSES, MAX_RETRY_ATTEMPTS, MAX_RETRY_DELAY_MS, MIN_RETRY_DELAY_MS } from "@rehook/core";
+import { MAX_PAUSE_AFTER_FAILURES } from "@rehook/services";
 import { z } from "zod";
 
 // The public API's contract: these schemas validate requests, shape responses, and are
@@ -107,7 +108,7 @@ const retryPolicy = z
 const pauseAfterFailures = z
   .int()
   .min(1)
-  .max(10_000)
+  .max(MAX_PAUSE_AFTER_FAILURES)
   .nullable()
   .describe("Circuit breaker: pause forwarding after this many consecutive failed attempts (null: never)");
 
