@@ -73,8 +73,10 @@ export default function EventPage() {
   const revalidator = useRevalidator();
   const receivedAt = useExactTime(event.receivedAt);
   const waiting = event.status === "pending";
-  const revalidate = useRef(revalidator.revalidate);
-  revalidate.current = revalidator.revalidate;
+  const revalidateRef = useRef(revalidator.revalidate);
+  revalidateRef.current = revalidator.revalidate;
+  // A reload cut short by a navigation rejects with an AbortError: nothing went wrong, so nothing to report.
+  const revalidate = useRef(() => void Promise.resolve(revalidateRef.current()).catch(() => undefined));
   const attempts = event.attempts;
   const nextAttemptAt = waiting ? event.nextAttemptAt : null;
   const canRetry = (event.status === "pending" || event.status === "failed") && event.destinationUrl !== null;
