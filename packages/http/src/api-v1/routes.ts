@@ -108,35 +108,25 @@ export function parseWith<T extends z.ZodType>(schema: T, input: unknown, what: 
   throw new UserError("validation_failed", `invalid ${what}: ${where}${first.message}`, parsed.error.issues);
 }
 
-const publicEndpoint = ({
-  id,
-  name,
-  slug,
-  webhook_url,
-  destination_url,
-  health,
-  keep_proxy_headers,
-  retry_policy,
-  pause_after_failures,
-  forwarding_paused,
-  paused_reason,
-  paused_at,
-  created_at,
-}: EndpointView) => ({
-  id,
-  name,
-  slug,
-  webhook_url,
-  destination_url,
-  health,
-  keep_proxy_headers,
-  retry_policy,
-  pause_after_failures,
-  forwarding_paused,
-  paused_reason,
-  paused_at,
-  created_at,
-});
+/** The endpoint fields the public API shows: a list, so a field added to the view stays private until named here. */
+const PUBLIC_ENDPOINT_FIELDS = [
+  "id",
+  "name",
+  "slug",
+  "webhook_url",
+  "destination_url",
+  "health",
+  "keep_proxy_headers",
+  "retry_policy",
+  "pause_after_failures",
+  "forwarding_paused",
+  "paused_reason",
+  "paused_at",
+  "created_at",
+] as const satisfies ReadonlyArray<keyof EndpointView>;
+
+const publicEndpoint = (view: EndpointView) =>
+  Object.fromEntries(PUBLIC_ENDPOINT_FIELDS.map((field) => [field, view[field]])) as Pick<EndpointView, (typeof PUBLIC_ENDPOINT_FIELDS)[number]>;
 
 /** The delivery settings of a create or patch body, as the use cases take them. */
 function deliverySettings(body: { retry_policy?: { max_attempts: number; initial_delay_ms: number; max_delay_ms: number } | null; pause_after_failures?: number | null }) {
