@@ -75,8 +75,25 @@ export default function EventPage() {
   const waiting = event.status === "pending";
   const revalidateRef = useRef(revalidator.revalidate);
   revalidateRef.current = revalidator.revalidate;
-  // A reload cut short by a navigation rejects with an AbortError: nothing went wrong, so nothing to report.
-  const revalidate = useRef(() => void Promise.resolve(revalidateRef.current()).catch(() => undefined));
+  const reloading = useRef(false);
+  const reloadAgain = useRef(false);
+  // One reload at a time: a second one would abort the first (an AbortError nobody handles).
+  // A request for a reload meanwhile is remembered and runs when the first is done.
+  const revalidate = useRef(() => {
+    if (reloading.current) {
+      reloadAgain.current = true;
+      return;
+    }
+    reloading.current = true;
+    void Promise.resolve(revalidateRef.current())
+      .catch(() => undefined)
+      .finally(() => {
+        reloading.current = false;
+        if (!reloadAgain.current) return;
+        reloadAgain.current = false;
+        revalidate.current();
+      });
+  });
   const attempts = event.attempts;
   const nextAttemptAt = waiting ? event.nextAttemptAt : null;
   const canRetry = (event.status === "pending" || event.status === "failed") && event.destinationUrl !== null;
