@@ -40,6 +40,8 @@ export interface RehookServer {
   /** Where the server actually listens (PORT=0 picks a free port). */
   url: string;
   database: Database;
+  /** What forwarding holds in memory (tests, diagnostics). */
+  delivery: Pick<DeliveryDispatcher, "heldRetries" | "load">;
   close(): Promise<void>;
 }
 
@@ -237,6 +239,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     server,
     url,
     database,
+    delivery: dispatcher,
     close() {
       closing ??= (async () => {
         // Stop taking requests, let the ones in flight finish (their rows commit), then release the database.

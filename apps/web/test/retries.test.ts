@@ -167,6 +167,47 @@ describe("automatic retries", () => {
     expect(await counts(once.id)).toEqual({ delivered_count: "3", failed_count: "0" });
   });
 
+  it("keeps a retry due soon in memory, leased past its due time, and retry now takes it over: one send per attempt", async () => {
+    const held = await endpoint("held retry", { retryPolicy: { maxAttempts: 3, initialDelayMs: 1_500, maxDelayMs: 1_500 } });
+    destination.script.push(answer(500, "first"));
+    const id = await capture(held.slug, '{"n":7}');
+    await waitFor(() => t.rehook.delivery.heldRetries === 1, "the failed event to wait in memory for its retry");
+    const row = (await t.db.query<{ status: string; lease_expires_at: Date; next_attempt_at: Date }>("select status, lease_expires_at, next_attempt_at from events where id = $1", [id]))[0]!;
+    expect(row.status).toBe("pending");
+    // Leased to the instance beyond the retry's due time: no claim can take it meanwhile.
+    expect(row.lease_expires_at.getTime()).toBeGreaterThan(row.next_attempt_at.getTime());
+
+    // Retry now on the kept event is not "in flight": it becomes due at once and is sent as attempt 2.
+    const retried = data<{ status: string }>(await user.mutate("events.retry", { id }));
+    expect(retried.status).toBe("pending");
+    await waitFor(async () => (await eventRow(id)).status === "delivered", "the retry to deliver");
+    // The kept copy's own turn comes and finds the event changed: nothing more is sent.
+    await waitFor(() => t.rehook.delivery.heldRetries === 0, "the kept retry's turn");
+    await waitFor(() => t.rehook.delivery.load(held.id).running === 0, "nothing in flight");
+    expect((await attemptRows(id)).map((a) => [a.attempt, a.outcome])).toEqual([
+      [1, "failed"],
+      [2, "delivered"],
+    ]);
+    expect(await eventRow(id)).toMatchObject({ status: "delivered", attempts: 2 });
+  });
+
+  it("a stopping instance hands its kept retries back with their attempt counted; another sends the next one", async () => {
+    const other = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: "true", FORWARD_TIMEOUT_MS: "1000" }, t.db);
+    const handed = await endpoint("handed back", { retryPolicy: { maxAttempts: 3, initialDelayMs: 1_500, maxDelayMs: 1_500 } });
+    destination.script.push(answer(500, "first"));
+    const response = await fetch(`${other.rehook.url}/api/webhook/${handed.slug}`, { method: "POST", body: '{"n":8}' });
+    const { eventId: id } = (await response.json()) as { eventId: string };
+    await waitFor(() => other.rehook.delivery.heldRetries === 1, "the other instance to keep the retry");
+    await other.close();
+    const row = (await t.db.query<{ status: string; attempts: number; lease_expires_at: Date | null }>("select status, attempts, lease_expires_at from events where id = $1", [id]))[0]!;
+    expect(row).toEqual({ status: "pending", attempts: 1, lease_expires_at: null });
+    await waitFor(async () => (await eventRow(id)).status === "delivered", "the instance still running to send the retry");
+    expect((await attemptRows(id)).map((a) => [a.attempt, a.outcome])).toEqual([
+      [1, "failed"],
+      [2, "delivered"],
+    ]);
+  });
+
   it("keeps another user's events and endpoints out of reach (NOT_FOUND)", async () => {
     const mine = await endpoint("private", {});
     const id = await capture(mine.slug, '{"n":7}');

@@ -17,6 +17,7 @@ import {
   type Pool,
 } from "@rehook/db";
 import { FairScheduler, type Scheduled } from "./fair-scheduler.js";
+import { HeldRetries } from "./held-retries.js";
 import type { DeliveryPool } from "./pool.js";
 import type { DeliveryResult, DeliveryTask } from "./types.js";
 
@@ -40,6 +41,8 @@ export interface DispatcherOptions {
   onCompleted?: (events: CompletedEvent[]) => void;
   /** Jitters retry delays ([0, 1); Math.random unless a test fixes it). */
   retryRandom?: () => number;
+  /** Longest retry wait kept in memory (MAX_HELD_RETRY_WAIT_MS); 0 sends every retry through the database. */
+  maxHeldRetryWaitMs?: number;
 }
 
 const SIGNATURE_HEADERS = new Set(["webhook-id", "webhook-timestamp", "webhook-signature"]);
@@ -150,6 +153,8 @@ export class DeliveryDispatcher {
   /** Most events waiting in memory; past it the endpoint furthest behind gives its newest back. */
   private readonly maxWaiting: number;
   private readonly scheduler: FairScheduler<Held>;
+  /** Failed events waiting in memory for a retry due soon. */
+  private readonly retries: HeldRetries;
   private pumpScheduled = false;
   private handBacks: Array<{ id: string; attempt: number }> = [];
   private handingBack: Promise<void> | undefined;
@@ -179,6 +184,13 @@ export class DeliveryDispatcher {
     this.maxWaiting = Math.max(1, Math.floor(this.maxInFlight / 2));
     this.maxRecoveryBytes = options.maxRecoveryBytes ?? MAX_RECOVERY_BYTES_IN_FLIGHT;
     this.scheduler = new FairScheduler({ perKeyLimit: this.maxInFlightPerEndpoint, totalLimit: this.maxInFlight });
+    this.retries = new HeldRetries({
+      db: options.db,
+      logger: options.logger,
+      leaseMs: this.leaseMs,
+      maxWaitMs: options.maxHeldRetryWaitMs,
+      onDue: (events, leasedAt) => events.forEach((event) => (this.stopped ? this.letGo({ event, startBy: 0, recoveredBytes: 0 }) : this.hold(event, leasedAt, 0))),
+    });
   }
 
   start(): void {
@@ -193,6 +205,11 @@ export class DeliveryDispatcher {
   /** Sends running to this endpoint and events waiting for it (tests, diagnostics). */
   load(endpointId: string): { running: number; waiting: number } {
     return { running: this.scheduler.runningFor(endpointId), waiting: this.scheduler.waitingFor(endpointId) };
+  }
+
+  /** Failed events waiting in memory for their retry (tests, diagnostics). */
+  get heldRetries(): number {
+    return this.retries.size;
   }
 
   /**
@@ -212,6 +229,7 @@ export class DeliveryDispatcher {
     this.scheduler.drain().forEach((held) => this.letGo(held));
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
     await this.flushCompletions();
+    await this.retries.stop();
     await this.flushHandBacks();
   }
 
@@ -369,7 +387,10 @@ export class DeliveryDispatcher {
         const { event } = ready[index]!.item;
         // Not sent (its startBy had passed in the worker): nothing went out, the lease goes back.
         if (!result) return this.letGo(ready[index]!.item);
-        this.completions.push(outcome(event, result, this.options.retryRandom));
+        const attempt = outcome(event, result, this.options.retryRandom);
+        // A retry due soon waits here, its lease kept: no claim has to read it back.
+        if (attempt.retryInMs !== null && this.retries.reserve(event, attempt.retryInMs)) attempt.holdLeaseMs = this.leaseMs;
+        this.completions.push(attempt);
         this.scheduleCompletion();
       })
       .catch((error: unknown) => {
@@ -399,9 +420,11 @@ export class DeliveryDispatcher {
       const batch = this.completions.splice(0, 500);
       try {
         const completed = await completeEvents(this.options.db, batch);
+        this.retries.stored(batch, completed);
         this.stopSendingToPaused(completed);
         if (completed.length > 0) this.options.onCompleted?.(completed);
       } catch (error) {
+        this.retries.notStored(batch);
         // Not stored: the leases expire and the events are delivered again (at least once).
         this.options.logger.error("could not store delivery results", { count: batch.length, error: String(error) });
       }

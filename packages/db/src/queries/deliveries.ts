@@ -110,23 +110,74 @@ export async function claimDueEvents(
  * Gives back leases taken for events that were not sent (the holder had no room to keep them
  * waiting, or kept them too long to send safely): they become claimable at once instead of
  * when the lease expires, and the lease's count in attempts is undone (nothing was sent).
+ * A retry held in memory is given back with its count kept ($3 = 0): its attempt was made.
  * Only the holder's own claim is given back: the same attempt number and a lease still
  * running. A hand-back that comes late, after the lease expired and someone else claimed the
  * event, matches nothing and leaves that claim alone.
  */
 const HAND_BACK = `
-update events e set lease_expires_at = null, attempts = greatest(e.attempts - 1, 0)
+update events e set lease_expires_at = null, attempts = greatest(e.attempts - $3::int, 0)
 from unnest($1::uuid[], $2::int[]) as h(id, attempt)
 where e.id = h.id and e.attempts = h.attempt and e.status = 'pending' and e.lease_expires_at > now()`;
 
-/** The claims to give back: each event with the attempt number its lease was taken for. */
-export async function handBackLeases(pool: Pool, claims: Array<{ id: string; attempt: number }>): Promise<void> {
+/** An event's claim: the event with the attempt number its lease was taken for. */
+export interface LeaseClaim {
+  id: string;
+  attempt: number;
+}
+
+/**
+ * Gives back claims. `sent`: the claimed attempt was made (a retry held in memory), so the
+ * attempt count stays; otherwise nothing went out and the claim's count is undone.
+ */
+export async function handBackLeases(pool: Pool, claims: LeaseClaim[], options: { sent?: boolean } = {}): Promise<void> {
   if (claims.length === 0) return;
   await pool.query({
     name: "rehook_hand_back_leases",
     text: HAND_BACK,
-    values: [claims.map((claim) => claim.id), claims.map((claim) => claim.attempt)],
+    values: [claims.map((claim) => claim.id), claims.map((claim) => claim.attempt), options.sent ? 0 : 1],
   });
+}
+
+/*
+ * Takes the next attempt of failed events this instance kept in memory for their retry (it
+ * still holds their leases, set by the completion): one statement, no body read back. An
+ * event changed meanwhile (retried by hand, or its lease gone) is not returned; one whose
+ * endpoint was paused meanwhile is given back unleased, to wait for the resume.
+ */
+const RECLAIM_HELD = `
+with target as (
+  select e.id, p.forwarding_paused_at is null as open
+  from unnest($1::uuid[], $2::int[]) as h(id, attempt)
+  join events e on e.id = h.id and e.attempts = h.attempt
+  join endpoints p on p.id = e.endpoint_id
+  where e.status = 'pending' and e.lease_expires_at > now()
+  order by e.id
+  for update of e
+)
+update events e
+set attempts = e.attempts + case when t.open then 1 else 0 end,
+    lease_expires_at = case when t.open then now() + make_interval(secs => $3::float8 / 1000) end
+from target t, endpoints p
+where e.id = t.id and p.id = e.endpoint_id
+returning e.id, t.open, e.attempts, p.retry_max_attempts, p.retry_initial_delay_ms, p.retry_max_delay_ms`;
+
+/** A held retry re-claimed: its new attempt number and the endpoint's policy now. */
+export interface ReclaimedRetry {
+  id: string;
+  attempt: number;
+  retryPolicy: RetryPolicy | null;
+}
+
+/** Re-claims held retries now due (see RECLAIM_HELD); answers those to send. */
+export async function reclaimHeldRetries(pool: Pool, claims: LeaseClaim[], leaseMs: number): Promise<ReclaimedRetry[]> {
+  if (claims.length === 0) return [];
+  const result = await pool.query<{ id: string; open: boolean; attempts: number } & Pick<ClaimRow, "retry_max_attempts" | "retry_initial_delay_ms" | "retry_max_delay_ms">>({
+    name: "rehook_reclaim_held",
+    text: RECLAIM_HELD,
+    values: [claims.map((claim) => claim.id), claims.map((claim) => claim.attempt), leaseMs],
+  });
+  return result.rows.filter((row) => row.open).map((row) => ({ id: row.id, attempt: row.attempts, retryPolicy: retryPolicyOf(row) }));
 }
 
 /** The outcome of one delivery attempt, to be stored on its event. */
@@ -138,6 +189,8 @@ export interface DeliveryOutcome {
   status: Extract<EventStatus, "delivered" | "failed">;
   /** After a failed attempt with attempts left: wait this long, pending, before the next (null: final). */
   retryInMs: number | null;
+  /** The retry is kept in memory by the sender: its lease runs this much longer than the wait (null: let go). */
+  holdLeaseMs?: number | null;
   /** When the attempt started (epoch ms). */
   startedAt: number;
   latencyMs: number;
@@ -174,7 +227,7 @@ export interface CompletedEvent {
 const COMPLETE = `
 with r as (
   select * from json_to_recordset($1::json) as t(
-    id uuid, attempt int, status text, retry_in_ms float8, started_at float8, latency_ms int, response_status int,
+    id uuid, attempt int, status text, retry_in_ms float8, hold_lease_ms float8, started_at float8, latency_ms int, response_status int,
     response_headers json, body_offset int, body_size int, response_truncated boolean, error text, failure text
   )
 ),
@@ -187,7 +240,9 @@ updated as (
       response_body = case when r.body_size is null then null else substring($2::bytea from r.body_offset + 1 for r.body_size) end,
       response_truncated = r.response_truncated, error = r.error,
       completed_at = case when r.status = 'failed' and r.retry_in_ms is not null then null else now() end,
-      lease_expires_at = null
+      -- A retry the sender keeps in memory stays leased to it until well after it is due.
+      lease_expires_at = case when r.status = 'failed' and r.retry_in_ms is not null and r.hold_lease_ms is not null
+                              then now() + make_interval(secs => (r.retry_in_ms + r.hold_lease_ms) / 1000) end
   from r
   where e.id = r.id and e.status = 'pending' and e.attempts = r.attempt
   returning e.id, e.endpoint_id, e.status, r.attempt, r.status as outcome, r.started_at, r.failure
@@ -267,6 +322,7 @@ export async function completeEvents(pool: Pool, outcomes: DeliveryOutcome[]): P
       attempt: o.attempt,
       status: o.status,
       retry_in_ms: o.status === "failed" ? o.retryInMs : null,
+      hold_lease_ms: o.holdLeaseMs ?? null,
       started_at: o.startedAt,
       latency_ms: o.latencyMs,
       response_status: o.responseStatus,

@@ -25,12 +25,15 @@ export type RetryEventResult =
 /*
  * A failed event goes back to pending (out of the endpoint's failed count: its new final
  * outcome is counted again) and a pending one is made due now; either is then claimed like
- * any due event, as the next attempt of the event itself. An attempt in flight is left alone.
+ * any due event, as the next attempt of the event itself. An attempt in flight is left alone;
+ * a retry an instance keeps in memory loses its lease, and that instance's re-claim finds it changed.
  */
 const RETRY_EVENT = `
 with target as (
   select e.id, e.endpoint_id, p.user_id, e.status, e.destination_url is not null as forwards,
-         coalesce(e.lease_expires_at > now(), false) as in_flight, p.forwarding_paused_at is not null as paused
+         -- Leased with its retry still ahead: kept in memory for that retry, not being sent.
+         coalesce(e.lease_expires_at > now() and (e.next_attempt_at is null or e.next_attempt_at <= now()), false) as in_flight,
+         p.forwarding_paused_at is not null as paused
   from events e join endpoints p on p.id = e.endpoint_id
   where e.id = ? and p.user_id = ?
   for update of e

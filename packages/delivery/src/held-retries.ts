@@ -1,0 +1,164 @@
+import type { Logger } from "@rehook/core";
+import { handBackLeases, reclaimHeldRetries, type ClaimedEvent, type CompletedEvent, type DeliveryOutcome, type LeaseClaim, type Pool } from "@rehook/db";
+
+/** Longest retry wait kept in memory (MAX_HELD_RETRY_WAIT_MS); longer waits go to the database. */
+export const MAX_HELD_RETRY_WAIT_MS = 60_000;
+/** Body bytes of failed events kept in memory for their retries at once. */
+export const MAX_HELD_RETRY_BYTES = 32 * 1024 * 1024;
+/** Failed events kept in memory for their retries at once. */
+export const MAX_HELD_RETRIES = 10_000;
+
+export interface HeldRetriesOptions {
+  db: Pool;
+  logger: Logger;
+  /** The lease a re-claim takes, as a claim would. */
+  leaseMs: number;
+  maxWaitMs?: number;
+  maxBytes?: number;
+  maxCount?: number;
+  /** Retries due now, re-claimed (attempt counted, lease taken): to be sent. */
+  onDue: (events: ClaimedEvent[], leasedAt: number) => void;
+}
+
+interface Kept {
+  event: ClaimedEvent;
+  retryInMs: number;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * Failed events kept in memory until their next attempt, when that comes soon. Their
+ * completion keeps them leased to this instance (DeliveryOutcome.holdLeaseMs), and when due
+ * they are re-claimed in one statement that reads no body back; the recovery claim would
+ * read each body again, and with retries on that doubled the database work of a failing
+ * destination. Bounded by count, bytes and wait. A crash loses nothing: the leases expire
+ * and the events are claimed from the database like any other due retry.
+ */
+export class HeldRetries {
+  private readonly kept = new Map<string, Kept>();
+  private bytes = 0;
+  private due: LeaseClaim[] = [];
+  private reclaiming: Promise<void> | undefined;
+  private stopped = false;
+  private readonly maxWaitMs: number;
+  private readonly maxBytes: number;
+  private readonly maxCount: number;
+
+  constructor(private readonly options: HeldRetriesOptions) {
+    this.maxWaitMs = options.maxWaitMs ?? MAX_HELD_RETRY_WAIT_MS;
+    this.maxBytes = options.maxBytes ?? MAX_HELD_RETRY_BYTES;
+    this.maxCount = options.maxCount ?? MAX_HELD_RETRIES;
+  }
+
+  /** Failed events kept for a retry (tests, diagnostics). */
+  get size(): number {
+    return this.kept.size;
+  }
+
+  /** Whether to keep this failed event for its retry in `retryInMs`; when yes its room is taken until it is let go. */
+  reserve(event: ClaimedEvent, retryInMs: number): boolean {
+    const size = event.body.byteLength;
+    if (this.stopped || retryInMs > this.maxWaitMs || this.kept.size >= this.maxCount || this.bytes + size > this.maxBytes) return false;
+    if (this.kept.has(event.id)) return false;
+    this.kept.set(event.id, { event, retryInMs });
+    this.bytes += size;
+    return true;
+  }
+
+  /**
+   * A batch of outcomes was stored: a kept event now pending with its retry scheduled waits
+   * for it here; one that is not (a stale result, delivered, final) is let go, and one whose
+   * endpoint's breaker just tripped goes back to the database to wait for the resume.
+   */
+  stored(batch: DeliveryOutcome[], completed: CompletedEvent[]): void {
+    const byId = new Map(completed.map((event) => [event.id, event]));
+    const handBack: LeaseClaim[] = [];
+    for (const outcome of batch) {
+      const kept = this.kept.get(outcome.id);
+      if (!kept || kept.timer || !outcome.holdLeaseMs) continue;
+      const done = byId.get(outcome.id);
+      if (done?.status !== "pending") {
+        this.forget(outcome.id);
+      } else if (done.pausedNow || this.stopped) {
+        this.forget(outcome.id);
+        handBack.push({ id: outcome.id, attempt: outcome.attempt });
+      } else {
+        // From now, not from the attempt: the database's next_attempt_at is never ahead of this.
+        kept.timer = setTimeout(() => this.dueNow(outcome.id), kept.retryInMs);
+      }
+    }
+    for (const endpointId of new Set(completed.filter((event) => event.pausedNow).map((event) => event.endpointId))) handBack.push(...this.takeEndpoint(endpointId));
+    void this.giveBack(handBack);
+  }
+
+  /** The batch was not stored: its kept events are let go (their leases expire and they are claimed again). */
+  notStored(batch: DeliveryOutcome[]): void {
+    for (const outcome of batch) if (outcome.holdLeaseMs && !this.kept.get(outcome.id)?.timer) this.forget(outcome.id);
+  }
+
+  /** Stops keeping: what waits goes back to the database, its attempts counted, so a running instance takes it when due. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const waiting = [...this.kept.keys()].filter((id) => this.kept.get(id)!.timer);
+    const claims = waiting.map((id) => ({ id, attempt: this.kept.get(id)!.event.attempt }));
+    waiting.forEach((id) => this.forget(id));
+    await this.reclaiming;
+    await this.giveBack(claims);
+  }
+
+  private takeEndpoint(endpointId: string): LeaseClaim[] {
+    const claims: LeaseClaim[] = [];
+    for (const [id, kept] of this.kept) {
+      if (kept.event.endpointId !== endpointId || !kept.timer) continue;
+      claims.push({ id, attempt: kept.event.attempt });
+      this.forget(id);
+    }
+    return claims;
+  }
+
+  private forget(id: string): void {
+    const kept = this.kept.get(id);
+    if (!kept) return;
+    clearTimeout(kept.timer);
+    this.kept.delete(id);
+    this.bytes -= kept.event.body.byteLength;
+  }
+
+  private async giveBack(claims: LeaseClaim[]): Promise<void> {
+    try {
+      await handBackLeases(this.options.db, claims, { sent: true });
+    } catch (error) {
+      // Still leased: the leases expire and the retries are claimed then.
+      this.options.logger.warn("could not hand back held retries", { count: claims.length, error: String(error) });
+    }
+  }
+
+  private dueNow(id: string): void {
+    const kept = this.kept.get(id);
+    if (!kept || this.stopped) return;
+    this.due.push({ id, attempt: kept.event.attempt });
+    // Retries due in one turn of the event loop are re-claimed together.
+    this.reclaiming ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.reclaim());
+  }
+
+  private async reclaim(): Promise<void> {
+    while (this.due.length > 0) {
+      const claims = this.due.splice(0, 1_000);
+      const events = claims.map(({ id }) => this.kept.get(id)?.event).filter((event) => event !== undefined);
+      claims.forEach(({ id }) => this.forget(id));
+      const leasedAt = Date.now();
+      try {
+        const reclaimed = new Map((await reclaimHeldRetries(this.options.db, claims, this.options.leaseMs)).map((row) => [row.id, row]));
+        const ready = events.flatMap((event) => {
+          const row = reclaimed.get(event.id);
+          return row ? [{ ...event, attempt: row.attempt, retryPolicy: row.retryPolicy }] : [];
+        });
+        if (ready.length > 0) this.options.onDue(ready, leasedAt);
+      } catch (error) {
+        // Still leased to this instance: the leases expire and the retries are claimed from the database.
+        this.options.logger.warn("could not re-claim held retries", { count: claims.length, error: String(error) });
+      }
+    }
+    this.reclaiming = undefined;
+  }
+}
