@@ -7,6 +7,8 @@ export const MAX_HELD_RETRY_WAIT_MS = 60_000;
 export const MAX_HELD_RETRY_BYTES = 32 * 1024 * 1024;
 /** Failed events kept in memory for their retries at once. */
 export const MAX_HELD_RETRIES = 10_000;
+/** Retries come due on ticks this far apart, so those due close together are re-claimed in one statement. */
+const TICK_MS = 50;
 
 export interface HeldRetriesOptions {
   db: Pool;
@@ -23,7 +25,8 @@ export interface HeldRetriesOptions {
 interface Kept {
   event: ClaimedEvent;
   retryInMs: number;
-  timer?: NodeJS.Timeout;
+  /** The tick it waits for, once its retry is scheduled in the database. */
+  tick?: number;
 }
 
 /**
@@ -36,6 +39,8 @@ interface Kept {
  */
 export class HeldRetries {
   private readonly kept = new Map<string, Kept>();
+  /** Ticks (epoch ms) with the kept events due at each, and each tick's timer. */
+  private readonly ticks = new Map<number, { ids: Set<string>; timer: NodeJS.Timeout }>();
   private bytes = 0;
   private due: LeaseClaim[] = [];
   private reclaiming: Promise<void> | undefined;
@@ -75,7 +80,7 @@ export class HeldRetries {
     const handBack: LeaseClaim[] = [];
     for (const outcome of batch) {
       const kept = this.kept.get(outcome.id);
-      if (!kept || kept.timer || !outcome.holdLeaseMs) continue;
+      if (!kept || kept.tick !== undefined || !outcome.holdLeaseMs) continue;
       const done = byId.get(outcome.id);
       if (done?.status !== "pending") {
         this.forget(outcome.id);
@@ -84,7 +89,7 @@ export class HeldRetries {
         handBack.push({ id: outcome.id, attempt: outcome.attempt });
       } else {
         // From now, not from the attempt: the database's next_attempt_at is never ahead of this.
-        kept.timer = setTimeout(() => this.dueNow(outcome.id), kept.retryInMs);
+        this.wait(outcome.id, kept, Date.now() + kept.retryInMs);
       }
     }
     for (const endpointId of new Set(completed.filter((event) => event.pausedNow).map((event) => event.endpointId))) handBack.push(...this.takeEndpoint(endpointId));
@@ -93,13 +98,13 @@ export class HeldRetries {
 
   /** The batch was not stored: its kept events are let go (their leases expire and they are claimed again). */
   notStored(batch: DeliveryOutcome[]): void {
-    for (const outcome of batch) if (outcome.holdLeaseMs && !this.kept.get(outcome.id)?.timer) this.forget(outcome.id);
+    for (const outcome of batch) if (outcome.holdLeaseMs && this.kept.get(outcome.id)?.tick === undefined) this.forget(outcome.id);
   }
 
   /** Stops keeping: what waits goes back to the database, its attempts counted, so a running instance takes it when due. */
   async stop(): Promise<void> {
     this.stopped = true;
-    const waiting = [...this.kept.keys()].filter((id) => this.kept.get(id)!.timer);
+    const waiting = [...this.kept.keys()].filter((id) => this.kept.get(id)!.tick !== undefined);
     const claims = waiting.map((id) => ({ id, attempt: this.kept.get(id)!.event.attempt }));
     waiting.forEach((id) => this.forget(id));
     await this.reclaiming;
@@ -109,17 +114,34 @@ export class HeldRetries {
   private takeEndpoint(endpointId: string): LeaseClaim[] {
     const claims: LeaseClaim[] = [];
     for (const [id, kept] of this.kept) {
-      if (kept.event.endpointId !== endpointId || !kept.timer) continue;
+      if (kept.event.endpointId !== endpointId || kept.tick === undefined) continue;
       claims.push({ id, attempt: kept.event.attempt });
       this.forget(id);
     }
     return claims;
   }
 
+  /** Waits for the first tick at or after `dueAt`. */
+  private wait(id: string, kept: Kept, dueAt: number): void {
+    const tick = Math.ceil(dueAt / TICK_MS) * TICK_MS;
+    kept.tick = tick;
+    const existing = this.ticks.get(tick);
+    if (existing) return void existing.ids.add(id);
+    const timer = setTimeout(() => this.dueNow(tick), tick - Date.now());
+    this.ticks.set(tick, { ids: new Set([id]), timer });
+  }
+
   private forget(id: string): void {
     const kept = this.kept.get(id);
     if (!kept) return;
-    clearTimeout(kept.timer);
+    if (kept.tick !== undefined) {
+      const tick = this.ticks.get(kept.tick);
+      tick?.ids.delete(id);
+      if (tick?.ids.size === 0) {
+        clearTimeout(tick.timer);
+        this.ticks.delete(kept.tick);
+      }
+    }
     this.kept.delete(id);
     this.bytes -= kept.event.body.byteLength;
   }
@@ -133,10 +155,15 @@ export class HeldRetries {
     }
   }
 
-  private dueNow(id: string): void {
-    const kept = this.kept.get(id);
-    if (!kept || this.stopped) return;
-    this.due.push({ id, attempt: kept.event.attempt });
+  private dueNow(tick: number): void {
+    const ids = this.ticks.get(tick)?.ids ?? new Set<string>();
+    this.ticks.delete(tick);
+    if (this.stopped) return;
+    for (const id of ids) {
+      const kept = this.kept.get(id)!;
+      kept.tick = undefined;
+      this.due.push({ id, attempt: kept.event.attempt });
+    }
     // Retries due in one turn of the event loop are re-claimed together.
     this.reclaiming ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.reclaim());
   }
