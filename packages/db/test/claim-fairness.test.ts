@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createUuidV7Generator, uuidv7 } from "@rehook/core";
 import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
-import { claimDueEvents, createOrm, createPool, handBackLeases, resumeOwnedEndpoint, type Pool } from "../src/index.js";
+import { claimDueEvents, completeEvents, createOrm, createPool, handBackLeases, reclaimHeldRetries, resumeOwnedEndpoint, type Pool } from "../src/index.js";
 
 // The recovery claim shares itself between endpoints: one endpoint's backlog cannot fill it,
 // endpoints the claimer has no slot for are left out, and only due events of running
@@ -66,6 +66,15 @@ describe("recovery claim fairness", () => {
     expect(idsOf(await claimDueEvents(pool, 500, 60_000, 1024 * 1024, { perEndpoint: 10 }))).toEqual(backlogIds.slice(10, 20));
   });
 
+  it("caps each endpoint before it cuts the claim: an older backlog cannot take a small claim from the others", async () => {
+    const backlog = await endpoint();
+    const backlogIds = await pending(backlog, 30);
+    const later = await endpoint();
+    const laterIds = await pending(later, 3);
+    const claimed = await claimDueEvents(pool, 10, 60_000, 1024 * 1024, { perEndpoint: 5 });
+    expect(idsOf(claimed).sort()).toEqual([...backlogIds.slice(0, 5), ...laterIds].sort());
+  });
+
   it("skips the endpoints it is told have no free slot", async () => {
     const saturated = await endpoint();
     const other = await endpoint();
@@ -128,5 +137,48 @@ describe("recovery claim fairness", () => {
     }
     const rows = await db.query<{ id: string; due: boolean }>("select id, next_attempt_at <= now() as due from events where id = any($1::uuid[])", [[waitingRunning, waitingPaused]]);
     expect(Object.fromEntries(rows.map((row) => [row.id, row.due]))).toEqual({ [waitingRunning!]: false, [waitingPaused!]: true });
+  });
+
+  it("a retry kept in memory is re-claimed without a read of its body, unless it changed or its endpoint paused meanwhile", async () => {
+    const running = await endpoint();
+    const paused = await endpoint();
+    const [kept, retriedByHand] = await pending(running, 2);
+    const [onPaused] = await pending(paused, 1);
+    const claimed = await claimDueEvents(pool, 500, 60_000);
+    expect(claimed).toHaveLength(3);
+    // Each first attempt failed and its retry is kept by the claimer: leased past the retry.
+    const failed = (id: string) => ({
+      id,
+      attempt: 1,
+      status: "failed" as const,
+      retryInMs: 1_000,
+      holdLeaseMs: 60_000,
+      startedAt: Date.now(),
+      latencyMs: 1,
+      responseStatus: 500,
+      responseHeaders: [],
+      responseBody: null,
+      responseTruncated: false,
+      error: null,
+    });
+    const completed = await completeEvents(pool, [kept!, retriedByHand!, onPaused!].map(failed));
+    expect(completed.map((event) => event.status)).toEqual(["pending", "pending", "pending"]);
+    const leased = await db.query<{ n: string }>("select count(*) as n from events where lease_expires_at > next_attempt_at");
+    expect(leased[0]!.n).toBe("3");
+    // Meanwhile: "retry now" on one (its lease is cleared), and the other endpoint paused.
+    await db.query("update events set lease_expires_at = null, next_attempt_at = now() where id = $1", [retriedByHand]);
+    await db.query("update endpoints set forwarding_paused_at = now() where id = $1", [paused]);
+    const reclaimed = await reclaimHeldRetries(pool, [kept!, retriedByHand!, onPaused!].map((id) => ({ id, attempt: 1 })), 60_000);
+    expect(reclaimed.map((row) => [row.id, row.attempt])).toEqual([[kept, 2]]);
+    const rows = await db.query<{ id: string; attempts: number; leased: boolean }>(
+      "select id, attempts, coalesce(lease_expires_at > now(), false) as leased from events where id = any($1::uuid[]) order by id",
+      [[kept, retriedByHand, onPaused]],
+    );
+    // The paused endpoint's retry is given back unleased, its attempt still counted, to wait for the resume.
+    expect(rows).toEqual([
+      { id: kept, attempts: 2, leased: true },
+      { id: retriedByHand, attempts: 1, leased: false },
+      { id: onPaused, attempts: 1, leased: false },
+    ]);
   });
 });

@@ -220,7 +220,7 @@ export const EventEntity = new EntitySchema<Event>({
   tableName: "events",
   indexes: [
     { name: "events_endpoint_id_id_index", properties: ["endpoint", "id"] },
-    { name: "events_pending_index", expression: `create index "events_pending_index" on "events" ("id") where "status" = 'pending'` },
+    { name: "events_pending_endpoint_index", expression: `create index "events_pending_endpoint_index" on "events" ("endpoint_id", "id") where "status" = 'pending'` },
   ],
   properties: {
     id: { type: "uuid", primary: true },

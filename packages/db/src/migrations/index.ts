@@ -6,6 +6,7 @@ import { Migration20261121030000_replay_jobs } from "./Migration20261121030000_r
 import { Migration20261121040000_notification_outbox } from "./Migration20261121040000_notification_outbox.js";
 import { Migration20261122000000_keep_proxy_headers } from "./Migration20261122000000_keep_proxy_headers.js";
 import { Migration20261122100000_retries } from "./Migration20261122100000_retries.js";
+import { Migration20261122200000_pending_by_endpoint } from "./Migration20261122200000_pending_by_endpoint.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261121040000_notification_outbox", class: Migration20261121040000_notification_outbox },
   { name: "Migration20261122000000_keep_proxy_headers", class: Migration20261122000000_keep_proxy_headers },
   { name: "Migration20261122100000_retries", class: Migration20261122100000_retries },
+  { name: "Migration20261122200000_pending_by_endpoint", class: Migration20261122200000_pending_by_endpoint },
 ];

@@ -46,30 +46,38 @@ const toClaimed = (row: ClaimRow): ClaimedEvent => ({
  * instances claim side by side without waiting on each other's rows. An expired lease (its
  * holder crashed or hung) makes the event claimable again by anyone. An event waiting for its
  * next retry (next_attempt_at) or on a paused endpoint is not due.
- * Fairness: endpoints the claiming instance has no free slot for ($4) are skipped, and at most
- * $5 events per endpoint are taken (oldest first), so one endpoint's backlog cannot fill the
- * claim while others wait behind it.
+ * Fairness: the claim goes endpoint by endpoint. The endpoints with pending events are found
+ * by skipping through the pending index (one probe per endpoint, however long its backlog);
+ * paused ones and those the claiming instance has no free slot for ($4) are left out before
+ * any of their events is read, and each of the others gives at most $5 of its oldest due
+ * events. The oldest $1 of those are taken, so one endpoint's backlog cannot fill the claim
+ * while others wait behind it.
  * A claim is cut at $3 body bytes (the first event always goes): bodies may be 10 MiB each,
  * and the claimed ones are held in memory until sent. Rows locked past the cuts are let go
  * at commit, unleased, for the next claim.
  */
 const CLAIM_DUE = `
-with candidates as (
-  select e.id, e.endpoint_id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
-  where e.status = 'pending' and (e.lease_expires_at is null or e.lease_expires_at < now())
-    and (e.next_attempt_at is null or e.next_attempt_at <= now()) and p.forwarding_paused_at is null
-    and e.endpoint_id <> all($4::uuid[])
-  order by e.id
+with recursive busy(endpoint_id) as (
+  (select endpoint_id from events where status = 'pending' order by endpoint_id limit 1)
+  union all
+  select (select e.endpoint_id from events e where e.status = 'pending' and e.endpoint_id > b.endpoint_id order by e.endpoint_id limit 1)
+  from busy b where b.endpoint_id is not null
+),
+candidates as (
+  select c.id, c.size from busy b
+  join endpoints p on p.id = b.endpoint_id and p.forwarding_paused_at is null and p.id <> all($4::uuid[])
+  cross join lateral (
+    select e.id, octet_length(e.body) as size from events e
+    where e.endpoint_id = p.id and e.status = 'pending' and (e.lease_expires_at is null or e.lease_expires_at < now())
+      and (e.next_attempt_at is null or e.next_attempt_at <= now())
+    order by e.id
+    limit coalesce($5::int, $1)
+    for update of e skip locked
+  ) c
+  order by c.id
   limit $1
-  for update of e skip locked
 ),
-per_endpoint as (
-  select id, size from (
-    select id, size, row_number() over (partition by endpoint_id order by id) as nth from candidates
-  ) ranked
-  where $5::int is null or nth <= $5
-),
-claimable as (${byteBoundedIds("select id, size from per_endpoint", "$3")})
+claimable as (${byteBoundedIds("select id, size from candidates", "$3")})
 update events e
 set lease_expires_at = now() + make_interval(secs => $2::float8 / 1000), attempts = e.attempts + 1
 from claimable c, endpoints p
