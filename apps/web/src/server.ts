@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import type { Config, Logger } from "@rehook/core";
 import { AttemptLimiter, configurePasswordHashing, createSessionManager, LoginThrottle } from "@rehook/auth";
 import {
+  JobRunner,
   createPool,
   EventBus,
   GroupCommitWriter,
@@ -29,7 +30,7 @@ import {
   type OriginPolicy,
 } from "@rehook/http";
 import { createDeliveryPool, DEFAULT_MAX_IN_FLIGHT, DeliveryDispatcher, Notifier } from "@rehook/delivery";
-import { BulkReplays, captureRequest, type ServiceContext } from "@rehook/services";
+import { BulkReplays, captureRequest, schedulePurges, sessionPurge, type ServiceContext } from "@rehook/services";
 import { createRequestListener } from "./request-listener.js";
 import { createRemixHandler, loadRemixBuild } from "./remix-handler.js";
 import { createStaticHandler } from "./static-files.js";
@@ -174,13 +175,22 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     logger,
     postTimeoutMs: Math.min(10_000, config.forwardTimeoutMs),
   });
-  notifier.start();
+  const outbound = { pool: deliveries, options: { timeoutMs: config.forwardTimeoutMs, allowPrivate: config.allowPrivateDestinations } };
+  const addressPolicy = { allowPrivate: config.allowPrivateDestinations };
+  // Background work other than forwarding (whose queue is the events table): chat posts, bulk replays, purges.
+  const jobs = new JobRunner({ db: pool, logger });
+  const bulkReplays = new BulkReplays({ orm: database.orm, outbound, addressPolicy, wakeJobs: () => jobs.wake() }, logger);
+  jobs.register(notifier.handler());
+  jobs.register(bulkReplays.handler());
+  jobs.register(sessionPurge(pool));
+  await schedulePurges(pool);
+  jobs.start();
   const bus = await EventBus.connect(database.url, (error) => logger.warn("event bus connection lost, reconnecting", { error: error.message }));
   const ctx: ServiceContext = {
     orm: database.orm,
     writer,
     baseUrl: config.baseUrl,
-    addressPolicy: { allowPrivate: config.allowPrivateDestinations },
+    addressPolicy,
     forwarder: dispatcher,
     sessions: createSessionManager({ entityManager: () => database.orm.em.fork(), secureCookies: config.secureCookies }),
     throttles: {
@@ -189,10 +199,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     },
     bus,
     chatHooksBase: config.chatHooksBase,
-    outbound: { pool: deliveries, options: { timeoutMs: config.forwardTimeoutMs, allowPrivate: config.allowPrivateDestinations } },
+    outbound,
     chat: notifier,
+    bulkReplays,
   };
-  ctx.bulkReplays = new BulkReplays(ctx, logger);
   // Without BASE_URL (local use) the dashboard also answers at loopback on the port actually bound.
   let boundPort: number | undefined;
   const origins = createOriginPolicy({ origins: config.dashboardOrigins, ...(config.baseUrlIsDefault ? { loopbackPort: () => boundPort } : {}) });
@@ -207,11 +217,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
   const server = createHttpServer({ ctx, pool, config, logger, origins, dashboard, publicApi });
   // Everything after the HTTP server, in the order it must be let go (one list for both exits).
   const release = async () => {
-    await ctx.bulkReplays?.stop();
+    await jobs.stop();
     await bus.close();
     await writer.drain();
     await dispatcher.stop();
-    await notifier.stop();
     await deliveries.close();
     await pool.end();
     await database.close();

@@ -1,6 +1,7 @@
 import { storableText, type EventStatus, type HeaderList, type RetryPolicy } from "@rehook/core";
 import { retryPolicyOf } from "./queries/deliveries.js";
 import type { Pool } from "./pool.js";
+import { enqueueNotifyJobs } from "./jobs/queue.js";
 
 /** One request as it arrived on a capture URL, ready to be stored. */
 export interface CapturedRequest {
@@ -103,7 +104,9 @@ notify as (
   select n.user_id, i.id, 'captured'
   from incoming i join endpoint e on e.slug = i.slug join notification_settings n on n.user_id = e.user_id
   where e.destination_url is null and n.enabled and n.paused_reason is null and 'captured' = any(n.triggers)
+  returning user_id
 ),
+notify_jobs as (${enqueueNotifyJobs("select user_id from notify")}),
 stored as (
   insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type,
                       size_bytes, client_ip, source, event_type, status, destination_url,

@@ -26,3 +26,7 @@ export * from "./queries/replays.js";
 export * from "./queries/notifications.js";
 export type { CapturedRequestFields } from "./queries/captured-request.js";
 export * from "./queries/retries.js";
+export { Poller } from "./jobs/poller.js";
+export { claimJobs, enqueueJob, enqueueJobWith, enqueueNotifyJobs, renewJobLeases, settleJob, type ClaimedJob, type JobClaimRequest, type JobSettlement, type NewJob } from "./jobs/queue.js";
+export { failedRunDelay, JobRunner, type JobHandler, type JobRunnerOptions, type JobVerdict, type RunningJob } from "./jobs/runner.js";
+export * from "./queries/sessions.js";

@@ -11,6 +11,7 @@ import {
   claimDueEvents,
   completeEvents,
   handBackLeases,
+  Poller,
   type ClaimedEvent,
   type CompletedEvent,
   type DeliveryOutcome,
@@ -160,15 +161,13 @@ export class DeliveryDispatcher {
   private handingBack: Promise<void> | undefined;
   private completions: DeliveryOutcome[] = [];
   private completing: Promise<void> | undefined;
-  private recoveryTimer: NodeJS.Timeout | undefined;
-  private recovering = false;
+  /** The recovery claim's loop (the job runner's poller: the events table is forwarding's queue). */
+  private readonly recovery: Poller;
   private recoveryBytes = 0;
   /** The last claim was cut by bytes: claim again as soon as recovered bytes are let go. */
   private recoveryWaitsForBytes = false;
   /** Endpoints a claim gave a whole limit's worth (likely more due): claim again once their queue empties. */
   private readonly cutEndpoints = new Set<string>();
-  /** Asked for while a claim ran: claim again right after it. */
-  private recoverAgain = false;
   private readonly maxRecoveryBytes: number;
   private stopped = false;
   private readonly running = new Set<Promise<unknown>>();
@@ -184,6 +183,7 @@ export class DeliveryDispatcher {
     this.maxWaiting = Math.max(1, Math.floor(this.maxInFlight / 2));
     this.maxRecoveryBytes = options.maxRecoveryBytes ?? MAX_RECOVERY_BYTES_IN_FLIGHT;
     this.scheduler = new FairScheduler({ perKeyLimit: this.maxInFlightPerEndpoint, totalLimit: this.maxInFlight });
+    this.recovery = new Poller(() => this.recover(), options.recoveryIntervalMs ?? 1_000);
     this.retries = new HeldRetries({
       db: options.db,
       logger: options.logger,
@@ -194,7 +194,7 @@ export class DeliveryDispatcher {
   }
 
   start(): void {
-    this.scheduleRecovery(0);
+    this.recovery.start();
   }
 
   /** Whether the fast path may lease more events to this instance (asked per capture batch). */
@@ -225,7 +225,7 @@ export class DeliveryDispatcher {
   /** Stops claiming, hands back what waits, waits for the deliveries in flight and stores their results. */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.recoveryTimer);
+    await this.recovery.stop();
     this.scheduler.drain().forEach((held) => this.letGo(held));
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
     await this.flushCompletions();
@@ -269,7 +269,7 @@ export class DeliveryDispatcher {
     for (const endpointId of this.cutEndpoints) {
       if (this.scheduler.waitingFor(endpointId) > 0) continue;
       this.cutEndpoints.delete(endpointId);
-      this.recoverSoon();
+      this.recovery.wake();
     }
   }
 
@@ -300,29 +300,8 @@ export class DeliveryDispatcher {
     // Cut by bytes: the next claim waited for this room, not for the interval.
     if (this.recoveryWaitsForBytes) {
       this.recoveryWaitsForBytes = false;
-      this.recoverSoon();
+      this.recovery.wake();
     }
-  }
-
-  private recoverSoon(): void {
-    if (this.recovering) this.recoverAgain = true;
-    else this.scheduleRecovery(0);
-  }
-
-  private scheduleRecovery(delayMs: number): void {
-    if (this.stopped) return;
-    clearTimeout(this.recoveryTimer);
-    this.recoveryTimer = setTimeout(() => {
-      this.recovering = true;
-      this.track(
-        this.recover().then((more) => {
-          this.recovering = false;
-          const again = more || this.recoverAgain;
-          this.recoverAgain = false;
-          this.scheduleRecovery(again ? 0 : (this.options.recoveryIntervalMs ?? 1_000));
-        }),
-      );
-    }, delayMs);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { forwardingPausedMessage, judgeChatPost, notificationMessage, summaryMessage, type ChatMessage, type Logger } from "@rehook/core";
-import { claimDueChannels, dueNotifications, finishChannel, type ChannelOutcome, type ClaimedChannel, type Pool } from "@rehook/db";
+import { dueNotifications, finishChannel, postableChannel, type ChannelOutcome, type JobHandler, type JobVerdict, type NotificationChannel, type Pool } from "@rehook/db";
 import type { DeliveryPool } from "./pool.js";
 import type { DeliveryResult } from "./types.js";
 
@@ -10,41 +10,27 @@ export interface NotifierOptions {
   baseUrl: string;
   allowPrivate: boolean;
   logger: Logger;
-  pollMs?: number;
   /** At most one post per webhook URL per this interval; more due are folded into a summary. */
   paceMs?: number;
   postTimeoutMs?: number;
 }
+
+/** Outbox rows read for one post (one message, or one summary of them). */
+const ROWS_PER_POST = 1_000;
 
 function header(result: DeliveryResult, name: string): string | null {
   return result.headers?.find(([key]) => key.toLowerCase() === name)?.[1] ?? null;
 }
 
 /**
- * Posts due chat notifications from the outbox. Each user's hook is claimed with a lease
- * (one instance posts for it at a time), posted to at most once per `paceMs` (what came due
+ * Posts due chat notifications from the outbox, as the job runner's "notify" jobs: one job
+ * per user (so one instance posts for a hook at a time), enqueued in the statement that
+ * writes the outbox row. A hook is posted to at most once per `paceMs` (what came due
  * meanwhile is folded into one summary), through the delivery workers and the safe agent.
  * Outbox rows are deleted only once their post is answered, so a crash re-posts, never loses.
  */
 export class Notifier {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
-  private readonly leaseMs: number;
-
-  constructor(private readonly options: NotifierOptions) {
-    this.leaseMs = (options.postTimeoutMs ?? 10_000) * 2 + 5_000;
-  }
-
-  start(): void {
-    this.schedule();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
+  constructor(private readonly options: NotifierOptions) {}
 
   /** Posts one message to a hook now (the Settings "send test message" button). */
   async post(webhookUrl: string, message: ChatMessage): Promise<DeliveryResult> {
@@ -59,46 +45,47 @@ export class Notifier {
     });
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => {
-        this.running = undefined;
-        this.schedule();
-      });
-    }, this.options.pollMs ?? 500);
+  /** The job handler: the job's key is the user whose notifications are due. */
+  handler(): JobHandler {
+    return {
+      kind: "notify",
+      concurrency: 20,
+      leaseMs: (this.options.postTimeoutMs ?? 10_000) * 2 + 5_000,
+      // A failure here is the database's, not the provider's (those are judged below): retried with backoff for about half an hour.
+      maxAttempts: 10,
+      run: (job) => this.serve(job.key),
+    };
   }
 
-  private async tick(): Promise<void> {
-    let channels: ClaimedChannel[];
-    try {
-      channels = await claimDueChannels(this.options.db, 20, this.leaseMs);
-    } catch (error) {
-      this.options.logger.warn("could not claim chat notifications", { error: String(error) });
-      return;
-    }
-    await Promise.all(channels.map((channel) => this.serve(channel)));
-  }
-
-  private async serve(channel: ClaimedChannel): Promise<void> {
-    try {
-      await finishChannel(this.options.db, channel.userId, await this.deliver(channel));
-    } catch (error) {
-      // The lease expires and the notifications are tried again then.
-      this.options.logger.warn("chat notification failed", { user: channel.userId, error: String(error) });
-    }
-  }
-
-  private async deliver(channel: ClaimedChannel): Promise<ChannelOutcome> {
+  private async serve(userId: string): Promise<JobVerdict> {
+    const channel = await postableChannel(this.options.db, userId);
+    // Off, paused or without a URL: the rows wait; saving the settings enqueues this job again.
+    if (!channel) return { kind: "done" };
+    const { outcome, more } = await this.deliver(channel);
+    await finishChannel(this.options.db, channel.userId, outcome);
     const pace = this.options.paceMs ?? 1_000;
-    const all = await dueNotifications(this.options.db, channel.userId, 1_000);
+    switch (outcome.kind) {
+      case "done":
+        return more ? { kind: "later", inMs: outcome.nextInMs } : { kind: "done", rerunInMs: pace };
+      case "retry":
+        return { kind: "later", inMs: outcome.nextInMs };
+      case "pause":
+        return { kind: "done" };
+    }
+  }
+
+  /** One post of what is due; `more`: rows were left for a later post. */
+  private async deliver(channel: NotificationChannel): Promise<{ outcome: ChannelOutcome; more: boolean }> {
+    const pace = this.options.paceMs ?? 1_000;
+    const all = await dueNotifications(this.options.db, channel.userId, ROWS_PER_POST);
     const base = this.options.baseUrl;
     // A paused endpoint gets a message of its own, ahead of the event notifications (they follow at the next post).
     const pauses = all.filter((row) => row.found && row.paused);
     const due = pauses.length > 0 ? pauses : all.filter((row) => !row.paused);
+    const more = due.length < all.length || all.length === ROWS_PER_POST;
     const ids = due.map((row) => row.outboxId);
     const events = due.filter((row) => row.found).map((row) => row.event);
-    if (events.length === 0) return { kind: "done", outboxIds: ids, nextInMs: 0, lastError: null };
+    if (events.length === 0) return { outcome: { kind: "done", outboxIds: ids, nextInMs: 0, lastError: null }, more };
     const paused = pauses.map((row) => row.paused!);
     const message =
       paused.length > 0
@@ -111,14 +98,14 @@ export class Notifier {
     const verdict = judgeChatPost(answer, channel.failures);
     switch (verdict.kind) {
       case "posted":
-        return { kind: "done", outboxIds: ids, nextInMs: pace, lastError: null };
+        return { outcome: { kind: "done", outboxIds: ids, nextInMs: pace, lastError: null }, more };
       case "retry":
-        return { kind: "retry", nextInMs: verdict.afterMs, failures: verdict.failures, lastError: verdict.reason };
+        return { outcome: { kind: "retry", nextInMs: verdict.afterMs, failures: verdict.failures, lastError: verdict.reason }, more };
       case "give_up":
       case "rejected":
-        return { kind: "done", outboxIds: ids, nextInMs: pace, lastError: verdict.reason };
+        return { outcome: { kind: "done", outboxIds: ids, nextInMs: pace, lastError: verdict.reason }, more };
       case "pause":
-        return { kind: "pause", reason: verdict.reason, lastError: verdict.reason };
+        return { outcome: { kind: "pause", reason: verdict.reason, lastError: verdict.reason }, more };
     }
   }
 }

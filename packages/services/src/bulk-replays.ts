@@ -1,13 +1,18 @@
 import { replayTarget, UserError, uuidv7, type Logger } from "@rehook/core";
 import {
+  BULK_REPLAY_JOB,
   countEvents,
   findOwnedEndpoint,
   findOwnedReplayJob,
+  findReplayJob,
   insertReplayJobIfRoom,
-  markStaleReplayJobs,
   replaySourcesPage,
   updateReplayJob,
+  type JobHandler,
+  type JobVerdict,
   type ReplayJob,
+  type ReplayProgress,
+  type ReplaySourceRow,
 } from "@rehook/db";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
@@ -55,24 +60,29 @@ const bulkInput = z.object({
   status: z.enum(["captured", "pending", "delivered", "failed"]).nullable().default("failed"),
 });
 
-/** How often a running job proves it is alive; a job silent for STALE_MS was interrupted. */
-const HEARTBEAT_MS = 5_000;
-const STALE_MS = 60_000;
 /** Rows per read of events to replay; each read is also cut at BODY_BYTES_PER_READ of bodies. */
 const PAGE = 100;
 /** Bulk replays one user may have running at once (on all instances together). */
 export const MAX_RUNNING_BULK_REPLAYS_PER_USER = 2;
+/** Bulk replays one instance runs at once (each sends a few requests at a time). */
+const JOBS_PER_INSTANCE = 4;
+
+export interface BulkReplayDeps extends Pick<ServiceContext, "orm" | "outbound" | "addressPolicy"> {
+  /** Asks the job runner to look for due jobs now, so a replay starts at once. */
+  wakeJobs?: () => void;
+}
 
 /**
- * Bulk replays run in the background of the instance that started them, a few requests at
- * a time (so one job cannot crowd out live forwarding in the worker pool), with their
- * progress in PostgreSQL where any instance can read it.
+ * Bulk replays are jobs of the job runner: started here (the replay row and its job commit
+ * together), run on whichever instance claims the job, a few requests at a time (so one job
+ * cannot crowd out live forwarding in the worker pool), with progress and cursor stored
+ * after every page. An instance that stops hands the job back and another (or the same,
+ * restarted) resumes after the last event stored as done; a crash resumes the same way once
+ * the lease expires, replaying at most the page that was under way again.
  */
 export class BulkReplays {
-  private readonly running = new Map<string, { stop: AbortController; done: Promise<void> }>();
-
   constructor(
-    private readonly ctx: Pick<ServiceContext, "orm" | "outbound" | "addressPolicy">,
+    private readonly deps: BulkReplayDeps,
     private readonly logger: Logger,
     private readonly concurrency = 4,
     private readonly maxRunningPerUser = MAX_RUNNING_BULK_REPLAYS_PER_USER,
@@ -86,13 +96,11 @@ export class BulkReplays {
       customUrl: input.customUrl,
       status: input.status === undefined ? "failed" : input.status,
     });
-    const em = this.ctx.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const endpoint = await findOwnedEndpoint(em, input.userId, { id: endpointId });
     if (!endpoint) throw new UserError("not_found", `no endpoint with id ${endpointId}`);
     // The target is the same host for every event: check it once, before anything is sent.
-    await checkedReplayTarget(this.ctx, { destinationUrl: endpoint.destinationUrl, stagingHost: null, path: "", query: "" }, environment, customUrl);
-    // A job whose instance stopped must not hold one of the user's places.
-    await markStaleReplayJobs(em, STALE_MS);
+    await checkedReplayTarget(this.deps, { destinationUrl: endpoint.destinationUrl, stagingHost: null, path: "", query: "" }, environment, customUrl);
     const job = await insertReplayJobIfRoom(
       em,
       {
@@ -103,73 +111,84 @@ export class BulkReplays {
         customUrl: customUrl ?? null,
         statusFilter: status,
         total: await countEvents(em, endpointId, status),
+        // Only events that exist now: new failures are not chased forever.
+        upTo: uuidv7(),
       },
       this.maxRunningPerUser,
     );
     if (!job) {
       throw new UserError("rate_limited", `${this.maxRunningPerUser} bulk replays are already running: wait for one to finish, then start this one`);
     }
-    const stop = new AbortController();
-    const done = this.run(job, input.userId, stop.signal).finally(() => this.running.delete(job.id));
-    this.running.set(job.id, { stop, done });
+    this.deps.wakeJobs?.();
     return jobView(job);
   }
 
   async get(input: { userId: string; jobId: string }): Promise<ReplayJobView> {
-    const em = this.ctx.orm.em.fork();
-    await markStaleReplayJobs(em, STALE_MS);
-    const job = await findOwnedReplayJob(em, input.userId, input.jobId);
+    const job = await findOwnedReplayJob(this.deps.orm.em.fork(), input.userId, input.jobId);
     if (!job) throw new UserError("not_found", `no bulk replay with id ${input.jobId}`);
     return jobView(job);
   }
 
-  /** Stops the jobs of this instance (shutdown): what was sent is recorded, the rest is left. */
-  async stop(): Promise<void> {
-    for (const job of this.running.values()) job.stop.abort();
-    await Promise.allSettled([...this.running.values()].map((job) => job.done));
+  /** The job runner's handler for bulk replays. */
+  handler(): JobHandler {
+    return {
+      kind: BULK_REPLAY_JOB,
+      concurrency: JOBS_PER_INSTANCE,
+      leaseMs: 60_000,
+      maxAttempts: 5,
+      run: (job) => this.run(job.key, job.signal),
+      gaveUp: async (job) => {
+        const row = await findReplayJob(this.deps.orm.em.fork(), job.key);
+        if (!row) return;
+        const progress = { done: row.done, delivered: row.delivered, failed: row.failed };
+        await updateReplayJob(this.deps.orm.em.fork(), row.id, { ...progress, state: "interrupted", error: "the replay stopped on an internal error" });
+      },
+    };
   }
 
-  private async run(job: ReplayJob, userId: string, signal: AbortSignal): Promise<void> {
-    const progress = { done: 0, delivered: 0, failed: 0 };
-    const em = () => this.ctx.orm.em.fork();
-    const heartbeat = setInterval(() => void updateReplayJob(em(), job.id, progress).catch(() => undefined), HEARTBEAT_MS);
-    // Only events that existed when the job started: new failures are not chased forever.
-    const upTo = uuidv7();
-    let after: string | null = null;
+  private async run(jobId: string, signal: AbortSignal): Promise<JobVerdict> {
+    const em = () => this.deps.orm.em.fork();
+    const job = await findReplayJob(em(), jobId);
+    if (!job || job.state !== "running") return { kind: "done" };
+    const userId = job.user.id;
+    const progress: ReplayProgress = { done: job.done, delivered: job.delivered, failed: job.failed };
+    const upTo = job.upTo ?? uuidv7();
+    let after = job.afterId;
+    while (!signal.aborted) {
+      // A page is cut by body bytes too: bodies of up to 10 MiB are held until sent.
+      const inScope = await replaySourcesPage(em(), userId, job.endpoint.id, { status: job.statusFilter, after, before: upTo, limit: PAGE });
+      if (inScope.length === 0) break;
+      let next = 0;
+      const lane = async () => {
+        // Each lane ends the send it took before it looks at the signal: everything before `next` is done.
+        while (!signal.aborted && next < inScope.length) {
+          const source = inScope[next++]!;
+          if (await this.replayOne(job, userId, source)) progress.delivered += 1;
+          else progress.failed += 1;
+          progress.done += 1;
+        }
+      };
+      await Promise.all(Array.from({ length: this.concurrency }, lane));
+      if (next === 0) break;
+      after = inScope[next - 1]!.id;
+      await updateReplayJob(em(), job.id, { ...progress, afterId: after });
+    }
+    if (signal.aborted) return { kind: "stopped" };
+    await updateReplayJob(em(), job.id, { ...progress, state: "finished" });
+    return { kind: "done" };
+  }
+
+  /** Replays one event; answers whether it was delivered (a failure of any kind is counted, logged and passed). */
+  private async replayOne(job: ReplayJob, userId: string, source: ReplaySourceRow): Promise<boolean> {
     try {
-      while (!signal.aborted) {
-        // A page is cut by body bytes too: bodies of up to 10 MiB are held until sent.
-        const inScope = await replaySourcesPage(em(), userId, job.endpoint.id, { status: job.statusFilter, after, before: upTo, limit: PAGE });
-        if (inScope.length === 0) break;
-        after = inScope[inScope.length - 1]!.id;
-        let next = 0;
-        const lane = async () => {
-          while (!signal.aborted && next < inScope.length) {
-            const source = inScope[next++]!;
-            try {
-              // Same host as checked at the start (no lookup per event); the agent checks every connection.
-              const target = replayTarget(job.environment as "original" | "custom", source, job.customUrl);
-              if (!target.ok) throw new UserError("unprocessable", target.reason);
-              const url = target.url;
-              const attempt = await sendReplay(this.ctx, source, { userId, environment: job.environment as "original" | "custom", url, jobId: job.id });
-              if (attempt.status === "delivered") progress.delivered += 1;
-              else progress.failed += 1;
-            } catch (error) {
-              progress.failed += 1;
-              this.logger.warn("bulk replay: an event could not be replayed", { job: job.id, event: source.id, error: String(error) });
-            }
-            progress.done += 1;
-          }
-        };
-        await Promise.all(Array.from({ length: this.concurrency }, lane));
-        await updateReplayJob(em(), job.id, progress);
-      }
-      await updateReplayJob(em(), job.id, signal.aborted ? { ...progress, state: "interrupted", error: "the server stopped before the end" } : { ...progress, state: "finished" });
+      // Same host as checked at the start (no lookup per event); the agent checks every connection.
+      const target = replayTarget(job.environment as "original" | "custom", source, job.customUrl);
+      if (!target.ok) throw new UserError("unprocessable", target.reason);
+      const attempt = await sendReplay(this.deps, source, { userId, environment: job.environment as "original" | "custom", url: target.url, jobId: job.id });
+      return attempt.status === "delivered";
     } catch (error) {
-      this.logger.error("bulk replay failed", { job: job.id, error: String(error) });
-      await updateReplayJob(em(), job.id, { ...progress, state: "interrupted", error: "the replay stopped on an internal error" }).catch(() => undefined);
-    } finally {
-      clearInterval(heartbeat);
+      this.logger.warn("bulk replay: an event could not be replayed", { job: job.id, event: source.id, error: String(error) });
+      return false;
     }
   }
 }

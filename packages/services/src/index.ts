@@ -46,7 +46,8 @@ export {
   type ReplayAttemptView,
   type ReplaySummary,
 } from "./replays.js";
-export { BulkReplays, MAX_RUNNING_BULK_REPLAYS_PER_USER, type ReplayJobView } from "./bulk-replays.js";
+export { BulkReplays, MAX_RUNNING_BULK_REPLAYS_PER_USER, type BulkReplayDeps, type ReplayJobView } from "./bulk-replays.js";
+export { schedulePurges, sessionPurge, SESSION_PURGE_JOB } from "./purges.js";
 export { MAX_WAITING_EVENT_IDS, openEndpointEventStream, type FullEvent } from "./event-stream.js";
 export { limitStreams, MAX_STREAMS_PER_INSTANCE, MAX_STREAMS_PER_USER, StreamSlots, streamSlotsOf, type StreamLimits } from "./stream-slots.js";
 export { resumeEndpoint, retryEvent, retryFailedEvents, type RetryQueued } from "./retries.js";

@@ -125,6 +125,24 @@ export interface ReplayJob {
   createdAt: Date;
   updatedAt: Date;
   finishedAt: Date | null;
+  /** Keyset cursor: the last event the job went past (resumes after it). */
+  afterId: string | null;
+  /** Only events before this id (those that existed when the job started). */
+  upTo: string | null;
+}
+
+/** A background job (see jobs/runner.ts); read and written with SQL, described here for the schema. */
+export interface Job {
+  id: string;
+  kind: string;
+  key: string;
+  payload: unknown;
+  runAt: Date;
+  leaseUntil: Date | null;
+  attempts: number;
+  again: boolean;
+  lastError: string | null;
+  createdAt: Date;
 }
 
 export interface ApiKey {
@@ -150,8 +168,6 @@ export interface NotificationSettings {
   updatedAt: Date;
   /** Pacing: the next post to this URL waits until then (about one per second, or Retry-After). */
   nextPostAt: Date;
-  /** Held by the instance posting for this user. */
-  leaseUntil: Date | null;
   /** Consecutive failed posts (5xx, network); reset by a success. */
   failures: number;
 }
@@ -314,6 +330,27 @@ export const ReplayJobEntity = new EntitySchema<ReplayJob>({
     createdAt,
     updatedAt: { ...createdAt },
     finishedAt: { ...timestamp, nullable: true },
+    afterId: { type: "uuid", nullable: true },
+    upTo: { type: "uuid", nullable: true },
+  },
+});
+
+export const JobEntity = new EntitySchema<Job>({
+  name: "Job",
+  tableName: "jobs",
+  uniques: [{ name: "jobs_kind_key_unique", properties: ["kind", "key"] }],
+  indexes: [{ name: "jobs_kind_run_at_index", properties: ["kind", "runAt"] }],
+  properties: {
+    id: { type: BigIntType, primary: true, autoincrement: true },
+    kind: { type: "text" },
+    key: { type: "text" },
+    payload: { type: "jsonb", default: "'{}'" },
+    runAt: { ...createdAt },
+    leaseUntil: { ...timestamp, nullable: true },
+    attempts: { type: "integer", default: 0 },
+    again: { type: "boolean", default: false },
+    lastError: { type: "text", nullable: true },
+    createdAt,
   },
 });
 
@@ -344,7 +381,6 @@ export const NotificationSettingsEntity = new EntitySchema<NotificationSettings>
     lastError: { type: "text", nullable: true },
     updatedAt: { ...createdAt, onUpdate: () => new Date() },
     nextPostAt: { ...createdAt },
-    leaseUntil: { ...timestamp, nullable: true },
     failures: { type: "integer", default: 0 },
   },
 });
@@ -374,4 +410,5 @@ export const entities = [
   ReplayJobEntity,
   NotificationOutboxEntity,
   DeliveryAttemptEntity,
+  JobEntity,
 ];

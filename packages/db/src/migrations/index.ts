@@ -7,6 +7,7 @@ import { Migration20261121040000_notification_outbox } from "./Migration20261121
 import { Migration20261122000000_keep_proxy_headers } from "./Migration20261122000000_keep_proxy_headers.js";
 import { Migration20261122100000_retries } from "./Migration20261122100000_retries.js";
 import { Migration20261122200000_pending_by_endpoint } from "./Migration20261122200000_pending_by_endpoint.js";
+import { Migration20261122300000_jobs } from "./Migration20261122300000_jobs.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261122000000_keep_proxy_headers", class: Migration20261122000000_keep_proxy_headers },
   { name: "Migration20261122100000_retries", class: Migration20261122100000_retries },
   { name: "Migration20261122200000_pending_by_endpoint", class: Migration20261122200000_pending_by_endpoint },
+  { name: "Migration20261122300000_jobs", class: Migration20261122300000_jobs },
 ];

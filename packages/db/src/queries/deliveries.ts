@@ -2,6 +2,7 @@ import { retryPolicyFromColumns, type EventStatus, type HeaderList, type RetryPo
 import type { Pool } from "../pool.js";
 import { capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { BODY_BYTES_PER_READ, byteBoundedIds } from "./events.js";
+import { enqueueNotifyJobs } from "../jobs/queue.js";
 
 /** A pending event claimed for delivery, with what sending it needs. */
 export interface ClaimedEvent extends CapturedRequestFields {
@@ -309,7 +310,9 @@ notify as (
   select n.user_id, j.last_failed_id, 'paused'
   from judged j join notification_settings n on n.user_id = j.user_id
   where j.trips and n.enabled and n.paused_reason is null
-)
+  returning user_id
+),
+notify_jobs as (${enqueueNotifyJobs("select user_id from notify")})
 select u.id, u.endpoint_id, p.user_id, u.status, coalesce(j.trips, false) as paused_now
 from updated u join endpoints p on p.id = u.endpoint_id left join judged j on j.endpoint_id = u.endpoint_id`;
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { enqueueJobWith } from "../jobs/queue.js";
 import { NotificationSettingsEntity, UserEntity, type NotificationSettings } from "../entities/index.js";
 
 export async function findNotificationSettings(em: EntityManager, userId: string): Promise<NotificationSettings | null> {
@@ -24,7 +25,6 @@ export async function saveNotificationSettings(
       lastError: null,
       updatedAt: new Date(),
       nextPostAt: new Date(),
-      leaseUntil: null,
       failures: 0,
     });
   em.assign(row, {
@@ -33,5 +33,7 @@ export async function saveNotificationSettings(
     updatedAt: new Date(),
   });
   await em.persistAndFlush(row);
+  // Notifications may have been waiting for this (turned on again, or a pause cleared by a new URL).
+  if (row.enabled && !row.pausedReason) await enqueueJobWith(em, { kind: "notify", key: userId });
   return row;
 }

@@ -1,36 +1,22 @@
 import type { NotificationTrigger, NotifiedEvent, PausedEndpoint } from "@rehook/core";
 import type { Pool } from "../pool.js";
 
-/** A user whose due notifications this instance now holds the right to post. */
-export interface ClaimedChannel {
+/** A user's chat hook, when notifications may be posted to it now. */
+export interface NotificationChannel {
   userId: string;
   webhookUrl: string;
   failures: number;
 }
 
-/**
- * Claims users with notifications due whose URL may be posted to now (pacing and Retry-After
- * in next_post_at), with a lease so no other instance posts for them meanwhile.
- */
-export async function claimDueChannels(pool: Pool, limit: number, leaseMs: number): Promise<ClaimedChannel[]> {
-  const result = await pool.query<{ user_id: string; webhook_url: string; failures: number }>({
-    name: "rehook_claim_channels",
-    text: `
-      with due as (
-        select n.user_id from notification_settings n
-        where n.enabled and n.paused_reason is null and n.webhook_url is not null
-          and n.next_post_at <= now() and (n.lease_until is null or n.lease_until < now())
-          and exists (select 1 from notification_outbox o where o.user_id = n.user_id)
-        order by n.next_post_at
-        limit $1
-        for update skip locked
-      )
-      update notification_settings n set lease_until = now() + make_interval(secs => $2::float8 / 1000)
-      from due where n.user_id = due.user_id
-      returning n.user_id, n.webhook_url, n.failures`,
-    values: [limit, leaseMs],
+/** The user's hook if notifications are on, not paused, and it has a URL; else null (what is due waits). */
+export async function postableChannel(pool: Pool, userId: string): Promise<NotificationChannel | null> {
+  const result = await pool.query<{ webhook_url: string; failures: number }>({
+    name: "rehook_postable_channel",
+    text: `select webhook_url, failures from notification_settings where user_id = $1 and enabled and paused_reason is null and webhook_url is not null`,
+    values: [userId],
   });
-  return result.rows.map((row) => ({ userId: row.user_id, webhookUrl: row.webhook_url, failures: row.failures }));
+  const row = result.rows[0];
+  return row ? { userId, webhookUrl: row.webhook_url, failures: row.failures } : null;
 }
 
 /** One due notification: its outbox row and what its message shows (`found`: the event still exists). */
@@ -110,7 +96,7 @@ export type ChannelOutcome =
   /** The hook is dead: pause notifications until a new URL is saved; drop what is due. */
   | { kind: "pause"; reason: string; lastError: string };
 
-/** Stores the outcome and releases the claim (one transaction). */
+/** Stores the outcome of a post (one transaction). */
 export async function finishChannel(pool: Pool, userId: string, outcome: ChannelOutcome): Promise<void> {
   const client = await pool.connect();
   try {
@@ -118,19 +104,19 @@ export async function finishChannel(pool: Pool, userId: string, outcome: Channel
     if (outcome.kind === "done") {
       await client.query("delete from notification_outbox where id = any($1::bigint[])", [outcome.outboxIds]);
       await client.query(
-        `update notification_settings set lease_until = null, failures = 0, last_error = $2,
+        `update notification_settings set failures = 0, last_error = $2,
            next_post_at = now() + make_interval(secs => $3::float8 / 1000) where user_id = $1`,
         [userId, outcome.lastError, outcome.nextInMs],
       );
     } else if (outcome.kind === "retry") {
       await client.query(
-        `update notification_settings set lease_until = null, failures = $2, last_error = coalesce($3, last_error),
+        `update notification_settings set failures = $2, last_error = coalesce($3, last_error),
            next_post_at = now() + make_interval(secs => $4::float8 / 1000) where user_id = $1`,
         [userId, outcome.failures, outcome.lastError, outcome.nextInMs],
       );
     } else {
       await client.query("delete from notification_outbox where user_id = $1", [userId]);
-      await client.query("update notification_settings set lease_until = null, failures = 0, paused_reason = $2, last_error = $3 where user_id = $1", [
+      await client.query("update notification_settings set failures = 0, paused_reason = $2, last_error = $3 where user_id = $1", [
         userId,
         outcome.reason,
         outcome.lastError,

@@ -2,6 +2,7 @@ import { isUuid } from "@rehook/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { BODY_BYTES_PER_READ, byteBoundedIds } from "./events.js";
+import { enqueueJobWith } from "../jobs/queue.js";
 import { EndpointEntity, EventEntity, ReplayAttemptEntity, ReplayJobEntity, UserEntity, type ReplayAttempt, type ReplayJob } from "../entities/index.js";
 
 
@@ -172,6 +173,9 @@ export async function findOwnedReplayAttempt(em: EntityManager, userId: string, 
   return em.findOne(ReplayAttemptEntity, { id: attemptId, event: { endpoint: { user: userId } } });
 }
 
+/** The job runner's kind for bulk replays (the job's key is the replay job's id). */
+export const BULK_REPLAY_JOB = "bulk_replay";
+
 export interface NewReplayJob {
   id: string;
   userId: string;
@@ -180,11 +184,14 @@ export interface NewReplayJob {
   customUrl: string | null;
   statusFilter: string | null;
   total: number;
+  /** Only events before this id are replayed (those that existed when it started). */
+  upTo: string;
 }
 
 /**
  * Inserts the job unless the user already has `maxRunning` jobs running (on any instance):
  * null then. The user's row is locked meanwhile, so two starts at once cannot both pass.
+ * The job runner's job for it commits with it, so a replay started is never lost.
  */
 export async function insertReplayJobIfRoom(em: EntityManager, job: NewReplayJob, maxRunning: number): Promise<ReplayJob | null> {
   return em.transactional(async (tx) => {
@@ -192,7 +199,9 @@ export async function insertReplayJobIfRoom(em: EntityManager, job: NewReplayJob
     await tx.execute("select 1 from users where id = ? for update", [job.userId]);
     const running = await tx.count(ReplayJobEntity, { user: job.userId, state: "running" });
     if (running >= maxRunning) return null;
-    return insertReplayJob(tx, job);
+    const row = await insertReplayJob(tx, job);
+    await enqueueJobWith(tx, { kind: BULK_REPLAY_JOB, key: job.id });
+    return row;
   });
 }
 
@@ -214,31 +223,38 @@ export async function insertReplayJob(em: EntityManager, job: NewReplayJob): Pro
     createdAt: now,
     updatedAt: now,
     finishedAt: null,
+    afterId: null,
+    upTo: job.upTo,
   });
   await em.persistAndFlush(row);
   return row;
 }
 
-/** Records a job's progress (and, when `state` is given, its end). */
+/** A bulk replay's counts so far. */
+export interface ReplayProgress {
+  done: number;
+  delivered: number;
+  failed: number;
+}
+
+/** Records a job's progress and where it got to (and, when `state` is given, its end). */
 export async function updateReplayJob(
   em: EntityManager,
   jobId: string,
-  progress: { done: number; delivered: number; failed: number; state?: "finished" | "interrupted"; error?: string | null },
+  progress: ReplayProgress & { afterId?: string | null; state?: "finished" | "interrupted"; error?: string | null },
 ): Promise<void> {
   const ended = progress.state ? { state: progress.state, finishedAt: new Date(), error: progress.error ?? null } : {};
-  await em.nativeUpdate(ReplayJobEntity, { id: jobId }, { done: progress.done, delivered: progress.delivered, failed: progress.failed, updatedAt: new Date(), ...ended });
+  const cursor = progress.afterId ? { afterId: progress.afterId } : {};
+  await em.nativeUpdate(ReplayJobEntity, { id: jobId }, { done: progress.done, delivered: progress.delivered, failed: progress.failed, updatedAt: new Date(), ...cursor, ...ended });
+}
+
+/** A job by id whoever owns it (the job runner resumes it). */
+export async function findReplayJob(em: EntityManager, jobId: string): Promise<ReplayJob | null> {
+  if (!isUuid(jobId)) return null;
+  return em.findOne(ReplayJobEntity, { id: jobId });
 }
 
 export async function findOwnedReplayJob(em: EntityManager, userId: string, jobId: string): Promise<ReplayJob | null> {
   if (!isUuid(jobId)) return null;
   return em.findOne(ReplayJobEntity, { id: jobId, user: userId });
-}
-
-/** Jobs still marked running whose instance stopped updating them: they will not finish. */
-export async function markStaleReplayJobs(em: EntityManager, staleAfterMs: number): Promise<number> {
-  return em.nativeUpdate(
-    ReplayJobEntity,
-    { state: "running", updatedAt: { $lt: new Date(Date.now() - staleAfterMs) } },
-    { state: "interrupted", finishedAt: new Date(), error: "the instance running it stopped; start the replay again for what is left" },
-  );
 }
