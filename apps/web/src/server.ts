@@ -43,6 +43,8 @@ export interface RehookServer {
   database: Database;
   /** What forwarding holds in memory (tests, diagnostics). */
   delivery: Pick<DeliveryDispatcher, "heldRetries" | "load">;
+  /** Background jobs running on this instance (tests, diagnostics). */
+  jobs: Pick<JobRunner, "runningCount" | "stopping">;
   close(): Promise<void>;
 }
 
@@ -249,6 +251,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     url,
     database,
     delivery: dispatcher,
+    jobs,
     close() {
       closing ??= (async () => {
         // Stop taking requests, let the ones in flight finish (their rows commit), then release the database.

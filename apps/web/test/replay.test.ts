@@ -227,4 +227,60 @@ describe("bulk replay", () => {
       await failing.close();
     }
   });
+
+  it("survives a stopping instance: another resumes after the last event it finished, and each event is replayed once", async () => {
+    const a = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: "true" });
+    const b = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: "true" }, a.db);
+    // Answers the first 8 replays at once and holds the others until released.
+    let answered = 0;
+    const held: Array<() => void> = [];
+    const target = await startSink((_req, res) => {
+      if (answered < 8) {
+        answered += 1;
+        res.end("ok");
+      } else held.push(() => res.end("ok"));
+    });
+    try {
+      const client = await signedUp(a, "resume@example.com");
+      const endpoint = await createEndpoint(client, { name: "resume", destinationUrl: null });
+      for (let i = 0; i < 30; i += 1) {
+        const response = await fetch(`${a.rehook.url}/api/webhook/${endpoint.slug}`, { method: "POST", body: `event-${i}` });
+        expect(response.status).toBe(200);
+      }
+      const started = await client.mutate("replays.startBulk", { endpointId: endpoint.id, environment: "custom", customUrl: `http://127.0.0.1:${target.port}/in`, status: null });
+      expect(started.status).toBe(200);
+      const job = started.body.result!.data.json as { id: string; total: number };
+      expect(job.total).toBe(30);
+      await waitFor(() => held.length > 0, "the replay to reach the held requests");
+      const holder = [a, b].find((server) => server.rehook.jobs.runningCount("bulk_replay") === 1)!;
+      const other = holder === a ? b : a;
+      // The holder stops: it finishes the sends under way, stores where it got to, and hands the job back.
+      const closing = holder.rehook.close();
+      await waitFor(() => holder.rehook.jobs.stopping, "the job to be told to stop");
+      held.splice(0).forEach((answer) => answer());
+      await closing;
+      const stored = (await a.db.query<{ state: string; done: number; after_id: string | null }>("select state, done, after_id from replay_jobs where id = $1", [job.id]))[0]!;
+      expect(stored.state).toBe("running");
+      expect(stored.done).toBeGreaterThan(8);
+      expect(stored.done).toBeLessThan(30);
+      expect(stored.after_id).not.toBeNull();
+
+      // Whatever arrives now is answered at once; the other instance finishes the job.
+      answered = -1_000;
+      await waitFor(
+        async () => (await a.db.query<{ state: string }>("select state from replay_jobs where id = $1", [job.id]))[0]!.state === "finished",
+        "the other instance to finish the replay",
+      );
+      await waitFor(() => other.rehook.jobs.runningCount() === 0, "the job to end on the other instance");
+      const bodies = target.received.map((request) => request.body.toString());
+      expect(bodies).toHaveLength(30);
+      expect(new Set(bodies)).toEqual(new Set(Array.from({ length: 30 }, (_, i) => `event-${i}`)));
+      const summary = (await a.db.query("select done, delivered, failed from replay_jobs where id = $1", [job.id]))[0];
+      expect(summary).toEqual({ done: 30, delivered: 30, failed: 0 });
+    } finally {
+      await target.close();
+      await b.close();
+      await a.close();
+    }
+  });
 });

@@ -115,7 +115,7 @@ export interface ReplayJob {
   environment: string;
   customUrl: string | null;
   statusFilter: string | null;
-  /** running, finished, or interrupted (its instance stopped before the end). */
+  /** running (also while handed from a stopped instance to another), finished, or interrupted (given up after repeated internal errors). */
   state: string;
   total: number;
   done: number;

@@ -69,6 +69,7 @@ export class JobRunner {
   private readonly poller: Poller;
   private renewTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private aborted = false;
 
   constructor(private readonly options: JobRunnerOptions) {
     this.poller = new Poller(() => this.claim(), options.pollMs ?? 500);
@@ -93,12 +94,18 @@ export class JobRunner {
     return [...this.running.values()].filter((running) => kind === undefined || running.job.kind === kind).length;
   }
 
+  /** The running jobs have been told to stop (tests, diagnostics). */
+  get stopping(): boolean {
+    return this.aborted;
+  }
+
   /** Stops claiming, asks the running jobs to stop, and hands back what did not finish. */
   async stop(): Promise<void> {
     this.stopped = true;
     await this.poller.stop();
     clearInterval(this.renewTimer);
     for (const running of this.running.values()) running.abort.abort(new Error("the instance is stopping"));
+    this.aborted = true;
     await Promise.allSettled([...this.running.values()].map((running) => running.done));
   }
 
