@@ -1,76 +1,57 @@
-import type { ChildProcess } from "node:child_process";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
-import { startSink, type Sink } from "@rehook/vitest-config/sink";
+import { describe, expect, it } from "vitest";
+import { startSink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
+import { useCliInstances } from "./cli-instances.js";
 import { exited, runCli, startRehook } from "./run-cli.js";
 
-let db: TestDatabase;
-let env: Record<string, string>;
-const children: ChildProcess[] = [];
-let sink: Sink | undefined;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, ALLOW_PRIVATE_DESTINATIONS: "true", FORWARD_TIMEOUT_MS: "1000" };
-  expect((await runCli(["user", "create", "--email", "ops@example.com", "--password", "long enough"], env)).code).toBe(0);
-});
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    child.kill("SIGKILL");
-    await exited(child);
-  }
-  await sink?.close();
-});
-afterAll(() => db.drop());
-
+const cli = useCliInstances("ops@example.com");
 
 async function endpointTo(name: string, port: number): Promise<{ id: string; slug: string }> {
-  const result = await runCli(["endpoint", "create", "--email", "ops@example.com", "--name", name, "--destination", `http://127.0.0.1:${port}/in`], env);
+  const result = await runCli(["endpoint", "create", "--email", "ops@example.com", "--name", name, "--destination", `http://127.0.0.1:${port}/in`], cli.env);
   return JSON.parse(result.stdout);
 }
 
 const pendingCount = async (endpointId: string) =>
-  Number((await db.query<{ n: string }>("select count(*) as n from events where endpoint_id = $1 and status = 'pending'", [endpointId]))[0]!.n);
+  Number((await cli.db.query<{ n: string }>("select count(*) as n from events where endpoint_id = $1 and status = 'pending'", [endpointId]))[0]!.n);
 
 describe("several rehook processes on one PostgreSQL", () => {
   it("after a kill -9 mid-delivery and a restart, every pending event ends delivered", async () => {
     let holding = true;
     const held: Array<() => void> = [];
-    sink = await startSink((_req, res) => {
+    cli.sink = await startSink((_req, res) => {
       if (holding) held.push(() => res.end());
       else res.end("ok");
     });
-    const endpoint = await endpointTo("crash", sink.port);
-    const first = await startRehook(env);
-    children.push(first.child);
+    const endpoint = await endpointTo("crash", cli.sink.port);
+    const first = await startRehook(cli.env);
+    cli.children.push(first.child);
     for (let i = 0; i < 20; i += 1) {
       const response = await fetch(`${first.url}/api/webhook/${endpoint.slug}`, { method: "POST", body: JSON.stringify({ i }) });
       expect(response.status).toBe(200);
     }
-    await waitFor(async () => sink!.received.length >= 20, "the first instance to be forwarding", 40_000);
+    await waitFor(async () => cli.sink!.received.length >= 20, "the first instance to be forwarding", 40_000);
     first.child.kill("SIGKILL");
     await exited(first.child);
     expect(await pendingCount(endpoint.id)).toBe(20); // nothing was answered, nothing is done
 
     holding = false;
     held.splice(0).forEach((answer) => answer());
-    const second = await startRehook(env);
-    children.push(second.child);
+    const second = await startRehook(cli.env);
+    cli.children.push(second.child);
     await waitFor(async () => (await pendingCount(endpoint.id)) === 0, "the restarted instance to finish the work", 40_000);
-    const statuses = await db.query<{ status: string; n: string }>("select status, count(*) as n from events where endpoint_id = $1 group by status", [endpoint.id]);
+    const statuses = await cli.db.query<{ status: string; n: string }>("select status, count(*) as n from events where endpoint_id = $1 group by status", [endpoint.id]);
     expect(statuses).toEqual([{ status: "delivered", n: "20" }]);
     // At least once: every event reached the sink again after the crash.
-    const delivered = new Set(sink.received.slice(20).map((r) => r.body.toString()));
+    const delivered = new Set(cli.sink.received.slice(20).map((r) => r.body.toString()));
     expect(delivered.size).toBe(20);
   });
 
   it("two running instances share the work and forward each event once", async () => {
-    sink = await startSink((_req, res) => res.end("ok"));
-    const endpoint = await endpointTo("shared", sink.port);
-    const a = await startRehook(env);
-    const b = await startRehook(env);
-    children.push(a.child, b.child);
+    cli.sink = await startSink((_req, res) => res.end("ok"));
+    const endpoint = await endpointTo("shared", cli.sink.port);
+    const a = await startRehook(cli.env);
+    const b = await startRehook(cli.env);
+    cli.children.push(a.child, b.child);
     await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
         fetch(`${i % 2 === 0 ? a.url : b.url}/api/webhook/${endpoint.slug}`, { method: "POST", body: JSON.stringify({ i }) }).then((r) =>
@@ -79,7 +60,7 @@ describe("several rehook processes on one PostgreSQL", () => {
       ),
     );
     await waitFor(async () => (await pendingCount(endpoint.id)) === 0, "both instances to finish", 40_000);
-    const bodies = sink.received.map((r) => r.body.toString());
+    const bodies = cli.sink.received.map((r) => r.body.toString());
     expect(bodies).toHaveLength(200);
     expect(new Set(bodies).size).toBe(200);
   });

@@ -1,32 +1,14 @@
-import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createPool, startEmbeddedPostgres, type EmbeddedDatabase, type Pool } from "@rehook/db";
-import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
+import { useCliInstances } from "./cli-instances.js";
 import { exited, runCli, startRehook } from "./run-cli.js";
 
-let db: TestDatabase;
-let env: Record<string, string>;
-const children: ChildProcess[] = [];
-let sink: Sink | undefined;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  env = { DATABASE_URL: db.url, ALLOW_PRIVATE_DESTINATIONS: "true", FORWARD_TIMEOUT_MS: "1000" };
-  expect((await runCli(["user", "create", "--email", "retry@example.com", "--password", "long enough"], env)).code).toBe(0);
-});
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    child.kill("SIGKILL");
-    await exited(child);
-  }
-  await sink?.close();
-});
-afterAll(() => db.drop());
+const cli = useCliInstances("retry@example.com");
 
 /** A destination that fails the first `failures` requests carrying each body, then answers 200. */
 async function failingAtFirst(failures: number): Promise<{ sink: Sink; hits: Map<string, number> }> {
@@ -54,33 +36,33 @@ const shortenRetries = (query: (sql: string, params: unknown[]) => Promise<unkno
   query("update endpoints set retry_initial_delay_ms = $2, retry_max_delay_ms = $2 where id = $1", [id, delayMs]);
 
 const attemptsOf = async (endpointId: string) =>
-  db.query<{ body: string; attempt: number; outcome: string }>(
+  cli.db.query<{ body: string; attempt: number; outcome: string }>(
     `select convert_from(e.body, 'UTF8') as body, a.attempt, a.outcome from delivery_attempts a join events e on e.id = a.event_id
      where e.endpoint_id = $1 order by e.id, a.attempt`,
     [endpointId],
   );
 const statusCounts = async (endpointId: string) =>
-  db.query<{ status: string; n: string }>("select status, count(*) as n from events where endpoint_id = $1 group by status order by status", [endpointId]);
+  cli.db.query<{ status: string; n: string }>("select status, count(*) as n from events where endpoint_id = $1 group by status order by status", [endpointId]);
 
 describe("scheduled retries across crashes and instances", () => {
   it("a retry scheduled before a kill -9 is sent once after a restart", async () => {
     const destination = await failingAtFirst(1);
-    sink = destination.sink;
-    const endpoint = await endpointWithRetries(env, "crash retry", sink.port);
+    cli.sink = destination.sink;
+    const endpoint = await endpointWithRetries(cli.env, "crash retry", cli.sink.port);
     expect(endpoint.retry_policy).toEqual({ max_attempts: 5, initial_delay_ms: 240_000, max_delay_ms: 1_920_000 });
-    await shortenRetries((sql, params) => db.query(sql, params), endpoint.id, 4_000);
+    await shortenRetries((sql, params) => cli.db.query(sql, params), endpoint.id, 4_000);
 
-    const first = await startRehook(env);
-    children.push(first.child);
+    const first = await startRehook(cli.env);
+    cli.children.push(first.child);
     for (let i = 0; i < 5; i += 1) expect((await fetch(`${first.url}/api/webhook/${endpoint.slug}`, { method: "POST", body: `event-${i}` })).status).toBe(200);
     await waitFor(async () => (await attemptsOf(endpoint.id)).length === 5, "every first attempt to fail", 20_000);
     first.child.kill("SIGKILL");
     await exited(first.child);
-    const scheduled = await db.query<{ n: string }>("select count(*) as n from events where endpoint_id = $1 and status = 'pending' and next_attempt_at > now()", [endpoint.id]);
+    const scheduled = await cli.db.query<{ n: string }>("select count(*) as n from events where endpoint_id = $1 and status = 'pending' and next_attempt_at > now()", [endpoint.id]);
     expect(scheduled[0]!.n).toBe("5"); // the kill came before any retry was due
 
-    const second = await startRehook(env);
-    children.push(second.child);
+    const second = await startRehook(cli.env);
+    cli.children.push(second.child);
     await waitFor(async () => (await statusCounts(endpoint.id)).every((row) => row.status === "delivered"), "the retries after the restart", 40_000);
     expect([...destination.hits.values()]).toEqual([2, 2, 2, 2, 2]);
     const attempts = await attemptsOf(endpoint.id);
@@ -89,12 +71,12 @@ describe("scheduled retries across crashes and instances", () => {
 
   it("two instances on one database send every attempt exactly once", async () => {
     const destination = await failingAtFirst(2);
-    sink = destination.sink;
-    const endpoint = await endpointWithRetries(env, "shared retries", sink.port);
-    await shortenRetries((sql, params) => db.query(sql, params), endpoint.id, 200);
-    const a = await startRehook(env);
-    const b = await startRehook(env);
-    children.push(a.child, b.child);
+    cli.sink = destination.sink;
+    const endpoint = await endpointWithRetries(cli.env, "shared retries", cli.sink.port);
+    await shortenRetries((sql, params) => cli.db.query(sql, params), endpoint.id, 200);
+    const a = await startRehook(cli.env);
+    const b = await startRehook(cli.env);
+    cli.children.push(a.child, b.child);
     await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
         fetch(`${i % 2 === 0 ? a.url : b.url}/api/webhook/${endpoint.slug}`, { method: "POST", body: `shared-${i}` }).then((r) => expect(r.status).toBe(200)),
@@ -108,7 +90,7 @@ describe("scheduled retries across crashes and instances", () => {
     expect([...destination.hits.values()].every((n) => n === 3)).toBe(true);
     const attempts = await attemptsOf(endpoint.id);
     expect(attempts).toHaveLength(300);
-    const endpointRow = await db.query<{ delivered_count: string; failed_count: string }>("select delivered_count, failed_count from endpoints where id = $1", [endpoint.id]);
+    const endpointRow = await cli.db.query<{ delivered_count: string; failed_count: string }>("select delivered_count, failed_count from endpoints where id = $1", [endpoint.id]);
     expect(endpointRow[0]).toEqual({ delivered_count: "100", failed_count: "0" });
   });
 
@@ -117,16 +99,16 @@ describe("scheduled retries across crashes and instances", () => {
     let database: EmbeddedDatabase | undefined = await startEmbeddedPostgres({ dataDir });
     let pool: Pool | undefined;
     try {
-      const ownEnv = { ...env, DATABASE_URL: database.url };
+      const ownEnv = { ...cli.env, DATABASE_URL: database.url };
       expect((await runCli(["user", "create", "--email", "retry@example.com", "--password", "long enough"], ownEnv)).code).toBe(0);
       const destination = await failingAtFirst(1);
-      sink = destination.sink;
-      const endpoint = await endpointWithRetries(ownEnv, "pg restart", sink.port);
+      cli.sink = destination.sink;
+      const endpoint = await endpointWithRetries(ownEnv, "pg restart", cli.sink.port);
       pool = createPool({ databaseUrl: database.url, max: 2, onError: () => undefined });
       const query = (sql: string, params: unknown[]) => pool!.query(sql, params);
       await shortenRetries(query, endpoint.id, 4_000);
       const rehook = await startRehook(ownEnv);
-      children.push(rehook.child);
+      cli.children.push(rehook.child);
       expect((await fetch(`${rehook.url}/api/webhook/${endpoint.slug}`, { method: "POST", body: "survivor" })).status).toBe(200);
       await waitFor(() => destination.hits.get("survivor") === 1, "the first attempt");
       await waitFor(async () => (await pool!.query("select count(*) as n from delivery_attempts")).rows[0].n === "1", "the first attempt to be stored");
@@ -144,7 +126,7 @@ describe("scheduled retries across crashes and instances", () => {
         { attempt: 2, outcome: "delivered" },
       ]);
     } finally {
-      for (const child of children.splice(0)) {
+      for (const child of cli.children.splice(0)) {
         child.kill("SIGKILL");
         await exited(child);
       }
