@@ -3,7 +3,7 @@ import { ConfigError, isUserError } from "@rehook/core";
 import { createConsoleLogger } from "@rehook/web";
 import { UsageError } from "./cli-error.js";
 import { apiKeyCreateCommand } from "./commands/apikey.js";
-import { endpointCreateCommand, endpointDeleteCommand, endpointSecretCommand } from "./commands/endpoint.js";
+import { endpointCreateCommand, endpointDeleteCommand, endpointSecretCommand, endpointUpdateCommand } from "./commands/endpoint.js";
 import { listenCommand } from "./commands/listen.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { startCommand } from "./commands/start.js";
@@ -11,7 +11,7 @@ import type { Command } from "./commands/types.js";
 import { userCreateCommand } from "./commands/user.js";
 import { clientFromEnvironment, configFromEnvironment } from "./env.js";
 
-const commands: Command[] = [startCommand, migrateCommand, userCreateCommand, endpointCreateCommand, endpointDeleteCommand, endpointSecretCommand, apiKeyCreateCommand, listenCommand];
+const commands: Command[] = [startCommand, migrateCommand, userCreateCommand, endpointCreateCommand, endpointUpdateCommand, endpointDeleteCommand, endpointSecretCommand, apiKeyCreateCommand, listenCommand];
 
 function overview(): string {
   const rows = commands.map((command) => `  rehook ${command.path.join(" ").padEnd(18)} ${command.summary}`);

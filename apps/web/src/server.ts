@@ -8,6 +8,7 @@ import { AttemptLimiter, configurePasswordHashing, createSessionManager, LoginTh
 import {
   JobRunner,
   createPool,
+  ensureEventPartitions,
   EventBus,
   GroupCommitWriter,
   isDatabaseReachable,
@@ -30,7 +31,16 @@ import {
   type OriginPolicy,
 } from "@rehook/http";
 import { createDeliveryPool, DEFAULT_MAX_IN_FLIGHT, DeliveryDispatcher, Notifier } from "@rehook/delivery";
-import { BulkReplays, captureRequest, schedulePurges, sessionPurge, type ServiceContext } from "@rehook/services";
+import {
+  BulkReplays,
+  captureRequest,
+  countsCompaction,
+  endpointPurge,
+  eventRetention,
+  scheduleUpkeep,
+  sessionPurge,
+  type ServiceContext,
+} from "@rehook/services";
 import { createRequestListener } from "./request-listener.js";
 import { createRemixHandler, loadRemixBuild } from "./remix-handler.js";
 import { createStaticHandler } from "./static-files.js";
@@ -185,7 +195,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
   jobs.register(notifier.handler());
   jobs.register(bulkReplays.handler());
   jobs.register(sessionPurge(pool));
-  await schedulePurges(pool);
+  jobs.register(endpointPurge(pool));
+  jobs.register(countsCompaction(pool));
+  jobs.register(eventRetention({ pool, logger, defaultDays: config.retentionDays }));
+  // Today's partition must exist before the first capture; the retention job keeps the days ahead.
+  const partitions = await ensureEventPartitions(pool, Date.now());
+  for (const skipped of partitions.skipped) logger.warn("could not create an events partition", skipped);
+  await scheduleUpkeep(pool);
   jobs.start();
   const bus = await EventBus.connect(database.url, (error) => logger.warn("event bus connection lost, reconnecting", { error: error.message }));
   const ctx: ServiceContext = {
@@ -193,6 +209,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     writer,
     baseUrl: config.baseUrl,
     addressPolicy,
+    retentionDays: config.retentionDays,
     forwarder: dispatcher,
     sessions: createSessionManager({ entityManager: () => database.orm.em.fork(), secureCookies: config.secureCookies }),
     throttles: {

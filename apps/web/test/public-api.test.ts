@@ -99,7 +99,12 @@ describe("/api/v1 endpoints", () => {
     const listed = await api("GET", "/endpoints?limit=1&offset=1");
     expect(listed.json).toMatchObject({ data: [{ id: second.json!.id }], meta: { total: 2, limit: 1, offset: 1 } });
     const patched = await api("PATCH", `/endpoints/${second.json!.id}`, { body: { name: "renamed", destination_url: null, keep_proxy_headers: true } });
-    expect(patched).toMatchObject({ status: 200, json: { name: "renamed", destination_url: null, keep_proxy_headers: true } });
+    expect(patched).toMatchObject({ status: 200, json: { name: "renamed", destination_url: null, keep_proxy_headers: true, retention_days: null, kept_for_days: 30 } });
+    const kept = await api("PATCH", `/endpoints/${second.json!.id}`, { body: { retention_days: 7 } });
+    expect(kept.json).toMatchObject({ retention_days: 7, kept_for_days: 7 });
+    expect((await api("PATCH", `/endpoints/${second.json!.id}`, { body: { retention_days: 0 } })).json).toMatchObject({ retention_days: 0, kept_for_days: 0 });
+    const tooLong = await api("PATCH", `/endpoints/${second.json!.id}`, { body: { retention_days: 5000 } });
+    expect(tooLong.status).toBe(400);
     expect((await api("DELETE", `/endpoints/${second.json!.id}`)).status).toBe(204);
     expect((await api("DELETE", `/endpoints/${second.json!.id}`)).status).toBe(404);
   });
@@ -122,7 +127,7 @@ describe("/api/v1 events", () => {
     for (let i = 0; i < 3; i += 1) eventsA.push(await capture(endpointA.slug, Buffer.from(JSON.stringify({ type: `order.${i}` }))));
     await waitFor(async () => ((await api("GET", `/events?status=delivered&endpoint_id=${endpointA.id}`)).json!.meta.total as number) === 3, "deliveries");
     const page = await api("GET", `/events?endpoint_id=${endpointA.id}&limit=2&offset=1`);
-    expect(page.json!.meta).toEqual({ total: 3, limit: 2, offset: 1 });
+    expect(page.json!.meta).toEqual({ total: 3, total_capped: false, limit: 2, offset: 1, next_cursor: null });
     expect(page.json!.data.map((e: { id: string }) => e.id)).toEqual([eventsA[1], eventsA[0]]);
     expect(page.json!.data[0]).toMatchObject({ event_type: "order.1", status: "delivered" });
     const defaults = await api("GET", "/events");
@@ -130,6 +135,31 @@ describe("/api/v1 events", () => {
     expect((await api("GET", "/events?status=unknown")).status).toBe(400);
     expect((await api("GET", "/events?limit=101")).status).toBe(400);
     expect((await api("GET", "/events?limit=0")).status).toBe(400);
+  });
+
+  it("pages by an opaque cursor, caps the offset with a pointer to it, and filters by type and time", async () => {
+    const first = await api("GET", `/events?endpoint_id=${endpointA.id}&limit=2`);
+    expect(first.json!.meta).toMatchObject({ total: 3, total_capped: false, limit: 2, offset: 0 });
+    const cursor = first.json!.meta.next_cursor as string;
+    expect(cursor).not.toMatch(/-/);
+    const second = await api("GET", `/events?endpoint_id=${endpointA.id}&limit=2&cursor=${cursor}`);
+    expect([...first.json!.data, ...second.json!.data].map((e: { id: string }) => e.id)).toEqual([...eventsA].reverse());
+    expect(second.json!.meta.next_cursor).toBeNull();
+
+    const deep = await api("GET", "/events?offset=10001");
+    expect(deep.status).toBe(400);
+    expect(deep.json!.error.message).toMatch(/cursor/);
+    expect((await api("GET", `/events?cursor=not-a-cursor`)).json!.error.message).toMatch(/cursor is not one this API gave/);
+    expect((await api("GET", `/events?cursor=${cursor}&offset=1`)).status).toBe(400);
+
+    const typed = await api("GET", `/events?event_type=order.2`);
+    expect(typed.json!.data.map((e: { id: string }) => e.id)).toEqual([eventsA[2]]);
+    expect(typed.json!.meta).toMatchObject({ total: 1, total_capped: false });
+    const future = new Date(Date.now() + 60_000).toISOString();
+    expect((await api("GET", `/events?endpoint_id=${endpointA.id}&received_after=${future}`)).json!.data).toEqual([]);
+    const before = await api("GET", `/events?endpoint_id=${endpointA.id}&received_before=${encodeURIComponent(future)}`);
+    expect(before.json!.data).toHaveLength(3);
+    expect((await api("GET", "/events?received_after=yesterday")).json!.error.message).toMatch(/ISO 8601/);
   });
 
   it("gets an event with headers in order, the payload by encoding and the response", async () => {

@@ -28,6 +28,7 @@ export const environmentSchema = z.object({
   ALLOW_PRIVATE_DESTINATIONS: booleanString.default(false),
   FORWARD_TIMEOUT_MS: positiveInt.max(300_000).default(30_000),
   MAX_IN_FLIGHT_PER_ENDPOINT: positiveInt.max(2_000).default(200),
+  RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   CHAT_HOOKS_BASE: z.url({ protocol: /^https?$/ }).default("https://hooks.slack.com"),
   PUBLIC_API_ENABLED: booleanString.default(true),
@@ -59,6 +60,8 @@ export interface Config {
   forwardTimeoutMs: number;
   /** Forwards to one endpoint running at once: a slow or hanging destination cannot take the others' capacity. */
   maxInFlightPerEndpoint: number;
+  /** Days events are kept unless their endpoint says otherwise (0: for ever). */
+  retentionDays: number;
   logLevel: Environment["LOG_LEVEL"];
   /** Chat incoming-webhook URLs must start with this. */
   chatHooksBase: string;
@@ -127,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     allowPrivateDestinations: e.ALLOW_PRIVATE_DESTINATIONS,
     forwardTimeoutMs: e.FORWARD_TIMEOUT_MS,
     maxInFlightPerEndpoint: e.MAX_IN_FLIGHT_PER_ENDPOINT,
+    retentionDays: e.RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
     chatHooksBase: e.CHAT_HOOKS_BASE.replace(/\/+$/, ""),
     secureCookies: (e.BASE_URL ?? "").startsWith("https:"),

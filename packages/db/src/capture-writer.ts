@@ -75,8 +75,8 @@ interface Waiting {
  * One statement stores a whole batch. The slug is resolved inside the statement, so a
  * deleted endpoint answers 404 at once on every instance, with no cache to go stale.
  * The batch takes FOR KEY SHARE on each endpoint it writes to, once: a concurrent delete
- * waits until the batch commits (and then removes its events too), and a batch that starts
- * after the delete finds no endpoint and answers 404. That lock is what keeps events from
+ * waits until the batch commits (and its background purge then removes these events too),
+ * and a batch that starts after the delete finds no endpoint and answers 404. That lock is what keeps events from
  * pointing at a deleted endpoint; events carry no foreign key, whose per-row check would
  * lock the same endpoint row again for every row (see the initial migration).
  * The rows travel as one JSON document ($1) and the bodies as one binary parameter ($2),
@@ -118,6 +118,13 @@ stored as (
          case when e.leased then now() + make_interval(secs => $3::float8 / 1000) end,
          case when e.leased then 1 else 0 end
   from incoming i join endpoint e on e.slug = i.slug
+),
+-- The endpoints' counts of events per status (event_counts), in the same transaction.
+counted as (
+  insert into event_counts (endpoint_id, status, n)
+  select e.id, case when e.destination_url is null then 'captured' else 'pending' end, count(*)
+  from incoming i join endpoint e on e.slug = i.slug
+  group by e.id, e.destination_url
 )
 -- One row per endpoint found, not per event: every event of a found slug was inserted.
 -- The endpoint's forwarding settings come back too: the fast path delivers from memory.

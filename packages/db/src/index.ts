@@ -30,3 +30,5 @@ export { Poller } from "./jobs/poller.js";
 export { claimJobs, enqueueJob, enqueueJobWith, enqueueNotifyJobs, renewJobLeases, settleJob, type ClaimedJob, type JobClaimRequest, type JobSettlement, type NewJob } from "./jobs/queue.js";
 export { failedRunDelay, JobRunner, type JobHandler, type JobRunnerOptions, type JobVerdict, type RunningJob } from "./jobs/runner.js";
 export * from "./queries/sessions.js";
+export { ensureEventPartitions, eventPartitions, EVENT_PARTITION_DAYS_AHEAD, type EventPartition } from "./partitions.js";
+export * from "./queries/event-storage.js";

@@ -24,6 +24,8 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
     debug: options.debug ?? false,
     allowGlobalContext: false,
     ensureDatabase: false,
+    // The partitions of events are the service's own (partitions.ts), not entities.
+    schemaGenerator: { skipTables: [/^events_(legacy|default|p\d{8})$/] },
   });
 }
 

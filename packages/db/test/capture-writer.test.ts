@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uuidv7, type HeaderList } from "@rehook/core";
 import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
-import { createOrm, createPool, deleteOwnedEndpoint, GroupCommitWriter, type CapturedRequest, type Pool } from "../src/index.js";
+import { createOrm, createPool, deleteOwnedEndpoint, GroupCommitWriter, purgeEndpointEvents, type CapturedRequest, type Pool } from "../src/index.js";
 
 let db: TestDatabase;
 let pool: Pool;
@@ -89,7 +89,7 @@ describe("group commit writer", () => {
     expect(byId.get(later.id)).toMatchObject({ leased_for_s: null, attempts: 0 });
   });
 
-  it("a delete racing captures fails only the deleted endpoint's captures and leaves none of its events", async () => {
+  it("a delete racing captures fails only the deleted endpoint's captures and leaves none of its events once purged", async () => {
     const doomedId = await insertEndpoint("doomed-dddddddd");
     await insertEndpoint("steady-eeeeeeee");
     const writer = new GroupCommitWriter(pool, { maxRows: 20 });
@@ -115,6 +115,9 @@ describe("group commit writer", () => {
       expect(doomed.every((o) => o.kind === "stored" || o.kind === "unknown_endpoint")).toBe(true);
       const afterDelete = await Promise.all(Array.from({ length: 10 }, () => writer.write(request("doomed-dddddddd"))));
       expect(afterDelete.every((r) => r.kind === "unknown_endpoint")).toBe(true);
+      // The delete queued the purge of its events in the same transaction; the purge (run here as its job would) leaves none.
+      expect(await db.query("select 1 from jobs where kind = 'purge_endpoint' and key = $1", [doomedId])).toHaveLength(1);
+      while ((await purgeEndpointEvents(pool, doomedId!, 7)) > 0);
       expect(await db.query("select 1 from events where endpoint_id = $1", [doomedId])).toHaveLength(0);
     } finally {
       await orm.close(true);

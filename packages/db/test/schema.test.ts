@@ -17,7 +17,11 @@ afterAll(async () => {
 describe("migrations", () => {
   it("create exactly the schema the entities describe", async () => {
     const diff = await orm.getSchemaGenerator().getUpdateSchemaSQL({ wrap: false, safe: false, dropTables: true });
-    expect(diff.trim()).toBe("");
+    // A foreign key to the partitioned events table is one constraint per partition inside
+    // PostgreSQL (derived, named *_fkey, *_fkey1, …); the schema generator lists them as extra.
+    const derived = /^alter table "(replay|delivery)_attempts" drop constraint "\1_attempts_event_id_fkey\d*";$/;
+    const ours = diff.split("\n").filter((line) => line.trim() !== "" && !derived.test(line.trim()));
+    expect(ours).toEqual([]);
   });
 
   it("include every table of the spec, replay_attempts by that name", async () => {

@@ -1,7 +1,7 @@
 import { replayTarget, UserError, uuidv7, type Logger } from "@rehook/core";
 import {
   BULK_REPLAY_JOB,
-  countEvents,
+  countOwnedEvents,
   findOwnedEndpoint,
   findOwnedReplayJob,
   findReplayJob,
@@ -110,7 +110,7 @@ export class BulkReplays {
         environment,
         customUrl: customUrl ?? null,
         statusFilter: status,
-        total: await countEvents(em, endpointId, status),
+        total: await countOwnedEvents(em, input.userId, { endpointId, status }),
         // Only events that exist now: new failures are not chased forever.
         upTo: uuidv7(),
       },

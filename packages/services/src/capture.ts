@@ -1,4 +1,4 @@
-import { detectSender, headerValue, uuidv7, type EventStatus, type HeaderList } from "@rehook/core";
+import { detectSender, headerValue, uuidv7, uuidv7Timestamp, type EventStatus, type HeaderList } from "@rehook/core";
 import type { ServiceContext } from "./context.js";
 
 export interface CaptureInput {
@@ -9,7 +9,6 @@ export interface CaptureInput {
   headers: HeaderList;
   body: Buffer;
   clientIp: string | null;
-  receivedAt?: Date;
 }
 
 export type CaptureOutcome =
@@ -26,7 +25,8 @@ export async function captureRequest(ctx: Pick<ServiceContext, "writer" | "forwa
   const result = await ctx.writer.write({
     id: eventId,
     slug: input.slug,
-    receivedAt: input.receivedAt ?? new Date(),
+    // The id's own time: events are partitioned and filtered by id ranges, so the two must agree.
+    receivedAt: uuidv7Timestamp(eventId),
     method: input.method,
     path: input.subPath,
     query: input.query,

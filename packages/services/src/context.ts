@@ -9,6 +9,8 @@ export interface ServiceContext {
   orm: Orm;
   writer: GroupCommitWriter;
   baseUrl: string;
+  /** RETENTION_DAYS: how long an endpoint without its own retention keeps its events (0: for ever). */
+  retentionDays: number;
   /** Which destination addresses are allowed (ALLOW_PRIVATE_DESTINATIONS). */
   addressPolicy: AddressPolicy;
   /**

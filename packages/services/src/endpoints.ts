@@ -54,10 +54,14 @@ export interface EndpointView {
   forwarding_paused: boolean;
   paused_reason: string | null;
   paused_at: string | null;
+  /** Days its events are kept (0: for ever); null: the server's RETENTION_DAYS (kept_for_days says how long that is). */
+  retention_days: number | null;
+  /** How long its events are kept, in days, whichever setting gives it (0: for ever). */
+  kept_for_days: number;
   created_at: string;
 }
 
-export function endpointView(baseUrl: string, endpoint: Endpoint): EndpointView {
+export function endpointView(baseUrl: string, endpoint: Endpoint, defaultRetentionDays: number): EndpointView {
   const delivered = Number(endpoint.deliveredCount);
   const failed = Number(endpoint.failedCount);
   const health = endpointHealth(delivered, failed);
@@ -79,6 +83,8 @@ export function endpointView(baseUrl: string, endpoint: Endpoint): EndpointView 
     forwarding_paused: endpoint.forwardingPausedAt !== null,
     paused_reason: endpoint.pausedReason,
     paused_at: endpoint.forwardingPausedAt?.toISOString() ?? null,
+    retention_days: endpoint.retentionDays,
+    kept_for_days: endpoint.retentionDays ?? defaultRetentionDays,
     created_at: endpoint.createdAt.toISOString(),
   };
 }
@@ -105,10 +111,16 @@ const pauseAfterFailuresSchema = z
   .max(MAX_PAUSE_AFTER_FAILURES, `pause_after_failures must be a whole number from 1 to ${MAX_PAUSE_AFTER_FAILURES}, or null`)
   .nullable();
 
-/** Delivery settings as both create and update take them. */
+/** Days an endpoint keeps its events: 0 for ever, null the server's RETENTION_DAYS. */
+export const MAX_RETENTION_DAYS = 3_650;
+const retentionDaysMessage = `retention_days must be a whole number of days from 0 (keep for ever) to ${MAX_RETENTION_DAYS}, or null (the server's default)`;
+const retentionDaysSchema = z.number().int(retentionDaysMessage).min(0, retentionDaysMessage).max(MAX_RETENTION_DAYS, retentionDaysMessage).nullable();
+
+/** Delivery and storage settings as both create and update take them. */
 export interface DeliverySettings {
   retryPolicy?: RetryPolicy | null;
   pauseAfterFailures?: number | null;
+  retentionDays?: number | null;
 }
 
 const createEndpointInput = z.object({
@@ -117,6 +129,7 @@ const createEndpointInput = z.object({
   destinationUrl: z.string().nullish(),
   retryPolicy: retryPolicySchema.optional(),
   pauseAfterFailures: pauseAfterFailuresSchema.optional(),
+  retentionDays: retentionDaysSchema.optional(),
 });
 
 /** Validates an optional destination: blank means capture-only. */
@@ -143,10 +156,10 @@ function noSuchEndpoint(ref: EndpointRef): UserError {
 }
 
 export async function createEndpoint(
-  ctx: Pick<ServiceContext, "orm" | "baseUrl" | "addressPolicy">,
+  ctx: Pick<ServiceContext, "orm" | "baseUrl" | "addressPolicy" | "retentionDays">,
   input: { userId: string; name: string; destinationUrl?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } & DeliverySettings,
 ): Promise<EndpointView> {
-  const { userId, name, retryPolicy, pauseAfterFailures } = parseInput(createEndpointInput, input);
+  const { userId, name, retryPolicy, pauseAfterFailures, retentionDays } = parseInput(createEndpointInput, input);
   const destinationUrl = await normaliseDestination(input.destinationUrl, ctx.addressPolicy);
   // 36^8 suffixes make a collision rare; retrying a few times makes it a non-event.
   for (let attempt = 1; ; attempt += 1) {
@@ -163,24 +176,25 @@ export async function createEndpoint(
         keepProxyHeaders: input.keepProxyHeaders ?? false,
         retryPolicy: retryPolicy ?? null,
         pauseAfterFailures: pauseAfterFailures ?? null,
+        retentionDays: retentionDays ?? null,
       });
       await announceEndpointChange(em, endpoint.id, "created");
-      return endpointView(ctx.baseUrl, endpoint);
+      return endpointView(ctx.baseUrl, endpoint, ctx.retentionDays);
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException) || attempt >= SLUG_ATTEMPTS) throw error;
     }
   }
 }
 
-export async function listEndpoints(ctx: Pick<ServiceContext, "orm" | "baseUrl">, input: { userId: string }): Promise<EndpointView[]> {
+export async function listEndpoints(ctx: Pick<ServiceContext, "orm" | "baseUrl" | "retentionDays">, input: { userId: string }): Promise<EndpointView[]> {
   const endpoints = await listEndpointsOf(ctx.orm.em.fork(), input.userId);
-  return endpoints.map((endpoint) => endpointView(ctx.baseUrl, endpoint));
+  return endpoints.map((endpoint) => endpointView(ctx.baseUrl, endpoint, ctx.retentionDays));
 }
 
-export async function getEndpoint(ctx: Pick<ServiceContext, "orm" | "baseUrl">, input: { userId: string; endpoint: EndpointRef }): Promise<EndpointView> {
+export async function getEndpoint(ctx: Pick<ServiceContext, "orm" | "baseUrl" | "retentionDays">, input: { userId: string; endpoint: EndpointRef }): Promise<EndpointView> {
   const endpoint = await findOwnedEndpoint(ctx.orm.em.fork(), input.userId, input.endpoint);
   if (!endpoint) throw noSuchEndpoint(input.endpoint);
-  return endpointView(ctx.baseUrl, endpoint);
+  return endpointView(ctx.baseUrl, endpoint, ctx.retentionDays);
 }
 
 const updateEndpointInput = z.object({
@@ -191,6 +205,7 @@ const updateEndpointInput = z.object({
   keepProxyHeaders: z.boolean().optional(),
   retryPolicy: retryPolicySchema.optional(),
   pauseAfterFailures: pauseAfterFailuresSchema.optional(),
+  retentionDays: retentionDaysSchema.optional(),
 });
 
 /**
@@ -198,7 +213,7 @@ const updateEndpointInput = z.object({
  * (each event keeps the destination it was captured for); stored events can be replayed.
  */
 export async function updateEndpoint(
-  ctx: Pick<ServiceContext, "orm" | "baseUrl" | "addressPolicy">,
+  ctx: Pick<ServiceContext, "orm" | "baseUrl" | "addressPolicy" | "retentionDays">,
   input: {
     userId: string;
     endpoint: EndpointRef;
@@ -215,14 +230,16 @@ export async function updateEndpoint(
   // A new policy applies from each event's next attempt; a threshold applies from the next failure.
   if (parsed.retryPolicy !== undefined) Object.assign(changes, retryPolicyColumns(parsed.retryPolicy));
   if (parsed.pauseAfterFailures !== undefined) changes.pauseAfterFailures = parsed.pauseAfterFailures;
+  // A shorter retention applies at the next retention run (within ten minutes).
+  if (parsed.retentionDays !== undefined) changes.retentionDays = parsed.retentionDays;
   const em = ctx.orm.em.fork();
   const endpoint = await updateOwnedEndpoint(em, input.userId, input.endpoint, changes);
   if (!endpoint) throw noSuchEndpoint(input.endpoint);
   await announceEndpointChange(em, endpoint.id, "updated");
-  return endpointView(ctx.baseUrl, endpoint);
+  return endpointView(ctx.baseUrl, endpoint, ctx.retentionDays);
 }
 
-/** Permanently removes an endpoint and all its events; its capture URL answers 404 from then on. */
+/** Permanently removes an endpoint at once (its capture URL answers 404 from then on); its events are purged in the background. */
 export async function deleteEndpoint(ctx: Pick<ServiceContext, "orm">, input: { userId: string; endpoint: EndpointRef }): Promise<void> {
   const em = ctx.orm.em.fork();
   const deletedId = await deleteOwnedEndpoint(em, input.userId, input.endpoint);

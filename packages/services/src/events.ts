@@ -4,14 +4,18 @@ import {
   findOwnedAttempt,
   findOwnedEvent,
   findOwnedEventBody,
+  countMatchingEventsCapped,
+  countOwnedEvents,
   listEventSummaries,
-  listEventSummariesByOffset,
+  listEventSummariesAt,
+  MAX_EVENT_OFFSET,
   ownedEventAttempts,
   ownedEventBodySlice,
   type DeliveryAttemptSummary,
   type EntityManager,
   type EventBus,
   type EventDetail,
+  type EventFilter,
   type EventSummary,
 } from "@rehook/db";
 import { z } from "zod";
@@ -21,49 +25,61 @@ import { takeStreamSlot } from "./stream-slots.js";
 import { parseInput } from "./validation.js";
 
 export type { EventSummary };
+export { MAX_EVENT_OFFSET };
 
-const listEventsInput = z.object({
-  endpointId: z.string().uuid("endpointId must be an endpoint id").optional(),
-  status: z.enum(EVENT_STATUSES).optional(),
-  before: z.string().uuid("before must be an event id").optional(),
-  limit: z.number().int().min(1).max(100).default(50),
-});
+const optionalText = (name: string) => z.string().min(1, `${name} must not be empty`).max(200, `${name} is at most 200 characters`).optional();
+
+const listEventsInput = z
+  .object({
+    endpointId: z.string().uuid("endpoint_id must be an endpoint id").optional(),
+    status: z.enum(EVENT_STATUSES, { message: `status must be one of ${EVENT_STATUSES.join(", ")}` }).optional(),
+    source: optionalText("source"),
+    eventType: optionalText("event_type"),
+    receivedAfter: z.date().optional(),
+    receivedBefore: z.date().optional(),
+    before: z.string().uuid("the cursor is not one this server gave").optional(),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_EVENT_OFFSET, `offset is at most ${MAX_EVENT_OFFSET}: page deeper with the cursor (meta.next_cursor)`)
+      .default(0),
+    limit: z.number().int().min(1).max(100).default(50),
+  })
+  .refine((input) => input.offset === 0 || input.before === undefined, { message: "give either offset or cursor, not both" });
+
+export type ListEventsInput = z.input<typeof listEventsInput>;
 
 export interface EventPage {
   events: EventSummary[];
   /** Pass as `before` for the next (older) page; null on the last page. */
   nextCursor: string | null;
+  /** With `withTotal`: how many match; `capped` when only COUNT_CAP were counted (filters the per-status counts cannot answer). */
+  total?: { value: number; capped: boolean };
 }
 
-/** The user's events, newest first, a keyset page at a time. */
-export async function listEvents(
-  ctx: Pick<ServiceContext, "orm">,
-  input: { userId: string; endpointId?: string; status?: EventStatus; before?: string; limit?: number },
-): Promise<EventPage> {
-  const { userId, ...rest } = input;
-  const { limit, ...filter } = parseInput(listEventsInput, rest);
+/**
+ * The user's events, newest first, filtered, a page at a time: by keyset (`before`, the
+ * dashboard and the API's cursor) or by a bounded offset. The total, when asked for, comes
+ * from the per-status counts (exact, a few rows) unless a filter they cannot answer is set.
+ */
+export async function listEvents(ctx: Pick<ServiceContext, "orm">, input: { userId: string; withTotal?: boolean } & ListEventsInput): Promise<EventPage> {
+  const { userId, withTotal, ...rest } = input;
+  const { limit, offset, ...filter } = parseInput(listEventsInput, rest);
+  const em = ctx.orm.em.fork();
   // One row more than asked tells whether another page exists.
-  const rows = await listEventSummaries(ctx.orm.em.fork(), userId, filter, limit + 1);
+  const rows = offset > 0 ? await listEventSummariesAt(em, userId, filter, limit + 1, offset) : await listEventSummaries(em, userId, filter, limit + 1);
   const events = rows.slice(0, limit);
-  return { events, nextCursor: rows.length > limit ? events[events.length - 1]!.id : null };
+  const page: EventPage = { events, nextCursor: rows.length > limit ? events[events.length - 1]!.id : null };
+  if (withTotal) page.total = await countMatching(em, userId, filter);
+  return page;
 }
 
-const offsetPageInput = z.object({
-  endpointId: z.string().uuid("endpoint_id must be an endpoint id").optional(),
-  status: z.enum(EVENT_STATUSES, { message: `status must be one of ${EVENT_STATUSES.join(", ")}` }).optional(),
-  limit: z.number().int().min(1).max(100).default(20),
-  offset: z.number().int().min(0).default(0),
-});
-
-/** The user's events, newest first, by offset with the matching total (the public API's listing). */
-export async function listEventsByOffset(
-  ctx: Pick<ServiceContext, "orm">,
-  input: { userId: string; endpointId?: string; status?: string; limit?: number; offset?: number },
-): Promise<{ events: EventSummary[]; total: number; limit: number; offset: number }> {
-  const { userId, ...rest } = input;
-  const { limit, offset, ...filter } = parseInput(offsetPageInput, rest);
-  const { rows, total } = await listEventSummariesByOffset(ctx.orm.em.fork(), userId, filter, limit, offset);
-  return { events: rows, total, limit, offset };
+async function countMatching(em: EntityManager, userId: string, filter: EventFilter): Promise<{ value: number; capped: boolean }> {
+  const { before: _cursor, endpointId, status, ...others } = filter;
+  if (Object.values(others).every((value) => value === undefined)) return { value: await countOwnedEvents(em, userId, { endpointId, status }), capped: false };
+  const { total, capped } = await countMatchingEventsCapped(em, userId, { endpointId, status, ...others });
+  return { value: total, capped };
 }
 
 /** The most of a body that an event's page and `GET /api/v1/events/{id}` carry; the rest is downloaded raw. */

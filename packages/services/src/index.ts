@@ -8,6 +8,7 @@ export {
   getEndpoint,
   listEndpoints,
   MAX_PAUSE_AFTER_FAILURES,
+  MAX_RETENTION_DAYS,
   updateEndpoint,
   type DeliverySettings,
   type EndpointRef,
@@ -22,7 +23,8 @@ export {
   getEventAttempt,
   LIVE_BATCH_IDS,
   listEvents,
-  listEventsByOffset,
+  MAX_EVENT_OFFSET,
+  type ListEventsInput,
   openEventBody,
   openLiveEvents,
   PAYLOAD_PREVIEW_BYTES,
@@ -47,7 +49,18 @@ export {
   type ReplaySummary,
 } from "./replays.js";
 export { BulkReplays, MAX_RUNNING_BULK_REPLAYS_PER_USER, type BulkReplayDeps, type ReplayJobView } from "./bulk-replays.js";
-export { schedulePurges, sessionPurge, SESSION_PURGE_JOB } from "./purges.js";
+export {
+  countsCompaction,
+  COUNTS_COMPACTION_JOB,
+  endpointPurge,
+  eventRetention,
+  PURGE_BATCH_ROWS,
+  RETENTION_JOB,
+  scheduleUpkeep,
+  sessionPurge,
+  SESSION_PURGE_JOB,
+  type RetentionOptions,
+} from "./purges.js";
 export { MAX_WAITING_EVENT_IDS, openEndpointEventStream, type FullEvent } from "./event-stream.js";
 export { limitStreams, MAX_STREAMS_PER_INSTANCE, MAX_STREAMS_PER_USER, StreamSlots, streamSlotsOf, type StreamLimits } from "./stream-slots.js";
 export { resumeEndpoint, retryEvent, retryFailedEvents, type RetryQueued } from "./retries.js";

@@ -1,5 +1,5 @@
 import { RETRY_PRESETS, type RetryPolicy } from "@rehook/core";
-import { createEndpoint, deleteEndpoint, endpointSecret, requireUserByEmail } from "@rehook/services";
+import { createEndpoint, deleteEndpoint, endpointSecret, requireUserByEmail, updateEndpoint } from "@rehook/services";
 import type { Orm } from "@rehook/db";
 import { UsageError } from "../cli-error.js";
 import { defineCommand } from "./define.js";
@@ -29,10 +29,27 @@ function pauseAfterOption(value: string | undefined): number | undefined {
   return Number(value);
 }
 
+/** --retention-days N: whole days (0: keep for ever; the use case checks the range). */
+function retentionOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError("--retention-days must be a whole number of days (0 keeps events for ever)");
+  return Number(value);
+}
+
+const retentionDays = { type: "string", description: "keep its events this many days (0: for ever; default: RETENTION_DAYS)" } as const;
+
+/** What the endpoint use cases need from the command's configuration. */
+const endpointContext = (orm: Orm, context: CommandContext) => ({
+  orm,
+  baseUrl: context.config.baseUrl,
+  addressPolicy: { allowPrivate: context.config.allowPrivateDestinations },
+  retentionDays: context.config.retentionDays,
+});
+
 export const endpointCreateCommand = defineCommand(
   ["endpoint", "create"],
   {
-    usage: "rehook endpoint create --email <email> --name <name> [--destination <url>] [--sign] [--retry-preset none|hour|day] [--pause-after <n>]",
+    usage: "rehook endpoint create --email <email> --name <name> [--destination <url>] [--sign] [--retry-preset none|hour|day] [--pause-after <n>] [--retention-days <n>]",
     summary: "Create an endpoint for a user. Prints it as JSON: {id, name, slug, webhook_url, destination_url, health, ...}.",
     options: {
       email: owner,
@@ -41,17 +58,51 @@ export const endpointCreateCommand = defineCommand(
       sign: { type: "boolean", description: "add Standard Webhooks signature headers to forwarded requests" },
       "retry-preset": { type: "string", description: "retries of failed forwards: none (one attempt, the default), hour (5 attempts over about an hour), day (8 over a day)" },
       "pause-after": { type: "string", description: "pause forwarding after this many consecutive failed attempts (default: never)" },
+      "retention-days": retentionDays,
     },
   } as const,
   (options, context) => {
     const retryPolicy = retryPresetOption(options["retry-preset"]);
     const pauseAfterFailures = pauseAfterOption(options["pause-after"]);
+    const retention = retentionOption(options["retention-days"]);
     return asUser(context, options.email, (orm, userId) =>
-      createEndpoint(
-        { orm, baseUrl: context.config.baseUrl, addressPolicy: { allowPrivate: context.config.allowPrivateDestinations } },
-        { userId, name: options.name, destinationUrl: options.destination ?? null, signRequests: options.sign, retryPolicy, pauseAfterFailures },
-      ),
+      createEndpoint(endpointContext(orm, context), {
+        userId,
+        name: options.name,
+        destinationUrl: options.destination ?? null,
+        signRequests: options.sign,
+        retryPolicy,
+        pauseAfterFailures,
+        retentionDays: retention,
+      }),
     );
+  },
+);
+
+export const endpointUpdateCommand = defineCommand(
+  ["endpoint", "update"],
+  {
+    usage: "rehook endpoint update --email <email> --slug <slug> [--retention-days <n>|--retention-default] [--retry-preset none|hour|day] [--pause-after <n>]",
+    summary: "Change an endpoint's retention, retries or circuit breaker. Prints it as JSON.",
+    options: {
+      email: owner,
+      slug,
+      "retention-days": retentionDays,
+      "retention-default": { type: "boolean", description: "keep its events as long as RETENTION_DAYS says (drops its own retention)" },
+      "retry-preset": { type: "string", description: "retries of failed forwards: none, hour or day" },
+      "pause-after": { type: "string", description: "pause forwarding after this many consecutive failed attempts" },
+    },
+  } as const,
+  (options, context) => {
+    if (options["retention-default"] && options["retention-days"] !== undefined) throw new UsageError("give --retention-days or --retention-default, not both");
+    const retention = options["retention-default"] ? null : retentionOption(options["retention-days"]);
+    const changes = {
+      ...(retention !== undefined ? { retentionDays: retention } : {}),
+      ...(options["retry-preset"] !== undefined ? { retryPolicy: retryPresetOption(options["retry-preset"]) } : {}),
+      ...(options["pause-after"] !== undefined ? { pauseAfterFailures: pauseAfterOption(options["pause-after"]) } : {}),
+    };
+    if (Object.keys(changes).length === 0) throw new UsageError("nothing to change: give --retention-days, --retention-default, --retry-preset or --pause-after");
+    return asUser(context, options.email, (orm, userId) => updateEndpoint(endpointContext(orm, context), { userId, endpoint: { slug: options.slug }, changes }));
   },
 );
 
@@ -59,7 +110,7 @@ export const endpointDeleteCommand = defineCommand(
   ["endpoint", "delete"],
   {
     usage: "rehook endpoint delete --email <email> --slug <slug>",
-    summary: "Permanently delete an endpoint and all its events. Its capture URL answers 404 at once.",
+    summary: "Permanently delete an endpoint and all its events. Its capture URL answers 404 at once; its events are purged in the background.",
     options: { email: owner, slug },
   } as const,
   async (options, context) => {

@@ -99,3 +99,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isUuid(value: unknown): value is string {
   return typeof value === "string" && UUID.test(value);
 }
+
+/** How long an endpoint keeps its events: "Kept for 30 days", "Kept for ever". */
+export function keptForText(days: number): string {
+  return days === 0 ? "Kept for ever" : `Kept for ${plural(days, "day")}`;
+}

@@ -9,7 +9,7 @@ import { RelativeTime } from "../components/relative-time";
 import { CheckboxField, IntentButton, SaveActions, TextField, UrlField } from "../components/form-fields";
 import { Breadcrumb, Card, CopyField, Detail, FormError, FormSuccess, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
 import { errorMessage, throwIfNotFound } from "../lib/errors";
-import { deliveryCounts, formatLatency, plural } from "../lib/format";
+import { deliveryCounts, formatLatency, keptForText, plural } from "../lib/format";
 import { readRetryForm } from "../lib/retries";
 import { requireUser } from "../lib/session.server";
 
@@ -73,6 +73,11 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       return { intent: "retries" as const, ok: false as const, error: errorMessage(error) };
     }
   }
+  // Blank: the server's default. Anything else goes to the use case, which says what is wrong with it.
+  const retentionDaysField = (value: FormDataEntryValue | null) => {
+    const text = String(value ?? "").trim();
+    return text === "" ? null : Number(text);
+  };
   const blankToNull = (value: FormDataEntryValue | null) => {
     const text = String(value ?? "").trim();
     return text === "" ? null : text;
@@ -85,6 +90,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       stagingHost: blankToNull(form.get("stagingHost")),
       signRequests: form.get("signRequests") !== null,
       keepProxyHeaders: form.get("keepProxyHeaders") !== null,
+      retentionDays: retentionDaysField(form.get("retentionDays")),
     });
     return { intent: "update" as const, ok: true as const, error: null, savedAt: Date.now() };
   } catch (error) {
@@ -177,6 +183,9 @@ export default function EndpointPage() {
             <Detail term="Accepts" className="muted">
               Any method, and any path below the URL (…/{endpoint.slug}/orders/42 too)
             </Detail>
+            <Detail term="Events" className="muted">
+              <span data-testid="kept-for">{keptForText(endpoint.keptForDays)}</span>
+            </Detail>
           </dl>
         </Card>
 
@@ -255,6 +264,16 @@ export default function EndpointPage() {
             hint="Forward and replay the sender's X-Forwarded-*, Forwarded and X-Real-IP headers. Off by default: anyone can write them."
             name="keepProxyHeaders"
             defaultChecked={endpoint.keep_proxy_headers}
+          />
+          <TextField
+            id="settings-retention"
+            label="Keep events for (days)"
+            hint={`${keptForText(endpoint.keptForDays)}. Blank: the server's default; 0: for ever. Older events are deleted in the background.`}
+            name="retentionDays"
+            inputMode="numeric"
+            autoComplete="off"
+            placeholder="server default"
+            defaultValue={endpoint.retentionDays === null ? "" : String(endpoint.retentionDays)}
           />
           <SaveActions
             label="Save changes"

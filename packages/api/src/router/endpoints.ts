@@ -19,7 +19,7 @@ const retryPolicy = z.object({ maxAttempts: z.number(), initialDelayMs: z.number
 
 /** An endpoint for the dashboard: the delivery settings and breaker state camelCased. */
 function dashboardEndpoint(view: EndpointView) {
-  const { retry_policy, pause_after_failures, consecutive_failures, forwarding_paused, paused_reason, paused_at, ...rest } = view;
+  const { retry_policy, pause_after_failures, consecutive_failures, forwarding_paused, paused_reason, paused_at, retention_days, kept_for_days, ...rest } = view;
   return {
     ...rest,
     retryPolicy: retry_policy && { maxAttempts: retry_policy.max_attempts, initialDelayMs: retry_policy.initial_delay_ms, maxDelayMs: retry_policy.max_delay_ms },
@@ -28,6 +28,8 @@ function dashboardEndpoint(view: EndpointView) {
     forwardingPaused: forwarding_paused,
     pausedReason: paused_reason,
     pausedAt: paused_at,
+    retentionDays: retention_days,
+    keptForDays: kept_for_days,
   };
 }
 
@@ -46,6 +48,7 @@ export const endpointsRouter = router({
         keepProxyHeaders: z.boolean().optional(),
         retryPolicy: retryPolicy.optional(),
         pauseAfterFailures: z.number().nullable().optional(),
+        retentionDays: z.number().nullable().optional(),
       }),
     )
     .mutation(async ({ ctx, input }) =>
@@ -57,6 +60,7 @@ export const endpointsRouter = router({
           keepProxyHeaders: input.keepProxyHeaders,
           retryPolicy: input.retryPolicy,
           pauseAfterFailures: input.pauseAfterFailures,
+          retentionDays: input.retentionDays,
         }),
       ),
     ),
@@ -72,6 +76,7 @@ export const endpointsRouter = router({
         keepProxyHeaders: z.boolean().optional(),
         retryPolicy: retryPolicy.optional(),
         pauseAfterFailures: z.number().nullable().optional(),
+        retentionDays: z.number().nullable().optional(),
       }),
     )
     .mutation(async ({ ctx, input: { id, ...changes } }) => dashboardEndpoint(await updateEndpoint(ctx.services, { userId: ctx.user.id, endpoint: { id }, changes }))),

@@ -6,6 +6,10 @@ import { protectedProcedure, router } from "../trpc.js";
 const filter = z.object({
   endpointId: z.string().optional(),
   status: z.enum(EVENT_STATUSES).optional(),
+  source: z.string().optional(),
+  eventType: z.string().optional(),
+  receivedAfter: z.date().optional(),
+  receivedBefore: z.date().optional(),
 });
 
 export const eventsRouter = router({

@@ -38,6 +38,8 @@ export interface Endpoint {
   /** Set while the breaker holds forwarding; events wait as pending until it is resumed. */
   forwardingPausedAt: Date | null;
   pausedReason: string | null;
+  /** How long its events are kept, in days (null: RETENTION_DAYS; 0: for ever). */
+  retentionDays: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -129,6 +131,14 @@ export interface ReplayJob {
   afterId: string | null;
   /** Only events before this id (those that existed when the job started). */
   upTo: string | null;
+}
+
+/** A change to the count of an endpoint's events in one status (see the event_counts migration). */
+export interface EventCount {
+  id: string;
+  endpointId: string;
+  status: string;
+  n: number;
 }
 
 /** A background job (see jobs/runner.ts); read and written with SQL, described here for the schema. */
@@ -226,6 +236,7 @@ export const EndpointEntity = new EntitySchema<Endpoint>({
     consecutiveFailures: { type: "integer", default: 0 },
     forwardingPausedAt: { ...timestamp, nullable: true },
     pausedReason: { type: "text", nullable: true },
+    retentionDays: { type: "integer", nullable: true },
     createdAt,
     updatedAt: { ...createdAt, onUpdate: () => new Date() },
   },
@@ -236,6 +247,9 @@ export const EventEntity = new EntitySchema<Event>({
   tableName: "events",
   indexes: [
     { name: "events_endpoint_id_id_index", properties: ["endpoint", "id"] },
+    { name: "events_endpoint_status_index", properties: ["endpoint", "status", "id"] },
+    { name: "events_endpoint_source_index", properties: ["endpoint", "source", "id"] },
+    { name: "events_endpoint_event_type_index", properties: ["endpoint", "eventType", "id"] },
     { name: "events_pending_endpoint_index", expression: `create index "events_pending_endpoint_index" on "events" ("endpoint_id", "id") where "status" = 'pending'` },
   ],
   properties: {
@@ -335,6 +349,18 @@ export const ReplayJobEntity = new EntitySchema<ReplayJob>({
   },
 });
 
+export const EventCountEntity = new EntitySchema<EventCount>({
+  name: "EventCount",
+  tableName: "event_counts",
+  indexes: [{ name: "event_counts_endpoint_id_index", properties: ["endpointId"] }],
+  properties: {
+    id: { type: BigIntType, primary: true, autoincrement: true },
+    endpointId: { type: "uuid" },
+    status: { type: "text" },
+    n: { type: new BigIntType("number") },
+  },
+});
+
 export const JobEntity = new EntitySchema<Job>({
   name: "Job",
   tableName: "jobs",
@@ -411,4 +437,5 @@ export const entities = [
   NotificationOutboxEntity,
   DeliveryAttemptEntity,
   JobEntity,
+  EventCountEntity,
 ];

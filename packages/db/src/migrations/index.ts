@@ -8,6 +8,8 @@ import { Migration20261122000000_keep_proxy_headers } from "./Migration202611220
 import { Migration20261122100000_retries } from "./Migration20261122100000_retries.js";
 import { Migration20261122200000_pending_by_endpoint } from "./Migration20261122200000_pending_by_endpoint.js";
 import { Migration20261122300000_jobs } from "./Migration20261122300000_jobs.js";
+import { Migration20261123000000_event_partitions } from "./Migration20261123000000_event_partitions.js";
+import { Migration20261123010000_event_counts_retention } from "./Migration20261123010000_event_counts_retention.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -20,4 +22,6 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261122100000_retries", class: Migration20261122100000_retries },
   { name: "Migration20261122200000_pending_by_endpoint", class: Migration20261122200000_pending_by_endpoint },
   { name: "Migration20261122300000_jobs", class: Migration20261122300000_jobs },
+  { name: "Migration20261123000000_event_partitions", class: Migration20261123000000_event_partitions },
+  { name: "Migration20261123010000_event_counts_retention", class: Migration20261123010000_event_counts_retention },
 ];

@@ -112,7 +112,8 @@ export async function claimDueEvents(
     text: CLAIM_DUE,
     values: [limit, leaseMs, maxBytes, fairness.skipEndpoints ?? [], fairness.perEndpoint ?? null],
   });
-  return result.rows.map(toClaimed);
+  // RETURNING follows no order: oldest first, so each endpoint's backlog is sent in the order it came.
+  return result.rows.map(toClaimed).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /*
@@ -255,6 +256,16 @@ updated as (
   from r
   where e.id = r.id and e.status = 'pending' and e.attempts = r.attempt
   returning e.id, e.endpoint_id, e.status, r.attempt, r.status as outcome, r.started_at, r.failure
+),
+-- Events that left pending move between the endpoint's status counts (event_counts).
+recounted as (
+  insert into event_counts (endpoint_id, status, n)
+  select endpoint_id, status, sum(delta) from (
+    select endpoint_id, status, 1 as delta from updated where status <> 'pending'
+    union all
+    select endpoint_id, 'pending', -1 from updated where status <> 'pending'
+  ) moves
+  group by endpoint_id, status
 ),
 recorded as (
   insert into delivery_attempts (event_id, attempt, started_at, latency_ms, response_status, response_headers, response_body,

@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { isUuid, retryPolicyFromColumns, type RetryPolicy } from "@rehook/core";
 import { EndpointEntity, UserEntity, type Endpoint } from "../entities/index.js";
 import { BUS_CHANNEL } from "../event-bus.js";
+import { enqueueJobWith } from "../jobs/queue.js";
 
 export interface NewEndpoint {
   id: string;
@@ -14,6 +15,7 @@ export interface NewEndpoint {
   keepProxyHeaders?: boolean;
   retryPolicy?: RetryPolicy | null;
   pauseAfterFailures?: number | null;
+  retentionDays?: number | null;
 }
 
 export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Promise<Endpoint> {
@@ -32,6 +34,7 @@ export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Pro
     failedCount: 0,
     ...retryPolicyColumns(input.retryPolicy ?? null),
     pauseAfterFailures: input.pauseAfterFailures ?? null,
+    retentionDays: input.retentionDays ?? null,
     consecutiveFailures: 0,
     forwardingPausedAt: null,
     pausedReason: null,
@@ -74,23 +77,27 @@ export async function listEndpointsOf(em: EntityManager, userId: string): Promis
   return em.find(EndpointEntity, { user: userId }, { orderBy: { createdAt: "asc", id: "asc" } });
 }
 
+/** The job runner's kind for purging a deleted endpoint's events (the key is the endpoint's id). */
+export const ENDPOINT_PURGE_JOB = "purge_endpoint";
+
 /**
- * Deletes an endpoint owned by `userId` with all its events (and, by cascade, their replays).
- * The endpoint row goes first: that waits for capture batches holding it and makes later
- * ones find nothing, so no event can arrive for it after the events are deleted.
+ * Deletes an endpoint owned by `userId` at once; its events are purged in the background,
+ * in bounded batches, by a purge_endpoint job that commits with the delete. The endpoint row
+ * goes first: that waits for capture batches holding it and makes later ones find nothing
+ * (404), so no event can arrive for it afterwards. Until the purge ends its events are
+ * orphans nobody can list or open: every read joins the endpoint and its owner.
  * Returns the deleted endpoint's id, or undefined when the user has no such endpoint.
  */
 export async function deleteOwnedEndpoint(em: EntityManager, userId: string, ref: EndpointRef): Promise<string | undefined> {
   if ("id" in ref && !isUuid(ref.id)) return undefined;
   return em.transactional(async (tx) => {
-    const connection = tx.getConnection();
-    const deleted = await connection.execute<Array<{ id: string }>>(
-      `delete from endpoints where ${"id" in ref ? "id" : "slug"} = ? and user_id = ? returning id`,
-      ["id" in ref ? ref.id : ref.slug, userId],
-    );
+    const deleted = await tx.execute<Array<{ id: string }>>(`delete from endpoints where ${"id" in ref ? "id" : "slug"} = ? and user_id = ? returning id`, [
+      "id" in ref ? ref.id : ref.slug,
+      userId,
+    ]);
     const endpointId = deleted[0]?.id;
     if (!endpointId) return undefined;
-    await connection.execute("delete from events where endpoint_id = ?", [endpointId]);
+    await enqueueJobWith(tx, { kind: ENDPOINT_PURGE_JOB, key: endpointId });
     return endpointId;
   });
 }
@@ -99,7 +106,7 @@ export async function deleteOwnedEndpoint(em: EntityManager, userId: string, ref
 export type EndpointChanges = Partial<
   Pick<
     Endpoint,
-    "name" | "destinationUrl" | "stagingHost" | "signRequests" | "keepProxyHeaders" | "secret" | "retryMaxAttempts" | "retryInitialDelayMs" | "retryMaxDelayMs" | "pauseAfterFailures"
+    "name" | "destinationUrl" | "stagingHost" | "signRequests" | "keepProxyHeaders" | "secret" | "retryMaxAttempts" | "retryInitialDelayMs" | "retryMaxDelayMs" | "pauseAfterFailures" | "retentionDays"
   >
 >;
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { isUuid, type EventStatus, type HeaderList } from "@rehook/core";
+import { isUuid, uuidv7Floor, type EventStatus, type HeaderList } from "@rehook/core";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 
 /** One row of the activity feed. */
@@ -21,6 +21,12 @@ export interface EventSummary {
 export interface EventFilter {
   endpointId?: string;
   status?: EventStatus;
+  source?: string;
+  eventType?: string;
+  /** Received at or after this time. */
+  receivedAfter?: Date;
+  /** Received before this time. */
+  receivedBefore?: Date;
   /** Keyset cursor: only events older than this id (ids are UUIDv7, ordered by time). */
   before?: string;
 }
@@ -59,6 +65,8 @@ export function byteBoundedIds(candidates: string, maxBytesPlaceholder: string):
 
 const SUMMARY_COLUMNS = `e.id, e.endpoint_id, p.name as endpoint_name, e.method, e.source, e.event_type, e.status,
        e.latency_ms, e.response_status, e.received_at, e.next_attempt_at`;
+/** What a listing reads of each event (never the bodies). */
+const LISTED_COLUMNS = `e.id, e.endpoint_id, e.method, e.source, e.event_type, e.status, e.latency_ms, e.response_status, e.received_at, e.next_attempt_at`;
 
 const toSummary = (row: SummaryRow): EventSummary => ({
   id: row.id,
@@ -74,50 +82,64 @@ const toSummary = (row: SummaryRow): EventSummary => ({
   nextAttemptAt: row.next_attempt_at === null ? null : new Date(row.next_attempt_at),
 });
 
-/**
- * The user's events, newest first, one page at a time. Pages are cut by id (keyset), never
- * by OFFSET, so the thousandth page costs what the first does.
+/*
+ * The user's events, newest first. The newest `limit` of each of the user's endpoints are
+ * taken through that endpoint's own index (endpoint and id, or endpoint, status / source /
+ * event type and id when one of those is filtered), then merged: the cost is that of the
+ * page, not of the events before it, whatever their number. A time range is a range of
+ * ids (received_at is the id's millisecond), so it also prunes the day partitions.
  */
-export async function listEventSummaries(em: EntityManager, userId: string, filter: EventFilter, limit: number): Promise<EventSummary[]> {
-  const where = ["p.user_id = ?"];
-  const params: unknown[] = [userId];
-  if (filter.endpointId) (where.push("e.endpoint_id = ?"), params.push(filter.endpointId));
+function eventPageQuery(userId: string, filter: EventFilter, limit: number, columns = SUMMARY_COLUMNS): { sql: string; params: unknown[] } {
+  const where = ["e.endpoint_id = p.id"];
+  const params: unknown[] = [];
   if (filter.status) (where.push("e.status = ?"), params.push(filter.status));
+  if (filter.source) (where.push("e.source = ?"), params.push(filter.source));
+  if (filter.eventType) (where.push("e.event_type = ?"), params.push(filter.eventType));
+  if (filter.receivedAfter) (where.push("e.id >= ?"), params.push(uuidv7Floor(filter.receivedAfter.getTime())));
+  if (filter.receivedBefore) (where.push("e.id < ?"), params.push(uuidv7Floor(filter.receivedBefore.getTime())));
   if (filter.before) (where.push("e.id < ?"), params.push(filter.before));
   params.push(limit);
-  const rows = await em.getConnection().execute<SummaryRow[]>(
-    `select ${SUMMARY_COLUMNS}
-     from events e join endpoints p on p.id = e.endpoint_id
-     where ${where.join(" and ")}
-     order by e.id desc
-     limit ?`,
+  const endpointWhere = ["p.user_id = ?"];
+  params.push(userId);
+  if (filter.endpointId) (endpointWhere.push("p.id = ?"), params.push(filter.endpointId));
+  params.push(limit);
+  return {
+    sql: `select ${columns}
+          from endpoints p
+          cross join lateral (select ${LISTED_COLUMNS} from events e where ${where.join(" and ")} order by e.id desc limit ?) e
+          where ${endpointWhere.join(" and ")}
+          order by e.id desc
+          limit ?`,
     params,
-  );
+  };
+}
+
+/** A keyset page of the user's events, newest first: the thousandth page costs what the first does. */
+export async function listEventSummaries(em: EntityManager, userId: string, filter: EventFilter, limit: number): Promise<EventSummary[]> {
+  const { sql, params } = eventPageQuery(userId, filter, limit);
+  const rows = await em.getConnection().execute<SummaryRow[]>(sql, params);
   return rows.map(toSummary);
 }
 
-/**
- * One offset page of the user's events, newest first, with the total that matches (the
- * public API's listing; the dashboard pages by keyset instead).
- */
-export async function listEventSummariesByOffset(
-  em: EntityManager,
-  userId: string,
-  filter: Omit<EventFilter, "before">,
-  limit: number,
-  offset: number,
-): Promise<{ rows: EventSummary[]; total: number }> {
-  const where = ["p.user_id = ?"];
-  const params: unknown[] = [userId];
-  if (filter.endpointId) (where.push("e.endpoint_id = ?"), params.push(filter.endpointId));
-  if (filter.status) (where.push("e.status = ?"), params.push(filter.status));
-  const from = `from events e join endpoints p on p.id = e.endpoint_id where ${where.join(" and ")}`;
-  const connection = em.getConnection();
-  const [rows, count] = await Promise.all([
-    connection.execute<SummaryRow[]>(`select ${SUMMARY_COLUMNS} ${from} order by e.id desc limit ? offset ?`, [...params, limit, offset]),
-    connection.execute<Array<{ n: string }>>(`select count(*) as n ${from}`, params),
-  ]);
-  return { rows: rows.map(toSummary), total: Number(count[0]!.n) };
+/** The most an offset may skip (MAX_EVENT_OFFSET): deeper pages are read with the cursor. */
+export const MAX_EVENT_OFFSET = 10_000;
+
+/** An offset page (offset at most MAX_EVENT_OFFSET): the newest offset + limit are read, the first offset dropped. */
+export async function listEventSummariesAt(em: EntityManager, userId: string, filter: EventFilter, limit: number, offset: number): Promise<EventSummary[]> {
+  const rows = await listEventSummaries(em, userId, filter, offset + limit);
+  return rows.slice(offset);
+}
+
+/** Past this many, a count that the per-status counts cannot give is reported as this many (capped). */
+export const COUNT_CAP = 10_000;
+
+/** How many of the user's events match, counted up to COUNT_CAP + 1 (filters event_counts cannot answer). */
+export async function countMatchingEventsCapped(em: EntityManager, userId: string, filter: EventFilter): Promise<{ total: number; capped: boolean }> {
+  // Ordered by id like a page, so the count reads the newest matches of each endpoint, no more than the cap.
+  const { sql, params } = eventPageQuery(userId, filter, COUNT_CAP + 1, "e.id");
+  const rows = await em.getConnection().execute<Array<{ n: string }>>(`select count(*) as n from (${sql}) page`, params);
+  const n = Number(rows[0]!.n);
+  return n > COUNT_CAP ? { total: COUNT_CAP, capped: true } : { total: n, capped: false };
 }
 
 /** The feed rows for these ids that belong to the user (for live updates). */

@@ -73,13 +73,6 @@ export async function replaySourcesPage(em: EntityManager, userId: string, endpo
   return rows.map(toSource);
 }
 
-export async function countEvents(em: EntityManager, endpointId: string, status: string | null): Promise<number> {
-  const rows = await em
-    .getConnection()
-    .execute<Array<{ n: string }>>(`select count(*) as n from events where endpoint_id = ?${status ? " and status = ?" : ""}`, status ? [endpointId, status] : [endpointId]);
-  return Number(rows[0]!.n);
-}
-
 export type NewReplayAttempt = Omit<ReplayAttempt, "event" | "user" | "replayedAt"> & { eventId: string; userId: string | null };
 
 export async function insertReplayAttempt(em: EntityManager, attempt: NewReplayAttempt): Promise<ReplayAttempt> {

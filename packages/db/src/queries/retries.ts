@@ -47,6 +47,11 @@ changed as (
 uncounted as (
   update endpoints p set failed_count = greatest(p.failed_count - 1, 0) from changed c where p.id = c.endpoint_id and c.was = 'failed'
 ),
+recounted as (
+  insert into event_counts (endpoint_id, status, n)
+  select endpoint_id, status, delta from changed c, lateral (values (c.was, -1), ('pending', 1)) as m(status, delta)
+  where c.was = 'failed'
+),
 ${announce("changed")}
 select t.status, t.forwards, t.in_flight, t.paused, t.endpoint_id, c.next_attempt_at, (select count(*) from announced) as announced
 from target t left join changed c on c.id = t.id`;
@@ -86,6 +91,11 @@ changed as (
 ),
 uncounted as (
   update endpoints p set failed_count = greatest(p.failed_count - (select count(*) from changed), 0) from endpoint x where p.id = x.id
+),
+recounted as (
+  insert into event_counts (endpoint_id, status, n)
+  select x.id, m.status, m.delta * (select count(*) from changed) from endpoint x, (values ('failed', -1), ('pending', 1)) as m(status, delta)
+  where exists (select 1 from changed)
 ),
 ${announce("changed")}
 select x.paused, (select count(*) from changed) as count, (select count(*) from announced) as announced from endpoint x`;

@@ -8,7 +8,7 @@ import {
   getEvent,
   listEndpoints,
   recordLocalReplay,
-  listEventsByOffset,
+  listEvents,
   replayEvent,
   resumeEndpoint,
   retryEvent,
@@ -23,6 +23,7 @@ import type { z } from "zod";
 import { sendEventBody } from "../event-body.js";
 import { SseWriter } from "../sse-writer.js";
 import type { StreamBounds } from "../stream-backpressure.js";
+import { eventCursor } from "./cursor.js";
 import * as S from "./schemas.js";
 
 /** A request as the API handler hands it to a route: authenticated, body read, nothing validated. */
@@ -122,6 +123,8 @@ const PUBLIC_ENDPOINT_FIELDS = [
   "forwarding_paused",
   "paused_reason",
   "paused_at",
+  "retention_days",
+  "kept_for_days",
   "created_at",
 ] as const satisfies ReadonlyArray<keyof EndpointView>;
 
@@ -129,12 +132,17 @@ const publicEndpoint = (view: EndpointView) =>
   Object.fromEntries(PUBLIC_ENDPOINT_FIELDS.map((field) => [field, view[field]])) as Pick<EndpointView, (typeof PUBLIC_ENDPOINT_FIELDS)[number]>;
 
 /** The delivery settings of a create or patch body, as the use cases take them. */
-function deliverySettings(body: { retry_policy?: { max_attempts: number; initial_delay_ms: number; max_delay_ms: number } | null; pause_after_failures?: number | null }) {
+function deliverySettings(body: {
+  retry_policy?: { max_attempts: number; initial_delay_ms: number; max_delay_ms: number } | null;
+  pause_after_failures?: number | null;
+  retention_days?: number | null;
+}) {
   return {
     ...(body.retry_policy !== undefined
       ? { retryPolicy: body.retry_policy && { maxAttempts: body.retry_policy.max_attempts, initialDelayMs: body.retry_policy.initial_delay_ms, maxDelayMs: body.retry_policy.max_delay_ms } }
       : {}),
     ...(body.pause_after_failures !== undefined ? { pauseAfterFailures: body.pause_after_failures } : {}),
+    ...(body.retention_days !== undefined ? { retentionDays: body.retention_days } : {}),
   };
 }
 
@@ -172,12 +180,30 @@ export const ROUTES: Route[] = [
     success: { status: 200, schema: S.EventList, description: "A page of events" },
     errors: [400],
     async handle({ services, userId, query }) {
-      const page = await listEventsByOffset(services, { userId, status: query.status, endpointId: query.endpoint_id, limit: query.limit, offset: query.offset });
+      const page = await listEvents(services, {
+        userId,
+        withTotal: true,
+        status: query.status,
+        endpointId: query.endpoint_id,
+        source: query.source,
+        eventType: query.event_type,
+        receivedAfter: query.received_after,
+        receivedBefore: query.received_before,
+        before: query.cursor === undefined ? undefined : eventCursor.decode(query.cursor),
+        limit: query.limit,
+        offset: query.offset,
+      });
       return {
         status: 200,
         body: {
           data: page.events.map((e) => ({ id: e.id, source: e.source, event_type: e.eventType, status: e.status, latency_ms: e.latencyMs, received_at: e.receivedAt.toISOString() })),
-          meta: { total: page.total, limit: page.limit, offset: page.offset },
+          meta: {
+            total: page.total!.value,
+            total_capped: page.total!.capped,
+            limit: query.limit,
+            offset: query.offset,
+            next_cursor: page.nextCursor === null ? null : eventCursor.encode(page.nextCursor),
+          },
         },
       };
     },

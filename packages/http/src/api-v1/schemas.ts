@@ -1,5 +1,5 @@
 import { EVENT_STATUSES, MAX_RETRY_ATTEMPTS, MAX_RETRY_DELAY_MS, MIN_RETRY_DELAY_MS } from "@rehook/core";
-import { MAX_PAUSE_AFTER_FAILURES } from "@rehook/services";
+import { MAX_EVENT_OFFSET, MAX_PAUSE_AFTER_FAILURES, MAX_RETENTION_DAYS } from "@rehook/services";
 import { z } from "zod";
 
 // The public API's contract: these schemas validate requests, shape responses, and are
@@ -19,11 +19,28 @@ export const ErrorResponse = z.object({
 
 export const PageMeta = z.object({ total: z.int().min(0), limit: z.int().min(1), offset: z.int().min(0) });
 
+const instant = (name: string) =>
+  z.iso
+    .datetime({ offset: true, message: `${name} must be an ISO 8601 date-time, e.g. 2026-11-22T08:00:00Z` })
+    .transform((value) => new Date(value))
+    .optional();
+
 export const EventListQuery = z.object({
   status: z.enum(EVENT_STATUSES).optional(),
   endpoint_id: id.optional(),
+  source: z.string().min(1).max(200).optional().describe("Only events from this sender, e.g. stripe"),
+  event_type: z.string().min(1).max(200).optional().describe("Only events of this type, e.g. invoice.paid"),
+  received_after: instant("received_after").describe("Only events received at or after this time"),
+  received_before: instant("received_before").describe("Only events received before this time"),
+  cursor: z.string().min(1).max(200).optional().describe("meta.next_cursor of the previous page: the next (older) page, stable while new events arrive"),
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  offset: z.coerce.number().int().min(0).default(0),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_EVENT_OFFSET, `offset is at most ${MAX_EVENT_OFFSET}: page deeper with cursor (meta.next_cursor)`)
+    .default(0)
+    .describe(`At most ${MAX_EVENT_OFFSET}; use cursor for deeper pages`),
 });
 
 export const EventSummary = z.object({
@@ -35,7 +52,19 @@ export const EventSummary = z.object({
   received_at: timestamp,
 });
 
-export const EventList = z.object({ data: z.array(EventSummary), meta: PageMeta });
+export const EventList = z.object({
+  data: z.array(EventSummary),
+  meta: PageMeta.extend({
+    total: z
+      .int()
+      .min(0)
+      .describe(
+        "Events that match. Exact for status and endpoint_id filters (kept as counts); with source, event_type or a time range, counted up to 10,000 (total_capped then says there are more)",
+      ),
+    total_capped: z.boolean().describe("total stopped counting at 10,000"),
+    next_cursor: z.string().nullable().describe("Pass as cursor for the next (older) page; null on the last page"),
+  }),
+});
 
 export const EventDetail = EventSummary.extend({
   endpoint_id: id,
@@ -112,6 +141,13 @@ const pauseAfterFailures = z
   .nullable()
   .describe("Circuit breaker: pause forwarding after this many consecutive failed attempts (null: never)");
 
+const retentionDays = z
+  .int()
+  .min(0)
+  .max(MAX_RETENTION_DAYS)
+  .nullable()
+  .describe("Days its events are kept (0: for ever); null: the server's RETENTION_DAYS");
+
 export const Endpoint = z.object({
   id,
   name: z.string(),
@@ -125,6 +161,8 @@ export const Endpoint = z.object({
   forwarding_paused: z.boolean().describe("The breaker tripped: events wait as pending until POST /endpoints/{id}/resume"),
   paused_reason: z.string().nullable(),
   paused_at: timestamp.nullable(),
+  retention_days: retentionDays,
+  kept_for_days: z.int().min(0).describe("How long its events are kept, in days, from retention_days or the server's default (0: for ever)"),
   created_at: timestamp,
 });
 
@@ -142,6 +180,7 @@ export const EndpointCreate = z
     keep_proxy_headers: keepProxyHeaders.optional(),
     retry_policy: retryPolicy.optional(),
     pause_after_failures: pauseAfterFailures.optional(),
+    retention_days: retentionDays.optional(),
   })
   .strict();
 
@@ -152,6 +191,7 @@ export const EndpointPatch = z
     keep_proxy_headers: keepProxyHeaders.optional(),
     retry_policy: retryPolicy.optional(),
     pause_after_failures: pauseAfterFailures.optional(),
+    retention_days: retentionDays.optional(),
   })
   .strict();
 

@@ -1,0 +1,140 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { EventStatus } from "@rehook/core";
+import type { Pool } from "../pool.js";
+import type { EventPartition } from "../partitions.js";
+
+/** The user's events matching an endpoint and a status, exactly, from event_counts (a few rows, whatever the number of events). */
+export async function countOwnedEvents(em: EntityManager, userId: string, filter: { endpointId?: string; status?: EventStatus | string | null }): Promise<number> {
+  const where = ["p.user_id = ?"];
+  const params: unknown[] = [userId];
+  if (filter.endpointId) (where.push("c.endpoint_id = ?"), params.push(filter.endpointId));
+  if (filter.status) (where.push("c.status = ?"), params.push(filter.status));
+  const rows = await em
+    .getConnection()
+    .execute<Array<{ n: string | null }>>(`select sum(c.n) as n from event_counts c join endpoints p on p.id = c.endpoint_id where ${where.join(" and ")}`, params);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/*
+ * Folds every endpoint's delta rows into one row per status (zero totals disappear). Rows
+ * appended meanwhile are not in the delete's snapshot and stay for the next fold: the sums
+ * never change.
+ */
+const COMPACT_COUNTS = `
+with gone as (
+  delete from event_counts
+  where endpoint_id in (select endpoint_id from event_counts group by endpoint_id having count(*) > count(distinct status) or bool_or(n = 0))
+  returning endpoint_id, status, n
+),
+folded as (
+  insert into event_counts (endpoint_id, status, n)
+  select endpoint_id, status, sum(n) from gone group by endpoint_id, status having sum(n) <> 0
+)
+select count(*) as folded from gone`;
+
+/** Folds the count deltas; answers how many rows were folded. */
+export async function compactEventCounts(pool: Pool): Promise<number> {
+  const result = await pool.query<{ folded: string }>({ name: "rehook_compact_event_counts", text: COMPACT_COUNTS });
+  return Number(result.rows[0]!.folded);
+}
+
+/*
+ * Deletes up to $3 of an endpoint's events with ids below $2 (oldest first), and in the same
+ * statement takes them out of event_counts and of the endpoint's health counters. Their
+ * replay and delivery attempts go by cascade. One bounded statement: its locks are short.
+ */
+const PURGE_BATCH = `
+with doomed as (
+  select id from events where endpoint_id = $1 and id < $2 order by id limit $3
+),
+gone as (
+  delete from events e using doomed d where e.id = d.id returning e.endpoint_id, e.status
+),
+tally as (
+  select endpoint_id, status, count(*) as n from gone group by endpoint_id, status
+),
+recounted as (
+  insert into event_counts (endpoint_id, status, n) select endpoint_id, status, -n from tally
+),
+health as (
+  update endpoints p
+  set delivered_count = greatest(p.delivered_count - coalesce((select n from tally where status = 'delivered'), 0), 0),
+      failed_count = greatest(p.failed_count - coalesce((select n from tally where status = 'failed'), 0), 0)
+  where p.id = $1 and exists (select 1 from tally where status in ('delivered', 'failed'))
+)
+select coalesce(sum(n), 0) as deleted from tally`;
+
+/** Ids below this are all ids. */
+const EVERY_ID = "ffffffff-ffff-ffff-ffff-ffffffffffff";
+
+/** Deletes up to `limit` of the endpoint's events older than `beforeId` (all of them when unset); answers how many. */
+export async function purgeEndpointEvents(pool: Pool, endpointId: string, limit: number, beforeId: string = EVERY_ID): Promise<number> {
+  const result = await pool.query<{ deleted: string }>({ name: "rehook_purge_batch", text: PURGE_BATCH, values: [endpointId, beforeId, limit] });
+  return Number(result.rows[0]!.deleted);
+}
+
+/** Removes a deleted endpoint's count rows (its events are gone). */
+export async function forgetEndpointCounts(pool: Pool, endpointId: string): Promise<void> {
+  await pool.query("delete from event_counts where endpoint_id = $1 and not exists (select 1 from endpoints where id = $1)", [endpointId]);
+}
+
+/** What retention must keep: the longest any endpoint keeps its events, or null when one keeps them for ever. */
+export async function longestRetentionDays(pool: Pool, defaultDays: number): Promise<number | null> {
+  const result = await pool.query<{ forever: boolean | null; longest: number | null }>(
+    `select bool_or(coalesce(retention_days, $1) = 0) as forever, max(coalesce(retention_days, $1)) as longest from endpoints`,
+    [defaultDays],
+  );
+  const row = result.rows[0]!;
+  if (row.forever) return null;
+  return row.longest ?? defaultDays;
+}
+
+/** Endpoints that keep their events for a bounded time, with that time in days. */
+export async function endpointRetentions(pool: Pool, defaultDays: number): Promise<Array<{ endpointId: string; days: number }>> {
+  const result = await pool.query<{ id: string; days: number }>(
+    `select id, coalesce(retention_days, $1) as days from endpoints where coalesce(retention_days, $1) > 0 order by id`,
+    [defaultDays],
+  );
+  return result.rows.map((row) => ({ endpointId: row.id, days: row.days }));
+}
+
+/** Attempts referencing events of a partition deleted per statement before it is detached. */
+const DEPENDENTS_PER_BATCH = 5_000;
+
+/**
+ * Drops a whole partition of events: its events' delivery and replay attempts first (in
+ * bounded batches: the detach checks that nothing references the partition), then, in one
+ * short transaction, its counts out of event_counts and the health counters, and the detach
+ * (which waits at most `lockTimeoutMs` for the table lock, so captures are never held up
+ * long; a timeout leaves it for the next run). The detached table is then dropped.
+ */
+export async function dropEventPartition(pool: Pool, partition: EventPartition, lockTimeoutMs = 2_000): Promise<void> {
+  const [range, bounds] = partition.from ? ["event_id >= $1 and event_id < $2", [partition.from, partition.to]] : ["event_id < $1", [partition.to]];
+  for (const table of ["delivery_attempts", "replay_attempts"]) {
+    while (true) {
+      const removed = await pool.query(`delete from ${table} where id in (select id from ${table} where ${range} limit ${DEPENDENTS_PER_BATCH})`, bounds);
+      if ((removed.rowCount ?? 0) < DEPENDENTS_PER_BATCH) break;
+    }
+  }
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    await client.query(`set local lock_timeout = ${Math.max(1, Math.floor(lockTimeoutMs))}`);
+    await client.query(`
+      with tally as (select endpoint_id, status, count(*) as n from "${partition.name}" group by endpoint_id, status),
+      recounted as (insert into event_counts (endpoint_id, status, n) select endpoint_id, status, -n from tally)
+      update endpoints p
+      set delivered_count = greatest(p.delivered_count - coalesce(t.delivered, 0), 0), failed_count = greatest(p.failed_count - coalesce(t.failed, 0), 0)
+      from (select endpoint_id, sum(n) filter (where status = 'delivered') as delivered, sum(n) filter (where status = 'failed') as failed
+            from tally group by endpoint_id) t
+      where p.id = t.endpoint_id`);
+    await client.query(`alter table events detach partition "${partition.name}"`);
+    await client.query("commit");
+  } catch (error) {
+    await client.query("rollback").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+  await pool.query(`drop table if exists "${partition.name}"`);
+}
