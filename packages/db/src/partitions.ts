@@ -1,4 +1,4 @@
-import { uuidv7Floor, uuidv7Timestamp } from "@rehook/core";
+import { uuidv7Floor } from "@rehook/core";
 import type { Pool } from "./pool.js";
 
 /** Daily partitions of `events` kept ready ahead of today (EVENT_PARTITION_DAYS_AHEAD). */
@@ -31,24 +31,33 @@ export async function eventPartitions(pool: Pool): Promise<EventPartition[]> {
 }
 
 /**
- * Makes sure a partition exists for every UTC day from today to `daysAhead` days on, each
- * the ids of that day. Answers the partitions it created. A day whose ids already sit in the
- * default partition (a clock that ran far ahead) is skipped with its reason: those events
- * stay in the default partition, found and purged like any other.
+ * Makes sure a partition exists for every UTC day from `daysBehind` days ago to `daysAhead`
+ * days on, each the ids of that day; a day some partition covers already is left alone.
+ * Answers the partitions it created. A day whose ids already sit in the default partition
+ * (a clock that ran far ahead, or events older than the partitions) is skipped with its
+ * reason: those events stay in the default partition, found and purged like any other.
  */
-export async function ensureEventPartitions(pool: Pool, nowMs: number, daysAhead = EVENT_PARTITION_DAYS_AHEAD): Promise<{ created: string[]; skipped: Array<{ name: string; reason: string }> }> {
+export async function ensureEventPartitions(
+  pool: Pool,
+  nowMs: number,
+  days: { ahead?: number; behind?: number } = {},
+): Promise<{ created: string[]; skipped: Array<{ name: string; reason: string }> }> {
   const existing = await eventPartitions(pool);
-  // Never before what is covered already (the first partition after an upgrade ends at a midnight).
-  const coveredTo = existing.length > 0 ? uuidv7Timestamp(existing[existing.length - 1]!.to).getTime() : 0;
+  const covered = (from: string, to: string) => existing.some((partition) => (partition.from === null || partition.from < to) && from < partition.to);
   const created: string[] = [];
   const skipped: Array<{ name: string; reason: string }> = [];
-  for (let day = Math.max(utcDay(nowMs), coveredTo); day <= utcDay(nowMs) + daysAhead * DAY_MS; day += DAY_MS) {
+  const today = utcDay(nowMs);
+  for (let day = today - (days.behind ?? 0) * DAY_MS; day <= today + (days.ahead ?? EVENT_PARTITION_DAYS_AHEAD) * DAY_MS; day += DAY_MS) {
+    const [from, to] = [uuidv7Floor(day), uuidv7Floor(day + DAY_MS)];
+    if (covered(from, to)) continue;
     const name = partitionName(day);
     try {
-      await pool.query(`create table if not exists "${name}" partition of events for values from ('${uuidv7Floor(day)}') to ('${uuidv7Floor(day + DAY_MS)}')`);
+      await pool.query(`create table "${name}" partition of events for values from ('${from}') to ('${to}')`);
       created.push(name);
     } catch (error) {
-      skipped.push({ name, reason: error instanceof Error ? error.message : String(error) });
+      const reason = error instanceof Error ? error.message : String(error);
+      // Another instance made it at the same moment: nothing to report.
+      if (!/already exists/.test(reason)) skipped.push({ name, reason });
     }
   }
   return { created, skipped };

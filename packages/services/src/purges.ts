@@ -7,9 +7,11 @@ import {
   ENDPOINT_PURGE_JOB,
   enqueueJob,
   ensureEventPartitions,
+  EVENT_PARTITION_DAYS_AHEAD,
   eventPartitions,
   forgetEndpointCounts,
   longestRetentionDays,
+  purgeDefaultPartition,
   purgeEndpointEvents,
   type JobHandler,
   type Pool,
@@ -94,7 +96,7 @@ export function eventRetention(options: RetentionOptions): JobHandler {
     leaseMs: 5 * 60_000,
     async run(job) {
       const at = now();
-      const partitions = await ensureEventPartitions(options.pool, at);
+      const partitions = await ensureEventPartitions(options.pool, at, { ahead: EVENT_PARTITION_DAYS_AHEAD });
       for (const skipped of partitions.skipped) options.logger.warn("could not create an events partition", skipped);
       const longest = await longestRetentionDays(options.pool, options.defaultDays);
       if (longest !== null) {
@@ -105,6 +107,8 @@ export function eventRetention(options: RetentionOptions): JobHandler {
           await dropEventPartition(options.pool, partition);
           options.logger.info("dropped an expired events partition", { partition: partition.name });
         }
+        // Events no day partition holds (older than the partitions, or from a clock far ahead) go by batch.
+        if ((await purgeDefaultPartition(options.pool, horizon, PURGE_BATCH_ROWS)) === PURGE_BATCH_ROWS) return { kind: "later", inMs: 0 };
       }
       let batches = 0;
       for (const { endpointId, days } of await endpointRetentions(options.pool, options.defaultDays)) {

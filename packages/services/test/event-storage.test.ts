@@ -5,6 +5,7 @@ import {
   createOrm,
   createPool,
   deleteOwnedEndpoint,
+  ensureEventPartitions,
   eventPartitions,
   GroupCommitWriter,
   type JobHandler,
@@ -216,15 +217,21 @@ describe("counts, purges and retention", () => {
 
   it("drops whole partitions that every endpoint's retention has passed", async () => {
     const usual = await endpoint();
+    // Partitions for the last three days, as a service running for a while has them.
+    await ensureEventPartitions(pool, Date.now(), { behind: 3, ahead: 1 });
     const recent = await stored(usual.id, 10, { ageMs: DAY });
-    expect(await eventPartitions(pool)).not.toHaveLength(0);
+    const inPartition = await db.query<{ partition: string }>("select distinct tableoid::regclass::text as partition from events where id = any($1::uuid[])", [recent]);
+    expect(inPartition).toEqual([{ partition: expect.stringMatching(/^events_p\d{8}$/) }]);
+    // Older than any partition: the default partition holds it.
+    const ancient = await stored(usual.id, 3, { ageMs: 400 * DAY });
     // Sixty days on (an injected clock): the partitions holding today's events and older are past 30 days.
     const later = Date.now() + 60 * DAY;
     await runUntilIdle(eventRetention({ pool, logger: silentLogger, defaultDays: 30, now: () => later }));
     const partitions = await eventPartitions(pool);
     expect(partitions.every((partition) => partition.to > uuidv7Floor(later - 30 * DAY))).toBe(true);
     expect(partitions.some((partition) => partition.to > uuidv7Floor(later + 13 * DAY))).toBe(true);
-    expect(await db.query("select 1 from events where id = any($1::uuid[])", [recent])).toHaveLength(0);
+    expect(await db.query("select 1 from events where id = any($1::uuid[])", [[...recent, ...ancient]])).toHaveLength(0);
+    expect(await db.query("select 1 from pg_class where relname = $1", [inPartition[0]!.partition])).toHaveLength(0);
     await countsAgree();
   });
 });

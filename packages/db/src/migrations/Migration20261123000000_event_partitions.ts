@@ -14,9 +14,9 @@ const nextUtcMidnight = (ms: number) => {
  * (packages/db/src/partitions.ts), dropped whole when retention has passed it. The primary
  * key stays the id alone, so replay and delivery attempts keep their foreign keys.
  *
- * An existing table is not copied: it becomes the first partition, of every id before the
- * next midnight (one scan to check that, no rewrite), and ages out like any other once its
- * newest day has passed retention. A default partition takes ids no daily partition covers
+ * An existing table with events is not copied: it becomes the first partition, of every id
+ * before the next midnight (one scan to check that, no rewrite), and ages out like any other
+ * once its newest day has passed retention. An empty one is dropped. A default partition takes ids no daily partition covers
  * (a clock far ahead), so a capture never fails for want of a partition.
  */
 export class Migration20261123000000_event_partitions extends Migration {
@@ -33,6 +33,14 @@ export class Migration20261123000000_event_partitions extends Migration {
     this.addSql(`create index "events_endpoint_id_id_index" on "events" ("endpoint_id", "id");`);
     this.addSql(`create index "events_pending_endpoint_index" on "events" ("endpoint_id", "id") where "status" = 'pending';`);
     this.addSql(`alter table "events" attach partition "events_legacy" for values from (minvalue) to ('${firstBound}');`);
+    // A new database has nothing to keep: without the legacy partition, past days can have partitions of their own.
+    this.addSql(`
+      do $$ begin
+        if not exists (select 1 from "events_legacy") then
+          alter table "events" detach partition "events_legacy";
+          drop table "events_legacy";
+        end if;
+      end $$;`);
     this.addSql(`create table "events_default" partition of "events" default;`);
     // Each listing filter has an index in the order a page reads it: an endpoint's newest first.
     this.addSql(`create index "events_endpoint_status_index" on "events" ("endpoint_id", "status", "id");`);

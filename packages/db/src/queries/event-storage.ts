@@ -39,37 +39,51 @@ export async function compactEventCounts(pool: Pool): Promise<number> {
 }
 
 /*
- * Deletes up to $3 of an endpoint's events with ids below $2 (oldest first), and in the same
- * statement takes them out of event_counts and of the endpoint's health counters. Their
- * replay and delivery attempts go by cascade. One bounded statement: its locks are short.
+ * Takes events out of event_counts and of their endpoints' health counters, given a `tally`
+ * CTE (endpoint_id, status, n) of events that are leaving: the CTEs to append to a statement.
  */
-const PURGE_BATCH = `
-with doomed as (
-  select id from events where endpoint_id = $1 and id < $2 order by id limit $3
-),
-gone as (
-  delete from events e using doomed d where e.id = d.id returning e.endpoint_id, e.status
-),
-tally as (
-  select endpoint_id, status, count(*) as n from gone group by endpoint_id, status
-),
+const UNCOUNT = `
 recounted as (
   insert into event_counts (endpoint_id, status, n) select endpoint_id, status, -n from tally
 ),
 health as (
   update endpoints p
-  set delivered_count = greatest(p.delivered_count - coalesce((select n from tally where status = 'delivered'), 0), 0),
-      failed_count = greatest(p.failed_count - coalesce((select n from tally where status = 'failed'), 0), 0)
-  where p.id = $1 and exists (select 1 from tally where status in ('delivered', 'failed'))
-)
+  set delivered_count = greatest(p.delivered_count - t.delivered, 0), failed_count = greatest(p.failed_count - t.failed, 0)
+  from (select endpoint_id, coalesce(sum(n) filter (where status = 'delivered'), 0) as delivered,
+               coalesce(sum(n) filter (where status = 'failed'), 0) as failed
+        from tally group by endpoint_id) t
+  where p.id = t.endpoint_id and (t.delivered > 0 or t.failed > 0)
+)`;
+
+/*
+ * Deletes the events `doomed` selects (a bounded select of ids), and in the same statement
+ * takes them out of the counts. Their replay and delivery attempts go by cascade. One
+ * bounded statement: its locks are short.
+ */
+const purgeStatement = (doomed: string) => `
+with doomed as (${doomed}),
+gone as (delete from events e using doomed d where e.id = d.id returning e.endpoint_id, e.status),
+tally as (select endpoint_id, status, count(*) as n from gone group by endpoint_id, status),
+${UNCOUNT}
 select coalesce(sum(n), 0) as deleted from tally`;
+
+/** Up to $3 of an endpoint's events with ids below $2, oldest first. */
+const PURGE_ENDPOINT_BATCH = purgeStatement("select id from events where endpoint_id = $1 and id < $2 order by id limit $3");
+/** Up to $2 events of the default partition with ids below $1 (ids no day partition covers). */
+const PURGE_DEFAULT_BATCH = purgeStatement("select id from events_default where id < $1 limit $2");
 
 /** Ids below this are all ids. */
 const EVERY_ID = "ffffffff-ffff-ffff-ffff-ffffffffffff";
 
 /** Deletes up to `limit` of the endpoint's events older than `beforeId` (all of them when unset); answers how many. */
 export async function purgeEndpointEvents(pool: Pool, endpointId: string, limit: number, beforeId: string = EVERY_ID): Promise<number> {
-  const result = await pool.query<{ deleted: string }>({ name: "rehook_purge_batch", text: PURGE_BATCH, values: [endpointId, beforeId, limit] });
+  const result = await pool.query<{ deleted: string }>({ name: "rehook_purge_endpoint_batch", text: PURGE_ENDPOINT_BATCH, values: [endpointId, beforeId, limit] });
+  return Number(result.rows[0]!.deleted);
+}
+
+/** Deletes up to `limit` events of the default partition older than `beforeId`; answers how many. */
+export async function purgeDefaultPartition(pool: Pool, beforeId: string, limit: number): Promise<number> {
+  const result = await pool.query<{ deleted: string }>({ name: "rehook_purge_default_batch", text: PURGE_DEFAULT_BATCH, values: [beforeId, limit] });
   return Number(result.rows[0]!.deleted);
 }
 
@@ -122,12 +136,8 @@ export async function dropEventPartition(pool: Pool, partition: EventPartition, 
     await client.query(`set local lock_timeout = ${Math.max(1, Math.floor(lockTimeoutMs))}`);
     await client.query(`
       with tally as (select endpoint_id, status, count(*) as n from "${partition.name}" group by endpoint_id, status),
-      recounted as (insert into event_counts (endpoint_id, status, n) select endpoint_id, status, -n from tally)
-      update endpoints p
-      set delivered_count = greatest(p.delivered_count - coalesce(t.delivered, 0), 0), failed_count = greatest(p.failed_count - coalesce(t.failed, 0), 0)
-      from (select endpoint_id, sum(n) filter (where status = 'delivered') as delivered, sum(n) filter (where status = 'failed') as failed
-            from tally group by endpoint_id) t
-      where p.id = t.endpoint_id`);
+      ${UNCOUNT}
+      select 1`);
     await client.query(`alter table events detach partition "${partition.name}"`);
     await client.query("commit");
   } catch (error) {
