@@ -160,6 +160,9 @@ describe("/api/v1 events", () => {
     const before = await api("GET", `/events?endpoint_id=${endpointA.id}&received_before=${encodeURIComponent(future)}`);
     expect(before.json!.data).toHaveLength(3);
     expect((await api("GET", "/events?received_after=yesterday")).json!.error.message).toMatch(/ISO 8601/);
+    const found = await api("GET", `/events?q=${encodeURIComponent('"ORDER.1"')}`);
+    expect(found.json!.data.map((e: { id: string }) => e.id)).toEqual([eventsA[1]]);
+    expect((await api("GET", `/events?q=${"x".repeat(201)}`)).status).toBe(400);
   });
 
   it("gets an event with headers in order, the payload by encoding and the response", async () => {

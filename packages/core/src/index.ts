@@ -27,3 +27,4 @@ export * from "./sub-path.js";
 export * from "./concurrency-limit.js";
 export * from "./retry-policy.js";
 export * from "./pause-message.js";
+export * from "./event-search.js";

@@ -228,6 +228,8 @@ export class DeliveryDispatcher {
     await this.recovery.stop();
     this.scheduler.drain().forEach((held) => this.letGo(held));
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
+    // A flush under way holds results (and retries to keep) that the one below would not see.
+    await this.completing;
     await this.flushCompletions();
     await this.retries.stop();
     await this.flushHandBacks();

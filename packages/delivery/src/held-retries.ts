@@ -44,6 +44,8 @@ export class HeldRetries {
   private bytes = 0;
   private due: LeaseClaim[] = [];
   private reclaiming: Promise<void> | undefined;
+  /** Hand-backs under way: stop() waits for them, so none is cut off by the pool closing. */
+  private readonly givingBack = new Set<Promise<void>>();
   private stopped = false;
   private readonly maxWaitMs: number;
   private readonly maxBytes: number;
@@ -93,7 +95,7 @@ export class HeldRetries {
       }
     }
     for (const endpointId of new Set(completed.filter((event) => event.pausedNow).map((event) => event.endpointId))) handBack.push(...this.takeEndpoint(endpointId));
-    void this.giveBack(handBack);
+    this.track(this.giveBack(handBack));
   }
 
   /** The batch was not stored: its kept events are let go (their leases expire and they are claimed again). */
@@ -109,6 +111,12 @@ export class HeldRetries {
     waiting.forEach((id) => this.forget(id));
     await this.reclaiming;
     await this.giveBack(claims);
+    await Promise.all([...this.givingBack]);
+  }
+
+  private track(work: Promise<void>): void {
+    this.givingBack.add(work);
+    void work.finally(() => this.givingBack.delete(work));
   }
 
   private takeEndpoint(endpointId: string): LeaseClaim[] {

@@ -1,4 +1,4 @@
-import { EVENT_STATUSES, UserError, type EventStatus, type HeaderList } from "@rehook/core";
+import { DEFAULT_SEARCH_WINDOW_MS, EVENT_STATUSES, MAX_SEARCH_LENGTH, UserError, type EventStatus, type HeaderList } from "@rehook/core";
 import {
   eventSummariesByIds,
   findOwnedAttempt,
@@ -38,6 +38,7 @@ const listEventsInput = z
     receivedAfter: z.date().optional(),
     receivedBefore: z.date().optional(),
     before: z.string().uuid("the cursor is not one this server gave").optional(),
+    search: z.string().min(1, "q must not be empty").max(MAX_SEARCH_LENGTH, `q is at most ${MAX_SEARCH_LENGTH} characters`).optional(),
     offset: z
       .number()
       .int()
@@ -65,7 +66,9 @@ export interface EventPage {
  */
 export async function listEvents(ctx: Pick<ServiceContext, "orm">, input: { userId: string; withTotal?: boolean } & ListEventsInput): Promise<EventPage> {
   const { userId, withTotal, ...rest } = input;
-  const { limit, offset, ...filter } = parseInput(listEventsInput, rest);
+  const { limit, offset, ...parsed } = parseInput(listEventsInput, rest);
+  // A search without a start looks at the last day: bodies are scanned, so the window bounds the work.
+  const filter = parsed.search && !parsed.receivedAfter ? { ...parsed, receivedAfter: new Date(Date.now() - DEFAULT_SEARCH_WINDOW_MS) } : parsed;
   const em = ctx.orm.em.fork();
   // One row more than asked tells whether another page exists.
   const rows = offset > 0 ? await listEventSummariesAt(em, userId, filter, limit + 1, offset) : await listEventSummaries(em, userId, filter, limit + 1);

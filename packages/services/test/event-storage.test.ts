@@ -162,6 +162,41 @@ describe("listing", () => {
   });
 });
 
+describe("search", () => {
+  it("finds text in bodies (whatever their bytes) and header values, case-insensitively, in the last day unless told", async () => {
+    const { id } = await endpoint();
+    const insert = async (body: Buffer, headers: Array<[string, string]>, ageMs = 0) => {
+      const eventId = createUuidV7Generator()(Date.now() - ageMs);
+      await db.query(
+        `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, size_bytes, source, event_type, status)
+         values ($1, $2, now(), 'POST', '', '', $3, $4, $5, 'unknown', 'unknown', 'captured')`,
+        [eventId, id, JSON.stringify(headers), body, body.length],
+      );
+      return eventId;
+    };
+    const json = await insert(Buffer.from('{"customer":"Ada Lovelace","note":"50%_off"}'), []);
+    const binary = await insert(Buffer.concat([Buffer.from([0xff, 0x00, 0xfe]), Buffer.from("ORDER-42"), Buffer.from([0x80])]), []);
+    const header = await insert(Buffer.from("{}"), [["X-Request-Id", "req-Needle-1"]]);
+    const accented = await insert(Buffer.from("café crème"), []);
+    const old = await insert(Buffer.from("ada lovelace, two days ago"), [], 2 * DAY);
+    const deep = await insert(Buffer.concat([Buffer.alloc(70 * 1024, 0x20), Buffer.from("beyond the searched part")]), []);
+    const search = async (text: string, extra: Record<string, unknown> = {}) => ids(await listEvents({ orm }, { userId, search: text, limit: 100, ...extra }));
+
+    expect(await search("ada LOVELACE")).toEqual([json]);
+    expect(await search("ada lovelace", { receivedAfter: new Date(Date.now() - 3 * DAY) })).toEqual([json, old]);
+    expect(await search("order-42")).toEqual([binary]);
+    expect(await search("needle")).toEqual([header]);
+    expect(await search("café")).toEqual([accented]);
+    expect(await search("50%_off")).toEqual([json]);
+    expect(await search("50%")).toEqual([json]);
+    expect(await search("5_%")).toEqual([]);
+    expect(await search("beyond the searched part")).toEqual([]);
+    expect(deep).toBeDefined();
+    const counted = await listEvents({ orm }, { userId, search: "a", withTotal: true });
+    expect(counted.total).toEqual({ value: 2, capped: false });
+  });
+});
+
 describe("counts, purges and retention", () => {
   it("keeps counts equal to the events through captures, status changes, folds and purges", async () => {
     const { id, slug } = await endpoint();

@@ -10,6 +10,7 @@ const filter = z.object({
   eventType: z.string().optional(),
   receivedAfter: z.date().optional(),
   receivedBefore: z.date().optional(),
+  search: z.string().optional(),
 });
 
 export const eventsRouter = router({

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { isUuid, uuidv7Floor, type EventStatus, type HeaderList } from "@rehook/core";
+import { isUuid, searchPatterns, SEARCHED_BODY_BYTES, uuidv7Floor, type EventStatus, type HeaderList } from "@rehook/core";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 
 /** One row of the activity feed. */
@@ -29,6 +29,8 @@ export interface EventFilter {
   receivedBefore?: Date;
   /** Keyset cursor: only events older than this id (ids are UUIDv7, ordered by time). */
   before?: string;
+  /** Text the body (its first SEARCHED_BODY_BYTES) or a header value contains, case-insensitively. */
+  search?: string;
 }
 
 interface SummaryRow {
@@ -98,6 +100,12 @@ function eventPageQuery(userId: string, filter: EventFilter, limit: number, colu
   if (filter.receivedAfter) (where.push("e.id >= ?"), params.push(uuidv7Floor(filter.receivedAfter.getTime())));
   if (filter.receivedBefore) (where.push("e.id < ?"), params.push(uuidv7Floor(filter.receivedBefore.getTime())));
   if (filter.before) (where.push("e.id < ?"), params.push(filter.before));
+  if (filter.search) {
+    const patterns = searchPatterns(filter.search);
+    where.push(`(encode(substring(e.body from 1 for ${SEARCHED_BODY_BYTES}), 'escape') ilike ? escape '\\'
+                 or exists (select 1 from json_array_elements(e.headers) h where h->>1 ilike ? escape '\\'))`);
+    params.push(patterns.body, patterns.header);
+  }
   params.push(limit);
   const endpointWhere = ["p.user_id = ?"];
   params.push(userId);

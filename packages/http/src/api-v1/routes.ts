@@ -189,6 +189,7 @@ export const ROUTES: Route[] = [
         eventType: query.event_type,
         receivedAfter: query.received_after,
         receivedBefore: query.received_before,
+        search: query.q,
         before: query.cursor === undefined ? undefined : eventCursor.decode(query.cursor),
         limit: query.limit,
         offset: query.offset,

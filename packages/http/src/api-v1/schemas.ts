@@ -32,6 +32,14 @@ export const EventListQuery = z.object({
   event_type: z.string().min(1).max(200).optional().describe("Only events of this type, e.g. invoice.paid"),
   received_after: instant("received_after").describe("Only events received at or after this time"),
   received_before: instant("received_before").describe("Only events received before this time"),
+  q: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      "Text the body (its first 64 KiB) or a header value contains; ASCII letters match in either case. Searches the last 24 hours unless received_after says otherwise",
+    ),
   cursor: z.string().min(1).max(200).optional().describe("meta.next_cursor of the previous page: the next (older) page, stable while new events arrive"),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   offset: z.coerce

@@ -1,0 +1,559 @@
+// pnpm bench:scale [--events N] [--days D] — Rehook with millions of stored events: capture
+// throughput on an empty database and on a full one, the listing pages of the API and the
+// dashboard, an endpoint delete with its background purge, and the drop of a retention day.
+// Events are seeded with SQL straight into the real schema (partitions, counts, health
+// counters), spread evenly over the last D days.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { dropEventPartition, ensureEventPartitions, eventPartitions, startEmbeddedPostgres, type EventPartition } from "@rehook/db";
+import { runLoad, type LoadResult } from "./load.js";
+import { CLI, peakRssMiB, runRehook, startListening, stop, type Started } from "./processes.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+const { values } = parseArgs({
+  options: {
+    events: { type: "string", default: "10000000" },
+    days: { type: "string", default: "30" },
+  },
+});
+const EVENTS = Number(values.events);
+const DAYS = Number(values.days);
+
+const CONNECTIONS = 50;
+const LOAD_SECONDS = 10;
+const WARMUP_SECONDS = 2;
+/** Timed requests per listing, after WARMUP_REQUESTS untimed ones. */
+const SAMPLES = 30;
+const WARMUP_REQUESTS = 3;
+const CURSOR_PAGES = 500;
+/** The deepest offset the API allows. */
+const MAX_OFFSET = 10_000;
+/** One INSERT … SELECT seeds at most this many rows (a day, or part of one). */
+const ROWS_PER_INSERT = 500_000;
+/** The big endpoint's share of the events, in percent; the other five share the rest. */
+const BIG_SHARE = 20;
+const NEEDLE = "needle-7f3a";
+const NEEDLE_EVENTS = 100;
+const PURGE_POLL_MS = 2_000;
+const PURGE_LIMIT_MS = 15 * 60_000;
+/** Nothing listens there: forwarding endpoints only need a destination; their seeded events are final. */
+const DESTINATION = "http://127.0.0.1:9/in";
+const EMAIL = "scale@example.com";
+const PASSWORD = "bench-password-scale";
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** What the figures are held to (the table's last column). */
+const TARGETS = {
+  captureEmpty: ">= 40% of bare",
+  captureFull: ">= 90% of empty",
+  page: "p95 <= 100 ms",
+  offset: "p95 <= 500 ms",
+  search: "p95 <= 1000 ms",
+  deleteAnswer: "204 within 2 s",
+  purge: "gone within 15 min",
+  dropDay: "<= 5 s",
+};
+
+// A typical small webhook: a Stripe-like event of about 500 bytes.
+const body = JSON.stringify({
+  id: "evt_1QscaleAAAAAAAAAAAAAAAA",
+  object: "event",
+  type: "invoice.paid",
+  created: 1_790_000_000,
+  data: { object: { id: "in_1Qscale", amount_paid: 4_900, currency: "usd", customer: "cus_Qscale", status: "paid", metadata: { plan: "pro" } } },
+  livemode: false,
+  pending_webhooks: 1,
+  request: { id: "req_scale", idempotency_key: "0c8f4a57-1a3e-4c1b-9b7e-2f3a4d5e6f70" },
+  padding: "x".repeat(160),
+});
+
+interface BenchEndpoint {
+  id: string;
+  slug: string;
+}
+
+interface Account {
+  apiKey: string;
+  /** Capture-only, BIG_SHARE% of the events; deleted in phase 6. */
+  big: BenchEndpoint;
+  captureA: BenchEndpoint;
+  captureB: BenchEndpoint;
+  forwarding: BenchEndpoint[];
+}
+
+interface TableRow {
+  figure: string;
+  p50: string;
+  p95: string;
+  target: string;
+}
+
+const table: TableRow[] = [];
+/** Correctness failures: the run is broken (slowness never is). */
+const problems: string[] = [];
+
+const out = (line = "") => process.stdout.write(`${line}\n`);
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const perSecond = (value: number) => `${Math.round(value).toLocaleString("en-US")}/s`;
+
+/** Nearest-rank percentile of ascending values. */
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function addLatencyRow(figure: string, samples: number[], target: string): void {
+  const sorted = [...samples].sort((a, b) => a - b);
+  table.push({ figure, p50: ms(percentile(sorted, 50)), p95: ms(percentile(sorted, 95)), target });
+  out(`${figure.padEnd(58)} p50 ${ms(percentile(sorted, 50)).padStart(9)}   p95 ${ms(percentile(sorted, 95)).padStart(9)}`);
+}
+
+function addValueRow(figure: string, value: string, target = "—"): void {
+  table.push({ figure, p50: value, p95: "—", target });
+  out(`${figure.padEnd(58)} ${value}`);
+}
+
+function check(ok: boolean, problem: string): void {
+  if (!ok) problems.push(problem);
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number }> {
+  const started = performance.now();
+  const result = await work();
+  return { result, ms: performance.now() - started };
+}
+
+// ---------------------------------------------------------------- phase 1: the account
+
+async function createAccount(env: Record<string, string>): Promise<Account> {
+  await runRehook(["user", "create", "--email", EMAIL, "--password", PASSWORD], env);
+  const apiKey = (await runRehook(["apikey", "create", "--email", EMAIL, "--name", "scale"], env)).trim().split("\n").at(-1)!;
+  const endpoint = async (name: string, destination?: string): Promise<BenchEndpoint> => {
+    const args = ["endpoint", "create", "--email", EMAIL, "--name", name, ...(destination ? ["--destination", destination] : [])];
+    const { id, slug } = JSON.parse(await runRehook(args, env)) as BenchEndpoint;
+    return { id, slug };
+  };
+  return {
+    apiKey,
+    big: await endpoint("big"),
+    captureA: await endpoint("capture-a"),
+    captureB: await endpoint("capture-b"),
+    forwarding: [await endpoint("forward-a", DESTINATION), await endpoint("forward-b", DESTINATION), await endpoint("forward-c", DESTINATION)],
+  };
+}
+
+/** The seeded endpoints in the order the seed statement picks them: the big one first, the forwarding ones last. */
+const seedOrder = (account: Account) => [account.big, account.captureA, account.captureB, ...account.forwarding];
+
+// ---------------------------------------------------------------- phases 2 and 5: capture
+
+/** Loads a capture URL (after an untimed warm-up: JIT, pools); answers the timed run. */
+async function captureLoad(server: string, endpoint: BenchEndpoint): Promise<LoadResult> {
+  const url = `${server}/api/webhook/${endpoint.slug}`;
+  await runLoad({ url, connections: CONNECTIONS, durationSeconds: WARMUP_SECONDS, body });
+  const result = await runLoad({ url, connections: CONNECTIONS, durationSeconds: LOAD_SECONDS, body });
+  check(result.notOk === 0 && result.errors === 0, `captures to ${endpoint.slug}: ${result.notOk} non-2xx, ${result.errors} errors`);
+  return result;
+}
+
+async function bareLoad(): Promise<LoadResult> {
+  const bare = await startListening(path.join(here, "bare-server.js"), [], {});
+  try {
+    await runLoad({ url: bare.url, connections: CONNECTIONS, durationSeconds: WARMUP_SECONDS, body });
+    return await runLoad({ url: bare.url, connections: CONNECTIONS, durationSeconds: LOAD_SECONDS, body });
+  } finally {
+    await stop(bare.child);
+  }
+}
+
+const describeLoad = (result: LoadResult) => `${result.requestsPerSecond} req/s (p50 ${result.latencyP50} ms, p99 ${result.latencyP99} ms)`;
+
+// ---------------------------------------------------------------- phase 3: the seed
+
+/**
+ * One chunk of rows g in [from, to) of the n seeded events. Row g is received at
+ * start + g·span/n (evenly spread); its id is the UUIDv7 of that millisecond, its other
+ * bits from md5(g). Every 100 rows: BIG_SHARE to the big endpoint, the rest evenly to the
+ * five others; the forwarding ones' events are final (about 90% delivered, 10% failed).
+ * Rows needle_from + k·needle_step (k < NEEDLE_EVENTS) carry the needle in their body.
+ */
+const SEED_CHUNK = `
+with rows as (
+  select g, h, ms,
+         ('x' || substr(h, 19, 7))::bit(28)::int as status_roll,
+         ('x' || substr(h, 26, 7))::bit(28)::int as kind_roll,
+         case when g % 100 < ${BIG_SHARE} then 1 else 2 + ((g % 100) - ${BIG_SHARE}) * 5 / (100 - ${BIG_SHARE}) end as endpoint_index,
+         g >= $8::bigint and (g - $8::bigint) % $9::bigint = 0 and (g - $8::bigint) / $9::bigint < ${NEEDLE_EVENTS} as needle
+  from generate_series($3::bigint, $4::bigint - 1) g,
+       lateral (select md5(g::text) as h, $6::bigint + g * $7::bigint / $5::bigint as ms) x
+),
+shaped as (
+  select r.*, r.endpoint_index >= 4 as forwarding,
+         (array['stripe', 'stripe', 'github', 'shopify', 'unknown'])[r.kind_roll % 5 + 1] as source,
+         (array['invoice.paid', 'charge.failed', 'push', 'orders/create', 'unknown'])[r.kind_roll % 5 + 1] as event_type,
+         case when r.endpoint_index < 4 then 'captured' when r.status_roll % 10 = 0 then 'failed' else 'delivered' end as status,
+         20 + r.status_roll % 480 as latency
+  from rows r
+),
+bodied as (
+  select s.*, convert_to(json_build_object(
+           'id', 'evt_' || substr(s.h, 1, 24),
+           'object', 'event',
+           'type', s.event_type,
+           'created', s.ms / 1000,
+           'livemode', false,
+           'data', json_build_object('object', json_build_object(
+             'id', 'obj_' || substr(s.h, 9, 20),
+             'customer', 'cus_' || substr(s.h, 13, 14),
+             'amount', s.kind_roll % 100000,
+             'currency', 'usd',
+             'reference', case when s.needle then '${NEEDLE}' else 'ref-' || substr(s.h, 17, 12) end,
+             'metadata', json_build_object('order', 'A-' || (10000 + s.status_roll % 90000), 'note', repeat('lorem ipsum ', 4 + s.status_roll % 12)))),
+           'request', json_build_object('id', 'req_' || substr(s.h, 5, 16), 'idempotency_key', md5(s.h)))::text, 'UTF8') as body
+  from shaped s
+)
+insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type, size_bytes, client_ip,
+                    source, event_type, status, latency_ms, response_status, attempts, forwarded_at, completed_at, destination_url)
+select (lpad(to_hex(b.ms), 12, '0') || '7' || substr(b.h, 1, 3) || '8' || substr(b.h, 4, 15))::uuid,
+       ($1::uuid[])[b.endpoint_index], to_timestamp(b.ms / 1000.0), 'POST', '', '',
+       json_build_array(json_build_array('content-type', 'application/json'),
+                        json_build_array('user-agent', case b.source when 'github' then 'GitHub-Hookshot/5a1b2c3' when 'shopify' then 'Shopify-Captain-Hook' else 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' end),
+                        json_build_array('x-request-id', substr(b.h, 8, 16))),
+       b.body, 'application/json', octet_length(b.body), '203.0.113.' || (1 + b.kind_roll % 250),
+       b.source, b.event_type, b.status,
+       case when b.forwarding then b.latency end,
+       case b.status when 'delivered' then 200 when 'failed' then 500 end,
+       case when b.forwarding then 1 else 0 end,
+       case when b.forwarding then to_timestamp((b.ms + 1) / 1000.0) end,
+       case when b.forwarding then to_timestamp((b.ms + 1 + b.latency) / 1000.0) end,
+       case when b.forwarding then $2::text end
+from bodied b`;
+
+/** [from, to) row ranges: one per day of the window, split so none exceeds ROWS_PER_INSERT. */
+function seedChunks(n: number, days: number): Array<[number, number]> {
+  const chunks: Array<[number, number]> = [];
+  for (let day = 0; day < days; day += 1) {
+    const [first, end] = [Math.floor((day * n) / days), Math.floor(((day + 1) * n) / days)];
+    for (let from = first; from < end; from += ROWS_PER_INSERT) chunks.push([from, Math.min(end, from + ROWS_PER_INSERT)]);
+  }
+  return chunks;
+}
+
+/** Where the needle rows sit: spread over the last 23 hours (a margin, so they are still in "the last 24 h" when searched). */
+function needleRows(n: number, spanMs: number): { from: number; step: number } {
+  const from = Math.ceil(((spanMs - 23 * HOUR_MS) * n) / spanMs);
+  const step = Math.floor((n - from) / NEEDLE_EVENTS);
+  if (from < 0 || step < 1) throw new Error(`--events ${n} over --days ${spanMs / DAY_MS} puts fewer than ${NEEDLE_EVENTS} events in the last 23 hours`);
+  return { from, step };
+}
+
+async function seedEvents(pool: pg.Pool, account: Account, n: number, days: number): Promise<void> {
+  const nowMs = Date.now();
+  const partitions = await ensureEventPartitions(pool, nowMs, { behind: days + 1, ahead: 14 });
+  if (partitions.skipped.length > 0) throw new Error(`partitions not created: ${JSON.stringify(partitions.skipped)}`);
+  const spanMs = days * DAY_MS;
+  const startMs = nowMs - spanMs;
+  const needle = needleRows(n, spanMs);
+  const endpointIds = seedOrder(account).map((endpoint) => endpoint.id);
+  let seeded = 0;
+  for (const [from, to] of seedChunks(n, days)) {
+    await pool.query(SEED_CHUNK, [endpointIds, DESTINATION, from, to, n, startMs, spanMs, needle.from, needle.step]);
+    seeded += to - from;
+    progress(`  seeded ${seeded.toLocaleString("en-US")} / ${n.toLocaleString("en-US")}`);
+  }
+}
+
+/** event_counts and the health counters from the events themselves (the seed bypassed the statements that keep them). */
+async function recount(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    await client.query("delete from event_counts");
+    await client.query("insert into event_counts (endpoint_id, status, n) select endpoint_id, status, count(*) from events group by 1, 2");
+    await client.query(`
+      update endpoints p
+      set delivered_count = coalesce(c.delivered, 0), failed_count = coalesce(c.failed, 0)
+      from (select endpoint_id, sum(n) filter (where status = 'delivered') as delivered, sum(n) filter (where status = 'failed') as failed
+            from event_counts group by endpoint_id) c
+      where p.id = c.endpoint_id`);
+    await client.query("commit");
+  } catch (error) {
+    await client.query("rollback").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+async function countEvents(pool: pg.Pool, endpointId?: string): Promise<number> {
+  const result = endpointId
+    ? await pool.query<{ n: string }>("select count(*) as n from events where endpoint_id = $1", [endpointId])
+    : await pool.query<{ n: string }>("select count(*) as n from events");
+  return Number(result.rows[0]!.n);
+}
+
+// ---------------------------------------------------------------- phase 4: reads
+
+interface EventListAnswer {
+  data: Array<{ id: string }>;
+  meta: { total: number; total_capped: boolean; next_cursor: string | null };
+}
+
+/** GET on the public API; answers the status and the parsed body. */
+async function apiGet<T>(server: string, apiKey: string, route: string): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${server}${route}`, { headers: { authorization: `Bearer ${apiKey}` } });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+async function apiOk<T>(server: string, apiKey: string, route: string): Promise<T> {
+  const { status, body } = await apiGet<T>(server, apiKey, route);
+  if (status !== 200) throw new Error(`GET ${route} answered ${status}: ${JSON.stringify(body).slice(0, 300)}`);
+  return body;
+}
+
+/** WARMUP_REQUESTS untimed requests, then SAMPLES timed ones; answers their durations. */
+async function sample(request: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < WARMUP_REQUESTS; i += 1) await request();
+  const durations: number[] = [];
+  for (let i = 0; i < SAMPLES; i += 1) durations.push((await timed(request)).ms);
+  return durations;
+}
+
+/** Signs in as the seeded account's user (a browser's form post) and answers its session cookie. */
+async function signIn(server: string): Promise<string> {
+  const response = await fetch(`${server}/login`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: server },
+    body: new URLSearchParams({ email: EMAIL, password: PASSWORD }).toString(),
+  });
+  const cookie = response.headers
+    .getSetCookie()
+    .map((header) => header.split(";")[0]!)
+    .find((pair) => /^(__Host-)?rehook_session=./.test(pair));
+  if (response.status !== 303 || !cookie) throw new Error(`sign-in answered ${response.status} without a session cookie`);
+  return cookie;
+}
+
+/** A dashboard tRPC query over HTTP, as the browser sends it (superjson envelope). */
+async function trpcQuery(server: string, cookie: string, procedure: string, input: unknown): Promise<unknown> {
+  const response = await fetch(`${server}/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`, { headers: { cookie } });
+  const envelope = (await response.json()) as { result?: { data: { json: unknown } } };
+  if (response.status !== 200 || !envelope.result) throw new Error(`${procedure} answered ${response.status}: ${JSON.stringify(envelope).slice(0, 300)}`);
+  return envelope.result.data.json;
+}
+
+const iso = (msAgo: number) => new Date(Date.now() - msAgo).toISOString();
+
+async function measureListings(server: string, account: Account, expectedTotal: number): Promise<void> {
+  const forward = account.forwarding[0]!;
+  const listings: Array<[string, string]> = [
+    ["API first page (limit 20)", "/api/v1/events?limit=20"],
+    ["API status=failed", "/api/v1/events?limit=20&status=failed"],
+    ["API endpoint_id (a forwarding endpoint)", `/api/v1/events?limit=20&endpoint_id=${forward.id}`],
+    ["API endpoint_id + status=failed", `/api/v1/events?limit=20&endpoint_id=${forward.id}&status=failed`],
+    ["API source=github", "/api/v1/events?limit=20&source=github"],
+    ["API event_type=push", "/api/v1/events?limit=20&event_type=push"],
+    ["API time range (3 to 2 days ago)", `/api/v1/events?limit=20&received_after=${iso(3 * DAY_MS)}&received_before=${iso(2 * DAY_MS)}`],
+  ];
+  for (const [figure, route] of listings) addLatencyRow(figure, await sample(() => apiOk(server, account.apiKey, route)), TARGETS.page);
+
+  const first = await apiOk<EventListAnswer>(server, account.apiKey, "/api/v1/events?limit=20");
+  check(first.meta.total === expectedTotal && !first.meta.total_capped, `first page total ${first.meta.total}, expected ${expectedTotal}`);
+  out(`  first page total ${first.meta.total.toLocaleString("en-US")} (expected ${expectedTotal.toLocaleString("en-US")})`);
+
+  await measureCursorWalk(server, account.apiKey, expectedTotal);
+  addLatencyRow(`API offset=${MAX_OFFSET}`, await sample(() => apiOk(server, account.apiKey, `/api/v1/events?limit=20&offset=${MAX_OFFSET}`)), TARGETS.offset);
+  await measureSearch(server, account.apiKey);
+
+  const cookie = await signIn(server);
+  addLatencyRow("dashboard Activity: events.list (limit 50)", await sample(() => trpcQuery(server, cookie, "events.list", { limit: 50 })), TARGETS.page);
+  addLatencyRow(
+    "dashboard Activity: events.list status=failed",
+    await sample(() => trpcQuery(server, cookie, "events.list", { status: "failed", limit: 50 })),
+    TARGETS.page,
+  );
+  addLatencyRow("API endpoint health (GET /endpoints/{id})", await sample(() => apiOk(server, account.apiKey, `/api/v1/endpoints/${forward.id}`)), TARGETS.page);
+}
+
+/** CURSOR_PAGES pages of 20 following next_cursor: every fetch timed, ids never seen twice and always older. */
+async function measureCursorWalk(server: string, apiKey: string, expectedTotal: number): Promise<void> {
+  const seen = new Set<string>();
+  const durations: number[] = [];
+  let cursor: string | null = null;
+  let previous = "g"; // above every hex id
+  for (let page = 0; page < CURSOR_PAGES; page += 1) {
+    const route: string = `/api/v1/events?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const fetched: { result: EventListAnswer; ms: number } = await timed(() => apiOk<EventListAnswer>(server, apiKey, route));
+    durations.push(fetched.ms);
+    const { data, meta } = fetched.result;
+    for (const { id } of data) {
+      check(!seen.has(id), `cursor walk: id ${id} came twice`);
+      check(id < previous, `cursor walk: id ${id} is not older than ${previous}`);
+      seen.add(id);
+      previous = id;
+    }
+    cursor = meta.next_cursor;
+    if (!cursor) break;
+  }
+  // A walk that ends early has seen every event.
+  check(durations.length === CURSOR_PAGES || seen.size === expectedTotal, `cursor walk ended after ${durations.length} pages with ${seen.size} of ${expectedTotal} events`);
+  addLatencyRow(`API cursor walk, ${durations.length} pages of 20 (every page)`, durations, TARGETS.page);
+  addValueRow(`API cursor page ${durations.length} (${seen.size.toLocaleString("en-US")} events deep)`, ms(durations.at(-1)!), TARGETS.page);
+  check(seen.size === durations.length * 20 || cursor === null, `cursor walk: ${seen.size} distinct ids over ${durations.length} full pages`);
+}
+
+/** The body search over the last 24 h; a server without `q` answers 400 and the row says so. */
+async function measureSearch(server: string, apiKey: string): Promise<void> {
+  const route = () => `/api/v1/events?limit=20&q=${NEEDLE}&received_after=${iso(24 * HOUR_MS)}`;
+  const probe = await apiGet<EventListAnswer>(server, apiKey, route());
+  if (probe.status === 400) {
+    addValueRow(`API search q=${NEEDLE} (last 24 h)`, "not implemented", TARGETS.search);
+    return;
+  }
+  if (probe.status !== 200) throw new Error(`search answered ${probe.status}`);
+  check(probe.body.meta.total === NEEDLE_EVENTS, `search for ${NEEDLE} found ${probe.body.meta.total} events, expected ${NEEDLE_EVENTS}`);
+  addLatencyRow(`API search q=${NEEDLE} (last 24 h, ${probe.body.meta.total} found)`, await sample(() => apiOk(server, apiKey, route())), TARGETS.search);
+}
+
+// ---------------------------------------------------------------- phase 6: endpoint delete
+
+/** Polls until the endpoint has no events left (at most PURGE_LIMIT_MS); answers the rows left. */
+async function waitUntilPurged(pool: pg.Pool, endpointId: string): Promise<number> {
+  const deadline = performance.now() + PURGE_LIMIT_MS;
+  while (true) {
+    const left = await countEvents(pool, endpointId);
+    if (left === 0 || performance.now() > deadline) return left;
+    await new Promise((resolve) => setTimeout(resolve, PURGE_POLL_MS));
+  }
+}
+
+async function measureEndpointDelete(server: string, pool: pg.Pool, account: Account): Promise<void> {
+  const rows = await countEvents(pool, account.big.id);
+  const started = performance.now();
+  const answer = await timed(() => fetch(`${server}/api/v1/endpoints/${account.big.id}`, { method: "DELETE", headers: { authorization: `Bearer ${account.apiKey}` } }));
+  if (answer.result.status !== 204) throw new Error(`DELETE of the big endpoint answered ${answer.result.status}`);
+  addValueRow(`DELETE /api/v1/endpoints/{id} (${rows.toLocaleString("en-US")} events)`, `204 in ${ms(answer.ms)}`, TARGETS.deleteAnswer);
+
+  // Captures to another endpoint while the purge runs: they must keep working.
+  const [left, during] = await Promise.all([
+    waitUntilPurged(pool, account.big.id).then((remaining) => ({ remaining, seconds: (performance.now() - started) / 1000 })),
+    runLoad({ url: `${server}/api/webhook/${account.captureB.slug}`, connections: CONNECTIONS, durationSeconds: LOAD_SECONDS, body }),
+  ]);
+  check(during.ok > 0 && during.notOk === 0 && during.errors === 0, `captures during the purge: ${during.ok} ok, ${during.notOk} non-2xx, ${during.errors} errors`);
+  const purged = left.remaining === 0 ? `gone in ${left.seconds.toFixed(1)} s (${perSecond(rows / left.seconds)} rows)` : `${left.remaining} rows left after 15 min`;
+  addValueRow("background purge of its events (polled every 2 s)", purged, TARGETS.purge);
+  addValueRow("capture to another endpoint during the purge", describeLoad(during), "keeps working");
+}
+
+// ---------------------------------------------------------------- phase 7: retention
+
+/** The oldest day partition that holds events (the ones before the window are empty). */
+async function oldestFilledDay(pool: pg.Pool): Promise<{ partition: EventPartition; rows: number }> {
+  for (const partition of await eventPartitions(pool)) {
+    const result = await pool.query<{ n: string }>(`select count(*) as n from "${partition.name}"`);
+    const rows = Number(result.rows[0]!.n);
+    if (rows > 0) return { partition, rows };
+  }
+  throw new Error("no day partition holds events");
+}
+
+async function measureRetentionDrop(pool: pg.Pool): Promise<void> {
+  const { partition, rows } = await oldestFilledDay(pool);
+  const dropped = await timed(() => dropEventPartition(pool, partition));
+  const stillThere = (await eventPartitions(pool)).some((p) => p.name === partition.name);
+  check(!stillThere, `${partition.name} is still attached after the drop`);
+  addValueRow(`retention: drop ${partition.name} (${rows.toLocaleString("en-US")} events)`, ms(dropped.ms), TARGETS.dropDay);
+}
+
+// ---------------------------------------------------------------- the run
+
+function printTable(): void {
+  out("\n| figure | p50 / value | p95 | target |");
+  out("|---|---|---|---|");
+  for (const row of table) out(`| ${row.figure} | ${row.p50} | ${row.p95} | ${row.target} |`);
+}
+
+async function main() {
+  if (!Number.isInteger(EVENTS) || EVENTS < 1 || !Number.isInteger(DAYS) || DAYS < 1) throw new Error("--events and --days take whole numbers above 0");
+  out(`bench:scale  ${EVENTS.toLocaleString("en-US")} events over ${DAYS} days; captures: ${CONNECTIONS} connections for ${LOAD_SECONDS} s, body ${body.length} bytes; node ${process.version}\n`);
+  const dataDir = await mkdtemp(path.join(tmpdir(), "rehook-bench-scale-"));
+  const database = await startEmbeddedPostgres({ dataDir });
+  // Retention off (RETENTION_DAYS=0): phase 7 drops a day itself, nothing else may.
+  const env = {
+    DATABASE_URL: database.url,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "warn",
+    ALLOW_PRIVATE_DESTINATIONS: "true",
+    RETENTION_DAYS: "0",
+    API_RATE_LIMIT_PER_MINUTE: "1000000",
+  };
+  // No statement timeout: a seed chunk of 500,000 rows takes a while.
+  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  let rehook: Started | undefined;
+  try {
+    await runRehook(["migrate"], env);
+    const account = await createAccount(env);
+
+    out("phase 2: capture on the empty database");
+    const bare = await bareLoad();
+    addValueRow("bare node:http baseline", describeLoad(bare));
+    rehook = await startListening(CLI, ["start"], env);
+    const empty = await captureLoad(rehook.url, account.captureA);
+    addValueRow("capture, empty database", `${describeLoad(empty)}, ${((100 * empty.requestsPerSecond) / bare.requestsPerSecond).toFixed(1)}% of bare`, TARGETS.captureEmpty);
+    await stop(rehook.child);
+    rehook = undefined;
+    const captured = await countEvents(pool);
+
+    out(`\nphase 3: seeding ${EVENTS.toLocaleString("en-US")} events`);
+    const seed = await timed(() => seedEvents(pool, account, EVENTS, DAYS));
+    const counts = await timed(() => recount(pool));
+    const vacuum = await timed(() => pool.query("vacuum analyze events"));
+    addValueRow("seed: insert", `${(seed.ms / 1000).toFixed(1)} s, ${perSecond((EVENTS * 1000) / seed.ms)} rows`);
+    addValueRow("seed: event_counts and health counters", `${(counts.ms / 1000).toFixed(1)} s`);
+    addValueRow("seed: vacuum analyze", `${(vacuum.ms / 1000).toFixed(1)} s`);
+
+    out("\nphase 4: reads with the events present");
+    rehook = await startListening(CLI, ["start"], env);
+    await measureListings(rehook.url, account, EVENTS + captured);
+
+    out("\nphase 5: capture with the events present");
+    const full = await captureLoad(rehook.url, account.captureA);
+    addValueRow(`capture, ${EVENTS.toLocaleString("en-US")} events stored`, `${describeLoad(full)}, ${((100 * full.requestsPerSecond) / empty.requestsPerSecond).toFixed(1)}% of empty`, TARGETS.captureFull);
+
+    out("\nphase 6: deleting the big endpoint");
+    await measureEndpointDelete(rehook.url, pool, account);
+    const rss = peakRssMiB(rehook.child.pid!);
+    if (rss !== undefined) addValueRow("rehook peak RSS", `${rss} MiB`);
+    await stop(rehook.child);
+    rehook = undefined;
+
+    out("\nphase 7: retention drops a day");
+    await measureRetentionDrop(pool);
+
+    printTable();
+    if (problems.length > 0) {
+      out(`\nbroken run: ${problems.length} correctness problem(s)`);
+      for (const problem of problems.slice(0, 20)) out(`  - ${problem}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await pool.end().catch(() => undefined);
+    if (rehook) await stop(rehook.child);
+    await database.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:scale failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
