@@ -6,6 +6,7 @@ import {
   findOwnedEventBody,
   countMatchingEventsCapped,
   countOwnedEvents,
+  eventIdsMatchingSearch,
   listEventSummaries,
   listEventSummariesAt,
   MAX_EVENT_OFFSET,
@@ -179,6 +180,10 @@ export async function openEventBody(ctx: Pick<ServiceContext, "orm">, input: { u
 export interface LiveFilter {
   endpointId?: string;
   status?: EventStatus;
+  source?: string;
+  eventType?: string;
+  /** Only events this search finds (checked in the database for the few ids at hand). */
+  search?: string;
 }
 
 /** Feed rows one live read asks for (and one message to the browser carries) at most. */
@@ -205,6 +210,19 @@ export async function openLiveEvents(
   if (!bus) throw new UserError("unavailable", "live updates are not available on this server");
   const release = takeStreamSlot(bus, input.userId, input.signal);
   return liveRows({ orm: ctx.orm, bus }, input, loadRows, release);
+}
+
+/** The rows a live feed with this filter shows. */
+async function liveMatches(ctx: Pick<ServiceContext, "orm">, rows: EventSummary[], filter: LiveFilter): Promise<EventSummary[]> {
+  const kept = rows.filter(
+    (row) =>
+      (!filter.status || row.status === filter.status) &&
+      (!filter.source || row.source === filter.source) &&
+      (!filter.eventType || row.eventType === filter.eventType),
+  );
+  if (!filter.search || kept.length === 0) return kept;
+  const found = await eventIdsMatchingSearch(ctx.orm.em.fork(), kept.map((row) => row.id), filter.search);
+  return kept.filter((row) => found.has(row.id));
 }
 
 async function* liveRows(
@@ -240,7 +258,7 @@ async function* liveRows(
       for (const id of ids) waiting.delete(id);
       // Ownership is checked in the query too: other users' events never leave it.
       const rows = await loadRows(ctx.orm.em.fork(), input.userId, ids);
-      const shown = input.filter.status ? rows.filter((row) => row.status === input.filter.status) : rows;
+      const shown = await liveMatches(ctx, rows, input.filter);
       if (shown.length > 0) yield shown;
     }
   } finally {

@@ -22,15 +22,18 @@ function withDatabase(url: string, database: string): string {
   return parsed.href;
 }
 
-/** Clones the migrated template into a new database, so test files never see each other's rows. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * Clones the migrated template into a new database, so test files never see each other's
+ * rows; `migrated: false` gives an empty one instead (tests of the migrations themselves).
+ */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = inject("adminDatabaseUrl");
   const template = inject("templateDatabase");
   const name = `rehook_test_${process.ppid}_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`create database ${name} template ${template}`);
+    await admin.query(options.migrated === false ? `create database ${name}` : `create database ${name} template ${template}`);
   } finally {
     await admin.end();
   }

@@ -2,7 +2,7 @@ import { Form, Link, useNavigate, useNavigation } from "@remix-run/react";
 import { useState, type ReactNode } from "react";
 import { errorMessage } from "../lib/errors";
 import { plural } from "../lib/format";
-import { hasListFilter, listFilterKey, type ListFilter } from "../lib/list-filter";
+import { hasListFilter, listFilterKey, type EventListFilter } from "../lib/list-filter";
 import { EmptyCard, FormError } from "./ui";
 
 /**
@@ -15,14 +15,17 @@ export function ListFilters({
   filter,
   endpoints,
   statuses,
+  children,
 }: {
   /** The list page's path ("/events"). */
   path: string;
   /** The form's accessible name ("Filter events"). */
   label: string;
-  filter: ListFilter;
+  filter: EventListFilter;
   endpoints: Array<{ id: string; name: string }>;
   statuses: ReadonlyArray<{ value: string; label: string }>;
+  /** More fields (named as their URL parameters); text fields apply on Enter, menus at once. */
+  children?: ReactNode;
 }) {
   const navigate = useNavigate();
   const navigation = useNavigation();
@@ -30,11 +33,10 @@ export function ListFilters({
   const filtering = navigation.state === "loading" && navigation.location.pathname === path;
 
   function applyFilters(form: HTMLFormElement) {
-    const data = new FormData(form);
     const params = new URLSearchParams();
-    for (const name of ["endpointId", "status"]) {
-      const value = String(data.get(name) ?? "");
-      if (value) params.set(name, value);
+    for (const [name, value] of new FormData(form)) {
+      const text = String(value).trim();
+      if (text) params.set(name, text);
     }
     const query = params.toString();
     navigate(query ? `${path}?${query}` : path, { preventScrollReset: true });
@@ -45,7 +47,8 @@ export function ListFilters({
       method="get"
       className="filters"
       aria-label={label}
-      onChange={(event) => applyFilters(event.currentTarget)}
+      // Menus apply at once; a text field would reload on every key, so it waits for Enter.
+      onChange={(event) => event.target instanceof HTMLSelectElement && applyFilters(event.currentTarget)}
       onSubmit={(event) => {
         event.preventDefault();
         applyFilters(event.currentTarget);
@@ -73,11 +76,18 @@ export function ListFilters({
           ))}
         </select>
       </div>
-      <noscript>
+      {children}
+      {children ? (
         <button type="submit" className="button secondary">
           Apply
         </button>
-      </noscript>
+      ) : (
+        <noscript>
+          <button type="submit" className="button secondary">
+            Apply
+          </button>
+        </noscript>
+      )}
       {hasListFilter(filter) ? (
         <Link to={path} className="button ghost small clear-filters" preventScrollReset>
           Clear filters

@@ -3,6 +3,18 @@ import { isUuid } from "./format";
 /** The filter of a list page (Activity, Replays): one endpoint and one status, each optional. */
 export type ListFilter<Status extends string = string> = { endpointId?: string; status?: Status };
 
+/** Activity's time ranges, as its URL carries them (?since=24h). */
+export const SINCE_OPTIONS = [
+  { value: "1h", label: "Last hour", ms: 60 * 60_000 },
+  { value: "24h", label: "Last 24 hours", ms: 24 * 60 * 60_000 },
+  { value: "7d", label: "Last 7 days", ms: 7 * 24 * 60 * 60_000 },
+  { value: "30d", label: "Last 30 days", ms: 30 * 24 * 60 * 60_000 },
+] as const;
+export type Since = (typeof SINCE_OPTIONS)[number]["value"];
+
+/** Activity's filter: the list filter, plus a search, a sender, an event type and a time range. */
+export type EventListFilter<Status extends string = string> = ListFilter<Status> & { search?: string; source?: string; eventType?: string; since?: Since };
+
 /** The filter in a list page's URL (?endpointId=…&status=…); a malformed value is left out. */
 export function readListFilter<Status extends string>(request: Request, isStatus: (value: unknown) => value is Status): ListFilter<Status> {
   const params = new URL(request.url).searchParams;
@@ -14,11 +26,51 @@ export function readListFilter<Status extends string>(request: Request, isStatus
   };
 }
 
-/** One string per filter: a new one starts the list (and the filter form) afresh. */
-export function listFilterKey(filter: ListFilter): string {
-  return `${filter.endpointId ?? ""}|${filter.status ?? ""}`;
+/** A text parameter, trimmed, at most 200 characters; blank is absent. */
+function textParam(params: URLSearchParams, name: string): string | undefined {
+  const value = (params.get(name) ?? "").trim().slice(0, 200);
+  return value === "" ? undefined : value;
 }
 
-export function hasListFilter(filter: ListFilter): boolean {
-  return Boolean(filter.endpointId || filter.status);
+/** Activity's filter from its URL (?q=…&source=…&eventType=…&since=24h, and the list filter's). */
+export function readEventListFilter<Status extends string>(request: Request, isStatus: (value: unknown) => value is Status): EventListFilter<Status> {
+  const params = new URL(request.url).searchParams;
+  const search = textParam(params, "q");
+  const source = textParam(params, "source");
+  const eventType = textParam(params, "eventType");
+  const since = SINCE_OPTIONS.find((option) => option.value === params.get("since"))?.value;
+  return {
+    ...readListFilter(request, isStatus),
+    ...(search ? { search } : {}),
+    ...(source ? { source } : {}),
+    ...(eventType ? { eventType } : {}),
+    ...(since ? { since } : {}),
+  };
+}
+
+/** When a time range starts, from `now`. */
+export function sinceStart(since: Since, now: number): Date {
+  return new Date(now - SINCE_OPTIONS.find((option) => option.value === since)!.ms);
+}
+
+/** The URL parameter each filter field is carried in. */
+const PARAMS: Record<keyof EventListFilter, string> = { endpointId: "endpointId", status: "status", search: "q", source: "source", eventType: "eventType", since: "since" };
+
+/** The filter as a query string (?endpointId=…&q=…), for links and the filter form. */
+export function listFilterQuery(filter: EventListFilter): string {
+  const params = new URLSearchParams();
+  for (const [field, name] of Object.entries(PARAMS)) {
+    const value = filter[field as keyof EventListFilter];
+    if (value) params.set(name, value);
+  }
+  return params.toString();
+}
+
+/** One string per filter: a new one starts the list (and the filter form) afresh. */
+export function listFilterKey(filter: EventListFilter): string {
+  return listFilterQuery(filter);
+}
+
+export function hasListFilter(filter: EventListFilter): boolean {
+  return listFilterQuery(filter) !== "";
 }

@@ -11,7 +11,7 @@ import { ListFilters, ListFooter, NoMatchesCard, useOlderPages } from "../compon
 import { EmptyCard, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
 import { errorMessage } from "../lib/errors";
 import { EVENT_STATUSES, isEventStatus, STATUS_LABELS, type EventStatus } from "../lib/format";
-import { listFilterKey, readListFilter, type ListFilter } from "../lib/list-filter";
+import { hasListFilter, listFilterKey, readEventListFilter, SINCE_OPTIONS, sinceStart, type EventListFilter } from "../lib/list-filter";
 import type { ReplayAttempt } from "../lib/replay";
 import { trpc } from "../lib/trpc.client";
 import { requireUser } from "../lib/session.server";
@@ -21,7 +21,7 @@ export const meta: MetaFunction = () => [{ title: "Activity · Rehook" }];
 type EventSummary = RouterOutputs["events"]["list"]["events"][number];
 /** A feed row: receivedAt is a Date from tRPC, and may be a string after a loader. */
 type FeedRow = Omit<EventSummary, "receivedAt"> & { receivedAt: Date | string };
-type Filter = ListFilter<EventStatus>;
+type Filter = EventListFilter<EventStatus>;
 type EndpointOption = { id: string; name: string; webhook_url: string; destination_url: string | null };
 
 /** Rows kept in memory: the live feed drops the oldest beyond this (Load older brings them back). */
@@ -31,14 +31,20 @@ const STATUS_OPTIONS = EVENT_STATUSES.map((status) => ({ value: status, label: S
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   requireUser(context, request);
-  const filter = readListFilter(request, isEventStatus);
-  const [page, endpoints] = await Promise.all([context.caller.events.list({ ...filter, limit: 50 }), context.caller.endpoints.list()]);
+  const filter = readEventListFilter(request, isEventStatus);
+  const [page, endpoints] = await Promise.all([context.caller.events.list({ ...listInput(filter), limit: 50 }), context.caller.endpoints.list()]);
   return {
     filter,
     events: page.events,
     nextCursor: page.nextCursor,
     endpoints: endpoints.map((endpoint) => ({ id: endpoint.id, name: endpoint.name, webhook_url: endpoint.webhook_url, destination_url: endpoint.destination_url })),
   };
+}
+
+/** The filter as events.list and events.live take it: a time range becomes its start, from now. */
+function listInput(filter: Filter) {
+  const { since, ...rest } = filter;
+  return { ...rest, ...(since ? { receivedAfter: sinceStart(since, Date.now()) } : {}) };
 }
 
 export default function Activity() {
@@ -52,7 +58,43 @@ export default function Activity() {
         description="Every request your endpoints receive, newest first. New events appear here as they arrive."
       />
 
-      <ListFilters path="/events" label="Filter events" filter={filter} endpoints={endpoints} statuses={STATUS_OPTIONS} />
+      <ListFilters path="/events" label="Filter events" filter={filter} endpoints={endpoints} statuses={STATUS_OPTIONS}>
+        <div className="field field-inline">
+          <label htmlFor="filter-since">Time</label>
+          <select id="filter-since" name="since" defaultValue={filter.since ?? ""} key={`t${listFilterKey(filter)}`}>
+            <option value="">Any time</option>
+            {SINCE_OPTIONS.map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field field-inline">
+          <label htmlFor="filter-type">Event type</label>
+          <input id="filter-type" name="eventType" type="text" placeholder="invoice.paid" maxLength={200} autoComplete="off" spellCheck={false} defaultValue={filter.eventType ?? ""} key={`y${listFilterKey(filter)}`} />
+        </div>
+        <div className="field field-inline">
+          <label htmlFor="filter-source">Source</label>
+          <input id="filter-source" name="source" type="text" placeholder="stripe" maxLength={200} autoComplete="off" spellCheck={false} defaultValue={filter.source ?? ""} key={`o${listFilterKey(filter)}`} />
+        </div>
+        <div className="field field-inline">
+          <label htmlFor="filter-search">Search</label>
+          <input
+            id="filter-search"
+            name="q"
+            type="search"
+            placeholder="text in the body or a header"
+            maxLength={200}
+            autoComplete="off"
+            spellCheck={false}
+            defaultValue={filter.search ?? ""}
+            key={`q${listFilterKey(filter)}`}
+            title="Finds events whose body or a header value contains this text. Without a time range, searches the last 24 hours."
+          />
+        </div>
+      </ListFilters>
+      {filter.search && !filter.since ? <p className="muted small">Searching the last 24 hours; choose a time range to search further back.</p> : null}
 
       <Feed
         key={listFilterKey(filter)}
@@ -158,7 +200,7 @@ function Feed({
     let retryTimer: ReturnType<typeof setTimeout> | undefined;
     let failures = 0;
     let connectedBefore = false;
-    const input = { ...filterRef.current };
+    const input = listInput(filterRef.current);
 
     const catchUp = () => {
       // Whatever happened while the connection was down.
@@ -217,7 +259,7 @@ function Feed({
   // An older page: rows already shown (perhaps updated live since) are kept as they are.
   const older = useOlderPages(
     state.cursor,
-    (before) => trpc().events.list.query({ ...filter, before, limit: 50 }),
+    (before) => trpc().events.list.query({ ...listInput(filter), before, limit: 50 }),
     (page) =>
       setState((current) => {
         const byId = new Map(current.rows.map((row) => [row.id, row]));
@@ -359,9 +401,15 @@ function FeedEmpty({ filter, endpoints }: { filter: Filter; endpoints: EndpointO
     );
   }
   const endpoint = endpoints.find((candidate) => candidate.id === filter.endpointId) ?? endpoints[0]!;
-  if (filter.status) {
+  // An endpoint alone is no narrowing: its page waits for its first event like the whole list.
+  const { endpointId: _endpoint, ...narrowing } = filter;
+  if (hasListFilter(narrowing)) {
     return (
-      <NoMatchesCard path="/events" icon={<Icon name="inbox" />} title={`No ${STATUS_LABELS[filter.status].toLowerCase()} events`}>
+      <NoMatchesCard
+        path="/events"
+        icon={<Icon name="inbox" />}
+        title={filter.search ? "Nothing found" : filter.status ? `No ${STATUS_LABELS[filter.status].toLowerCase()} events` : "No matching events"}
+      >
         <p>Nothing matches these filters yet. New matching events will appear here as they arrive.</p>
       </NoMatchesCard>
     );

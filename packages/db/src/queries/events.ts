@@ -84,6 +84,28 @@ const toSummary = (row: SummaryRow): EventSummary => ({
   nextAttemptAt: row.next_attempt_at === null ? null : new Date(row.next_attempt_at),
 });
 
+/** The search predicate on `e` (see core's event-search.ts for the form bodies are compared in). */
+function searchCondition(text: string): { sql: string; params: string[] } {
+  const patterns = searchPatterns(text);
+  return {
+    sql: `(encode(substring(e.body from 1 for ${SEARCHED_BODY_BYTES}), 'escape') ilike ? escape '\\'
+           or exists (select 1 from json_array_elements(e.headers) h where h->>1 ilike ? escape '\\'))`,
+    params: [patterns.body, patterns.header],
+  };
+}
+
+/** Which of these events a search finds (the live feed of a search: a handful of ids at a time). */
+export async function eventIdsMatchingSearch(em: EntityManager, ids: string[], text: string): Promise<Set<string>> {
+  const valid = ids.filter((id) => isUuid(id));
+  if (valid.length === 0) return new Set();
+  const search = searchCondition(text);
+  const rows = await em.getConnection().execute<Array<{ id: string }>>(`select e.id from events e where e.id = any(?::uuid[]) and ${search.sql}`, [
+    `{${valid.join(",")}}`,
+    ...search.params,
+  ]);
+  return new Set(rows.map((row) => row.id));
+}
+
 /*
  * The user's events, newest first. The newest `limit` of each of the user's endpoints are
  * taken through that endpoint's own index (endpoint and id, or endpoint, status / source /
@@ -101,10 +123,9 @@ function eventPageQuery(userId: string, filter: EventFilter, limit: number, colu
   if (filter.receivedBefore) (where.push("e.id < ?"), params.push(uuidv7Floor(filter.receivedBefore.getTime())));
   if (filter.before) (where.push("e.id < ?"), params.push(filter.before));
   if (filter.search) {
-    const patterns = searchPatterns(filter.search);
-    where.push(`(encode(substring(e.body from 1 for ${SEARCHED_BODY_BYTES}), 'escape') ilike ? escape '\\'
-                 or exists (select 1 from json_array_elements(e.headers) h where h->>1 ilike ? escape '\\'))`);
-    params.push(patterns.body, patterns.header);
+    const search = searchCondition(filter.search);
+    where.push(search.sql);
+    params.push(...search.params);
   }
   params.push(limit);
   const endpointWhere = ["p.user_id = ?"];
