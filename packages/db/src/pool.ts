@@ -58,3 +58,19 @@ export async function withMigrationLock<T>(databaseUrl: string, work: () => Prom
     await client.end().catch(() => undefined);
   }
 }
+
+/** Runs `work` in one transaction on a client of the pool: committed if it resolves, rolled back if it throws. */
+export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    const result = await work(client);
+    await client.query("commit");
+    return result;
+  } catch (error) {
+    await client.query("rollback").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { EventStatus } from "@rehook/core";
-import type { Pool } from "../pool.js";
+import { withTransaction, type Pool } from "../pool.js";
 import type { EventPartition } from "../partitions.js";
 
 /** The user's events matching an endpoint and a status, exactly, from event_counts (a few rows, whatever the number of events). */
@@ -130,21 +130,13 @@ export async function dropEventPartition(pool: Pool, partition: EventPartition, 
       if ((removed.rowCount ?? 0) < DEPENDENTS_PER_BATCH) break;
     }
   }
-  const client = await pool.connect();
-  try {
-    await client.query("begin");
+  await withTransaction(pool, async (client) => {
     await client.query(`set local lock_timeout = ${Math.max(1, Math.floor(lockTimeoutMs))}`);
     await client.query(`
       with tally as (select endpoint_id, status, count(*) as n from "${partition.name}" group by endpoint_id, status),
       ${UNCOUNT}
       select 1`);
     await client.query(`alter table events detach partition "${partition.name}"`);
-    await client.query("commit");
-  } catch (error) {
-    await client.query("rollback").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
   await pool.query(`drop table if exists "${partition.name}"`);
 }

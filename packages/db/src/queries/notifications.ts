@@ -1,5 +1,5 @@
 import type { NotificationTrigger, NotifiedEvent, PausedEndpoint } from "@rehook/core";
-import type { Pool } from "../pool.js";
+import { withTransaction, type Pool } from "../pool.js";
 
 /** A user's chat hook, when notifications may be posted to it now. */
 export interface NotificationChannel {
@@ -98,9 +98,7 @@ export type ChannelOutcome =
 
 /** Stores the outcome of a post (one transaction). */
 export async function finishChannel(pool: Pool, userId: string, outcome: ChannelOutcome): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query("begin");
+  await withTransaction(pool, async (client) => {
     if (outcome.kind === "done") {
       await client.query("delete from notification_outbox where id = any($1::bigint[])", [outcome.outboxIds]);
       await client.query(
@@ -122,11 +120,5 @@ export async function finishChannel(pool: Pool, userId: string, outcome: Channel
         outcome.lastError,
       ]);
     }
-    await client.query("commit");
-  } catch (error) {
-    await client.query("rollback").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
