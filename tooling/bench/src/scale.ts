@@ -4,13 +4,13 @@
 // Events are seeded with SQL straight into the real schema (partitions, counts, health
 // counters), spread evenly over the last D days.
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { dropEventPartition, ensureEventPartitions, eventPartitions, startEmbeddedPostgres, type EventPartition } from "@rehook/db";
+import { dropEventPartition, ensureEventPartitions, eventPartitions, startEmbeddedPostgres, type EmbeddedDatabase, type EventPartition } from "@rehook/db";
 import { runLoad, type LoadResult } from "./load.js";
 import { CLI, peakRssMiB, runRehook, startListening, stop, type Started } from "./processes.js";
 
@@ -36,6 +36,8 @@ const CURSOR_PAGES = 500;
 const MAX_OFFSET = 10_000;
 /** One INSERT … SELECT seeds at most this many rows (a day, or part of one). */
 const ROWS_PER_INSERT = 500_000;
+/** Seed statements running at once (PostgreSQL has the cores to itself meanwhile). */
+const SEED_WORKERS = Math.max(1, Math.min(4, availableParallelism()));
 /** The big endpoint's share of the events, in percent; the other five share the rest. */
 const BIG_SHARE = 20;
 const NEEDLE = "needle-7f3a";
@@ -46,6 +48,10 @@ const PURGE_LIMIT_MS = 15 * 60_000;
 const DESTINATION = "http://127.0.0.1:9/in";
 const EMAIL = "scale@example.com";
 const PASSWORD = "bench-password-scale";
+/** Bounds on what could otherwise hang: a server start, one HTTP request, one SQL statement. */
+const START_TIMEOUT_MS = 60_000;
+const REQUEST_TIMEOUT_MS = 120_000;
+const STATEMENT_TIMEOUT_MS = 30 * 60_000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -54,6 +60,7 @@ const TARGETS = {
   captureEmpty: ">= 40% of bare",
   captureFull: ">= 90% of empty",
   page: "p95 <= 100 ms",
+  deepPage: "<= 100 ms, as the first page",
   offset: "p95 <= 500 ms",
   search: "p95 <= 1000 ms",
   deleteAnswer: "204 within 2 s",
@@ -102,7 +109,7 @@ const problems: string[] = [];
 const out = (line = "") => process.stdout.write(`${line}\n`);
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const ms = (value: number) => `${value.toFixed(1)} ms`;
-const perSecond = (value: number) => `${Math.round(value).toLocaleString("en-US")}/s`;
+const rowsPerSecond = (rows: number, milliseconds: number) => `${Math.round((rows * 1000) / milliseconds).toLocaleString("en-US")} rows/s`;
 
 /** Nearest-rank percentile of ascending values. */
 function percentile(sorted: number[], p: number): number {
@@ -122,6 +129,17 @@ function addValueRow(figure: string, value: string, target = "—"): void {
 
 function check(ok: boolean, problem: string): void {
   if (!ok) problems.push(problem);
+}
+
+/** Runs one measurement; a failure becomes its row and a problem, and the next measurement still runs. */
+async function attempt(figure: string, target: string, measure: () => Promise<void>): Promise<void> {
+  try {
+    await measure();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    addValueRow(figure, `failed: ${message.slice(0, 200)}`, target);
+    problems.push(`${figure}: ${message}`);
+  }
 }
 
 async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number }> {
@@ -154,6 +172,27 @@ const seedOrder = (account: Account) => [account.big, account.captureA, account.
 
 // ---------------------------------------------------------------- phases 2 and 5: capture
 
+/**
+ * `rehook start`, given START_TIMEOUT_MS to say it listens. Its "listening on" line is an
+ * info log, so the server logs at info (warnings and errors alone would hide it).
+ */
+async function startRehook(env: Record<string, string>): Promise<Started> {
+  const starting = startListening(CLI, ["start"], { ...env, LOG_LEVEL: "info" });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`rehook start did not listen within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([starting, timeout]);
+  } catch (error) {
+    // One that starts after all is stopped at once.
+    void starting.then((late) => stop(late.child), () => undefined);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Loads a capture URL (after an untimed warm-up: JIT, pools); answers the timed run. */
 async function captureLoad(server: string, endpoint: BenchEndpoint): Promise<LoadResult> {
   const url = `${server}/api/webhook/${endpoint.slug}`;
@@ -183,16 +222,19 @@ const describeLoad = (result: LoadResult) => `${result.requestsPerSecond} req/s 
  * bits from md5(g). Every 100 rows: BIG_SHARE to the big endpoint, the rest evenly to the
  * five others; the forwarding ones' events are final (about 90% delivered, 10% failed).
  * Rows needle_from + k·needle_step (k < NEEDLE_EVENTS) carry the needle in their body.
+ * The other pseudo-random choices come from hashint8extended (much cheaper than md5), and
+ * the body is one format() (json_build_object costs three times as much), so the insert
+ * itself, with its indexes, is most of the work.
  */
 const SEED_CHUNK = `
 with rows as (
-  select g, h, ms,
-         ('x' || substr(h, 19, 7))::bit(28)::int as status_roll,
-         ('x' || substr(h, 26, 7))::bit(28)::int as kind_roll,
+  select g, $6::bigint + g * $7::bigint / $5::bigint as ms,
+         (hashint8extended(g, 1) & 2147483647)::int as status_roll,
+         (hashint8extended(g, 2) & 2147483647)::int as kind_roll,
+         lpad(to_hex(hashint8extended(g, 3)), 16, '0') || lpad(to_hex(hashint8extended(g, 4)), 16, '0') as token,
          case when g % 100 < ${BIG_SHARE} then 1 else 2 + ((g % 100) - ${BIG_SHARE}) * 5 / (100 - ${BIG_SHARE}) end as endpoint_index,
          g >= $8::bigint and (g - $8::bigint) % $9::bigint = 0 and (g - $8::bigint) / $9::bigint < ${NEEDLE_EVENTS} as needle
-  from generate_series($3::bigint, $4::bigint - 1) g,
-       lateral (select md5(g::text) as h, $6::bigint + g * $7::bigint / $5::bigint as ms) x
+  from generate_series($3::bigint, $4::bigint - 1) g
 ),
 shaped as (
   select r.*, r.endpoint_index >= 4 as forwarding,
@@ -203,29 +245,22 @@ shaped as (
   from rows r
 ),
 bodied as (
-  select s.*, convert_to(json_build_object(
-           'id', 'evt_' || substr(s.h, 1, 24),
-           'object', 'event',
-           'type', s.event_type,
-           'created', s.ms / 1000,
-           'livemode', false,
-           'data', json_build_object('object', json_build_object(
-             'id', 'obj_' || substr(s.h, 9, 20),
-             'customer', 'cus_' || substr(s.h, 13, 14),
-             'amount', s.kind_roll % 100000,
-             'currency', 'usd',
-             'reference', case when s.needle then '${NEEDLE}' else 'ref-' || substr(s.h, 17, 12) end,
-             'metadata', json_build_object('order', 'A-' || (10000 + s.status_roll % 90000), 'note', repeat('lorem ipsum ', 4 + s.status_roll % 12)))),
-           'request', json_build_object('id', 'req_' || substr(s.h, 5, 16), 'idempotency_key', md5(s.h)))::text, 'UTF8') as body
+  select s.*, convert_to(format(
+           '{"id":"evt_%s","object":"event","type":"%s","created":%s,"livemode":false,"data":{"object":{"id":"obj_%s",'
+           '"customer":"cus_%s","amount":%s,"currency":"usd","reference":"%s","metadata":{"order":"A-%s","note":"%s"}}},'
+           '"request":{"id":"req_%s","idempotency_key":"%s"}}',
+           substr(s.token, 1, 24), s.event_type, s.ms / 1000, substr(s.token, 5, 20), substr(s.token, 9, 14), s.kind_roll % 100000,
+           case when s.needle then '${NEEDLE}' else 'ref-' || substr(s.token, 13, 12) end,
+           10000 + s.status_roll % 90000, repeat('lorem ipsum ', 6 + s.status_roll % 12), substr(s.token, 17, 16), s.token), 'UTF8') as body
   from shaped s
 )
 insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type, size_bytes, client_ip,
                     source, event_type, status, latency_ms, response_status, attempts, forwarded_at, completed_at, destination_url)
-select (lpad(to_hex(b.ms), 12, '0') || '7' || substr(b.h, 1, 3) || '8' || substr(b.h, 4, 15))::uuid,
+select (lpad(to_hex(b.ms), 12, '0') || '7' || substr(md5(b.g::text), 1, 3) || '8' || substr(md5(b.g::text), 4, 15))::uuid,
        ($1::uuid[])[b.endpoint_index], to_timestamp(b.ms / 1000.0), 'POST', '', '',
        json_build_array(json_build_array('content-type', 'application/json'),
                         json_build_array('user-agent', case b.source when 'github' then 'GitHub-Hookshot/5a1b2c3' when 'shopify' then 'Shopify-Captain-Hook' else 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' end),
-                        json_build_array('x-request-id', substr(b.h, 8, 16))),
+                        json_build_array('x-request-id', substr(b.token, 7, 16))),
        b.body, 'application/json', octet_length(b.body), '203.0.113.' || (1 + b.kind_roll % 250),
        b.source, b.event_type, b.status,
        case when b.forwarding then b.latency end,
@@ -262,12 +297,18 @@ async function seedEvents(pool: pg.Pool, account: Account, n: number, days: numb
   const startMs = nowMs - spanMs;
   const needle = needleRows(n, spanMs);
   const endpointIds = seedOrder(account).map((endpoint) => endpoint.id);
+  const chunks = seedChunks(n, days);
   let seeded = 0;
-  for (const [from, to] of seedChunks(n, days)) {
-    await pool.query(SEED_CHUNK, [endpointIds, DESTINATION, from, to, n, startMs, spanMs, needle.from, needle.step]);
-    seeded += to - from;
-    progress(`  seeded ${seeded.toLocaleString("en-US")} / ${n.toLocaleString("en-US")}`);
-  }
+  // Chunks are separate stretches of time (mostly separate day partitions): SEED_WORKERS of them run at once.
+  const worker = async () => {
+    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
+      const [from, to] = chunk;
+      await pool.query(SEED_CHUNK, [endpointIds, DESTINATION, from, to, n, startMs, spanMs, needle.from, needle.step]);
+      seeded += to - from;
+      progress(`  seeded ${seeded.toLocaleString("en-US")} / ${n.toLocaleString("en-US")}`);
+    }
+  };
+  await Promise.all(Array.from({ length: SEED_WORKERS }, worker));
 }
 
 /** event_counts and the health counters from the events themselves (the seed bypassed the statements that keep them). */
@@ -308,7 +349,7 @@ interface EventListAnswer {
 
 /** GET on the public API; answers the status and the parsed body. */
 async function apiGet<T>(server: string, apiKey: string, route: string): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${server}${route}`, { headers: { authorization: `Bearer ${apiKey}` } });
+  const response = await fetch(`${server}${route}`, { headers: { authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   return { status: response.status, body: (await response.json()) as T };
 }
 
@@ -331,6 +372,7 @@ async function signIn(server: string): Promise<string> {
   const response = await fetch(`${server}/login`, {
     method: "POST",
     redirect: "manual",
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     headers: { "content-type": "application/x-www-form-urlencoded", origin: server },
     body: new URLSearchParams({ email: EMAIL, password: PASSWORD }).toString(),
   });
@@ -344,7 +386,10 @@ async function signIn(server: string): Promise<string> {
 
 /** A dashboard tRPC query over HTTP, as the browser sends it (superjson envelope). */
 async function trpcQuery(server: string, cookie: string, procedure: string, input: unknown): Promise<unknown> {
-  const response = await fetch(`${server}/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`, { headers: { cookie } });
+  const response = await fetch(`${server}/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`, {
+    headers: { cookie },
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
   const envelope = (await response.json()) as { result?: { data: { json: unknown } } };
   if (response.status !== 200 || !envelope.result) throw new Error(`${procedure} answered ${response.status}: ${JSON.stringify(envelope).slice(0, 300)}`);
   return envelope.result.data.json;
@@ -363,16 +408,26 @@ async function measureListings(server: string, account: Account, expectedTotal: 
     ["API event_type=push", "/api/v1/events?limit=20&event_type=push"],
     ["API time range (3 to 2 days ago)", `/api/v1/events?limit=20&received_after=${iso(3 * DAY_MS)}&received_before=${iso(2 * DAY_MS)}`],
   ];
-  for (const [figure, route] of listings) addLatencyRow(figure, await sample(() => apiOk(server, account.apiKey, route)), TARGETS.page);
+  for (const [figure, route] of listings) {
+    await attempt(figure, TARGETS.page, async () => addLatencyRow(figure, await sample(() => apiOk(server, account.apiKey, route)), TARGETS.page));
+  }
+  await attempt("API first page total", "exact", async () => {
+    const first = await apiOk<EventListAnswer>(server, account.apiKey, "/api/v1/events?limit=20");
+    check(first.meta.total === expectedTotal && !first.meta.total_capped, `first page total ${first.meta.total}, expected ${expectedTotal}`);
+    out(`  first page total ${first.meta.total.toLocaleString("en-US")} (expected ${expectedTotal.toLocaleString("en-US")})`);
+  });
+  await attempt("API cursor walk", TARGETS.page, () => measureCursorWalk(server, account.apiKey, expectedTotal));
+  const deepOffset = `API offset=${MAX_OFFSET}`;
+  await attempt(deepOffset, TARGETS.offset, async () =>
+    addLatencyRow(deepOffset, await sample(() => apiOk(server, account.apiKey, `/api/v1/events?limit=20&offset=${MAX_OFFSET}`)), TARGETS.offset),
+  );
+  await attempt(`API search q=${NEEDLE}`, TARGETS.search, () => measureSearch(server, account.apiKey));
+  await attempt("dashboard Activity: events.list", TARGETS.page, () => measureActivity(server));
+  await attempt("API endpoint health", TARGETS.page, () => measureEndpointHealth(server, account.apiKey, forward));
+}
 
-  const first = await apiOk<EventListAnswer>(server, account.apiKey, "/api/v1/events?limit=20");
-  check(first.meta.total === expectedTotal && !first.meta.total_capped, `first page total ${first.meta.total}, expected ${expectedTotal}`);
-  out(`  first page total ${first.meta.total.toLocaleString("en-US")} (expected ${expectedTotal.toLocaleString("en-US")})`);
-
-  await measureCursorWalk(server, account.apiKey, expectedTotal);
-  addLatencyRow(`API offset=${MAX_OFFSET}`, await sample(() => apiOk(server, account.apiKey, `/api/v1/events?limit=20&offset=${MAX_OFFSET}`)), TARGETS.offset);
-  await measureSearch(server, account.apiKey);
-
+/** The dashboard's Activity loader, signed in as the seeded account's user: all events, then the failed ones. */
+async function measureActivity(server: string): Promise<void> {
   const cookie = await signIn(server);
   addLatencyRow("dashboard Activity: events.list (limit 50)", await sample(() => trpcQuery(server, cookie, "events.list", { limit: 50 })), TARGETS.page);
   addLatencyRow(
@@ -380,7 +435,32 @@ async function measureListings(server: string, account: Account, expectedTotal: 
     await sample(() => trpcQuery(server, cookie, "events.list", { status: "failed", limit: 50 })),
     TARGETS.page,
   );
-  addLatencyRow("API endpoint health (GET /endpoints/{id})", await sample(() => apiOk(server, account.apiKey, `/api/v1/endpoints/${forward.id}`)), TARGETS.page);
+}
+
+interface EndpointAnswer {
+  id: string;
+  health: { state: string; success_rate: number | null };
+}
+
+/**
+ * An endpoint's health: GET /api/v1/endpoints/{id} where the server has it; the listing of
+ * endpoints (which carries every endpoint's health) otherwise, and always. Its success rate
+ * should be the seeded ~90%.
+ */
+async function measureEndpointHealth(server: string, apiKey: string, forward: BenchEndpoint): Promise<void> {
+  const one = `/api/v1/endpoints/${forward.id}`;
+  const probe = await apiGet<EndpointAnswer>(server, apiKey, one);
+  const figure = "API endpoint health (GET /endpoints/{id})";
+  if (probe.status === 200) addLatencyRow(figure, await sample(() => apiOk(server, apiKey, one)), TARGETS.page);
+  else if (probe.status === 404 || probe.status === 405) addValueRow(figure, `not implemented (${probe.status})`, TARGETS.page);
+  else throw new Error(`GET ${one} answered ${probe.status}`);
+
+  const listing = "/api/v1/endpoints?limit=20";
+  addLatencyRow("API endpoints listing with health (GET /endpoints)", await sample(() => apiOk(server, apiKey, listing)), TARGETS.page);
+  const listed = (await apiOk<{ data: EndpointAnswer[] }>(server, apiKey, listing)).data.find((endpoint) => endpoint.id === forward.id);
+  const rate = listed?.health.success_rate ?? null;
+  check(rate !== null && rate > 0.85 && rate < 0.95, `forwarding endpoint's success rate ${rate}, expected about 0.9`);
+  out(`  forwarding endpoint health: ${listed?.health.state}, success rate ${rate}`);
 }
 
 /** CURSOR_PAGES pages of 20 following next_cursor: every fetch timed, ids never seen twice and always older. */
@@ -406,7 +486,7 @@ async function measureCursorWalk(server: string, apiKey: string, expectedTotal: 
   // A walk that ends early has seen every event.
   check(durations.length === CURSOR_PAGES || seen.size === expectedTotal, `cursor walk ended after ${durations.length} pages with ${seen.size} of ${expectedTotal} events`);
   addLatencyRow(`API cursor walk, ${durations.length} pages of 20 (every page)`, durations, TARGETS.page);
-  addValueRow(`API cursor page ${durations.length} (${seen.size.toLocaleString("en-US")} events deep)`, ms(durations.at(-1)!), TARGETS.page);
+  addValueRow(`API cursor page ${durations.length} (${seen.size.toLocaleString("en-US")} events deep)`, ms(durations.at(-1)!), TARGETS.deepPage);
   check(seen.size === durations.length * 20 || cursor === null, `cursor walk: ${seen.size} distinct ids over ${durations.length} full pages`);
 }
 
@@ -438,7 +518,13 @@ async function waitUntilPurged(pool: pg.Pool, endpointId: string): Promise<numbe
 async function measureEndpointDelete(server: string, pool: pg.Pool, account: Account): Promise<void> {
   const rows = await countEvents(pool, account.big.id);
   const started = performance.now();
-  const answer = await timed(() => fetch(`${server}/api/v1/endpoints/${account.big.id}`, { method: "DELETE", headers: { authorization: `Bearer ${account.apiKey}` } }));
+  const answer = await timed(() =>
+    fetch(`${server}/api/v1/endpoints/${account.big.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${account.apiKey}` },
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    }),
+  );
   if (answer.result.status !== 204) throw new Error(`DELETE of the big endpoint answered ${answer.result.status}`);
   addValueRow(`DELETE /api/v1/endpoints/{id} (${rows.toLocaleString("en-US")} events)`, `204 in ${ms(answer.ms)}`, TARGETS.deleteAnswer);
 
@@ -448,7 +534,7 @@ async function measureEndpointDelete(server: string, pool: pg.Pool, account: Acc
     runLoad({ url: `${server}/api/webhook/${account.captureB.slug}`, connections: CONNECTIONS, durationSeconds: LOAD_SECONDS, body }),
   ]);
   check(during.ok > 0 && during.notOk === 0 && during.errors === 0, `captures during the purge: ${during.ok} ok, ${during.notOk} non-2xx, ${during.errors} errors`);
-  const purged = left.remaining === 0 ? `gone in ${left.seconds.toFixed(1)} s (${perSecond(rows / left.seconds)} rows)` : `${left.remaining} rows left after 15 min`;
+  const purged = left.remaining === 0 ? `gone in ${left.seconds.toFixed(1)} s (${rowsPerSecond(rows, left.seconds * 1000)})` : `${left.remaining} rows left after 15 min`;
   addValueRow("background purge of its events (polled every 2 s)", purged, TARGETS.purge);
   addValueRow("capture to another endpoint during the purge", describeLoad(during), "keeps working");
 }
@@ -481,79 +567,98 @@ function printTable(): void {
   for (const row of table) out(`| ${row.figure} | ${row.p50} | ${row.p95} | ${row.target} |`);
 }
 
+function printProblems(): void {
+  if (problems.length === 0) return;
+  out(`\nbroken run: ${problems.length} correctness problem(s)`);
+  for (const problem of problems.slice(0, 20)) out(`  - ${problem}`);
+  process.exitCode = 1;
+}
+
+/** The Rehook server of the phase under way (stopped between phases, and by the cleanup). */
+interface Running {
+  rehook?: Started;
+}
+
+async function stopRehook(running: Running): Promise<void> {
+  if (running.rehook) await stop(running.rehook.child);
+  running.rehook = undefined;
+}
+
+async function runPhases(env: Record<string, string>, pool: pg.Pool, running: Running): Promise<void> {
+  out("phase 1: migrate, a user, an API key and 6 endpoints");
+  await runRehook(["migrate"], env);
+  const account = await createAccount(env);
+
+  out("\nphase 2: capture on the empty database");
+  const bare = await bareLoad();
+  addValueRow("bare node:http baseline", describeLoad(bare));
+  running.rehook = await startRehook(env);
+  const empty = await captureLoad(running.rehook.url, account.captureA);
+  addValueRow("capture, empty database", `${describeLoad(empty)}, ${((100 * empty.requestsPerSecond) / bare.requestsPerSecond).toFixed(1)}% of bare`, TARGETS.captureEmpty);
+  await stopRehook(running);
+  const captured = await countEvents(pool);
+
+  out(`\nphase 3: seeding ${EVENTS.toLocaleString("en-US")} events`);
+  const seed = await timed(() => seedEvents(pool, account, EVENTS, DAYS));
+  const counts = await timed(() => recount(pool));
+  const vacuum = await timed(() => pool.query("vacuum analyze events"));
+  addValueRow("seed: insert", `${(seed.ms / 1000).toFixed(1)} s, ${rowsPerSecond(EVENTS, seed.ms)}`);
+  addValueRow("seed: event_counts and health counters", `${(counts.ms / 1000).toFixed(1)} s`);
+  addValueRow("seed: vacuum analyze", `${(vacuum.ms / 1000).toFixed(1)} s`);
+
+  out("\nphase 4: reads with the events present");
+  running.rehook = await startRehook(env);
+  await measureListings(running.rehook.url, account, EVENTS + captured);
+
+  out("\nphase 5: capture with the events present");
+  const full = await captureLoad(running.rehook.url, account.captureA);
+  addValueRow(`capture, ${EVENTS.toLocaleString("en-US")} events stored`, `${describeLoad(full)}, ${((100 * full.requestsPerSecond) / empty.requestsPerSecond).toFixed(1)}% of empty`, TARGETS.captureFull);
+
+  out("\nphase 6: deleting the big endpoint");
+  await measureEndpointDelete(running.rehook.url, pool, account);
+  const rss = peakRssMiB(running.rehook.child.pid!);
+  if (rss !== undefined) addValueRow("rehook peak RSS", `${rss} MiB`);
+  await stopRehook(running);
+
+  out("\nphase 7: retention drops a day");
+  await measureRetentionDrop(pool);
+}
+
 async function main() {
   if (!Number.isInteger(EVENTS) || EVENTS < 1 || !Number.isInteger(DAYS) || DAYS < 1) throw new Error("--events and --days take whole numbers above 0");
   out(`bench:scale  ${EVENTS.toLocaleString("en-US")} events over ${DAYS} days; captures: ${CONNECTIONS} connections for ${LOAD_SECONDS} s, body ${body.length} bytes; node ${process.version}\n`);
   const dataDir = await mkdtemp(path.join(tmpdir(), "rehook-bench-scale-"));
-  const database = await startEmbeddedPostgres({ dataDir });
-  // Retention off (RETENTION_DAYS=0): phase 7 drops a day itself, nothing else may.
-  const env = {
-    DATABASE_URL: database.url,
-    PORT: "0",
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "warn",
-    ALLOW_PRIVATE_DESTINATIONS: "true",
-    RETENTION_DAYS: "0",
-    API_RATE_LIMIT_PER_MINUTE: "1000000",
-  };
-  // No statement timeout: a seed chunk of 500,000 rows takes a while.
-  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
-  let rehook: Started | undefined;
+  const running: Running = {};
+  let database: EmbeddedDatabase | undefined;
+  let pool: pg.Pool | undefined;
   try {
-    await runRehook(["migrate"], env);
-    const account = await createAccount(env);
-
-    out("phase 2: capture on the empty database");
-    const bare = await bareLoad();
-    addValueRow("bare node:http baseline", describeLoad(bare));
-    rehook = await startListening(CLI, ["start"], env);
-    const empty = await captureLoad(rehook.url, account.captureA);
-    addValueRow("capture, empty database", `${describeLoad(empty)}, ${((100 * empty.requestsPerSecond) / bare.requestsPerSecond).toFixed(1)}% of bare`, TARGETS.captureEmpty);
-    await stop(rehook.child);
-    rehook = undefined;
-    const captured = await countEvents(pool);
-
-    out(`\nphase 3: seeding ${EVENTS.toLocaleString("en-US")} events`);
-    const seed = await timed(() => seedEvents(pool, account, EVENTS, DAYS));
-    const counts = await timed(() => recount(pool));
-    const vacuum = await timed(() => pool.query("vacuum analyze events"));
-    addValueRow("seed: insert", `${(seed.ms / 1000).toFixed(1)} s, ${perSecond((EVENTS * 1000) / seed.ms)} rows`);
-    addValueRow("seed: event_counts and health counters", `${(counts.ms / 1000).toFixed(1)} s`);
-    addValueRow("seed: vacuum analyze", `${(vacuum.ms / 1000).toFixed(1)} s`);
-
-    out("\nphase 4: reads with the events present");
-    rehook = await startListening(CLI, ["start"], env);
-    await measureListings(rehook.url, account, EVENTS + captured);
-
-    out("\nphase 5: capture with the events present");
-    const full = await captureLoad(rehook.url, account.captureA);
-    addValueRow(`capture, ${EVENTS.toLocaleString("en-US")} events stored`, `${describeLoad(full)}, ${((100 * full.requestsPerSecond) / empty.requestsPerSecond).toFixed(1)}% of empty`, TARGETS.captureFull);
-
-    out("\nphase 6: deleting the big endpoint");
-    await measureEndpointDelete(rehook.url, pool, account);
-    const rss = peakRssMiB(rehook.child.pid!);
-    if (rss !== undefined) addValueRow("rehook peak RSS", `${rss} MiB`);
-    await stop(rehook.child);
-    rehook = undefined;
-
-    out("\nphase 7: retention drops a day");
-    await measureRetentionDrop(pool);
-
-    printTable();
-    if (problems.length > 0) {
-      out(`\nbroken run: ${problems.length} correctness problem(s)`);
-      for (const problem of problems.slice(0, 20)) out(`  - ${problem}`);
-      process.exitCode = 1;
-    }
+    database = await startEmbeddedPostgres({ dataDir });
+    // Retention off (RETENTION_DAYS=0): phase 7 drops a day itself, nothing else may.
+    const env = {
+      DATABASE_URL: database.url,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+      ALLOW_PRIVATE_DESTINATIONS: "true",
+      RETENTION_DAYS: "0",
+      API_RATE_LIMIT_PER_MINUTE: "1000000",
+    };
+    // A seed chunk of 500,000 rows, or the vacuum of all of them, takes a while.
+    pool = new pg.Pool({ connectionString: database.url, max: 4, options: `-c statement_timeout=${STATEMENT_TIMEOUT_MS}` });
+    await runPhases(env, pool, running);
   } finally {
-    await pool.end().catch(() => undefined);
-    if (rehook) await stop(rehook.child);
-    await database.stop();
+    // What was measured is printed even when a phase failed.
+    printTable();
+    printProblems();
+    await stopRehook(running).catch(() => undefined);
+    await pool?.end().catch(() => undefined);
+    await database?.stop().catch(() => undefined);
     await rm(dataDir, { recursive: true, force: true });
   }
 }
 
 main().catch((error: unknown) => {
   process.stderr.write(`bench:scale failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
+  // Cleanup has run (main's finally); a server that never said it listens must not keep the bench alive.
+  process.exit(1);
 });
