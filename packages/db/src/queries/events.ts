@@ -84,13 +84,15 @@ const toSummary = (row: SummaryRow): EventSummary => ({
   nextAttemptAt: row.next_attempt_at === null ? null : new Date(row.next_attempt_at),
 });
 
-/** The search predicate on `e` (see core's event-search.ts for the form bodies are compared in). */
+/** The search predicate on `e` (see core's event-search.ts for the forms bodies and headers are compared in). */
 function searchCondition(text: string): { sql: string; params: string[] } {
   const patterns = searchPatterns(text);
+  const head = `substring(e.body from 1 for ${SEARCHED_BODY_BYTES})`;
   return {
-    sql: `(encode(substring(e.body from 1 for ${SEARCHED_BODY_BYTES}), 'escape') ilike ? escape '\\'
-           or exists (select 1 from json_array_elements(e.headers) h where h->>1 ilike ? escape '\\'))`,
-    params: [patterns.body, patterns.header],
+    sql: `(case when position('\\x00'::bytea in ${head}) = 0 then convert_from(${head}, 'LATIN1') ilike ? escape '\\'
+                else encode(${head}, 'escape') ilike ? escape '\\' end
+           or e.headers::text ilike ? escape '\\')`,
+    params: [patterns.body, patterns.escapedBody, patterns.headers],
   };
 }
 

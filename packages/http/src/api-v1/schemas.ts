@@ -38,7 +38,7 @@ export const EventListQuery = z.object({
     .max(200)
     .optional()
     .describe(
-      "Text the body (its first 64 KiB) or a header value contains; ASCII letters match in either case. Searches the last 24 hours unless received_after says otherwise",
+      "Text the body (its first 64 KiB) or the headers (names and values) contain; ASCII letters match in either case. Searches the last 24 hours unless received_after says otherwise; total then counts only up to the page",
     ),
   cursor: z.string().min(1).max(200).optional().describe("meta.next_cursor of the previous page: the next (older) page, stable while new events arrive"),
   limit: z.coerce.number().int().min(1).max(100).default(20),
