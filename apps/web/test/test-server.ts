@@ -16,7 +16,7 @@ export async function startTestServer(env: Record<string, string> = {}, db?: Tes
   const database = db ?? (await createTestDatabase());
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database.url, LOG_LEVEL: "silent", ...env }, "/unused");
   const rehook = await startServer(config, silentLogger);
-  const ctx = { orm: rehook.database.orm, baseUrl: rehook.url, addressPolicy: { allowPrivate: config.allowPrivateDestinations } };
+  const ctx = { orm: rehook.database.orm, baseUrl: rehook.url, addressPolicy: { allowPrivate: config.allowPrivateDestinations }, retentionDays: config.retentionDays };
   const user = await createUser(ctx, { email: `owner-${Date.now()}-${Math.random()}@example.com`, password: "correct horse" });
   return {
     rehook,

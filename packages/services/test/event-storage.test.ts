@@ -13,7 +13,7 @@ import {
   type Pool,
   type RunningJob,
 } from "@rehook/db";
-import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
+import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { endpointPurge, eventRetention, listEvents } from "../src/index.js";
 
 // Events at scale, against a real PostgreSQL: listing by keyset with every filter, counts

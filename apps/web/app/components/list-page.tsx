@@ -54,28 +54,8 @@ export function ListFilters({
         applyFilters(event.currentTarget);
       }}
     >
-      <div className="field field-inline">
-        <label htmlFor="filter-endpoint">Endpoint</label>
-        <select id="filter-endpoint" name="endpointId" defaultValue={filter.endpointId ?? ""} key={`e${filterKey}`}>
-          <option value="">All endpoints</option>
-          {endpoints.map((endpoint) => (
-            <option key={endpoint.id} value={endpoint.id}>
-              {endpoint.name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field field-inline">
-        <label htmlFor="filter-status">Status</label>
-        <select id="filter-status" name="status" defaultValue={filter.status ?? ""} key={`s${filterKey}`}>
-          <option value="">All</option>
-          {statuses.map((status) => (
-            <option key={status.value} value={status.value}>
-              {status.label}
-            </option>
-          ))}
-        </select>
-      </div>
+      <FilterField id="filter-endpoint" label="Endpoint" name="endpointId" value={filter.endpointId} filterKey={filterKey} anyLabel="All endpoints" options={endpoints.map(({ id, name }) => ({ value: id, label: name }))} />
+      <FilterField id="filter-status" label="Status" name="status" value={filter.status} filterKey={filterKey} anyLabel="All" options={statuses} />
       {children}
       {children ? (
         <button type="submit" className="button secondary">
@@ -95,6 +75,63 @@ export function ListFilters({
       ) : null}
       {filtering ? <span className="muted small">Loading…</span> : null}
     </Form>
+  );
+}
+
+/**
+ * One filter of a list page: a menu (`options`, with `anyLabel` for no filter) or, without
+ * options, a text field. `filterKey` resets it when the filter changes from elsewhere.
+ */
+export function FilterField({
+  id,
+  label,
+  name,
+  value,
+  filterKey,
+  anyLabel,
+  options,
+  placeholder,
+  type = "text",
+  title,
+}: {
+  id: string;
+  label: string;
+  name: string;
+  value: string | undefined;
+  filterKey: string;
+  anyLabel?: string;
+  options?: ReadonlyArray<{ value: string; label: string }>;
+  placeholder?: string;
+  type?: "text" | "search";
+  title?: string;
+}) {
+  return (
+    <div className="field field-inline">
+      <label htmlFor={id}>{label}</label>
+      {options ? (
+        <select id={id} name={name} defaultValue={value ?? ""} key={`${name}${filterKey}`}>
+          <option value="">{anyLabel}</option>
+          {options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      ) : (
+        <input
+          id={id}
+          name={name}
+          type={type}
+          placeholder={placeholder}
+          maxLength={200}
+          autoComplete="off"
+          spellCheck={false}
+          defaultValue={value ?? ""}
+          key={`${name}${filterKey}`}
+          title={title}
+        />
+      )}
+    </div>
   );
 }
 

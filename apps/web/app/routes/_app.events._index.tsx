@@ -7,7 +7,7 @@ import { TimeUntil } from "../components/delivery";
 import { RelativeTime } from "../components/relative-time";
 import { DataTable, EndpointCell, LatencyCell } from "../components/data-table";
 import { useRowOpener } from "../components/hooks";
-import { ListFilters, ListFooter, NoMatchesCard, useOlderPages } from "../components/list-page";
+import { FilterField, ListFilters, ListFooter, NoMatchesCard, useOlderPages } from "../components/list-page";
 import { EmptyCard, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
 import { errorMessage } from "../lib/errors";
 import { EVENT_STATUSES, isEventStatus, STATUS_LABELS, type EventStatus } from "../lib/format";
@@ -50,6 +50,7 @@ function listInput(filter: Filter) {
 export default function Activity() {
   const { filter, events, nextCursor, endpoints } = useLoaderData<typeof loader>();
   const [connection, setConnection] = useState<Connection>("connecting");
+  const filterKey = listFilterKey(filter);
   return (
     <>
       <PageHeader
@@ -59,40 +60,19 @@ export default function Activity() {
       />
 
       <ListFilters path="/events" label="Filter events" filter={filter} endpoints={endpoints} statuses={STATUS_OPTIONS}>
-        <div className="field field-inline">
-          <label htmlFor="filter-since">Time</label>
-          <select id="filter-since" name="since" defaultValue={filter.since ?? ""} key={`t${listFilterKey(filter)}`}>
-            <option value="">Any time</option>
-            {SINCE_OPTIONS.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field field-inline">
-          <label htmlFor="filter-type">Event type</label>
-          <input id="filter-type" name="eventType" type="text" placeholder="invoice.paid" maxLength={200} autoComplete="off" spellCheck={false} defaultValue={filter.eventType ?? ""} key={`y${listFilterKey(filter)}`} />
-        </div>
-        <div className="field field-inline">
-          <label htmlFor="filter-source">Source</label>
-          <input id="filter-source" name="source" type="text" placeholder="stripe" maxLength={200} autoComplete="off" spellCheck={false} defaultValue={filter.source ?? ""} key={`o${listFilterKey(filter)}`} />
-        </div>
-        <div className="field field-inline">
-          <label htmlFor="filter-search">Search</label>
-          <input
-            id="filter-search"
-            name="q"
-            type="search"
-            placeholder="text in the body or a header"
-            maxLength={200}
-            autoComplete="off"
-            spellCheck={false}
-            defaultValue={filter.search ?? ""}
-            key={`q${listFilterKey(filter)}`}
-            title="Finds events whose body or a header value contains this text. Without a time range, searches the last 24 hours."
-          />
-        </div>
+        <FilterField id="filter-since" label="Time" name="since" value={filter.since} filterKey={filterKey} anyLabel="Any time" options={SINCE_OPTIONS} />
+        <FilterField id="filter-type" label="Event type" name="eventType" value={filter.eventType} filterKey={filterKey} placeholder="invoice.paid" />
+        <FilterField id="filter-source" label="Source" name="source" value={filter.source} filterKey={filterKey} placeholder="stripe" />
+        <FilterField
+          id="filter-search"
+          label="Search"
+          name="q"
+          type="search"
+          value={filter.search}
+          filterKey={filterKey}
+          placeholder="text in the body or a header"
+          title="Finds events whose body or headers contain this text. Without a time range, searches the last 24 hours."
+        />
       </ListFilters>
       {filter.search && !filter.since ? <p className="muted small">Searching the last 24 hours; choose a time range to search further back.</p> : null}
 
