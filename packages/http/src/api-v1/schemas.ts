@@ -192,16 +192,8 @@ export const EndpointCreate = z
   })
   .strict();
 
-export const EndpointPatch = z
-  .object({
-    name: z.string().optional(),
-    destination_url: z.string().nullable().optional(),
-    keep_proxy_headers: keepProxyHeaders.optional(),
-    retry_policy: retryPolicy.optional(),
-    pause_after_failures: pauseAfterFailures.optional(),
-    retention_days: retentionDays.optional(),
-  })
-  .strict();
+/** The create body with every field optional: a PATCH changes only what it names. */
+export const EndpointPatch = EndpointCreate.partial().strict();
 
 const queuedWhilePaused = z.boolean().describe("The endpoint's forwarding is paused: queued, sent once it is resumed");
 
