@@ -49,18 +49,7 @@ export {
   type ReplaySummary,
 } from "./replays.js";
 export { BulkReplays, MAX_RUNNING_BULK_REPLAYS_PER_USER, type BulkReplayDeps, type ReplayJobView } from "./bulk-replays.js";
-export {
-  countsCompaction,
-  COUNTS_COMPACTION_JOB,
-  endpointPurge,
-  eventRetention,
-  PURGE_BATCH_ROWS,
-  RETENTION_JOB,
-  scheduleUpkeep,
-  sessionPurge,
-  SESSION_PURGE_JOB,
-  type RetentionOptions,
-} from "./purges.js";
+export { countsCompaction, endpointPurge, eventRetention, scheduleUpkeep, sessionPurge, type RetentionOptions } from "./purges.js";
 export { MAX_WAITING_EVENT_IDS, openEndpointEventStream, type FullEvent } from "./event-stream.js";
 export { limitStreams, MAX_STREAMS_PER_INSTANCE, MAX_STREAMS_PER_USER, StreamSlots, streamSlotsOf, type StreamLimits } from "./stream-slots.js";
 export { resumeEndpoint, retryEvent, retryFailedEvents, type RetryQueued } from "./retries.js";

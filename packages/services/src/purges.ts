@@ -7,7 +7,6 @@ import {
   ENDPOINT_PURGE_JOB,
   enqueueJob,
   ensureEventPartitions,
-  EVENT_PARTITION_DAYS_AHEAD,
   eventPartitions,
   forgetEndpointCounts,
   longestRetentionDays,
@@ -96,7 +95,7 @@ export function eventRetention(options: RetentionOptions): JobHandler {
     leaseMs: 5 * 60_000,
     async run(job) {
       const at = now();
-      const partitions = await ensureEventPartitions(options.pool, at, { ahead: EVENT_PARTITION_DAYS_AHEAD });
+      const partitions = await ensureEventPartitions(options.pool, at);
       for (const skipped of partitions.skipped) options.logger.warn("could not create an events partition", skipped);
       const longest = await longestRetentionDays(options.pool, options.defaultDays);
       if (longest !== null) {
