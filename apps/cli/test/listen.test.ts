@@ -169,7 +169,9 @@ describe("rehook listen", () => {
   it("stops with a one-line error and exit code 1 for a wrong key", async () => {
     const server = await startRehook(env);
     children.push(server.child);
-    const result = await runCli(["listen", "--endpoint", slug, "--forward", "http://127.0.0.1:9/x", "--server", server.url, "--api-key", `${apiKey.slice(0, -1)}x`], {});
+    // The last character changed to one it cannot already be: a key that differs, so it is refused.
+    const wrongKey = `${apiKey.slice(0, -1)}${apiKey.endsWith("x") ? "y" : "x"}`;
+    const result = await runCli(["listen", "--endpoint", slug, "--forward", "http://127.0.0.1:9/x", "--server", server.url, "--api-key", wrongKey], {});
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
     expect(result.stderr).toMatch(/^rehook: the API key was refused \(401\)/);
