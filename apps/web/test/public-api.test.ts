@@ -102,6 +102,7 @@ describe("/api/v1 endpoints", () => {
     expect(patched).toMatchObject({ status: 200, json: { name: "renamed", destination_url: null, keep_proxy_headers: true, retention_days: null, kept_for_days: 30 } });
     const kept = await api("PATCH", `/endpoints/${second.json!.id}`, { body: { retention_days: 7 } });
     expect(kept.json).toMatchObject({ retention_days: 7, kept_for_days: 7 });
+    expect(await api("GET", `/endpoints/${second.json!.id}`)).toMatchObject({ status: 200, json: { id: second.json!.id, name: "renamed", retention_days: 7, health: { state: expect.any(String) } } });
     expect((await api("PATCH", `/endpoints/${second.json!.id}`, { body: { retention_days: 0 } })).json).toMatchObject({ retention_days: 0, kept_for_days: 0 });
     const tooLong = await api("PATCH", `/endpoints/${second.json!.id}`, { body: { retention_days: 5000 } });
     expect(tooLong.status).toBe(400);
@@ -332,6 +333,7 @@ describe("keys, tenancy and errors", () => {
     expect((await api("GET", `/events/${eventsA[0]}`, asB)).status).toBe(404);
     expect((await api("POST", `/events/${eventsA[0]}/replay`, { ...asB, body: { destination_url: `http://127.0.0.1:${sink.port}/b` } })).status).toBe(404);
     expect((await api("PATCH", `/endpoints/${endpointA.id}`, { ...asB, body: { name: "mine now" } })).status).toBe(404);
+    expect((await api("GET", `/endpoints/${endpointA.id}`, asB)).status).toBe(404);
     expect((await api("DELETE", `/endpoints/${endpointA.id}`, asB)).status).toBe(404);
     expect((await api("GET", "/events", asB)).json).toMatchObject({ data: [], meta: { total: 0 } });
     expect((await api("GET", `/events?endpoint_id=${endpointA.id}`, asB)).json!.meta.total).toBe(0);
@@ -356,7 +358,7 @@ describe("keys, tenancy and errors", () => {
   });
 
   it("validated every answer above against the document", () => {
-    for (const expected of ["GET /events 200", "GET /events/{id} 200", "POST /events/{id}/replay 200", "GET /endpoints 200", "POST /endpoints 201", "PATCH /endpoints/{id} 200", "GET /events 401", "GET /endpoints 429", "POST /events/{id}/replay 422", "GET /events 400",
+    for (const expected of ["GET /events 200", "GET /events/{id} 200", "POST /events/{id}/replay 200", "GET /endpoints 200", "POST /endpoints 201", "PATCH /endpoints/{id} 200", "GET /endpoints/{id} 200", "GET /endpoints/{id} 404", "GET /events 401", "GET /endpoints 429", "POST /events/{id}/replay 422", "GET /events 400",
       "POST /events/{id}/retry 202", "POST /events/{id}/retry 409", "POST /events/{id}/retry 422", "POST /endpoints/{id}/retry-failed 202", "POST /endpoints/{id}/resume 200"]) {
       expect(checked).toContain(expected);
     }

@@ -397,6 +397,17 @@ export const ROUTES: Route[] = [
     },
   }),
   defineRoute({
+    method: "GET",
+    path: "/endpoints/{id}",
+    operationId: "getEndpoint",
+    summary: "One endpoint with its settings and delivery health",
+    success: { status: 200, schema: S.Endpoint, description: "The endpoint" },
+    errors: [404],
+    async handle({ services, userId, params }) {
+      return { status: 200, body: publicEndpoint(await getEndpoint(services, { userId, endpoint: { id: params.id! } })) };
+    },
+  }),
+  defineRoute({
     method: "PATCH",
     path: "/endpoints/{id}",
     operationId: "updateEndpoint",
