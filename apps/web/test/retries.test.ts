@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
+import { eventCountMismatches } from "@rehook/vitest-config/event-counts";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { DashboardClient } from "./dashboard-client.js";
 import { startTestServer, type TestServer } from "./test-server.js";
@@ -222,5 +223,9 @@ describe("automatic retries", () => {
     ]) {
       expect((await call).body.error?.json.data.code).toBe("NOT_FOUND");
     }
+  });
+
+  it("kept every endpoint's per-status counts equal to its events through the deliveries, retries and retries now above", async () => {
+    expect(await eventCountMismatches(t.db)).toEqual([]);
   });
 });

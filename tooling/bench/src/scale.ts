@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { dropEventPartition, ensureEventPartitions, eventPartitions, startEmbeddedPostgres, type EmbeddedDatabase, type EventPartition } from "@rehook/db";
 import { runLoad, type LoadResult } from "./load.js";
+import { rawInsertLoop } from "./raw-insert.js";
 import { CLI, peakRssMiB, runRehook, startListening, stop, type Started } from "./processes.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -211,6 +212,23 @@ async function bareLoad(): Promise<LoadResult> {
     return await runLoad({ url: bare.url, connections: CONNECTIONS, durationSeconds: LOAD_SECONDS, body });
   } finally {
     await stop(bare.child);
+  }
+}
+
+/** The raw INSERT loops' shapes: one row per commit from many connections, and batches of 100 from a few. */
+const RAW_INSERT_SHAPES = [
+  { rowsPerCommit: 1, connections: 16 },
+  { rowsPerCommit: 100, connections: 4 },
+];
+
+/** The database's write budget with `stored` events present: raw INSERT loops, no Rehook running. */
+async function rawInsertRows(databaseUrl: string, endpoint: BenchEndpoint, stored: string): Promise<void> {
+  for (const shape of RAW_INSERT_SHAPES) {
+    const result = await rawInsertLoop({ connectionString: databaseUrl, endpointId: endpoint.id, body, durationSeconds: LOAD_SECONDS, ...shape });
+    addValueRow(
+      `raw INSERT loop, ${shape.rowsPerCommit} row(s) per commit, ${shape.connections} connections, ${stored}`,
+      `${result.rowsPerSecond} rows/s (commit p50 ${result.commitP50Ms.toFixed(1)} ms, p99 ${result.commitP99Ms.toFixed(1)} ms)`,
+    );
   }
 }
 
@@ -586,7 +604,7 @@ async function stopRehook(running: Running): Promise<void> {
   running.rehook = undefined;
 }
 
-async function runPhases(env: Record<string, string>, pool: pg.Pool, running: Running): Promise<void> {
+async function runPhases(env: Record<string, string> & { DATABASE_URL: string }, pool: pg.Pool, running: Running): Promise<void> {
   out("phase 1: migrate, a user, an API key and 6 endpoints");
   await runRehook(["migrate"], env);
   const account = await createAccount(env);
@@ -598,6 +616,7 @@ async function runPhases(env: Record<string, string>, pool: pg.Pool, running: Ru
   const empty = await captureLoad(running.rehook.url, account.captureA);
   addValueRow("capture, empty database", `${describeLoad(empty)}, ${((100 * empty.requestsPerSecond) / bare.requestsPerSecond).toFixed(1)}% of bare`, TARGETS.captureEmpty);
   await stopRehook(running);
+  await rawInsertRows(env.DATABASE_URL, account.captureB, "empty database");
   const captured = await countEvents(pool);
 
   out(`\nphase 3: seeding ${EVENTS.toLocaleString("en-US")} events`);
@@ -615,6 +634,10 @@ async function runPhases(env: Record<string, string>, pool: pg.Pool, running: Ru
   out("\nphase 5: capture with the events present");
   const full = await captureLoad(running.rehook.url, account.captureA);
   addValueRow(`capture, ${EVENTS.toLocaleString("en-US")} events stored`, `${describeLoad(full)}, ${((100 * full.requestsPerSecond) / empty.requestsPerSecond).toFixed(1)}% of empty`, TARGETS.captureFull);
+
+  await stopRehook(running);
+  await rawInsertRows(env.DATABASE_URL, account.captureB, `${EVENTS.toLocaleString("en-US")} events stored`);
+  running.rehook = await startRehook(env);
 
   out("\nphase 6: deleting the big endpoint");
   await measureEndpointDelete(running.rehook.url, pool, account);
