@@ -193,6 +193,39 @@ describe("search", () => {
     expect((await listEvents({ orm }, { userId, search: "a", withTotal: true })).total).toEqual({ value: 2, capped: false });
     expect((await listEvents({ orm }, { userId, search: "a", withTotal: true, limit: 1 })).total).toEqual({ value: 1, capped: true });
   });
+
+  it("pages a search by cursor across the window's time slices: every match once, newest first, only the user's", async () => {
+    const mine = await endpoint();
+    const other = await endpoint();
+    // Matches spread over the day (several per slice, slices with none), and non-matches between them.
+    const ages = [5, 40, 41, 42, 200, 400, 401, 900, 1_300, 1_420].map((minutes) => minutes * 60_000);
+    const matches: string[] = [];
+    for (const ageMs of ages) {
+      matches.push(...(await stored(mine.id, 1, { ageMs, source: "needle-7f3a" })));
+      await stored(mine.id, 3, { ageMs: ageMs + 1_000 });
+    }
+    await db.query("update events set body = convert_to('{\"ref\":\"NEEDLE-7f3a\"}', 'UTF8') where source = 'needle-7f3a'");
+    // Another user's match, in the same window.
+    const stranger = uuidv7();
+    await db.query("insert into users (id, email, password_hash) values ($1, $2, 'x')", [stranger, `${stranger}@example.com`]);
+    const theirs = await stored(other.id, 1, { ageMs: 60_000 });
+    await db.query("update endpoints set user_id = $1 where id = $2", [stranger, other.id]);
+    await db.query("update events set body = convert_to('needle-7f3a', 'UTF8') where id = $1", [theirs[0]]);
+
+    const found: string[] = [];
+    let before: string | undefined;
+    for (let page = 0; page < 10; page += 1) {
+      const result = await listEvents({ orm }, { userId, search: "needle-7F3A", limit: 3, ...(before ? { before } : {}) });
+      found.push(...ids(result));
+      if (!result.nextCursor) break;
+      before = result.nextCursor;
+    }
+    // Ages ascend: the matches were made newest first.
+    expect(found).toEqual(matches);
+    // An offset page and an endpoint filter read the same slices.
+    expect(ids(await listEvents({ orm }, { userId, search: "needle-7f3a", limit: 2, offset: 3 }))).toEqual(matches.slice(3, 5));
+    expect(ids(await listEvents({ orm }, { userId, search: "needle-7f3a", endpointId: other.id }))).toEqual([]);
+  });
 });
 
 describe("counts, purges and retention", () => {

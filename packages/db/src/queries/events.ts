@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { isUuid, searchPatterns, SEARCHED_BODY_BYTES, uuidv7Floor, type EventStatus, type HeaderList } from "@rehook/core";
+import { isUuid, searchPatterns, SEARCHED_BODY_BYTES, uuidv7Floor, uuidv7Timestamp, type EventStatus, type HeaderList } from "@rehook/core";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 
 /** One row of the activity feed. */
@@ -108,6 +108,27 @@ export async function eventIdsMatchingSearch(em: EntityManager, ids: string[], t
   return new Set(rows.map((row) => row.id));
 }
 
+/** The WHERE conditions on `e` (events) and `p` (endpoints) that select the user's events matching a filter. */
+function matchingConditions(userId: string, filter: EventFilter): { events: string[]; endpoints: string[]; eventParams: unknown[]; endpointParams: unknown[] } {
+  const events: string[] = [];
+  const eventParams: unknown[] = [];
+  if (filter.status) (events.push("e.status = ?"), eventParams.push(filter.status));
+  if (filter.source) (events.push("e.source = ?"), eventParams.push(filter.source));
+  if (filter.eventType) (events.push("e.event_type = ?"), eventParams.push(filter.eventType));
+  if (filter.receivedAfter) (events.push("e.id >= ?"), eventParams.push(uuidv7Floor(filter.receivedAfter.getTime())));
+  if (filter.receivedBefore) (events.push("e.id < ?"), eventParams.push(uuidv7Floor(filter.receivedBefore.getTime())));
+  if (filter.before) (events.push("e.id < ?"), eventParams.push(filter.before));
+  if (filter.search) {
+    const search = searchCondition(filter.search);
+    events.push(search.sql);
+    eventParams.push(...search.params);
+  }
+  const endpoints = ["p.user_id = ?"];
+  const endpointParams: unknown[] = [userId];
+  if (filter.endpointId) (endpoints.push("p.id = ?"), endpointParams.push(filter.endpointId));
+  return { events, endpoints, eventParams, endpointParams };
+}
+
 /*
  * The user's events, newest first. The newest `limit` of each of the user's endpoints are
  * taken through that endpoint's own index (endpoint and id, or endpoint, status / source /
@@ -115,41 +136,83 @@ export async function eventIdsMatchingSearch(em: EntityManager, ids: string[], t
  * page, not of the events before it, whatever their number. A time range is a range of
  * ids (received_at is the id's millisecond), so it also prunes the day partitions.
  */
-function eventPageQuery(userId: string, filter: EventFilter, limit: number, columns = SUMMARY_COLUMNS): { sql: string; params: unknown[] } {
-  const where = ["e.endpoint_id = p.id"];
-  const params: unknown[] = [];
-  if (filter.status) (where.push("e.status = ?"), params.push(filter.status));
-  if (filter.source) (where.push("e.source = ?"), params.push(filter.source));
-  if (filter.eventType) (where.push("e.event_type = ?"), params.push(filter.eventType));
-  if (filter.receivedAfter) (where.push("e.id >= ?"), params.push(uuidv7Floor(filter.receivedAfter.getTime())));
-  if (filter.receivedBefore) (where.push("e.id < ?"), params.push(uuidv7Floor(filter.receivedBefore.getTime())));
-  if (filter.before) (where.push("e.id < ?"), params.push(filter.before));
-  if (filter.search) {
-    const search = searchCondition(filter.search);
-    where.push(search.sql);
-    params.push(...search.params);
-  }
-  params.push(limit);
-  const endpointWhere = ["p.user_id = ?"];
-  params.push(userId);
-  if (filter.endpointId) (endpointWhere.push("p.id = ?"), params.push(filter.endpointId));
-  params.push(limit);
+function eventPageQuery(userId: string, filter: EventFilter, limit: number): { sql: string; params: unknown[] } {
+  const where = matchingConditions(userId, filter);
   return {
-    sql: `select ${columns}
+    sql: `select ${SUMMARY_COLUMNS}
           from endpoints p
-          cross join lateral (select ${LISTED_COLUMNS} from events e where ${where.join(" and ")} order by e.id desc limit ?) e
-          where ${endpointWhere.join(" and ")}
+          cross join lateral (select ${LISTED_COLUMNS} from events e where ${["e.endpoint_id = p.id", ...where.events].join(" and ")} order by e.id desc limit ?) e
+          where ${where.endpoints.join(" and ")}
           order by e.id desc
           limit ?`,
-    params,
+    params: [...where.eventParams, limit, ...where.endpointParams, limit],
   };
 }
 
 /** A keyset page of the user's events, newest first: the thousandth page costs what the first does. */
 export async function listEventSummaries(em: EntityManager, userId: string, filter: EventFilter, limit: number): Promise<EventSummary[]> {
+  if (filter.search && filter.receivedAfter) return searchEventSummaries(em, userId, { ...filter, receivedAfter: filter.receivedAfter }, limit);
   const { sql, params } = eventPageQuery(userId, filter, limit);
   const rows = await em.getConnection().execute<SummaryRow[]>(sql, params);
   return rows.map(toSummary);
+}
+
+/** The time slices a search's window is cut into, and how many are read at once (each on a connection of its own). */
+export const SEARCH_SLICES = 48;
+export const SEARCH_SLICES_AT_ONCE = 2;
+
+/**
+ * A search page. Bodies are read, not indexed (an index of them would cost capture more
+ * than searches save), so the window is cut into SEARCH_SLICES slices of time, read newest
+ * first, SEARCH_SLICES_AT_ONCE at a time, each through the events' primary key in time
+ * order: reading stops once the slices read from the newest hold the page. A search with
+ * many matches reads the newest slices only; one with few reads the whole window.
+ */
+async function searchEventSummaries(em: EntityManager, userId: string, filter: EventFilter & { receivedAfter: Date }, limit: number): Promise<EventSummary[]> {
+  const owned = await em
+    .getConnection()
+    .execute<Array<{ id: string }>>(`select id from endpoints where user_id = ?${filter.endpointId ? " and id = ?" : ""}`, filter.endpointId ? [userId, filter.endpointId] : [userId]);
+  if (owned.length === 0) return [];
+  const endpointIds = `{${owned.map((row) => row.id).join(",")}}`;
+  const where = matchingConditions(userId, filter);
+  const fromMs = filter.receivedAfter.getTime();
+  const toMs = Math.max(fromMs, Math.min(filter.receivedBefore?.getTime() ?? Date.now(), filter.before ? uuidv7Timestamp(filter.before).getTime() + 1 : Date.now()));
+  // Slice k covers [bound(k + 1), bound(k)); the newest has no upper bound but the filter's own, the oldest starts at the window's start.
+  const bound = (k: number) => uuidv7Floor(toMs - ((toMs - fromMs) * k) / SEARCH_SLICES);
+  const readSlice = async (k: number): Promise<EventSummary[]> => {
+    const sliceWhere = [...where.events, "e.id >= ?", ...(k > 0 ? ["e.id < ?"] : [])];
+    const rows = await em.getConnection().execute<SummaryRow[]>(
+      `select ${SUMMARY_COLUMNS}
+       from events e join endpoints p on p.id = e.endpoint_id
+       where e.endpoint_id = any(?::uuid[]) and ${sliceWhere.join(" and ")}
+       order by e.id desc
+       limit ?`,
+      [endpointIds, ...where.eventParams, k === SEARCH_SLICES - 1 ? uuidv7Floor(fromMs) : bound(k + 1), ...(k > 0 ? [bound(k)] : []), limit],
+    );
+    return rows.map(toSummary);
+  };
+  const slices: Array<EventSummary[] | undefined> = [];
+  // Done when every slice from the newest up to the one that completes the page has been read.
+  const pageIsFull = () => {
+    let found = 0;
+    for (const slice of slices) {
+      if (!slice) return false;
+      found += slice.length;
+      if (found >= limit) return true;
+    }
+    return false;
+  };
+  let next = 0;
+  const lane = async () => {
+    while (next < SEARCH_SLICES && !pageIsFull()) {
+      const k = next;
+      next += 1;
+      slices[k] = await readSlice(k);
+    }
+  };
+  await Promise.all(Array.from({ length: SEARCH_SLICES_AT_ONCE }, lane));
+  // Slices are started in order, so those read form a run from the newest: their rows are newest first.
+  return slices.flatMap((slice) => slice ?? []).slice(0, limit);
 }
 
 /** The most an offset may skip (MAX_EVENT_OFFSET): deeper pages are read with the cursor. */
@@ -166,9 +229,16 @@ export const COUNT_CAP = 10_000;
 
 /** How many of the user's events match, counted up to COUNT_CAP + 1 (filters event_counts cannot answer). */
 export async function countMatchingEventsCapped(em: EntityManager, userId: string, filter: EventFilter): Promise<{ total: number; capped: boolean }> {
-  // Ordered by id like a page, so the count reads the newest matches of each endpoint, no more than the cap.
-  const { sql, params } = eventPageQuery(userId, filter, COUNT_CAP + 1, "e.id");
-  const rows = await em.getConnection().execute<Array<{ n: string }>>(`select count(*) as n from (${sql}) page`, params);
+  const where = matchingConditions(userId, filter);
+  // Any COUNT_CAP + 1 matches will do: unordered, the scan stops at the cap instead of taking the newest of each endpoint and sorting them.
+  const rows = await em.getConnection().execute<Array<{ n: string }>>(
+    `select count(*) as n from (
+       select 1 from endpoints p join events e on e.endpoint_id = p.id
+       where ${[...where.endpoints, ...where.events].join(" and ")}
+       limit ?
+     ) matching`,
+    [...where.endpointParams, ...where.eventParams, COUNT_CAP + 1],
+  );
   const n = Number(rows[0]!.n);
   return n > COUNT_CAP ? { total: COUNT_CAP, capped: true } : { total: n, capped: false };
 }
