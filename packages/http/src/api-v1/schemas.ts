@@ -69,7 +69,7 @@ export const EventList = z.object({
       .describe(
         "Events that match. Exact for status and endpoint_id filters (kept as counts); with source, event_type or a time range, counted up to 10,000 (total_capped then says there are more)",
       ),
-    total_capped: z.boolean().describe("total stopped counting at 10,000"),
+    total_capped: z.boolean().describe("total stopped counting: at 10,000, or with q at the end of the page"),
     next_cursor: z.string().nullable().describe("Pass as cursor for the next (older) page; null on the last page"),
   }),
 });
