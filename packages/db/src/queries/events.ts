@@ -108,44 +108,91 @@ export async function eventIdsMatchingSearch(em: EntityManager, ids: string[], t
   return new Set(rows.map((row) => row.id));
 }
 
-/** The WHERE conditions on `e` (events) and `p` (endpoints) that select the user's events matching a filter. */
-function matchingConditions(userId: string, filter: EventFilter): { events: string[]; endpoints: string[]; eventParams: unknown[]; endpointParams: unknown[] } {
-  const events: string[] = [];
-  const eventParams: unknown[] = [];
-  if (filter.status) (events.push("e.status = ?"), eventParams.push(filter.status));
-  if (filter.source) (events.push("e.source = ?"), eventParams.push(filter.source));
-  if (filter.eventType) (events.push("e.event_type = ?"), eventParams.push(filter.eventType));
-  if (filter.receivedAfter) (events.push("e.id >= ?"), eventParams.push(uuidv7Floor(filter.receivedAfter.getTime())));
-  if (filter.receivedBefore) (events.push("e.id < ?"), eventParams.push(uuidv7Floor(filter.receivedBefore.getTime())));
-  if (filter.before) (events.push("e.id < ?"), eventParams.push(filter.before));
+type KeyedColumn = "status" | "source" | "event_type";
+
+/** The filters that name one value of a column, in the order a scan prefers their index. */
+const keyedFilters = (filter: EventFilter): Array<[KeyedColumn, string | undefined]> => [
+  ["status", filter.status],
+  ["source", filter.source],
+  ["event_type", filter.eventType],
+];
+
+/**
+ * The conditions on `e` (events) of a filter, but for the keyed column a scan reads through
+ * its own index (`except`): values, the time range and cursor as id bounds (constants, so
+ * partitions outside them are pruned), the search.
+ */
+function filterConditions(filter: EventFilter, except?: KeyedColumn): { sql: string[]; params: unknown[] } {
+  const sql: string[] = [];
+  const params: unknown[] = [];
+  for (const [column, value] of keyedFilters(filter)) if (value !== undefined && column !== except) (sql.push(`e.${column} = ?`), params.push(value));
+  if (filter.receivedAfter) (sql.push("e.id >= ?"), params.push(uuidv7Floor(filter.receivedAfter.getTime())));
+  if (filter.receivedBefore) (sql.push("e.id < ?"), params.push(uuidv7Floor(filter.receivedBefore.getTime())));
+  if (filter.before) (sql.push("e.id < ?"), params.push(filter.before));
   if (filter.search) {
     const search = searchCondition(filter.search);
-    events.push(search.sql);
-    eventParams.push(...search.params);
+    sql.push(search.sql);
+    params.push(...search.params);
   }
-  const endpoints = ["p.user_id = ?"];
-  const endpointParams: unknown[] = [userId];
-  if (filter.endpointId) (endpoints.push("p.id = ?"), endpointParams.push(filter.endpointId));
-  return { events, endpoints, eventParams, endpointParams };
+  return { sql, params };
+}
+
+/** The user's endpoints (or the one filtered), as conditions on `p`. */
+function endpointConditions(userId: string, filter: EventFilter): { sql: string[]; params: unknown[] } {
+  return filter.endpointId ? { sql: ["p.user_id = ?", "p.id = ?"], params: [userId, filter.endpointId] } : { sql: ["p.user_id = ?"], params: [userId] };
+}
+
+const NIL_UUID = "00000000-0000-0000-0000-000000000000";
+/** Above every event id (a UUIDv7 has 7 where this has f). */
+const MAX_UUID = "ffffffff-ffff-ffff-ffff-ffffffffffff";
+
+/*
+ * How a lateral subquery reads one endpoint's (`p`) matching events, newest first: through
+ * that endpoint's index, `(endpoint_id, id)` or `(endpoint_id, status|source|event_type, id)`
+ * when one of those is filtered, by the order only that index gives. Written as
+ * `endpoint_id = p.id … order by id`, the planner may instead walk the time-ordered primary
+ * key and filter, a fine guess for an endpoint with events on every page and a ruinous one
+ * for an idle endpoint, for which it reads every event of every day (2.5 s per page at 10M).
+ * So the scan is a row range, `(endpoint_id, id)` or `(column, id)` after `endpoint_id =`,
+ * ordered by those columns: the primary key cannot give that order, and the range's first
+ * column ends the scan where the endpoint's (or the value's) entries end.
+ */
+function endpointScan(filter: EventFilter): { sql: string[]; params: unknown[]; orderBy: string } {
+  const low = filter.receivedAfter ? uuidv7Floor(filter.receivedAfter.getTime()) : NIL_UUID;
+  const highs = [filter.receivedBefore ? uuidv7Floor(filter.receivedBefore.getTime()) : MAX_UUID, filter.before?.toLowerCase() ?? MAX_UUID];
+  const high = highs.sort()[0]!;
+  const keyed = keyedFilters(filter).find(([, value]) => value !== undefined);
+  const rest = filterConditions(filter, keyed?.[0]);
+  if (!keyed) {
+    return {
+      sql: ["(e.endpoint_id, e.id) >= (p.id, ?::uuid)", "(e.endpoint_id, e.id) < (p.id, ?::uuid)", ...rest.sql],
+      params: [low, high, ...rest.params],
+      orderBy: "e.endpoint_id desc, e.id desc",
+    };
+  }
+  const [column, value] = keyed;
+  return {
+    sql: ["e.endpoint_id = p.id", `(e.${column}, e.id) >= (?, ?::uuid)`, `(e.${column}, e.id) < (?, ?::uuid)`, ...rest.sql],
+    params: [value, low, value, high, ...rest.params],
+    orderBy: `e.${column} desc, e.id desc`,
+  };
 }
 
 /*
- * The user's events, newest first. The newest `limit` of each of the user's endpoints are
- * taken through that endpoint's own index (endpoint and id, or endpoint, status / source /
- * event type and id when one of those is filtered), then merged: the cost is that of the
- * page, not of the events before it, whatever their number. A time range is a range of
- * ids (received_at is the id's millisecond), so it also prunes the day partitions.
+ * The user's events, newest first: the newest `limit` of each endpoint (endpointScan), merged.
+ * The cost is that of the page, not of the events before it, whatever their number.
  */
 function eventPageQuery(userId: string, filter: EventFilter, limit: number): { sql: string; params: unknown[] } {
-  const where = matchingConditions(userId, filter);
+  const scan = endpointScan(filter);
+  const endpoints = endpointConditions(userId, filter);
   return {
     sql: `select ${SUMMARY_COLUMNS}
           from endpoints p
-          cross join lateral (select ${LISTED_COLUMNS} from events e where ${["e.endpoint_id = p.id", ...where.events].join(" and ")} order by e.id desc limit ?) e
-          where ${where.endpoints.join(" and ")}
+          cross join lateral (select ${LISTED_COLUMNS} from events e where ${scan.sql.join(" and ")} order by ${scan.orderBy} limit ?) e
+          where ${endpoints.sql.join(" and ")}
           order by e.id desc
           limit ?`,
-    params: [...where.eventParams, limit, ...where.endpointParams, limit],
+    params: [...scan.params, limit, ...endpoints.params, limit],
   };
 }
 
@@ -153,7 +200,13 @@ function eventPageQuery(userId: string, filter: EventFilter, limit: number): { s
 export async function listEventSummaries(em: EntityManager, userId: string, filter: EventFilter, limit: number): Promise<EventSummary[]> {
   if (filter.search && filter.receivedAfter) return searchEventSummaries(em, userId, { ...filter, receivedAfter: filter.receivedAfter }, limit);
   const { sql, params } = eventPageQuery(userId, filter, limit);
-  const rows = await em.getConnection().execute<SummaryRow[]>(sql, params);
+  // The planner knows little of a row range's size and may think an endpoint's matches few
+  // enough to collect and sort; for a busy endpoint and a deep offset that is every event it
+  // has (17 s at 10M). Sorting priced out, each endpoint is read in index order, up to the page.
+  const rows = await em.transactional(async (tx) => {
+    await tx.execute("set local enable_sort = off");
+    return tx.execute<SummaryRow[]>(sql, params);
+  });
   return rows.map(toSummary);
 }
 
@@ -174,20 +227,20 @@ async function searchEventSummaries(em: EntityManager, userId: string, filter: E
     .execute<Array<{ id: string }>>(`select id from endpoints where user_id = ?${filter.endpointId ? " and id = ?" : ""}`, filter.endpointId ? [userId, filter.endpointId] : [userId]);
   if (owned.length === 0) return [];
   const endpointIds = `{${owned.map((row) => row.id).join(",")}}`;
-  const where = matchingConditions(userId, filter);
+  const where = filterConditions(filter);
   const fromMs = filter.receivedAfter.getTime();
   const toMs = Math.max(fromMs, Math.min(filter.receivedBefore?.getTime() ?? Date.now(), filter.before ? uuidv7Timestamp(filter.before).getTime() + 1 : Date.now()));
   // Slice k covers [bound(k + 1), bound(k)); the newest has no upper bound but the filter's own, the oldest starts at the window's start.
   const bound = (k: number) => uuidv7Floor(toMs - ((toMs - fromMs) * k) / SEARCH_SLICES);
   const readSlice = async (k: number): Promise<EventSummary[]> => {
-    const sliceWhere = [...where.events, "e.id >= ?", ...(k > 0 ? ["e.id < ?"] : [])];
+    const sliceWhere = [...where.sql, "e.id >= ?", ...(k > 0 ? ["e.id < ?"] : [])];
     const rows = await em.getConnection().execute<SummaryRow[]>(
       `select ${SUMMARY_COLUMNS}
        from events e join endpoints p on p.id = e.endpoint_id
        where e.endpoint_id = any(?::uuid[]) and ${sliceWhere.join(" and ")}
        order by e.id desc
        limit ?`,
-      [endpointIds, ...where.eventParams, k === SEARCH_SLICES - 1 ? uuidv7Floor(fromMs) : bound(k + 1), ...(k > 0 ? [bound(k)] : []), limit],
+      [endpointIds, ...where.params, k === SEARCH_SLICES - 1 ? uuidv7Floor(fromMs) : bound(k + 1), ...(k > 0 ? [bound(k)] : []), limit],
     );
     return rows.map(toSummary);
   };
@@ -229,15 +282,18 @@ export const COUNT_CAP = 10_000;
 
 /** How many of the user's events match, counted up to COUNT_CAP + 1 (filters event_counts cannot answer). */
 export async function countMatchingEventsCapped(em: EntityManager, userId: string, filter: EventFilter): Promise<{ total: number; capped: boolean }> {
-  const where = matchingConditions(userId, filter);
-  // Any COUNT_CAP + 1 matches will do: unordered, the scan stops at the cap instead of taking the newest of each endpoint and sorting them.
+  const scan = endpointScan(filter);
+  const endpoints = endpointConditions(userId, filter);
+  // Unordered: endpoint after endpoint, the count stops at the cap (no merge, no sort); the
+  // scan's row range still leads the planner to the endpoint's own index.
   const rows = await em.getConnection().execute<Array<{ n: string }>>(
     `select count(*) as n from (
-       select 1 from endpoints p join events e on e.endpoint_id = p.id
-       where ${[...where.endpoints, ...where.events].join(" and ")}
+       select 1 from endpoints p
+       cross join lateral (select 1 from events e where ${scan.sql.join(" and ")} limit ?) e
+       where ${endpoints.sql.join(" and ")}
        limit ?
      ) matching`,
-    [...where.endpointParams, ...where.eventParams, COUNT_CAP + 1],
+    [...scan.params, COUNT_CAP + 1, ...endpoints.params, COUNT_CAP + 1],
   );
   const n = Number(rows[0]!.n);
   return n > COUNT_CAP ? { total: COUNT_CAP, capped: true } : { total: n, capped: false };
