@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from "node:fs";
 import { ConfigError, isUserError } from "@rehook/core";
 import { createConsoleLogger } from "@rehook/web";
 import { UsageError } from "./cli-error.js";
@@ -18,6 +19,20 @@ function overview(): string {
   return ["Usage: rehook <command> [options]", "", "Commands:", ...rows, "", "Run `rehook <command> --help` for a command's options."].join("\n");
 }
 
+/** `rehook user --help`, `rehook endpoint` and the like: the commands under a group word. */
+function groupHelp(word: string): string | undefined {
+  const members = commands.filter((command) => command.path.length > 1 && command.path[0] === word);
+  if (members.length === 0) return undefined;
+  const rows = members.map((command) => `  rehook ${command.path.join(" ").padEnd(18)} ${command.summary}`);
+  return [`Usage: rehook ${word} <command> [options]`, "", "Commands:", ...rows, "", `Run \`rehook ${word} <command> --help\` for a command's options.`].join("\n");
+}
+
+/** The version in the CLI's package.json (two levels up from dist/main.js and src/main.ts alike). */
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  return manifest.version;
+}
+
 function findCommand(argv: string[]): { command: Command; rest: string[] } | undefined {
   for (const command of commands) {
     if (command.path.every((word, index) => argv[index] === word)) return { command, rest: argv.slice(command.path.length) };
@@ -30,7 +45,18 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${overview()}\n`);
     return argv.length === 0 ? 2 : 0;
   }
+  if (argv[0] === "--version" || argv[0] === "-V") {
+    process.stdout.write(`rehook ${version()}\n`);
+    return 0;
+  }
   const found = findCommand(argv);
+  const group = found ? undefined : groupHelp(argv[0]!);
+  if (group) {
+    // A group word alone is a question (exit 2, like rehook alone); with --help, an answer.
+    const asked = argv[1] === "--help" || argv[1] === "-h";
+    (asked ? process.stdout : process.stderr).write(`${group}\n`);
+    return asked ? 0 : 2;
+  }
   if (!found) {
     process.stderr.write(`rehook: unknown command "${argv.slice(0, 2).join(" ")}"; run rehook --help\n`);
     return 2;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
+import { forwardUrl } from "../src/commands/listen.js";
 import { runCli } from "./run-cli.js";
 
 let db: TestDatabase;
@@ -78,7 +79,7 @@ describe("rehook endpoint", () => {
       runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "internal", "--destination", destination], { ...env, ...extra });
     const loopback = await create("http://127.0.0.1:3000/hook");
     expect(loopback.code).toBe(1);
-    expectOneLineError(loopback.stderr, /destination URL refused: blocked: loopback address$/m);
+    expectOneLineError(loopback.stderr, /destination URL refused: blocked: loopback address; a self-hosted server can allow private destinations with ALLOW_PRIVATE_DESTINATIONS=true$/m);
     const allowed = await create("http://127.0.0.1:3000/hook", { ALLOW_PRIVATE_DESTINATIONS: "true" });
     expect(allowed.code).toBe(0);
     const metadata = await create("http://169.254.169.254/latest/meta-data/", { ALLOW_PRIVATE_DESTINATIONS: "true" });
@@ -118,6 +119,28 @@ describe("rehook itself", () => {
       expect(result.code, command.join(" ")).toBe(0);
       expect(result.stdout).toMatch(/^Usage: rehook/);
     }
+  });
+
+  it("prints its version, and the commands of a group (user, endpoint) with --help or alone", async () => {
+    const version = await runCli(["--version"], env);
+    expect(version).toMatchObject({ code: 0, stdout: expect.stringMatching(/^rehook \d+\.\d+\.\d+\n$/) });
+    for (const group of ["user", "endpoint"]) {
+      const help = await runCli([group, "--help"], env);
+      expect(help.code, group).toBe(0);
+      expect(help.stdout).toMatch(new RegExp(`^Usage: rehook ${group} <command>`));
+      expect(help.stdout).toContain(`rehook ${group} create`);
+    }
+    const alone = await runCli(["endpoint"], env);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain("rehook endpoint delete");
+  });
+
+  it("understands --forward without a scheme as http, and refuses other schemes in one line", () => {
+    expect(forwardUrl("localhost:3000/hooks").href).toBe("http://localhost:3000/hooks");
+    expect(forwardUrl("3000").href).toBe("http://localhost:3000/");
+    expect(forwardUrl("https://example.test/in").href).toBe("https://example.test/in");
+    expect(() => forwardUrl("ftp://example.test/in")).toThrow(/http:\/\/ or https:\/\//);
+    expect(() => forwardUrl("http://[nope")).toThrow(/is not a URL/);
   });
 
   it("rejects unknown commands and flags with one line and exit code 2", async () => {

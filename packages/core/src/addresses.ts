@@ -178,6 +178,15 @@ export function checkAddress(address: string, policy: AddressPolicy): AddressVer
   return { allowed: false, reason: `blocked: ${REASONS[kind]}` };
 }
 
+/**
+ * A refusal's reason as a user reads it: when ALLOW_PRIVATE_DESTINATIONS would open the
+ * address (loopback, private, link-local, CGNAT), it says so; metadata and the rest stay shut.
+ */
+export function withPrivateDestinationHint(reason: string): string {
+  const opened = [...OPENED_BY_OPT_IN].some((kind) => reason.includes(`blocked: ${REASONS[kind as Exclude<AddressKind, "public">]}`));
+  return opened ? `${reason}; a self-hosted server can allow private destinations with ALLOW_PRIVATE_DESTINATIONS=true` : reason;
+}
+
 /** Names that always mean this machine, whatever DNS says. */
 export function isLocalhostName(hostname: string): boolean {
   const name = hostname.toLowerCase().replace(/\.$/, "");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkAddress, checkDestinationUrl, classifyAddress } from "../src/index.js";
+import { checkAddress, checkDestinationUrl, classifyAddress, withPrivateDestinationHint } from "../src/index.js";
 
 const closed = { allowPrivate: false };
 const opened = { allowPrivate: true };
@@ -149,5 +149,23 @@ describe("destination URLs at save time", () => {
     expect(checkDestinationUrl("https://hooks.example.com/in", closed)).toEqual({ ok: true, url: "https://hooks.example.com/in" });
     expect(checkDestinationUrl("http://localhost:3000/hook", opened).ok).toBe(true);
     expect(checkDestinationUrl("http://127.0.0.1:3000/hook", opened).ok).toBe(true);
+  });
+});
+
+describe("withPrivateDestinationHint", () => {
+  it("points to ALLOW_PRIVATE_DESTINATIONS for the addresses it opens, and only those", () => {
+    const closed = { allowPrivate: false };
+    const reasonFor = (address: string) => {
+      const verdict = checkAddress(address, closed);
+      return verdict.allowed ? "" : verdict.reason;
+    };
+    for (const address of ["127.0.0.1", "10.1.2.3", "fe80::1", "100.64.0.1"]) {
+      expect(withPrivateDestinationHint(reasonFor(address)), address).toMatch(/; a self-hosted server can allow private destinations with ALLOW_PRIVATE_DESTINATIONS=true$/);
+    }
+    const localhost = checkDestinationUrl("http://localhost:3000/hook", closed);
+    expect(localhost.ok ? "" : withPrivateDestinationHint(localhost.reason)).toMatch(/ALLOW_PRIVATE_DESTINATIONS/);
+    for (const address of ["169.254.169.254", "169.254.1.1", "224.0.0.1", "0.0.0.0"]) {
+      expect(withPrivateDestinationHint(reasonFor(address)), address).toBe(reasonFor(address));
+    }
   });
 });

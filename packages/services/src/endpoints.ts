@@ -7,6 +7,7 @@ import {
   UserError,
   uuidv7,
   webhookUrl,
+  withPrivateDestinationHint,
   type AddressPolicy,
   type HealthState,
   type RetryPolicy,
@@ -136,7 +137,7 @@ const createEndpointInput = z.object({
 async function normaliseDestination(raw: string | null | undefined, policy: AddressPolicy): Promise<string | null> {
   if (raw === undefined || raw === null || raw.trim() === "") return null;
   const checked = await checkDestination(raw, policy);
-  if (!checked.ok) throw new UserError("validation_failed", `destination URL refused: ${checked.reason}`);
+  if (!checked.ok) throw new UserError("validation_failed", `destination URL refused: ${withPrivateDestinationHint(checked.reason)}`);
   return checked.url;
 }
 

@@ -1,4 +1,4 @@
-import { checkChatHookUrl, judgeChatPost, notificationMessage, NOTIFICATION_TRIGGERS, UserError, type NotificationTrigger } from "@rehook/core";
+import { checkChatHookUrl, judgeChatPost, notificationMessage, NOTIFICATION_TRIGGERS, UserError, withPrivateDestinationHint, type NotificationTrigger } from "@rehook/core";
 import { findNotificationSettings, saveNotificationSettings as storeSettings, type NotificationSettings } from "@rehook/db";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
@@ -43,7 +43,7 @@ export async function saveNotificationSettings(
   let url: string | null = null;
   if (webhookUrl !== null && webhookUrl !== "") {
     const checked = checkChatHookUrl(webhookUrl, ctx.chatHooksBase);
-    if (!checked.ok) throw new UserError("validation_failed", `webhook URL refused: ${checked.reason}`);
+    if (!checked.ok) throw new UserError("validation_failed", `webhook URL refused: ${withPrivateDestinationHint(checked.reason)}`);
     url = checked.url;
   }
   if (enabled && !url) throw new UserError("validation_failed", "enter the incoming-webhook URL to turn notifications on");

@@ -1,4 +1,4 @@
-import { REPLAY_ENVIRONMENTS, replayTarget, storableText, UserError, uuidv7, type HeaderList, type ReplayEnvironment, type ReplaySource } from "@rehook/core";
+import { REPLAY_ENVIRONMENTS, replayTarget, storableText, UserError, uuidv7, withPrivateDestinationHint, type HeaderList, type ReplayEnvironment, type ReplaySource } from "@rehook/core";
 import {
   findOwnedReplayAttempt,
   findReplaySource,
@@ -66,7 +66,7 @@ export async function checkedReplayTarget(
   const target = replayTarget(environment, source, customUrl);
   if (!target.ok) throw new UserError(target.kind === "invalid" ? "validation_failed" : "unprocessable", target.reason);
   const checked = await checkDestination(target.url, ctx.addressPolicy);
-  if (!checked.ok) throw new UserError("unprocessable", `replay target refused: ${checked.reason}`);
+  if (!checked.ok) throw new UserError("unprocessable", `replay target refused: ${withPrivateDestinationHint(checked.reason)}`);
   return checked.url;
 }
 

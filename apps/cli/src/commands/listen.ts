@@ -2,6 +2,22 @@ import { UsageError } from "../cli-error.js";
 import { listen } from "../listen/listener.js";
 import { defineCommand } from "./define.js";
 
+/**
+ * The local URL events go to. Without a scheme (`localhost:3000/hooks`, `3000`) http:// is
+ * meant: that is what a local development server speaks.
+ */
+export function forwardUrl(text: string): URL {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : /^\d+(\/|$)/.test(text) ? `http://localhost:${text}` : `http://${text}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw new UsageError(`--forward ${text} is not a URL; give one like http://localhost:3000/webhooks`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`--forward must be an http:// or https:// URL, not ${url.protocol}//`);
+  return url;
+}
+
 export const listenCommand = defineCommand(
   ["listen"],
   {
@@ -9,7 +25,7 @@ export const listenCommand = defineCommand(
     summary: "Stream an endpoint's new events to a local server (reconnects and catches up by itself; Ctrl-C for a summary).",
     options: {
       endpoint: { type: "string", required: true, description: "the endpoint's slug" },
-      forward: { type: "string", required: true, description: "where to send each event, e.g. http://localhost:3000/webhooks" },
+      forward: { type: "string", required: true, description: "where to send each event, e.g. http://localhost:3000/webhooks (localhost:3000/webhooks and 3000 mean http://)" },
       server: { type: "string", description: "the Rehook server (default: REHOOK_URL, else http://localhost:8080)" },
       "api-key": { type: "string", description: "a pk_live_ API key (default: REHOOK_API_KEY)" },
       retry: { type: "string", description: "attempts per event after a failure (default 0)" },
@@ -20,12 +36,7 @@ export const listenCommand = defineCommand(
     if (!apiKey) throw new UsageError("an API key is needed: --api-key or REHOOK_API_KEY");
     const retries = options.retry === undefined ? 0 : Number(options.retry);
     if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new UsageError("--retry must be a whole number from 0 to 20");
-    let forward: URL;
-    try {
-      forward = new URL(options.forward);
-    } catch {
-      throw new UsageError("--forward must be a URL like http://localhost:3000/webhooks");
-    }
+    const forward = forwardUrl(options.forward);
     const server = (options.server ?? context.client.serverUrl ?? "http://localhost:8080").replace(/\/+$/, "");
     const stop = new AbortController();
     const interrupt = () => stop.abort();
