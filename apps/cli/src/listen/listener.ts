@@ -58,43 +58,6 @@ interface ListenedEndpoint {
   keepProxyHeaders: boolean;
 }
 
-/** Why a request never got an answer, in a few words (the code of fetch's cause, when it has one). */
-function unreachableReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  if (cause?.code === "ECONNREFUSED") return "connection refused";
-  if (cause?.code === "ENOTFOUND") return "no such host";
-  if (cause?.code) return cause.code;
-  return (cause?.message ?? (error instanceof Error ? error.message : String(error))).split("\n")[0]!;
-}
-
-/** Waits `ms`, or less when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-  });
-}
-
-/**
- * findEndpoint until the server answers: a server that is not up yet (or a wrong --server)
- * is named with the reason, and tried again with backoff until it answers or Ctrl-C;
- * undefined when stopped first.
- */
-async function findEndpointPatiently(options: ListenOptions): Promise<ListenedEndpoint | undefined> {
-  let backoffMs = 500;
-  while (!options.signal.aborted) {
-    try {
-      return await findEndpoint(options);
-    } catch (error) {
-      if (error instanceof ListenError || options.signal.aborted) throw error;
-      options.out.write(`${paint(options.color, 33, "○ cannot reach")} ${options.server} (${unreachableReason(error)}); trying again in ${(backoffMs / 1000).toFixed(1)} s\n`);
-      await pause(backoffMs, options.signal);
-      backoffMs = Math.min(backoffMs * 2, 10_000);
-    }
-  }
-  return undefined;
-}
-
 /** The endpoint from its slug, through the API (so a wrong key fails here, clearly). */
 async function findEndpoint(options: ListenOptions): Promise<ListenedEndpoint> {
   for (let offset = 0; ; offset += 100) {
@@ -164,11 +127,7 @@ export async function listen(options: ListenOptions): Promise<ListenSummary> {
   const { out, color } = options;
   const summary: ListenSummary = { received: 0, ok: 0, failed: 0 };
   // Read once, at start: a changed keep_proxy_headers applies when listen is started again.
-  const endpoint = await findEndpointPatiently(options).catch((error: unknown) => {
-    if (options.signal.aborted) return undefined;
-    throw error;
-  });
-  if (!endpoint) return summary;
+  const endpoint = await findEndpoint(options);
   const seen = new Set<string>();
   // Attempts the server could not record (it was down): recorded again after the reconnect.
   const unrecorded: PendingRecord[] = [];
@@ -205,7 +164,10 @@ export async function listen(options: ListenOptions): Promise<ListenSummary> {
       if (options.signal.aborted) break;
       const reason = error instanceof Error ? error.message : String(error);
       out.write(`${paint(color, 33, "○ reconnecting")} in ${(backoffMs / 1000).toFixed(1)} s (${reason.split("\n")[0]})\n`);
-      await pause(backoffMs, options.signal);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, backoffMs);
+        options.signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+      });
       backoffMs = Math.min(backoffMs * 2, 10_000);
     }
   }
