@@ -14,8 +14,11 @@ import { clientFromEnvironment, configFromEnvironment } from "./env.js";
 
 const commands: Command[] = [startCommand, migrateCommand, userCreateCommand, endpointCreateCommand, endpointUpdateCommand, endpointDeleteCommand, endpointSecretCommand, apiKeyCreateCommand, listenCommand];
 
+/** One line per command: its words and what it does. */
+const commandRows = (listed: Command[]) => listed.map((command) => `  rehook ${command.path.join(" ").padEnd(18)} ${command.summary}`);
+
 function overview(): string {
-  const rows = commands.map((command) => `  rehook ${command.path.join(" ").padEnd(18)} ${command.summary}`);
+  const rows = commandRows(commands);
   return ["Usage: rehook <command> [options]", "", "Commands:", ...rows, "", "Run `rehook <command> --help` for a command's options."].join("\n");
 }
 
@@ -23,7 +26,7 @@ function overview(): string {
 function groupHelp(word: string): string | undefined {
   const members = commands.filter((command) => command.path.length > 1 && command.path[0] === word);
   if (members.length === 0) return undefined;
-  const rows = members.map((command) => `  rehook ${command.path.join(" ").padEnd(18)} ${command.summary}`);
+  const rows = commandRows(members);
   return [`Usage: rehook ${word} <command> [options]`, "", "Commands:", ...rows, "", `Run \`rehook ${word} <command> --help\` for a command's options.`].join("\n");
 }
 

@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
+import { percentile } from "./percentile.js";
 
 export interface InsertLoopOptions {
   connectionString: string;
@@ -40,10 +41,6 @@ function uuidv7At(ms: number): string {
   const random = randomBytes(10).toString("hex");
   const hex = `${ms.toString(16).padStart(12, "0")}7${random.slice(0, 3)}${((Number.parseInt(random[3]!, 16) & 0x3) | 0x8).toString(16)}${random.slice(4, 19)}`;
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }
 
 /** Runs the loop for `durationSeconds`; the rows it inserts stay (counted like captures). */

@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { dropEventPartition, ensureEventPartitions, eventPartitions, startEmbeddedPostgres, type EmbeddedDatabase, type EventPartition } from "@rehook/db";
 import { runLoad, type LoadResult } from "./load.js";
+import { percentile } from "./percentile.js";
 import { rawInsertLoop } from "./raw-insert.js";
 import { CLI, peakRssMiB, runRehook, startListening, stop, type Started } from "./processes.js";
 
@@ -116,11 +117,6 @@ const out = (line = "") => process.stdout.write(`${line}\n`);
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 const rowsPerSecond = (rows: number, milliseconds: number) => `${Math.round((rows * 1000) / milliseconds).toLocaleString("en-US")} rows/s`;
-
-/** Nearest-rank percentile of ascending values. */
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 function addLatencyRow(figure: string, samples: number[], target: string): void {
   const sorted = [...samples].sort((a, b) => a - b);

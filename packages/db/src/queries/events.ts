@@ -222,9 +222,8 @@ export const SEARCH_SLICES_AT_ONCE = 2;
  * many matches reads the newest slices only; one with few reads the whole window.
  */
 async function searchEventSummaries(em: EntityManager, userId: string, filter: EventFilter & { receivedAfter: Date }, limit: number): Promise<EventSummary[]> {
-  const owned = await em
-    .getConnection()
-    .execute<Array<{ id: string }>>(`select id from endpoints where user_id = ?${filter.endpointId ? " and id = ?" : ""}`, filter.endpointId ? [userId, filter.endpointId] : [userId]);
+  const endpoints = endpointConditions(userId, filter);
+  const owned = await em.getConnection().execute<Array<{ id: string }>>(`select p.id from endpoints p where ${endpoints.sql.join(" and ")}`, endpoints.params);
   if (owned.length === 0) return [];
   const endpointIds = `{${owned.map((row) => row.id).join(",")}}`;
   const where = filterConditions(filter);
