@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { request as httpRequest } from "node:http";
-import { createServer } from "node:net";
+import { createServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
@@ -164,6 +164,24 @@ describe("rehook listen", () => {
     expect(local.received.find((r) => r.url.startsWith("/big"))!.body.equals(big)).toBe(true);
     listener.child.kill("SIGINT");
     await exited(listener.child);
+  });
+
+  it("names a server it cannot reach and keeps trying with backoff until stopped", async () => {
+    // A server that hangs up on every connection: no answer, ever.
+    const hangUp = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => hangUp.listen(0, "127.0.0.1", resolve));
+    const server = `http://127.0.0.1:${(hangUp.address() as AddressInfo).port}`;
+    try {
+      const listener = startListen(["--endpoint", slug, "--forward", "localhost:3000/hooks", "--server", server, "--api-key", apiKey]);
+      children.push(listener.child);
+      await waitFor(() => listener.output().includes("trying again in 1.0 s"), "the second, longer wait");
+      expect(listener.output()).toMatch(new RegExp(`○ cannot reach ${server.replaceAll(".", "\\.")} \\(.+\\); trying again in 0\\.5 s`));
+      listener.child.kill("SIGINT");
+      expect(await exited(listener.child)).toBe(0);
+      expect(listener.output()).toContain("0 event(s)");
+    } finally {
+      await new Promise((resolve) => hangUp.close(resolve));
+    }
   });
 
   it("stops with a one-line error and exit code 1 for a wrong key", async () => {

@@ -1,5 +1,5 @@
 import { forwardableHeaders, forwardTarget, type HeaderList } from "@rehook/core";
-import { request } from "undici";
+import { NoAnswerError, readText, sendRequest } from "./http-request.js";
 import { readSse } from "./sse.js";
 
 /** An event as the stream sends it (GET /api/v1/endpoints/{id}/stream). */
@@ -41,15 +41,42 @@ function clock(): string {
   return new Date().toTimeString().slice(0, 8);
 }
 
+/** Longest silence from the server: for an answer, and on the stream (it pings every 15 s). */
+const SERVER_ANSWER_TIMEOUT_MS = 15_000;
+const STREAM_IDLE_TIMEOUT_MS = 45_000;
+
+function authorization(options: ListenOptions): Record<string, string> {
+  return { authorization: `Bearer ${options.apiKey}` };
+}
+
 async function apiJson(options: ListenOptions, path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; json: any }> {
-  const response = await fetch(`${options.server}/api/v1${path}`, {
+  const response = await sendRequest(`${options.server}/api/v1${path}`, {
     method: init.method ?? "GET",
-    headers: { authorization: `Bearer ${options.apiKey}`, ...(init.body !== undefined ? { "content-type": "application/json" } : {}) },
+    headers: { ...authorization(options), ...(init.body !== undefined ? { "content-type": "application/json" } : {}) },
     ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+    idleTimeoutMs: SERVER_ANSWER_TIMEOUT_MS,
     signal: options.signal,
   });
-  const text = await response.text();
-  return { status: response.status, json: text ? JSON.parse(text) : null };
+  const text = await readText(response);
+  return { status: response.statusCode ?? 0, json: text ? JSON.parse(text) : null };
+}
+
+/** Why a request to the server failed, in a few words. */
+function unreachableReason(error: unknown): string {
+  if (error instanceof NoAnswerError) return error.message;
+  const code = (error as { code?: string }).code;
+  if (code === "ECONNREFUSED") return "connection refused";
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "no such host";
+  if (code === "ECONNRESET") return "the server closed the connection";
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
 }
 
 /** What listen needs of the endpoint: its id, and whether it keeps proxy headers when forwarding. */
@@ -71,6 +98,27 @@ async function findEndpoint(options: ListenOptions): Promise<ListenedEndpoint> {
   }
 }
 
+/**
+ * findEndpoint until the server answers: a server that is not up yet (or a wrong --server)
+ * is named with the reason and tried again with backoff until it answers; undefined when
+ * stopped first.
+ */
+async function findEndpointPatiently(options: ListenOptions): Promise<ListenedEndpoint | undefined> {
+  let backoffMs = 500;
+  while (!options.signal.aborted) {
+    try {
+      return await findEndpoint(options);
+    } catch (error) {
+      if (error instanceof ListenError) throw error;
+      if (options.signal.aborted) break;
+      options.out.write(`${paint(options.color, 33, "○ cannot reach")} ${options.server} (${unreachableReason(error)}); trying again in ${(backoffMs / 1000).toFixed(1)} s\n`);
+      await pause(backoffMs, options.signal);
+      backoffMs = Math.min(backoffMs * 2, 10_000);
+    }
+  }
+  return undefined;
+}
+
 interface LocalResult {
   status: number | null;
   latencyMs: number;
@@ -89,24 +137,31 @@ async function sendLocally(options: ListenOptions, endpoint: ListenedEndpoint, e
   const target = forwardTarget(options.forward, event.path, event.query);
   if (!target.ok) return { status: null, latencyMs: 0, body: null, error: target.reason };
   try {
-    const response = await request(target.url, {
-      method: event.method as "POST",
-      headers: forwardableHeaders(event.headers, { keepProxyHeaders: endpoint.keepProxyHeaders }).flat(),
-      body: event.method === "GET" || event.method === "HEAD" ? undefined : body,
-      headersTimeout: LOCAL_TIMEOUT_MS,
-      bodyTimeout: LOCAL_TIMEOUT_MS,
+    const sendsBody = event.method !== "GET" && event.method !== "HEAD";
+    // Host and Content-Length are set anew for the local hop (a raw header list gets neither from node:http).
+    const headers = [
+      ...forwardableHeaders(event.headers, { keepProxyHeaders: endpoint.keepProxyHeaders }).flat(),
+      "Host",
+      new URL(target.url).host,
+      ...(sendsBody ? ["Content-Length", String(body.length)] : []),
+    ];
+    const response = await sendRequest(target.url, {
+      method: event.method,
+      headers,
+      ...(sendsBody ? { body } : {}),
+      idleTimeoutMs: LOCAL_TIMEOUT_MS,
       signal: options.signal,
     });
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of response.body) {
+    for await (const chunk of response) {
       if (size < RECORD_BODY_BYTES) chunks.push(chunk as Buffer);
       size += (chunk as Buffer).length;
     }
-    return { status: response.statusCode, latencyMs: Math.round(performance.now() - started), body: Buffer.concat(chunks).subarray(0, RECORD_BODY_BYTES).toString("utf8"), error: null };
+    return { status: response.statusCode ?? null, latencyMs: Math.round(performance.now() - started), body: Buffer.concat(chunks).subarray(0, RECORD_BODY_BYTES).toString("utf8"), error: null };
   } catch (error) {
-    const cause = (error as { cause?: { code?: string }; code?: string }).cause ?? (error as { code?: string });
-    const reason = cause.code === "ECONNREFUSED" ? "connection refused (is the local server running?)" : error instanceof Error ? error.message : String(error);
+    const code = (error as { code?: string }).code;
+    const reason = code === "ECONNREFUSED" ? "connection refused (is the local server running?)" : unreachableReason(error);
     return { status: null, latencyMs: Math.round(performance.now() - started), body: null, error: reason };
   }
 }
@@ -124,10 +179,15 @@ export interface ListenSummary {
  * handled are never sent twice. Returns when `signal` aborts.
  */
 export async function listen(options: ListenOptions): Promise<ListenSummary> {
-  const { out, color } = options;
   const summary: ListenSummary = { received: 0, ok: 0, failed: 0 };
   // Read once, at start: a changed keep_proxy_headers applies when listen is started again.
-  const endpoint = await findEndpoint(options);
+  const endpoint = await findEndpointPatiently(options);
+  if (endpoint) await streamAndForward(options, endpoint, summary);
+  return summary;
+}
+
+async function streamAndForward(options: ListenOptions, endpoint: ListenedEndpoint, summary: ListenSummary): Promise<void> {
+  const { out, color } = options;
   const seen = new Set<string>();
   // Attempts the server could not record (it was down): recorded again after the reconnect.
   const unrecorded: PendingRecord[] = [];
@@ -136,18 +196,20 @@ export async function listen(options: ListenOptions): Promise<ListenSummary> {
   let connectedBefore = false;
   while (!options.signal.aborted) {
     try {
-      const response = await fetch(`${options.server}/api/v1/endpoints/${endpoint.id}/stream`, {
-        headers: { authorization: `Bearer ${options.apiKey}`, accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) },
+      const response = await sendRequest(`${options.server}/api/v1/endpoints/${endpoint.id}/stream`, {
+        headers: { ...authorization(options), accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) },
+        idleTimeoutMs: STREAM_IDLE_TIMEOUT_MS,
         signal: options.signal,
       });
-      if (response.status === 401) throw new ListenError("the API key was refused (401): check --api-key or REHOOK_API_KEY");
-      if (response.status === 404) throw new ListenError(`the endpoint ${options.endpointSlug} no longer exists`);
-      if (response.status !== 200 || !response.body) throw new Error(`the stream answered ${response.status}`);
+      if (response.statusCode !== 200) response.resume();
+      if (response.statusCode === 401) throw new ListenError("the API key was refused (401): check --api-key or REHOOK_API_KEY");
+      if (response.statusCode === 404) throw new ListenError(`the endpoint ${options.endpointSlug} no longer exists`);
+      if (response.statusCode !== 200) throw new Error(`the stream answered ${response.statusCode}`);
       out.write(`${paint(color, 32, connectedBefore ? "● reconnected" : "● connected")}: forwarding ${options.endpointSlug} to ${options.forward}${connectedBefore ? " (catching up on what was missed)" : ""}\n`);
       connectedBefore = true;
       backoffMs = 500;
       await recordPending(options, unrecorded);
-      for await (const message of readSse(response.body as unknown as AsyncIterable<Uint8Array>)) {
+      for await (const message of readSse(response)) {
         if (message.event !== "webhook") continue;
         const event = JSON.parse(message.data) as StreamedEvent;
         if (seen.has(event.id)) continue;
@@ -162,16 +224,11 @@ export async function listen(options: ListenOptions): Promise<ListenSummary> {
     } catch (error) {
       if (error instanceof ListenError) throw error;
       if (options.signal.aborted) break;
-      const reason = error instanceof Error ? error.message : String(error);
-      out.write(`${paint(color, 33, "○ reconnecting")} in ${(backoffMs / 1000).toFixed(1)} s (${reason.split("\n")[0]})\n`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, backoffMs);
-        options.signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-      });
+      out.write(`${paint(color, 33, "○ reconnecting")} in ${(backoffMs / 1000).toFixed(1)} s (${unreachableReason(error)})\n`);
+      await pause(backoffMs, options.signal);
       backoffMs = Math.min(backoffMs * 2, 10_000);
     }
   }
-  return summary;
 }
 
 interface PendingRecord {
