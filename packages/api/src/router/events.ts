@@ -11,6 +11,7 @@ const filter = z.object({
   receivedAfter: z.date().optional(),
   receivedBefore: z.date().optional(),
   search: z.string().optional(),
+  unresolved: z.boolean().optional(),
 });
 
 export const eventsRouter = router({
