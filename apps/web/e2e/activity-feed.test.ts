@@ -95,7 +95,7 @@ describe("Activity feed", () => {
 
     // `/` focuses the search, and j typed there is text, not a move.
     await page.keyboard.press("/");
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("filter-search");
+    await expect.poll(() => page.evaluate<string | undefined>("document.activeElement?.id")).toBe("filter-search");
     await page.keyboard.type("j");
     expect(await page.getByLabel("Search").inputValue()).toBe("j");
     await page.getByLabel("Search").fill("");
@@ -119,9 +119,10 @@ describe("Activity feed", () => {
     await expect.poll(() => row(page, failed).getAttribute("aria-selected")).toBe("true");
     // From the selected row, Tab reaches its links, then its replay button.
     const replayButton = row(page, failed).getByRole("button", { name: "Replay to original" });
-    for (let presses = 0; presses < 5 && !(await replayButton.evaluate((element) => element === document.activeElement)); presses += 1) await page.keyboard.press("Tab");
-    expect(await replayButton.evaluate((element) => element === document.activeElement)).toBe(true);
-    await expect.poll(() => replayButton.evaluate((element) => getComputedStyle(element).opacity)).toBe("1");
+    for (let presses = 0; presses < 5 && !(await replayButton.evaluate((element) => element.matches(":focus"))); presses += 1) await page.keyboard.press("Tab");
+    expect(await replayButton.evaluate((element) => element.matches(":focus"))).toBe(true);
+    const opacity = `getComputedStyle(document.querySelector('[data-event-id="${failed}"] .row-replay-button')).opacity`;
+    await expect.poll(() => page.evaluate<string>(opacity)).toBe("1");
     await page.keyboard.press("Enter");
     await expect.poll(() => row(page, failed).getByTestId("row-replay-result").getAttribute("data-status"), { timeout: 10_000 }).toBe("delivered");
     await row(page, failed).getByTestId("resolved-by-replay").waitFor();
@@ -198,7 +199,7 @@ describe("Activity feed", () => {
         await target.goto(`${t.rehook.url}/events`);
         await rows(target).first().waitFor();
         await target.locator('[data-testid="live-indicator"][data-state="live"]').waitFor();
-        const overflow = await target.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        const overflow = await target.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
         expect(overflow, name).toBeLessThanOrEqual(0);
         expect(await target.getByTestId("feed-layout").getAttribute("data-split")).toBe(name === "dark" ? "true" : "false");
         await shot(`activity-feed-${name}`, { page: target });
