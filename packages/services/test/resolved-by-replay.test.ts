@@ -77,6 +77,9 @@ describe("resolved by replay", () => {
     const unresolved = await listEvents({ orm }, { userId, status: "failed", unresolved: true, withTotal: true });
     expect(unresolved.events.map((row) => row.id).sort()).toEqual([replayFailed, untouched].sort());
     expect(unresolved.total).toEqual({ value: 2, capped: false });
+    // Without the status, only failed events are left out: a delivered event replayed stays.
+    const anyStatus = await listEvents({ orm }, { userId, unresolved: true });
+    expect(anyStatus.events.map((row) => row.id).sort()).toEqual([replayFailed, untouched, deliveredReplayed].sort());
   });
 
   it("a search page is marked too", async () => {

@@ -164,7 +164,8 @@ function filterConditions(filter: EventFilter, except?: KeyedColumn): { sql: str
   if (filter.receivedAfter) (sql.push("e.id >= ?"), params.push(uuidv7Floor(filter.receivedAfter.getTime())));
   if (filter.receivedBefore) (sql.push("e.id < ?"), params.push(uuidv7Floor(filter.receivedBefore.getTime())));
   if (filter.before) (sql.push("e.id < ?"), params.push(filter.before));
-  if (filter.unresolved) sql.push(`not ${RESOLVED_BY_REPLAY}`);
+  // Only failed events are ever "resolved": others replayed stay listed, whatever the status filter.
+  if (filter.unresolved) sql.push(`not (e.status = 'failed' and ${RESOLVED_BY_REPLAY})`);
   if (filter.search) {
     const search = searchCondition(filter.search);
     sql.push(search.sql);
