@@ -47,6 +47,46 @@ function genericJsonType(request: Request): string | undefined {
   return stringField(body, "type") ?? stringField(body, "event_type") ?? stringField(body, "event");
 }
 
+/** User-Agent products of senders that have no header of their own (or whose header may be stripped). */
+const USER_AGENT_SENDERS: Array<[RegExp, string]> = [
+  [/^GitHub-Hookshot\//i, "github"],
+  [/^GitLab\//i, "gitlab"],
+  [/^Bitbucket-Webhooks\//i, "bitbucket"],
+  [/^Shopify-Captain-Hook/i, "shopify"],
+  [/^Slackbot/i, "slack"],
+  [/^TwilioProxy\/|^Twilio/i, "twilio"],
+  [/^SendGrid/i, "sendgrid"],
+  [/^Mailgun/i, "mailgun"],
+  [/^Zapier/i, "zapier"],
+  [/^PayPal/i, "paypal"],
+  [/^Linear-Webhook/i, "linear"],
+  [/^Svix-Webhooks\//i, "svix"],
+  [/^Typeform-Webhooks/i, "typeform"],
+  [/^Paddle/i, "paddle"],
+  [/^Intercom-Webhooks/i, "intercom"],
+  [/^Zoom Marketplace/i, "zoom"],
+  [/^HubSpot/i, "hubspot"],
+  [/^Square Connect/i, "square"],
+  [/^Discord-Interactions/i, "discord"],
+  [/^Sentry/i, "sentry"],
+  [/^Vercel/i, "vercel"],
+  [/^Atlassian Webhook|^Atlassian-Connect/i, "jira"],
+  [/^Calendly/i, "calendly"],
+  [/^Mandrill-Webhook/i, "mailchimp"],
+  [/^MailChimp/i, "mailchimp"],
+  [/^Postmark/i, "postmark"],
+  [/^Pusher/i, "pusher"],
+  [/^Segment\.io/i, "segment"],
+  [/^Netlify/i, "netlify"],
+  [/^CircleCI/i, "circleci"],
+  [/^Buildkite-Request/i, "buildkite"],
+  [/^Docker-Hub/i, "docker-hub"],
+  [/^Google-Alerts|^APIs-Google/i, "google"],
+  [/^Microsoft-Teams|^Azure-/i, "microsoft"],
+];
+
+const joined = (type: string | undefined, action: string | undefined) => (type && action ? `${type}.${action}` : type);
+
 /** Well-known senders, most specific first. */
 const SENDERS: Sender[] = [
   {
@@ -114,7 +154,64 @@ const SENDERS: Sender[] = [
     matches: (r) => r.has("webhook-id") && r.has("webhook-signature"),
     eventType: (r) => stringField(r.json(), "type"),
   },
+  ...headerSenders(),
 ];
+
+/**
+ * Senders told apart by one well-known header (or User-Agent product) alone, their event type
+ * from a header when they send one, else the JSON body's usual fields. Checked after the
+ * table above, before the generic User-Agent product and "unknown".
+ */
+function headerSenders(): Sender[] {
+  const byHeader = (source: string, headers: string[], typeHeader?: string, typeField?: (body: Fields | undefined) => string | undefined): Sender => ({
+    source,
+    matches: (r) => headers.some((name) => r.has(name)),
+    eventType: (r) => (typeHeader ? r.header(typeHeader) : undefined) ?? typeField?.(r.json()),
+  });
+  return [
+    byHeader("bitbucket", ["x-event-key", "x-hook-uuid"], "x-event-key"),
+    byHeader("paddle", ["paddle-signature"], undefined, (body) => stringField(body, "event_type") ?? stringField(body, "alert_name")),
+    byHeader("typeform", ["typeform-signature"], undefined, (body) => stringField(body, "event_type")),
+    byHeader("linear", ["linear-signature", "linear-delivery"], "linear-event", (body) => joined(stringField(body, "type"), stringField(body, "action"))),
+    byHeader("sendgrid", ["x-twilio-email-event-webhook-signature"], undefined, (body) => stringField(body, "event")),
+    byHeader("mailgun", ["x-mailgun-signature", "x-mailgun-signature-v2"], undefined, (body) => stringField(objectField(body, "event-data"), "event")),
+    byHeader("zoom", ["x-zm-signature"], undefined, (body) => stringField(body, "event")),
+    byHeader("hubspot", ["x-hubspot-signature", "x-hubspot-signature-v3"], undefined, (body) => stringField(body, "subscriptionType")),
+    byHeader("square", ["x-square-hmacsha256-signature", "x-square-signature"], undefined, (body) => stringField(body, "type")),
+    byHeader("paypal", ["paypal-transmission-id", "paypal-transmission-sig"], undefined, (body) => stringField(body, "event_type")),
+    byHeader("mailchimp", ["x-mandrill-signature"]),
+    byHeader("discord", ["x-signature-ed25519"], undefined, (body) => interactionType(body)),
+    byHeader("sentry", ["sentry-hook-resource", "sentry-hook-signature"], "sentry-hook-resource", (body) => stringField(body, "action")),
+    byHeader("vercel", ["x-vercel-signature"], undefined, (body) => stringField(body, "type")),
+    byHeader("clerk", ["clerk-signature"], undefined, (body) => stringField(body, "type")),
+    byHeader("resend", ["resend-signature"], undefined, (body) => stringField(body, "type")),
+    byHeader("jira", ["x-atlassian-webhook-identifier"], undefined, (body) => stringField(body, "webhookEvent")),
+    byHeader("docusign", ["x-docusign-signature-1"], undefined, (body) => stringField(body, "event")),
+    byHeader("calendly", ["calendly-webhook-signature"], undefined, (body) => stringField(body, "event")),
+    byHeader("zapier", ["x-zapier-signature"]),
+    byHeader("gitea", ["x-gitea-event"], "x-gitea-event"),
+    // Meta (Facebook, Instagram, WhatsApp) signs with the GitHub-style header too: told apart by its User-Agent.
+    { source: "meta", matches: (r) => /^facebookexternalua/i.test(r.header("user-agent") ?? ""), eventType: (r) => stringField(r.json(), "object") },
+    // The GitHub-style signature without X-GitHub-Event (a proxy kept one header, not the other).
+    byHeader("github", ["x-hub-signature-256"], "x-github-event"),
+    // Standard Webhooks / Svix with one header of the pair missing (e.g. a proxy dropped the signature).
+    byHeader("svix", ["svix-id"], undefined, (body) => stringField(body, "type")),
+    byHeader("standard-webhooks", ["webhook-id"], undefined, (body) => stringField(body, "type")),
+    ...USER_AGENT_SENDERS.map(([pattern, source]): Sender => ({
+      source,
+      matches: (r) => pattern.test(r.header("user-agent") ?? ""),
+      eventType: () => undefined,
+    })),
+  ];
+}
+
+/** Discord interaction types by number (1 ping, 2 application command, ...), events by their `event.type`. */
+function interactionType(body: Fields | undefined): string | undefined {
+  const names: Record<number, string> = { 1: "ping", 2: "application_command", 3: "message_component", 4: "autocomplete", 5: "modal_submit" };
+  const type = body?.["type"];
+  if (typeof type === "number") return names[type] ?? String(type);
+  return stringField(objectField(body, "event"), "type");
+}
 
 function parseJsonObject(text: string): Fields | undefined {
   try {
@@ -193,7 +290,8 @@ function clean(label: string | undefined): string | undefined {
 
 /**
  * Names the service that sent a request and the type of event it reports:
- * a table of well-known senders first, then a JSON `type`/`event_type`/`event`
+ * a table of well-known senders first (signature and event headers, then User-Agent
+ * products), then a JSON `type`/`event_type`/`event`
  * field and the User-Agent product, then "unknown".
  */
 export function detectSender(input: SenderInput): SenderIdentity {

@@ -88,6 +88,42 @@ describe("sender detection", () => {
     expect(detect([JSON_TYPE], json({ event: "deploy" })).eventType).toBe("deploy");
   });
 
+  it.each<[string, HeaderList, string, string]>([
+    ["Bitbucket: X-Event-Key", [JSON_TYPE, ["X-Event-Key", "repo:push"], ["X-Hook-UUID", "u"]], "{}", "bitbucket repo:push"],
+    ["Paddle: Paddle-Signature", [JSON_TYPE, ["Paddle-Signature", "ts=1;h1=x"]], json({ event_type: "transaction.completed" }), "paddle transaction.completed"],
+    ["Typeform: Typeform-Signature", [JSON_TYPE, ["Typeform-Signature", "sha256=x"]], json({ event_type: "form_response" }), "typeform form_response"],
+    ["Linear: Linear-Signature, type and action", [JSON_TYPE, ["Linear-Signature", "x"]], json({ type: "Issue", action: "create" }), "linear Issue.create"],
+    ["Linear: Linear-Event header first", [JSON_TYPE, ["Linear-Delivery", "d"], ["Linear-Event", "Comment"]], json({ type: "Issue" }), "linear Comment"],
+    ["SendGrid: its signature header", [JSON_TYPE, ["X-Twilio-Email-Event-Webhook-Signature", "x"]], json([{ event: "delivered" }]), "sendgrid delivered"],
+    ["Mailgun: event-data.event", [JSON_TYPE, ["X-Mailgun-Signature-V2", "x"]], json({ "event-data": { event: "opened" } }), "mailgun opened"],
+    ["PayPal: transmission headers", [JSON_TYPE, ["PAYPAL-TRANSMISSION-ID", "x"]], json({ event_type: "PAYMENT.CAPTURE.COMPLETED" }), "paypal PAYMENT.CAPTURE.COMPLETED"],
+    ["Discord: numeric interaction type", [JSON_TYPE, ["X-Signature-Ed25519", "x"]], json({ type: 1 }), "discord ping"],
+    ["Sentry: resource header", [JSON_TYPE, ["Sentry-Hook-Resource", "issue"]], json({ action: "created" }), "sentry issue"],
+    ["Gitea: X-Gitea-Event", [JSON_TYPE, ["X-Gitea-Event", "push"]], "{}", "gitea push"],
+    ["GitHub-style signature alone", [JSON_TYPE, ["X-Hub-Signature-256", "sha256=x"]], json({ type: "x" }), "github x"],
+    ["Meta: its User-Agent before the GitHub-style signature", [JSON_TYPE, ["X-Hub-Signature-256", "sha256=x"], ["User-Agent", "facebookexternalua"]], json({ object: "page" }), "meta page"],
+    ["svix-id without its signature", [JSON_TYPE, ["svix-id", "msg_1"]], json({ type: "user.created" }), "svix user.created"],
+    ["webhook-id without its signature", [JSON_TYPE, ["webhook-id", "msg_1"]], json({ type: "a.b" }), "standard-webhooks a.b"],
+    ["GitHub-Hookshot User-Agent", [JSON_TYPE, ["User-Agent", "GitHub-Hookshot/abc123"]], json({ zen: "x" }), "github unknown"],
+    ["Shopify-Captain-Hook User-Agent", [JSON_TYPE, ["User-Agent", "Shopify-Captain-Hook"]], json({ id: 1 }), "shopify unknown"],
+    ["Slackbot User-Agent", [JSON_TYPE, ["User-Agent", "Slackbot 1.0 (+https://api.slack.com/robots)"]], json({ type: "url_verification" }), "slack url_verification"],
+    ["TwilioProxy User-Agent", [FORM_TYPE, ["User-Agent", "TwilioProxy/1.1"]], "MessageStatus=sent", "twilio unknown"],
+    ["SendGrid User-Agent", [JSON_TYPE, ["User-Agent", "SendGrid Event API"]], json([{ event: "open" }]), "sendgrid open"],
+    ["Mailgun User-Agent", [JSON_TYPE, ["User-Agent", "mailgun/treq-16.12.0"]], "{}", "mailgun unknown"],
+    ["Zapier User-Agent", [JSON_TYPE, ["User-Agent", "Zapier"]], json({ event: "zap" }), "zapier zap"],
+    ["PayPal User-Agent", [JSON_TYPE, ["User-Agent", "PayPal/AUHR-214.0-58071290"]], "{}", "paypal unknown"],
+    ["Linear User-Agent", [JSON_TYPE, ["User-Agent", "Linear-Webhook"]], json({ type: "Issue" }), "linear Issue"],
+    ["Svix User-Agent", [JSON_TYPE, ["User-Agent", "Svix-Webhooks/1.21.0"]], json({ type: "a" }), "svix a"],
+  ])("%s", (_, headers, body, expected) => {
+    const { source, eventType } = detect(headers, body);
+    expect(`${source} ${eventType}`).toBe(expected);
+  });
+
+  it("the table's headers come before a generic User-Agent product", () => {
+    expect(detect([JSON_TYPE, ["X-Event-Key", "repo:push"], ["User-Agent", "curl/8.0"]], "{}").source).toBe("bitbucket");
+    expect(detect([JSON_TYPE, ["User-Agent", "curl/8.0"]], "{}").source).toBe("curl");
+  });
+
   it("unknown when nothing identifies the sender", () => {
     expect(detect([], "")).toEqual({ source: "unknown", eventType: "unknown" });
     expect(detect([JSON_TYPE], "{not json")).toEqual({ source: "unknown", eventType: "unknown" });

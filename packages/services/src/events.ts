@@ -40,6 +40,7 @@ const listEventsInput = z
     receivedBefore: z.date().optional(),
     before: z.string().uuid("the cursor is not one this server gave").optional(),
     search: z.string().min(1, "q must not be empty").max(MAX_SEARCH_LENGTH, `q is at most ${MAX_SEARCH_LENGTH} characters`).optional(),
+    unresolved: z.boolean().optional(),
     offset: z
       .number()
       .int()
@@ -187,6 +188,8 @@ export interface LiveFilter {
   eventType?: string;
   /** Only events this search finds (checked in the database for the few ids at hand). */
   search?: string;
+  /** Leave out events a replay has delivered. */
+  unresolved?: boolean;
 }
 
 /** Feed rows one live read asks for (and one message to the browser carries) at most. */
@@ -221,7 +224,8 @@ async function liveMatches(ctx: Pick<ServiceContext, "orm">, rows: EventSummary[
     (row) =>
       (!filter.status || row.status === filter.status) &&
       (!filter.source || row.source === filter.source) &&
-      (!filter.eventType || row.eventType === filter.eventType),
+      (!filter.eventType || row.eventType === filter.eventType) &&
+      (!filter.unresolved || !row.resolvedByReplay),
   );
   if (!filter.search || kept.length === 0) return kept;
   const found = await eventIdsMatchingSearch(ctx.orm.em.fork(), kept.map((row) => row.id), filter.search);

@@ -13,7 +13,14 @@ export const SINCE_OPTIONS = [
 export type Since = (typeof SINCE_OPTIONS)[number]["value"];
 
 /** Activity's filter: the list filter, plus a search, a sender, an event type and a time range. */
-export type EventListFilter<Status extends string = string> = ListFilter<Status> & { search?: string; source?: string; eventType?: string; since?: Since };
+export type EventListFilter<Status extends string = string> = ListFilter<Status> & {
+  search?: string;
+  source?: string;
+  eventType?: string;
+  since?: Since;
+  /** "1": leave out events a replay has delivered (offered with the Failed status). */
+  unresolved?: "1";
+};
 
 /** The filter in a list page's URL (?endpointId=…&status=…); a malformed value is left out. */
 export function readListFilter<Status extends string>(request: Request, isStatus: (value: unknown) => value is Status): ListFilter<Status> {
@@ -45,6 +52,7 @@ export function readEventListFilter<Status extends string>(request: Request, isS
     ...(source ? { source } : {}),
     ...(eventType ? { eventType } : {}),
     ...(since ? { since } : {}),
+    ...(params.get("unresolved") === "1" ? { unresolved: "1" as const } : {}),
   };
 }
 
@@ -54,7 +62,7 @@ export function sinceStart(since: Since, now: number): Date {
 }
 
 /** The URL parameter each filter field is carried in. */
-const PARAMS: Record<keyof EventListFilter, string> = { endpointId: "endpointId", status: "status", search: "q", source: "source", eventType: "eventType", since: "since" };
+const PARAMS: Record<keyof EventListFilter, string> = { endpointId: "endpointId", status: "status", search: "q", source: "source", eventType: "eventType", since: "since", unresolved: "unresolved" };
 
 /** The filter as a query string (?endpointId=…&q=…), for links and the filter form. */
 export function listFilterQuery(filter: EventListFilter): string {

@@ -4,6 +4,8 @@ import { useCallback, useEffect, useRef, useState, type ReactNode } from "react"
 import { AttemptTimeline } from "../components/attempts";
 import { HttpStatus, StatusBadge } from "../components/badges";
 import { CopyButton } from "../components/copy-button";
+import { ResolvedByReplay } from "../components/feed-row";
+import { ForwardedTo } from "../components/forwarded-to";
 import { TimeUntil } from "../components/delivery";
 import { HeadersTable, PayloadBlock, payloadText, TruncatedPayloadNotice, type PayloadData } from "../components/payload";
 import { RelativeTime, useExactTime } from "../components/relative-time";
@@ -173,7 +175,12 @@ export default function EventPage() {
       <PageHeader
         eyebrow={<Breadcrumb parent="Activity" to="/events" current={event.id.slice(-12)} currentClassName="mono" />}
         title={<span className={`break${event.eventType === "unknown" ? " is-unknown-type" : ""}`}>{event.eventType}</span>}
-        beside={<StatusBadge status={event.status} />}
+        beside={
+          <>
+            <StatusBadge status={event.status} />
+            {event.resolvedByReplay ? <ResolvedByReplay /> : null}
+          </>
+        }
         description={
           <span className="header-meta">
             <span className="source-chip" title="Detected sender">
@@ -217,9 +224,7 @@ export default function EventPage() {
           </Detail>
           <Detail term="Forwarded to" wide>
             {event.destinationUrl ? (
-              <span className="mono break" data-testid="destination-url">
-                {event.destinationUrl}
-              </span>
+              <ForwardedTo destinationUrl={event.destinationUrl} target={event.forwardTarget} />
             ) : (
               <span className="muted">Not forwarded (capture only)</span>
             )}
@@ -280,7 +285,7 @@ export default function EventPage() {
                     </div>
                     {event.destinationUrl ? (
                       <p className="muted small">
-                        Forwarded to <span className="mono break fg">{event.destinationUrl}</span>
+                        Forwarded to <ForwardedTo destinationUrl={event.destinationUrl} target={event.forwardTarget} className="mono break fg" />
                       </p>
                     ) : null}
                     {response.error ? (

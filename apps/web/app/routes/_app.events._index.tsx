@@ -1,33 +1,33 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData } from "@remix-run/react";
-import type { RouterOutputs } from "@rehook/api";
-import { useCallback, useEffect, useRef, useState } from "react";
-import { Badge, StatusBadge } from "../components/badges";
-import { TimeUntil } from "../components/delivery";
-import { RelativeTime } from "../components/relative-time";
-import { DataTable, EndpointCell, LatencyCell } from "../components/data-table";
+import { Link, useLoaderData, useNavigate } from "@remix-run/react";
+import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
+import { DataTable } from "../components/data-table";
+import { EventPreview } from "../components/event-preview";
+import { EventRow, FEED_COLUMNS, type FeedRow, type RowReplay } from "../components/feed-row";
 import { useRowOpener } from "../components/hooks";
 import { FilterField, ListFilters, ListFooter, NoMatchesCard, useOlderPages } from "../components/list-page";
+import { LiveIndicator } from "../components/live-status";
+import { useFeedKeys } from "../components/use-feed-keys";
+import { useLiveEvents } from "../components/use-live-events";
 import { EmptyCard, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
 import { errorMessage } from "../lib/errors";
-import { EVENT_STATUSES, isEventStatus, STATUS_LABELS, type EventStatus } from "../lib/format";
+import { EVENT_STATUSES, isEventStatus, plural, STATUS_LABELS, type EventStatus } from "../lib/format";
 import { hasListFilter, listFilterKey, readEventListFilter, SINCE_OPTIONS, sinceStart, type EventListFilter } from "../lib/list-filter";
-import type { ReplayAttempt } from "../lib/replay";
 import { trpc } from "../lib/trpc.client";
 import { requireUser } from "../lib/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Activity · Rehook" }];
 
-type EventSummary = RouterOutputs["events"]["list"]["events"][number];
-/** A feed row: receivedAt is a Date from tRPC, and may be a string after a loader. */
-type FeedRow = Omit<EventSummary, "receivedAt"> & { receivedAt: Date | string };
 type Filter = EventListFilter<EventStatus>;
 type EndpointOption = { id: string; name: string; webhook_url: string; destination_url: string | null };
 
 /** Rows kept in memory: the live feed drops the oldest beyond this (Load older brings them back). */
 const MAX_ROWS = 500;
+/** The split view (list and selected event side by side) from this width up. */
+const SPLIT_VIEW_QUERY = "(min-width: 1200px)";
 
 const STATUS_OPTIONS = EVENT_STATUSES.map((status) => ({ value: status, label: STATUS_LABELS[status] }));
+const RESOLVED_OPTIONS = [{ value: "1", label: "Hide resolved by replay" }];
 
 export async function loader({ context, request }: LoaderFunctionArgs) {
   requireUser(context, request);
@@ -43,23 +43,19 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
 
 /** The filter as events.list and events.live take it: a time range becomes its start, from now. */
 function listInput(filter: Filter) {
-  const { since, ...rest } = filter;
-  return { ...rest, ...(since ? { receivedAfter: sinceStart(since, Date.now()) } : {}) };
+  const { since, unresolved, ...rest } = filter;
+  return { ...rest, ...(since ? { receivedAfter: sinceStart(since, Date.now()) } : {}), ...(unresolved ? { unresolved: true } : {}) };
 }
 
 export default function Activity() {
   const { filter, events, nextCursor, endpoints } = useLoaderData<typeof loader>();
-  const [connection, setConnection] = useState<Connection>("connecting");
   const filterKey = listFilterKey(filter);
-  return (
+  const filters = (
     <>
-      <PageHeader
-        title="Activity"
-        beside={<LiveIndicator state={connection} />}
-        description="Every request your endpoints receive, newest first. New events appear here as they arrive."
-      />
-
       <ListFilters path="/events" label="Filter events" filter={filter} endpoints={endpoints} statuses={STATUS_OPTIONS}>
+        {filter.status === "failed" ? (
+          <FilterField id="filter-unresolved" label="Resolved" name="unresolved" value={filter.unresolved} filterKey={filterKey} anyLabel="Include resolved by replay" options={RESOLVED_OPTIONS} />
+        ) : null}
         <FilterField id="filter-since" label="Time" name="since" value={filter.since} filterKey={filterKey} anyLabel="Any time" options={SINCE_OPTIONS} />
         <FilterField id="filter-type" label="Event type" name="eventType" value={filter.eventType} filterKey={filterKey} placeholder="invoice.paid" />
         <FilterField id="filter-source" label="Source" name="source" value={filter.source} filterKey={filterKey} placeholder="stripe" />
@@ -70,34 +66,14 @@ export default function Activity() {
           type="search"
           value={filter.search}
           filterKey={filterKey}
-          placeholder="text in the body or a header"
-          title="Finds events whose body or headers contain this text. Without a time range, searches the last 24 hours."
+          placeholder="text in the body or a header  ( / )"
+          title="Finds events whose body or headers contain this text. Without a time range, searches the last 24 hours. Press / to come here."
         />
       </ListFilters>
       {filter.search && !filter.since ? <p className="muted small">Searching the last 24 hours; choose a time range to search further back.</p> : null}
-
-      <Feed
-        key={listFilterKey(filter)}
-        filter={filter}
-        initialEvents={events}
-        initialCursor={nextCursor}
-        endpoints={endpoints}
-        onConnectionChange={setConnection}
-      />
     </>
   );
-}
-
-type Connection = "connecting" | "live" | "reconnecting";
-
-function LiveIndicator({ state }: { state: Connection }) {
-  const text = state === "live" ? "Live" : state === "reconnecting" ? "Reconnecting…" : "Connecting…";
-  return (
-    <span className={`live-indicator live-${state}`} data-testid="live-indicator" data-state={state} title={state === "live" ? "New events appear as they arrive" : "Waiting for the live connection"}>
-      <span className="live-dot" aria-hidden="true" />
-      {text}
-    </span>
-  );
+  return <Feed key={filterKey} filter={filter} filters={filters} initialEvents={events} initialCursor={nextCursor} endpoints={endpoints} />;
 }
 
 type FeedState = { rows: FeedRow[]; cursor: string | null };
@@ -116,27 +92,48 @@ function mergeRows(current: FeedState, incoming: FeedRow[]): FeedState {
   return rows.length > MAX_ROWS ? { rows: rows.slice(0, MAX_ROWS), cursor: rows[MAX_ROWS - 1]!.id } : { rows, cursor: current.cursor };
 }
 
+/** Whether the window is wide enough for the split view (false on the server). */
+function useSplitView(): boolean {
+  const [wide, setWide] = useState(false);
+  useEffect(() => {
+    const query = window.matchMedia(SPLIT_VIEW_QUERY);
+    const update = () => setWide(query.matches);
+    update();
+    query.addEventListener("change", update);
+    return () => query.removeEventListener("change", update);
+  }, []);
+  return wide;
+}
+
+/** The page under its filter form: the header (Live badge, Pause), the list and, on wide screens, the selected event. */
 function Feed({
   filter,
+  filters,
   initialEvents,
   initialCursor,
   endpoints,
-  onConnectionChange,
 }: {
   filter: Filter;
+  filters: ReactNode;
   initialEvents: FeedRow[];
   initialCursor: string | null;
   endpoints: EndpointOption[];
-  onConnectionChange: (state: Connection) => void;
 }) {
   const [state, setState] = useState<FeedState>(() => ({ rows: initialEvents, cursor: initialCursor }));
   const [fresh, setFresh] = useState<ReadonlySet<string>>(() => new Set());
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const [paused, setPaused] = useState(false);
+  // Live rows that arrived while paused, by id (the latest version of each), applied on Resume.
+  const [held, setHeld] = useState<ReadonlyMap<string, FeedRow>>(() => new Map());
+  const [lastLiveAt, setLastLiveAt] = useState<Date | null>(null);
   const openRow = useRowOpener();
+  const navigate = useNavigate();
+  const split = useSplitView();
   const [replays, setReplays] = useState<ReadonlyMap<string, RowReplay>>(() => new Map());
   // Capture-only endpoints have no original destination to replay to: no button on their rows.
   const captureOnly = new Set(endpoints.filter((endpoint) => !endpoint.destination_url).map((endpoint) => endpoint.id));
-  const filterRef = useRef(filter);
-  filterRef.current = filter;
+  const pausedRef = useRef(paused);
+  pausedRef.current = paused;
 
   // New loader data for the same filter (a revalidation): fold it in.
   useEffect(() => {
@@ -153,88 +150,42 @@ function Feed({
     };
   }, []);
 
-  const addRows = useCallback((incoming: FeedRow[], highlight: boolean) => {
-    if (highlight) {
-      const known = new Set(rowsRef.current.map((row) => row.id));
-      const added = incoming.filter((row) => !known.has(row.id)).map((row) => row.id);
-      if (added.length > 0) {
-        setFresh((previous) => new Set([...previous, ...added]));
-        const timer = setTimeout(() => {
-          freshTimers.current.delete(timer);
-          setFresh((previous) => {
-            const next = new Set(previous);
-            for (const id of added) next.delete(id);
-            return next;
-          });
-        }, 2500);
-        freshTimers.current.add(timer);
-      }
+  const addRows = useCallback((incoming: FeedRow[]) => {
+    const known = new Set(rowsRef.current.map((row) => row.id));
+    const added = incoming.filter((row) => !known.has(row.id)).map((row) => row.id);
+    if (added.length > 0) {
+      setFresh((previous) => new Set([...previous, ...added]));
+      const timer = setTimeout(() => {
+        freshTimers.current.delete(timer);
+        setFresh((previous) => {
+          const next = new Set(previous);
+          for (const id of added) next.delete(id);
+          return next;
+        });
+      }, 2500);
+      freshTimers.current.add(timer);
     }
     setState((current) => mergeRows(current, incoming));
   }, []);
 
-  // The live feed: a new id is a new row, a known id an update in place.
-  useEffect(() => {
-    let stopped = false;
-    let subscription: { unsubscribe(): void } | undefined;
-    let retryTimer: ReturnType<typeof setTimeout> | undefined;
-    let failures = 0;
-    let connectedBefore = false;
-    const input = listInput(filterRef.current);
+  // The live feed: a new id is a new row, a known id an update in place; held back while paused.
+  const connection = useLiveEvents(listInput(filter), (rows) => {
+    if (rows.length === 0) return;
+    setLastLiveAt(new Date());
+    if (!pausedRef.current) return addRows(rows);
+    setHeld((previous) => {
+      const next = new Map(previous);
+      for (const row of rows) next.set(row.id, row);
+      // Bounded like the feed: the newest MAX_ROWS are kept.
+      return next.size > MAX_ROWS ? new Map([...next].sort(([a], [b]) => (a < b ? 1 : -1)).slice(0, MAX_ROWS)) : next;
+    });
+  });
 
-    const catchUp = () => {
-      // Whatever happened while the connection was down.
-      trpc()
-        .events.list.query({ ...input, limit: 50 })
-        .then((page) => {
-          if (!stopped) addRows(page.events, true);
-        })
-        .catch(() => {});
-    };
-
-    const retry = () => {
-      subscription?.unsubscribe();
-      if (stopped) return;
-      onConnectionChange("reconnecting");
-      failures += 1;
-      clearTimeout(retryTimer);
-      retryTimer = setTimeout(start, Math.min(30_000, 1000 * 2 ** Math.min(failures, 5)));
-    };
-
-    function start() {
-      if (stopped) return;
-      subscription = trpc().events.live.subscribe(input, {
-        onData(rows) {
-          addRows(rows, true);
-        },
-        onConnectionStateChange(connection) {
-          if (stopped) return;
-          if (connection.state === "pending") {
-            onConnectionChange("live");
-            // Whatever arrived between the page load (or the drop) and this connection.
-            catchUp();
-            connectedBefore = true;
-            failures = 0;
-          } else if (connection.state === "connecting") {
-            onConnectionChange(connectedBefore || connection.error ? "reconnecting" : "connecting");
-          }
-        },
-        onError() {
-          retry();
-        },
-        onComplete() {
-          if (!stopped) retry();
-        },
-      });
-    }
-
-    start();
-    return () => {
-      stopped = true;
-      clearTimeout(retryTimer);
-      subscription?.unsubscribe();
-    };
-  }, [addRows, onConnectionChange]);
+  function resume() {
+    addRows([...held.values()]);
+    setHeld(new Map());
+    setPaused(false);
+  }
 
   // An older page: rows already shown (perhaps updated live since) are kept as they are.
   const older = useOlderPages(
@@ -249,6 +200,27 @@ function Feed({
       }),
   );
 
+  const selected = state.rows.find((row) => row.id === selectedId) ?? (split ? state.rows[0] : undefined);
+  const selectedIndex = selected ? state.rows.indexOf(selected) : -1;
+
+  useFeedKeys({
+    move(step) {
+      const rows = rowsRef.current;
+      if (rows.length === 0) return;
+      const next = rows[Math.max(0, Math.min(rows.length - 1, selectedIndex + step))]!;
+      setSelectedId(next.id);
+      const element = document.querySelector<HTMLElement>(`[data-testid="event-row"][data-event-id="${next.id}"]`);
+      element?.focus({ preventScroll: true });
+      element?.scrollIntoView({ block: "nearest" });
+    },
+    open() {
+      if (selected) navigate(`/events/${selected.id}`);
+    },
+    focusSearch() {
+      document.getElementById("filter-search")?.focus();
+    },
+  });
+
   /** Replays a row's event to its endpoint's current destination, in place: no dialog, no navigation. */
   async function replayRow(eventId: string) {
     const setRow = (state: RowReplay) => setReplays((previous) => new Map(previous).set(eventId, state));
@@ -260,106 +232,78 @@ function Feed({
     }
   }
 
+  const newest = state.rows[0]?.receivedAt ?? null;
+  const lastEventAt = lastLiveAt && (!newest || lastLiveAt > new Date(newest)) ? lastLiveAt : newest;
+  const header = (
+    <PageHeader
+      title="Activity"
+      beside={<LiveIndicator state={connection} lastEventAt={lastEventAt} />}
+      description="Every request your endpoints receive, newest first. New events appear here as they arrive."
+      actions={<PauseControl paused={paused} heldCount={held.size} onPause={() => setPaused(true)} onResume={resume} />}
+    />
+  );
+
   if (state.rows.length === 0) {
-    return <FeedEmpty filter={filter} endpoints={endpoints} />;
+    return (
+      <>
+        {header}
+        {filters}
+        <FeedEmpty filter={filter} endpoints={endpoints} />
+      </>
+    );
   }
 
   return (
     <>
-      <div className="card table-card">
-        <DataTable
-          className="events-table"
-          caption="Events, newest first"
-          columns={["Time", "Endpoint", "Source", "Event type", "Status", { label: "Latency", className: "num" }, { label: <span className="sr-only">Replay</span>, className: "cell-replay" }]}
-        >
-          {state.rows.map((row) => {
-            const replay = replays.get(row.id);
-            return (
-            <tr
-              key={row.id}
-              data-testid="event-row"
-              data-event-id={row.id}
-              data-status={row.status}
-              className={`event-row${fresh.has(row.id) ? " is-new" : ""}${replay && replay.state !== "sending" ? " has-replay" : ""}`}
-              onClick={(event) => openRow(event, `/events/${row.id}`)}
-            >
-              <td data-label="Time" className="cell-time">
-                <RelativeTime value={row.receivedAt} />
-              </td>
-              <EndpointCell name={row.endpointName} />
-              <td data-label="Source" className="cell-source">
-                <span className={`source-chip${row.source === "unknown" ? " is-unknown" : ""}`}>{row.source}</span>
-              </td>
-              <td data-label="Event type" className="cell-type">
-                <Link to={`/events/${row.id}`} className={`event-link${row.eventType === "unknown" ? " is-unknown" : ""}`} prefetch="intent">
-                  {row.method !== "POST" ? <span className="method">{row.method}</span> : null}
-                  {row.eventType}
-                </Link>
-              </td>
-              <td data-label="Status" className="cell-status">
-                <StatusBadge status={row.status} title={row.responseStatus !== null ? `Destination answered HTTP ${row.responseStatus}` : undefined} />
-                {row.status === "pending" && row.nextAttemptAt ? (
-                  <span className="row-retrying" data-testid="row-retrying">
-                    retrying <TimeUntil value={row.nextAttemptAt} />
-                  </span>
-                ) : null}
-              </td>
-              <LatencyCell ms={row.latencyMs} />
-              <td className="cell-replay">
-                {captureOnly.has(row.endpointId) ? null : <RowReplayControl state={replay} onReplay={() => replayRow(row.id)} />}
-              </td>
-            </tr>
-            );
-          })}
-        </DataTable>
+      {header}
+      {filters}
+      <div className={`feed-layout${split ? " is-split" : ""}`} data-testid="feed-layout" data-split={split}>
+        <div className="feed-list">
+          <div className="card table-card">
+            <DataTable className="events-table" caption="Events, newest first. j and k move the selection, Enter opens it, / searches." columns={FEED_COLUMNS}>
+              {state.rows.map((row) => (
+                <EventRow
+                  key={row.id}
+                  row={row}
+                  fresh={fresh.has(row.id)}
+                  selected={row.id === selected?.id}
+                  replay={replays.get(row.id)}
+                  canReplay={!captureOnly.has(row.endpointId)}
+                  onClick={(event) => (split && !event.metaKey && !event.ctrlKey ? setSelectedId(row.id) : openRow(event, `/events/${row.id}`))}
+                  onReplay={() => replayRow(row.id)}
+                />
+              ))}
+            </DataTable>
+          </div>
+          <ListFooter count={state.rows.length} noun="event" cursor={state.cursor} older={older} />
+          <p className="muted small feed-keys-hint">
+            <kbd>j</kbd> <kbd>k</kbd> move · <kbd>Enter</kbd> opens · <kbd>/</kbd> searches
+          </p>
+        </div>
+        {split ? <EventPreview row={selected} /> : null}
       </div>
-      <ListFooter count={state.rows.length} noun="event" cursor={state.cursor} older={older} />
     </>
   );
 }
 
-type RowReplay = { state: "sending" } | { state: "done"; attempt: ReplayAttempt } | { state: "error"; message: string };
-
-/** A feed row's replay button and, once it has run, the outcome next to it. */
-function RowReplayControl({ state, onReplay }: { state: RowReplay | undefined; onReplay: () => void }) {
-  const sending = state?.state === "sending";
-  const attempt = state?.state === "done" ? state.attempt : null;
-  const announcement = attempt
-    ? attempt.status === "delivered"
-      ? `Replayed to the original destination: HTTP ${attempt.response_status}`
-      : `Replay failed${attempt.response_status !== null ? `: HTTP ${attempt.response_status}` : attempt.error ? `: ${attempt.error}` : ""}`
-    : "";
-  return (
-    <div className="row-replay">
-      {attempt ? (
-        <Link to={`/replays/${attempt.id}`} className="row-replay-outcome" data-testid="row-replay-result" data-status={attempt.status} title={attempt.error ?? `Sent to ${attempt.destination_url}`}>
-          <Badge tone={attempt.status === "delivered" ? "delivered" : "failed"}>
-            {attempt.status === "delivered" ? "Replayed" : "Replay failed"}
-            {attempt.response_status !== null ? <span className="badge-extra"> · {attempt.response_status}</span> : null}
-          </Badge>
-        </Link>
-      ) : state?.state === "error" ? (
-        <span className="row-replay-outcome row-replay-error" role="alert" data-testid="row-replay-result" data-status="error" title={state.message}>
-          {state.message}
-        </span>
-      ) : null}
-      <button
-        type="button"
-        className={`button ghost small row-replay-button${sending ? " is-busy" : ""}`}
-        aria-label="Replay to original"
-        title="Replay to original"
-        disabled={sending}
-        onClick={(event) => {
-          event.stopPropagation();
-          onReplay();
-        }}
-      >
-        {sending ? <span className="spinner spinner-small" aria-hidden="true" /> : <Icon name="refresh" />}
+/** Pause stops applying live rows (they are kept, and counted); Resume applies them. */
+function PauseControl({ paused, heldCount, onPause, onResume }: { paused: boolean; heldCount: number; onPause: () => void; onResume: () => void }) {
+  if (!paused) {
+    return (
+      <button type="button" className="button secondary" onClick={onPause} data-testid="feed-pause" title="Stop adding new events to the list while you read it">
+        Pause
       </button>
-      <span className="sr-only" aria-live="polite">
-        {sending ? "Replaying…" : announcement}
+    );
+  }
+  return (
+    <span className="feed-paused">
+      <span className="muted small" data-testid="feed-held" role="status">
+        {heldCount === 0 ? "Paused: new events wait here." : `Paused: ${plural(heldCount, "new event")} waiting.`}
       </span>
-    </div>
+      <button type="button" className="button primary" onClick={onResume} data-testid="feed-resume">
+        Resume
+      </button>
+    </span>
   );
 }
 

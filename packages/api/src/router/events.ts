@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { curlCommand, describePayload, EVENT_STATUSES, webhookUrl } from "@rehook/core";
+import { curlCommand, describePayload, EVENT_STATUSES, forwardTarget, webhookUrl } from "@rehook/core";
 import { getEvent, getEventAttempt, listEvents, openLiveEvents, retryEvent } from "@rehook/services";
 import { protectedProcedure, router } from "../trpc.js";
 
@@ -11,6 +11,7 @@ const filter = z.object({
   receivedAfter: z.date().optional(),
   receivedBefore: z.date().optional(),
   search: z.string().optional(),
+  unresolved: z.boolean().optional(),
 });
 
 export const eventsRouter = router({
@@ -29,6 +30,8 @@ export const eventsRouter = router({
     const request = { method: event.method, url: captureUrl, headers: event.headers };
     return {
       ...event,
+      /** The URL a forward of this event requests (the destination with the captured sub-path and query), or why none is made. */
+      forwardTarget: event.destinationUrl ? forwardTarget(event.destinationUrl, event.path, event.query) : null,
       payload: describePayload(body, event.contentType),
       /** Bytes of the body that `payload` shows (all of them unless bodyTruncated). */
       bodyPreviewBytes: body.byteLength,

@@ -8,6 +8,11 @@ export interface EventSummary {
   endpointId: string;
   endpointName: string;
   method: string;
+  /** The sub-path after the capture URL ("" for none) and the query string without "?". */
+  path: string;
+  query: string;
+  /** The body's length in bytes. */
+  sizeBytes: number;
   source: string;
   eventType: string;
   status: EventStatus;
@@ -16,6 +21,8 @@ export interface EventSummary {
   receivedAt: Date;
   /** When a scheduled retry is due (pending events between attempts), else null. */
   nextAttemptAt: Date | null;
+  /** A failed event that a replay has since delivered (its status stays failed). */
+  resolvedByReplay: boolean;
 }
 
 export interface EventFilter {
@@ -31,6 +38,8 @@ export interface EventFilter {
   before?: string;
   /** Text the body (its first SEARCHED_BODY_BYTES) or a header value contains, case-insensitively. */
   search?: string;
+  /** Leave out events a replay has delivered (resolved by replay). */
+  unresolved?: boolean;
 }
 
 interface SummaryRow {
@@ -38,6 +47,9 @@ interface SummaryRow {
   endpoint_id: string;
   endpoint_name: string;
   method: string;
+  path: string;
+  query: string;
+  size_bytes: number;
   source: string;
   event_type: string;
   status: EventStatus;
@@ -45,6 +57,8 @@ interface SummaryRow {
   response_status: number | null;
   received_at: Date;
   next_attempt_at: Date | null;
+  /** Only where the query computes it (one event's page); a list marks its rows with markResolvedByReplay. */
+  resolved_by_replay?: boolean;
 }
 
 
@@ -65,16 +79,19 @@ export function byteBoundedIds(candidates: string, maxBytesPlaceholder: string):
           where bytes_before < ${maxBytesPlaceholder}`;
 }
 
-const SUMMARY_COLUMNS = `e.id, e.endpoint_id, p.name as endpoint_name, e.method, e.source, e.event_type, e.status,
+const SUMMARY_COLUMNS = `e.id, e.endpoint_id, p.name as endpoint_name, e.method, e.path, e.query, e.size_bytes, e.source, e.event_type, e.status,
        e.latency_ms, e.response_status, e.received_at, e.next_attempt_at`;
 /** What a listing reads of each event (never the bodies). */
-const LISTED_COLUMNS = `e.id, e.endpoint_id, e.method, e.source, e.event_type, e.status, e.latency_ms, e.response_status, e.received_at, e.next_attempt_at`;
+const LISTED_COLUMNS = `e.id, e.endpoint_id, e.method, e.path, e.query, e.size_bytes, e.source, e.event_type, e.status, e.latency_ms, e.response_status, e.received_at, e.next_attempt_at`;
 
 const toSummary = (row: SummaryRow): EventSummary => ({
   id: row.id,
   endpointId: row.endpoint_id,
   endpointName: row.endpoint_name,
   method: row.method,
+  path: row.path,
+  query: row.query,
+  sizeBytes: row.size_bytes,
   source: row.source,
   eventType: row.event_type,
   status: row.status,
@@ -82,7 +99,25 @@ const toSummary = (row: SummaryRow): EventSummary => ({
   responseStatus: row.response_status,
   receivedAt: new Date(row.received_at),
   nextAttemptAt: row.next_attempt_at === null ? null : new Date(row.next_attempt_at),
+  resolvedByReplay: row.resolved_by_replay ?? false,
 });
+
+/** A delivered replay of the event `e`: resolves a failed event (probes replay_attempts' (event_id, …) index). */
+const RESOLVED_BY_REPLAY = `exists (select 1 from replay_attempts r where r.event_id = e.id and r.status = 'delivered')`;
+
+/**
+ * Marks the failed rows a replay has delivered: one indexed query on the page's failed ids
+ * (none when the page has no failed row), not a per-row join in the page's own query.
+ */
+export async function markResolvedByReplay(em: EntityManager, rows: EventSummary[]): Promise<EventSummary[]> {
+  const failed = rows.filter((row) => row.status === "failed").map((row) => row.id);
+  if (failed.length === 0) return rows;
+  const resolved = await em
+    .getConnection()
+    .execute<Array<{ event_id: string }>>(`select distinct event_id from replay_attempts where event_id = any(?::uuid[]) and status = 'delivered'`, [`{${failed.join(",")}}`]);
+  const ids = new Set(resolved.map((row) => row.event_id));
+  return rows.map((row) => (ids.has(row.id) ? { ...row, resolvedByReplay: true } : row));
+}
 
 /** The search predicate on `e` (see core's event-search.ts for the forms bodies and headers are compared in). */
 function searchCondition(text: string): { sql: string; params: string[] } {
@@ -129,6 +164,8 @@ function filterConditions(filter: EventFilter, except?: KeyedColumn): { sql: str
   if (filter.receivedAfter) (sql.push("e.id >= ?"), params.push(uuidv7Floor(filter.receivedAfter.getTime())));
   if (filter.receivedBefore) (sql.push("e.id < ?"), params.push(uuidv7Floor(filter.receivedBefore.getTime())));
   if (filter.before) (sql.push("e.id < ?"), params.push(filter.before));
+  // Only failed events are ever "resolved": others replayed stay listed, whatever the status filter.
+  if (filter.unresolved) sql.push(`not (e.status = 'failed' and ${RESOLVED_BY_REPLAY})`);
   if (filter.search) {
     const search = searchCondition(filter.search);
     sql.push(search.sql);
@@ -207,7 +244,7 @@ export async function listEventSummaries(em: EntityManager, userId: string, filt
     await tx.execute("set local enable_sort = off");
     return tx.execute<SummaryRow[]>(sql, params);
   });
-  return rows.map(toSummary);
+  return markResolvedByReplay(em, rows.map(toSummary));
 }
 
 /** The time slices a search's window is cut into, and how many are read at once (each on a connection of its own). */
@@ -264,7 +301,7 @@ async function searchEventSummaries(em: EntityManager, userId: string, filter: E
   };
   await Promise.all(Array.from({ length: SEARCH_SLICES_AT_ONCE }, lane));
   // Slices are started in order, so those read form a run from the newest: their rows are newest first.
-  return slices.flatMap((slice) => slice ?? []).slice(0, limit);
+  return markResolvedByReplay(em, slices.flatMap((slice) => slice ?? []).slice(0, limit));
 }
 
 /** The most an offset may skip (MAX_EVENT_OFFSET): deeper pages are read with the cursor. */
@@ -310,7 +347,7 @@ export async function eventSummariesByIds(em: EntityManager, userId: string, ids
     // An array literal: the query builder would spread a JS array into a list of parameters.
     [`{${valid.join(",")}}`, userId],
   );
-  return rows.map(toSummary);
+  return markResolvedByReplay(em, rows.map(toSummary));
 }
 
 /** Everything stored about one event; the body only up to the preview size asked for. */
@@ -344,8 +381,6 @@ export async function findOwnedEvent(em: EntityManager, userId: string, eventId:
   const rows = await em.getConnection().execute<
     Array<
       SummaryRow & {
-        path: string;
-        query: string;
         headers: HeaderList;
         body_preview: Buffer;
         body_bytes: number;
@@ -365,11 +400,12 @@ export async function findOwnedEvent(em: EntityManager, userId: string, eventId:
     >
   >(
     // substring reads only the slice of a large (TOASTed) body; octet_length reads its header.
-    `select ${SUMMARY_COLUMNS}, e.path, e.query, e.headers, substring(e.body from 1 for ?) as body_preview,
+    `select ${SUMMARY_COLUMNS}, e.headers, substring(e.body from 1 for ?) as body_preview,
             octet_length(e.body) as body_bytes, e.content_type, e.client_ip,
             e.destination_url, e.forwarded_at, e.completed_at, e.response_headers, e.response_body,
             e.response_truncated, e.error, p.slug as endpoint_slug, e.next_attempt_at,
-            (select count(*) from replay_attempts r where r.event_id = e.id) as replay_count
+            (select count(*) from replay_attempts r where r.event_id = e.id) as replay_count,
+            e.status = 'failed' and ${RESOLVED_BY_REPLAY} as resolved_by_replay
      from events e join endpoints p on p.id = e.endpoint_id
      where e.id = ? and p.user_id = ?`,
     [previewBytes, eventId, userId],

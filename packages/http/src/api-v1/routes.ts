@@ -197,7 +197,7 @@ export const ROUTES: Route[] = [
       return {
         status: 200,
         body: {
-          data: page.events.map((e) => ({ id: e.id, source: e.source, event_type: e.eventType, status: e.status, latency_ms: e.latencyMs, received_at: e.receivedAt.toISOString() })),
+          data: page.events.map((e) => ({ id: e.id, source: e.source, event_type: e.eventType, status: e.status, latency_ms: e.latencyMs, received_at: e.receivedAt.toISOString(), resolved_by_replay: e.resolvedByReplay })),
           meta: {
             total: page.total!.value,
             total_capped: page.total!.capped,
@@ -228,6 +228,7 @@ export const ROUTES: Route[] = [
           status: event.status,
           latency_ms: event.latencyMs,
           received_at: event.receivedAt.toISOString(),
+          resolved_by_replay: event.resolvedByReplay,
           method: event.method,
           path: event.path,
           query: event.query,

@@ -58,6 +58,7 @@ export const EventSummary = z.object({
   status: z.enum(EVENT_STATUSES),
   latency_ms: z.int().nullable(),
   received_at: timestamp,
+  resolved_by_replay: z.boolean().describe("A failed event that a replay has since delivered; its status stays failed"),
 });
 
 export const EventList = z.object({

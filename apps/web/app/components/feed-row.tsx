@@ -1,0 +1,157 @@
+import { Link } from "@remix-run/react";
+import type { RouterOutputs } from "@rehook/api";
+import type { MouseEvent } from "react";
+import { formatBytes } from "../lib/format";
+import type { ReplayAttempt } from "../lib/replay";
+import { Badge, HttpStatus, StatusBadge } from "./badges";
+import { EndpointCell, LatencyCell, Truncated } from "./data-table";
+import { TimeUntil } from "./delivery";
+import { RelativeTime } from "./relative-time";
+import { Icon } from "./ui";
+
+type EventSummary = RouterOutputs["events"]["list"]["events"][number];
+/** A feed row: receivedAt is a Date from tRPC, and may be a string after a loader. */
+export type FeedRow = Omit<EventSummary, "receivedAt"> & { receivedAt: Date | string };
+
+export type RowReplay = { state: "sending" } | { state: "done"; attempt: ReplayAttempt } | { state: "error"; message: string };
+
+/** The feed's columns; `col-…` classes set their widths in feed.css. */
+export const FEED_COLUMNS = [
+  { label: "Time", className: "col-time" },
+  { label: "Endpoint", className: "col-endpoint cell-endpoint" },
+  { label: "Request", className: "col-request" },
+  { label: "Source", className: "col-source" },
+  { label: "Status", className: "col-status" },
+  { label: "Response", className: "col-response" },
+  { label: "Size", className: "num col-size" },
+  { label: "Latency", className: "num col-latency cell-latency" },
+  { label: <span className="sr-only">Replay</span>, className: "cell-replay col-replay" },
+];
+
+/** What was requested under the capture URL: the sub-path ("/" for none) and the query. */
+export function requestPath(row: { path: string; query: string }): string {
+  return `${row.path || "/"}${row.query ? `?${row.query}` : ""}`;
+}
+
+/** A failed event a replay has since delivered: its status stays Failed, this says it was dealt with. */
+export function ResolvedByReplay() {
+  return (
+    <Badge tone="delivered" dot={false} data-testid="resolved-by-replay" title="A replay of this event was delivered; its own status stays Failed.">
+      resolved by replay
+    </Badge>
+  );
+}
+
+/** One event of the feed: time, endpoint, request (method, path, event type), status, response code, size, latency, replay. */
+export function EventRow({
+  row,
+  fresh,
+  selected,
+  replay,
+  canReplay,
+  onClick,
+  onReplay,
+}: {
+  row: FeedRow;
+  fresh: boolean;
+  selected: boolean;
+  replay: RowReplay | undefined;
+  canReplay: boolean;
+  onClick: (event: MouseEvent<HTMLTableRowElement>) => void;
+  onReplay: () => void;
+}) {
+  const path = requestPath(row);
+  const resolved = row.resolvedByReplay || (replay?.state === "done" && replay.attempt.status === "delivered" && row.status === "failed");
+  return (
+    <tr
+      data-testid="event-row"
+      data-event-id={row.id}
+      data-status={row.status}
+      aria-selected={selected}
+      tabIndex={selected ? 0 : -1}
+      className={`event-row${fresh ? " is-new" : ""}${selected ? " is-selected" : ""}${replay && replay.state !== "sending" ? " has-replay" : ""}`}
+      onClick={onClick}
+    >
+      <td data-label="Time" className="cell-time">
+        <RelativeTime value={row.receivedAt} />
+      </td>
+      <EndpointCell name={row.endpointName} />
+      <td data-label="Request" className="cell-request">
+        <Link to={`/events/${row.id}`} className={`event-link${row.eventType === "unknown" ? " is-unknown" : ""}`} prefetch="intent">
+          {row.eventType}
+        </Link>
+        <span className="request-line" data-testid="row-request">
+          <span className="method" data-testid="row-method">
+            {row.method}
+          </span>
+          <Truncated text={path} className="mono request-path" />
+        </span>
+      </td>
+      <td data-label="Source" className="cell-source">
+        <span className={`source-chip${row.source === "unknown" ? " is-unknown" : ""}`}>{row.source}</span>
+      </td>
+      <td data-label="Status" className="cell-status">
+        <div className="status-stack">
+          <StatusBadge status={row.status} />
+          {resolved ? <ResolvedByReplay /> : null}
+          {row.status === "pending" && row.nextAttemptAt ? (
+            <span className="row-retrying" data-testid="row-retrying">
+              retrying <TimeUntil value={row.nextAttemptAt} />
+            </span>
+          ) : null}
+        </div>
+      </td>
+      <td data-label="Response" className="cell-response" data-testid="row-response">
+        {row.responseStatus !== null || row.status === "failed" ? <HttpStatus code={row.responseStatus} /> : <span className="muted">—</span>}
+      </td>
+      <td data-label="Size" className="num cell-size" data-testid="row-size">
+        {formatBytes(row.sizeBytes)}
+      </td>
+      <LatencyCell ms={row.latencyMs} />
+      <td className="cell-replay">{canReplay ? <RowReplayControl state={replay} onReplay={onReplay} /> : null}</td>
+    </tr>
+  );
+}
+
+/** A feed row's replay button and, once it has run, the outcome next to it. */
+function RowReplayControl({ state, onReplay }: { state: RowReplay | undefined; onReplay: () => void }) {
+  const sending = state?.state === "sending";
+  const attempt = state?.state === "done" ? state.attempt : null;
+  const announcement = attempt
+    ? attempt.status === "delivered"
+      ? `Replayed to the original destination: HTTP ${attempt.response_status}`
+      : `Replay failed${attempt.response_status !== null ? `: HTTP ${attempt.response_status}` : attempt.error ? `: ${attempt.error}` : ""}`
+    : "";
+  return (
+    <div className="row-replay">
+      {attempt ? (
+        <Link to={`/replays/${attempt.id}`} className="row-replay-outcome" data-testid="row-replay-result" data-status={attempt.status} title={attempt.error ?? `Sent to ${attempt.destination_url}`}>
+          <Badge tone={attempt.status === "delivered" ? "delivered" : "failed"}>
+            {attempt.status === "delivered" ? "Replayed" : "Replay failed"}
+            {attempt.response_status !== null ? <span className="badge-extra"> · {attempt.response_status}</span> : null}
+          </Badge>
+        </Link>
+      ) : state?.state === "error" ? (
+        <span className="row-replay-outcome row-replay-error" role="alert" data-testid="row-replay-result" data-status="error" title={state.message}>
+          {state.message}
+        </span>
+      ) : null}
+      <button
+        type="button"
+        className={`button ghost small row-replay-button${sending ? " is-busy" : ""}`}
+        aria-label="Replay to original"
+        title="Replay to original"
+        disabled={sending}
+        onClick={(event) => {
+          event.stopPropagation();
+          onReplay();
+        }}
+      >
+        {sending ? <span className="spinner spinner-small" aria-hidden="true" /> : <Icon name="refresh" />}
+      </button>
+      <span className="sr-only" aria-live="polite">
+        {sending ? "Replaying…" : announcement}
+      </span>
+    </div>
+  );
+}
