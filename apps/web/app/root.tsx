@@ -3,6 +3,7 @@ import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, 
 import { StandalonePage } from "./components/ui";
 import { useNonce } from "./lib/nonce";
 import stylesheet from "./styles.css?url";
+import adminStylesheet from "./styles/admin.css?url";
 
 const FAVICON =
   "data:image/svg+xml," +
@@ -12,6 +13,7 @@ const FAVICON =
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
+  { rel: "stylesheet", href: adminStylesheet },
   { rel: "icon", href: FAVICON, type: "image/svg+xml" },
 ];
 

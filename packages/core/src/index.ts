@@ -8,6 +8,8 @@ export * from "./senders.js";
 export * from "./slug.js";
 export * from "./time.js";
 export * from "./users.js";
+export * from "./signup.js";
+export * from "./messages.js";
 export * from "./destination-url.js";
 export * from "./signing.js";
 export * from "./logger.js";

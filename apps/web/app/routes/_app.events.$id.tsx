@@ -4,6 +4,7 @@ import { useCallback, useEffect, useRef, useState, type ReactNode } from "react"
 import { AttemptTimeline } from "../components/attempts";
 import { HttpStatus, StatusBadge } from "../components/badges";
 import { CopyButton } from "../components/copy-button";
+import { DeleteEventButton } from "../components/delete-event";
 import { TimeUntil } from "../components/delivery";
 import { HeadersTable, PayloadBlock, payloadText, TruncatedPayloadNotice, type PayloadData } from "../components/payload";
 import { RelativeTime, useExactTime } from "../components/relative-time";
@@ -203,6 +204,7 @@ export default function EventPage() {
                 R
               </kbd>
             </button>
+            <DeleteEventButton eventId={event.id} replayCount={event.replayCount} />
           </>
         }
       />
