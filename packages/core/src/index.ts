@@ -10,6 +10,7 @@ export * from "./time.js";
 export * from "./users.js";
 export * from "./signup.js";
 export * from "./messages.js";
+export * from "./http-status.js";
 export * from "./destination-url.js";
 export * from "./signing.js";
 export * from "./logger.js";

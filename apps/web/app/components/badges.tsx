@@ -1,4 +1,5 @@
 import type { ComponentPropsWithoutRef } from "react";
+import { httpTone, reasonPhrase } from "@rehook/core/browser";
 import { formatPercent, HEALTH_LABELS, isEventStatus, STATUS_LABELS, type HealthState } from "../lib/format";
 
 /** A pill in one of the badge tones (`badge-…` in styles.css), with a coloured dot unless `dot` is false. */
@@ -36,7 +37,7 @@ export function HealthBadge({ state, rate }: { state: HealthState; rate: number 
   );
 }
 
-/** An HTTP status code, green for 2xx, amber for 3xx, red otherwise. */
+/** An HTTP status code with its standard words ("202 Accepted"), green for 2xx, amber for 3xx, red otherwise. */
 export function HttpStatus({ code }: { code: number | null }) {
   if (code === null)
     return (
@@ -44,11 +45,9 @@ export function HttpStatus({ code }: { code: number | null }) {
         No response
       </Badge>
     );
-  const tone = code >= 200 && code < 300 ? "ok" : code >= 300 && code < 400 ? "warn" : "fail";
-  const word = tone === "ok" ? "OK" : tone === "warn" ? "Redirect" : "Error";
   return (
-    <Badge tone={`http-${tone}`} data-http-status={code}>
-      {code} <span className="badge-extra">{word}</span>
+    <Badge tone={`http-${httpTone(code)}`} data-http-status={code}>
+      {code} <span className="badge-extra">{reasonPhrase(code)}</span>
     </Badge>
   );
 }

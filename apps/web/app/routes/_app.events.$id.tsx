@@ -3,6 +3,7 @@ import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import { AttemptTimeline } from "../components/attempts";
 import { HttpStatus, StatusBadge } from "../components/badges";
+import { httpTone } from "@rehook/core/browser";
 import { CopyButton } from "../components/copy-button";
 import { DeleteEventButton } from "../components/delete-event";
 import { TimeUntil } from "../components/delivery";
@@ -266,6 +267,7 @@ export default function EventPage() {
               id: "response",
               label: "Response",
               extra: response?.status ?? undefined,
+              extraTone: typeof response?.status === "number" ? httpTone(response.status) : undefined,
               render: () =>
                 response ? (
                   <div className="response">
