@@ -113,7 +113,9 @@ describe("housekeeping pages", () => {
     // The figure on the Response tab is red like the status, not the accent the Headers count keeps.
     const figure = tab.locator(".tab-extra");
     expect(await figure.getAttribute("class")).toContain("tab-extra-fail");
-    const colourOf = (locator: typeof figure) => locator.evaluate((element) => getComputedStyle(element).color);
+    // The test's types have no DOM: the browser's getComputedStyle is reached through the element's window.
+    type Styled = { ownerDocument: { defaultView: { getComputedStyle(element: unknown): { color: string } } } };
+    const colourOf = (locator: typeof figure) => locator.evaluate((element) => (element as unknown as Styled).ownerDocument.defaultView.getComputedStyle(element).color);
     expect(await colourOf(figure)).not.toBe(await colourOf(page.getByRole("tab", { name: /Headers/ }).locator(".tab-extra")));
   });
 

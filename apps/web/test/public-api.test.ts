@@ -211,7 +211,7 @@ describe("/api/v1 events", () => {
 
   it("deletes one event with its attempts and replays (204), keeps the counts true, and answers 404 to another user and after", async () => {
     const doomed = await capture(endpointA.slug, Buffer.from('{"delete":"me"}'));
-    await waitFor(async () => (await api("GET", `/events/${doomed}`)).json!.status !== "pending");
+    await waitFor(async () => (await api("GET", `/events/${doomed}`)).json!.status !== "pending", "the event to be delivered");
     await api("POST", `/events/${doomed}/replay`, { body: { destination_url: `http://127.0.0.1:${sink.port}/before-delete` } });
     const before = (await api("GET", `/events?endpoint_id=${endpointA.id}`)).json!.meta.total as number;
 
