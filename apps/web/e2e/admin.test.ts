@@ -100,8 +100,19 @@ describe("sign-up by invitation", () => {
 describe("housekeeping pages", () => {
   let eventId: string;
 
-  it("colours a 500 response red on the event page, and names 500 in words", async () => {
+  it("labels endpoints with nothing finished yet by why: capture only, or no deliveries yet", async () => {
     await logIn("invited@example.com");
+    await createEndpoint(page, "Inbox");
+    await createEndpoint(page, "Waiting", `http://127.0.0.1:${failingPort}/later`);
+    const inbox = page.getByTestId("endpoint-row").filter({ hasText: "Inbox" });
+    expect(await inbox.getByText("Capture only").count()).toBeGreaterThan(0);
+    expect(await inbox.getByTestId("counts").count()).toBe(0); // no "0 delivered · 0 failed"
+    const waiting = page.getByTestId("endpoint-row").filter({ hasText: "Waiting" });
+    expect(await waiting.locator("[data-health]").textContent()).toBe("No deliveries yet");
+    await threeShots("endpoint-list-labels");
+  });
+
+  it("colours a 500 response red on the event page, and names 500 in words", async () => {
     const endpoint = await createEndpoint(page, "Orders", `http://127.0.0.1:${failingPort}/in`);
     eventId = await captureEvent(t.rehook.url, endpoint.slug, '{"order":1}');
     await page.goto(`${t.rehook.url}/events/${eventId}`);

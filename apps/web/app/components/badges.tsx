@@ -22,16 +22,23 @@ export function StatusBadge({ status, title }: { status: string; title?: string 
   );
 }
 
-/** An endpoint's health with its success rate ("Healthy · 98%"), or "Capturing". */
-export function HealthBadge({ state, rate }: { state: HealthState; rate: number | null }) {
+/**
+ * An endpoint's health with its success rate ("Healthy · 98%"). Before any finished delivery
+ * (the API's "capturing") it says why: "Capture only" without a destination, "No deliveries
+ * yet" with one.
+ */
+export function HealthBadge({ state, rate, captureOnly }: { state: HealthState; rate: number | null; captureOnly: boolean }) {
   const showRate = state !== "capturing" && rate !== null;
+  const waiting = state === "capturing";
+  const label = waiting ? (captureOnly ? "Capture only" : "No deliveries yet") : HEALTH_LABELS[state];
+  const title = showRate
+    ? `${formatPercent(rate)} of finished deliveries succeeded`
+    : captureOnly
+      ? "No destination: events are only captured"
+      : "Nothing delivered or failed yet";
   return (
-    <Badge
-      tone={`health-${state}`}
-      data-health={state}
-      title={showRate ? `${formatPercent(rate)} of finished deliveries succeeded` : "No deliveries yet: events are only captured"}
-    >
-      {HEALTH_LABELS[state]}
+    <Badge tone={waiting && !captureOnly ? "neutral" : `health-${state}`} data-health={state} title={title}>
+      {label}
       {showRate ? <span className="badge-extra"> · {formatPercent(rate)}</span> : null}
     </Badge>
   );

@@ -139,7 +139,7 @@ export default function EndpointPage() {
         title={endpoint.name}
         description={
           <span className="header-meta">
-            <HealthBadge state={endpoint.health.state} rate={endpoint.health.success_rate} />
+            <HealthBadge state={endpoint.health.state} rate={endpoint.health.success_rate} captureOnly={!endpoint.destination_url} />
             {endpoint.forwardingPaused ? <PausedBadge reason={endpoint.pausedReason} /> : null}
             <span>{deliveryCounts(endpoint)}</span>
             <span>
