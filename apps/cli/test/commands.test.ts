@@ -22,10 +22,29 @@ describe("rehook user create", () => {
   it("creates a user and prints it as JSON", async () => {
     const result = await runCli(["user", "create", "--email", "Dev@Example.com", "--password", "s3cret-pass"], env);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ email: "dev@example.com" });
+    // The first user of a server is its admin (someone must be able to invite).
+    expect(JSON.parse(result.stdout)).toMatchObject({ email: "dev@example.com", is_admin: true });
     const [row] = await db.query<{ password_hash: string }>("select password_hash from users where email = 'dev@example.com'");
     expect(row!.password_hash).toMatch(/^scrypt\$/);
     expect(row!.password_hash).not.toContain("s3cret-pass");
+  });
+
+  it("makes admins only when asked (after the first), and invite links only for admins", async () => {
+    const plain = await runCli(["user", "create", "--email", "plain@example.com", "--password", "s3cret-pass"], env);
+    expect(JSON.parse(plain.stdout)).toMatchObject({ is_admin: false });
+    const admin = await runCli(["user", "create", "--email", "admin@example.com", "--password", "s3cret-pass", "--admin"], env);
+    expect(JSON.parse(admin.stdout)).toMatchObject({ is_admin: true });
+
+    const refused = await runCli(["invite", "create", "--email", "plain@example.com"], env);
+    expect(refused.code).toBe(1);
+    expectOneLineError(refused.stderr, /Only an admin of this Rehook server can manage invites\./);
+    const invited = await runCli(["invite", "create", "--email", "admin@example.com"], env);
+    expect(invited.code).toBe(0);
+    const [details, link] = invited.stdout.trim().split("\n");
+    expect(JSON.parse(details!)).toMatchObject({ state: "open", used_by: null });
+    expect(link).toMatch(/^https:\/\/hooks\.example\.com\/signup\?invite=[0-9A-Za-z]{32}$/);
+    const [stored] = await db.query<{ token_hash: Buffer }>("select token_hash from invites");
+    expect(stored!.token_hash.toString("hex")).not.toContain(Buffer.from(link!.split("=")[1]!).toString("hex"));
   });
 
   it("refuses an email that exists, with a clear message", async () => {
@@ -37,7 +56,7 @@ describe("rehook user create", () => {
   it("refuses an invalid email and a short password", async () => {
     const badEmail = await runCli(["user", "create", "--email", "not-an-email", "--password", "long enough"], env);
     expect(badEmail.code).toBe(1);
-    expectOneLineError(badEmail.stderr, /email: must be a valid email address/);
+    expectOneLineError(badEmail.stderr, /Email must be a valid email address\./);
     const shortPassword = await runCli(["user", "create", "--email", "x@example.com", "--password", "short"], env);
     expect(shortPassword.code).toBe(1);
     expectOneLineError(shortPassword.stderr, /at least 8 characters/);
@@ -68,7 +87,7 @@ describe("rehook endpoint", () => {
   it("create refuses an unknown owner and a bad destination", async () => {
     const unknown = await runCli(["endpoint", "create", "--email", "nobody@example.com", "--name", "x"], env);
     expect(unknown.code).toBe(1);
-    expectOneLineError(unknown.stderr, /no user with email nobody@example.com/);
+    expectOneLineError(unknown.stderr, /There is no user with the email nobody@example.com\. /);
     const badUrl = await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "x", "--destination", "ftp://example.com"], env);
     expect(badUrl.code).toBe(1);
     expectOneLineError(badUrl.stderr, /destination URL refused: scheme ftp/);
@@ -98,7 +117,7 @@ describe("rehook endpoint", () => {
     expect(rotated.secret).not.toBe(row!.secret);
     const missing = await runCli(["endpoint", "secret", "--email", "dev@example.com", "--slug", "nope-12345678"], env);
     expect(missing.code).toBe(1);
-    expectOneLineError(missing.stderr, /no endpoint with slug nope-12345678/);
+    expectOneLineError(missing.stderr, /There is no endpoint with the slug nope-12345678\. /);
   });
 
   it("delete removes the endpoint; deleting it again is an error", async () => {
@@ -108,7 +127,7 @@ describe("rehook endpoint", () => {
     expect(await db.query("select 1 from endpoints where id = $1", [created.id])).toHaveLength(0);
     const again = await runCli(["endpoint", "delete", "--email", "dev@example.com", "--slug", created.slug], env);
     expect(again.code).toBe(1);
-    expectOneLineError(again.stderr, /no endpoint with slug/);
+    expectOneLineError(again.stderr, /There is no endpoint with the slug/);
   });
 });
 
@@ -186,7 +205,7 @@ describe("rehook apikey", () => {
   it("create refuses an unknown owner with one line", async () => {
     const result = await runCli(["apikey", "create", "--email", "nobody@example.com"], env);
     expect(result.code).toBe(1);
-    expectOneLineError(result.stderr, /no user with email nobody@example.com/);
+    expectOneLineError(result.stderr, /There is no user with the email nobody@example.com\. /);
   });
 });
 

@@ -4,6 +4,7 @@ import { StandalonePage } from "./components/ui";
 import { useNonce } from "./lib/nonce";
 import stylesheet from "./styles.css?url";
 import feedStylesheet from "./styles/feed.css?url";
+import adminStylesheet from "./styles/admin.css?url";
 
 const FAVICON =
   "data:image/svg+xml," +
@@ -14,6 +15,7 @@ const FAVICON =
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
   { rel: "stylesheet", href: feedStylesheet },
+  { rel: "stylesheet", href: adminStylesheet },
   { rel: "icon", href: FAVICON, type: "image/svg+xml" },
 ];
 

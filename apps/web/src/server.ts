@@ -216,6 +216,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
       login: new LoginThrottle(),
       signup: new AttemptLimiter({ maxFailures: config.signupsPerAddressPerHour, windowMs: 60 * 60_000 }),
     },
+    signup: config.signup,
     bus,
     chatHooksBase: config.chatHooksBase,
     outbound,

@@ -117,7 +117,7 @@ describe("capture URL", () => {
   it("answers 404 with a JSON error for an unknown slug", async () => {
     const response = await capture(Buffer.from("{}"), [["Content-Type", "application/json"]], "/api/webhook/unknown-abcd1234");
     expect(response.status).toBe(404);
-    expect(JSON.parse(response.body)).toEqual({ error: { code: "not_found", message: "no endpoint with slug unknown-abcd1234" } });
+    expect(JSON.parse(response.body)).toEqual({ error: { code: "not_found", message: "There is no endpoint with the slug unknown-abcd1234. Check the slug, or list your endpoints to find it." } });
   });
 
   it("answers 404 for a malformed slug without reading its body", async () => {

@@ -3,6 +3,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
+import { eventCountMismatches } from "../../../tooling/vitest/src/event-counts.js";
 import { DashboardClient } from "./dashboard-client.js";
 import { head, rawRequest } from "./raw-http.js";
 import { startTestServer, type TestServer } from "./test-server.js";
@@ -207,6 +208,25 @@ describe("/api/v1 events", () => {
     const [row] = await t.db.query<{ error: string }>("select error from replay_attempts where id = $1", [recorded.json!.id]);
     expect(row!.error).toBe("refused\ufffd \ufffd here");
   });
+
+  it("deletes one event with its attempts and replays (204), keeps the counts true, and answers 404 to another user and after", async () => {
+    const doomed = await capture(endpointA.slug, Buffer.from('{"delete":"me"}'));
+    await waitFor(async () => (await api("GET", `/events/${doomed}`)).json!.status !== "pending", "the event to be delivered");
+    await api("POST", `/events/${doomed}/replay`, { body: { destination_url: `http://127.0.0.1:${sink.port}/before-delete` } });
+    const before = (await api("GET", `/events?endpoint_id=${endpointA.id}`)).json!.meta.total as number;
+
+    expect((await api("DELETE", `/events/${doomed}`, { key: keyB })).status).toBe(404);
+    expect((await api("GET", `/events/${doomed}`)).status).toBe(200);
+    expect((await api("DELETE", `/events/${doomed}`)).status).toBe(204);
+
+    const gone = await api("GET", `/events/${doomed}`);
+    expect(gone.status).toBe(404);
+    expect(gone.json!.error.message).toMatch(/^There is no event with the id .+\. It may have been deleted already\.$/);
+    expect((await api("DELETE", `/events/${doomed}`)).status).toBe(404);
+    expect(await t.db.query("select 1 from replay_attempts where event_id = $1 union all select 1 from delivery_attempts where event_id = $1", [doomed])).toEqual([]);
+    expect((await api("GET", `/events?endpoint_id=${endpointA.id}`)).json!.meta.total).toBe(before - 1);
+    expect(await eventCountMismatches(t.db)).toEqual([]);
+  });
 });
 
 describe("/api/v1 retries, attempts and the circuit breaker", () => {
@@ -359,7 +379,7 @@ describe("keys, tenancy and errors", () => {
 
   it("validated every answer above against the document", () => {
     for (const expected of ["GET /events 200", "GET /events/{id} 200", "POST /events/{id}/replay 200", "GET /endpoints 200", "POST /endpoints 201", "PATCH /endpoints/{id} 200", "GET /endpoints/{id} 200", "GET /endpoints/{id} 404", "GET /events 401", "GET /endpoints 429", "POST /events/{id}/replay 422", "GET /events 400",
-      "POST /events/{id}/retry 202", "POST /events/{id}/retry 409", "POST /events/{id}/retry 422", "POST /endpoints/{id}/retry-failed 202", "POST /endpoints/{id}/resume 200"]) {
+      "POST /events/{id}/retry 202", "POST /events/{id}/retry 409", "POST /events/{id}/retry 422", "POST /endpoints/{id}/retry-failed 202", "POST /endpoints/{id}/resume 200", "GET /events/{id} 404"]) {
       expect(checked).toContain(expected);
     }
   });

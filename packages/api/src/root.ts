@@ -3,7 +3,7 @@ import { authRouter } from "./router/auth.js";
 import { endpointsRouter } from "./router/endpoints.js";
 import { eventsRouter } from "./router/events.js";
 import { replaysRouter } from "./router/replays.js";
-import { apiKeysRouter, notificationsRouter } from "./router/settings.js";
+import { apiKeysRouter, invitesRouter, notificationsRouter } from "./router/settings.js";
 import { createCallerFactory, router } from "./trpc.js";
 
 /** Every dashboard operation, grouped by area. */
@@ -14,6 +14,7 @@ export const appRouter = router({
   replays: replaysRouter,
   apiKeys: apiKeysRouter,
   notifications: notificationsRouter,
+  invites: invitesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -4,3 +4,4 @@ export { MikroOrmSessionAdapter, sessionIdDigest } from "./lucia-adapter.js";
 export { apiKeyDigest, isWellFormedApiKey, issueApiKey, type IssuedApiKey } from "./api-keys.js";
 export { AttemptLimiter, type AttemptLimiterOptions, type AttemptVerdict } from "./attempt-limiter.js";
 export { DEFAULT_LOGIN_LIMITS, LoginThrottle, type LoginLimits, type LoginVerdict } from "./login-throttle.js";
+export { inviteTokenDigest, isWellFormedInviteToken, issueInviteToken } from "./invite-tokens.js";

@@ -8,6 +8,10 @@ export { shellQuote } from "./curl.js";
 // Replays: where a replay goes (the server's own rule) and what a browser-side (local) replay sends.
 export { forwardableHeaders, forwardTarget, type ForwardHeaderOptions, type ForwardTarget } from "./forwarding.js";
 export { LOCAL_REPLAY_ORIGIN, REPLAY_ENVIRONMENTS, replayTarget, type ReplayEnvironment, type ReplaySource, type ReplayTarget } from "./replay-target.js";
+// Signing up: what the page says when SIGNUP refuses, the same words the server uses.
+export { INVITE_REQUIRED_MESSAGE, inviteRefusal, SIGNUP_CLOSED_MESSAGE, type InviteState, type SignupMode } from "./signup.js";
+// HTTP status codes: their standard words and the colour they are shown in.
+export { httpTone, reasonPhrase, type HttpTone } from "./http-status.js";
 // Logging in: where the login and sign-up forms may send the user afterwards.
 export { safeRedirectPath } from "./safe-redirect.js";
 // Retries: the presets and limits the endpoint page offers, the same ones the server checks.

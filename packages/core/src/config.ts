@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SIGNUP_MODES, type SignupMode } from "./signup.js";
 
 const MIB = 1024 * 1024;
 
@@ -35,6 +36,7 @@ export const environmentSchema = z.object({
   API_RATE_LIMIT_PER_MINUTE: positiveInt.max(1_000_000).default(600),
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt.max(1_000_000).default(20),
   PASSWORD_HASH_CONCURRENCY: positiveInt.max(64).optional(),
+  SIGNUP: z.enum(SIGNUP_MODES, { message: `must be one of ${SIGNUP_MODES.join(", ")}` }).default("open"),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -75,6 +77,8 @@ export interface Config {
   signupsPerAddressPerHour: number;
   /** Password hashes run at once (unset: half the cores). */
   passwordHashConcurrency: number | undefined;
+  /** Who may sign up on the dashboard: anyone, nobody (the CLI creates accounts) or holders of an invite. */
+  signup: SignupMode;
 }
 
 /** ALLOWED_ORIGINS: comma-separated http(s) origins (scheme://host[:port], nothing after). */
@@ -138,5 +142,6 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     apiRateLimitPerMinute: e.API_RATE_LIMIT_PER_MINUTE,
     signupsPerAddressPerHour: e.SIGNUPS_PER_ADDRESS_PER_HOUR,
     passwordHashConcurrency: e.PASSWORD_HASH_CONCURRENCY,
+    signup: e.SIGNUP,
   };
 }

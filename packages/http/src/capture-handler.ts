@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { DOT_SEGMENT_REASON, hasDotSegment, headerListFromRaw, isValidSlug, parseCapturePath, type Logger } from "@rehook/core";
+import { DOT_SEGMENT_REASON, hasDotSegment, headerListFromRaw, isValidSlug, notFoundMessage, parseCapturePath, type Logger } from "@rehook/core";
 import type { CaptureInput, CaptureOutcome } from "@rehook/services";
 import { readBodyCapped } from "./body.js";
 import { clientIp } from "./client-ip.js";
@@ -48,7 +48,7 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
     }
     if (!isValidSlug(target.slug)) {
       // No endpoint can have this slug: answer without reading the body or asking the database.
-      sendErrorAndClose(res, 404, "not_found", `no endpoint with slug ${target.slug}`, CORS);
+      sendErrorAndClose(res, 404, "not_found", notFoundMessage("endpoint slug", target.slug), CORS);
       return;
     }
     if (hasDotSegment(target.subPath)) {
@@ -89,7 +89,7 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
       return;
     }
     if (outcome.kind === "not_found") {
-      sendError(res, 404, "not_found", `no endpoint with slug ${target.slug}`, CORS);
+      sendError(res, 404, "not_found", notFoundMessage("endpoint slug", target.slug), CORS);
       return;
     }
     // eventId is a UUID: no escaping needed, so skip JSON.stringify on every capture.

@@ -1,4 +1,4 @@
-import { replayTarget, UserError, uuidv7, type Logger } from "@rehook/core";
+import { replayTarget, notFoundMessage, UserError, uuidv7, type Logger } from "@rehook/core";
 import {
   BULK_REPLAY_JOB,
   countOwnedEvents,
@@ -98,7 +98,7 @@ export class BulkReplays {
     });
     const em = this.deps.orm.em.fork();
     const endpoint = await findOwnedEndpoint(em, input.userId, { id: endpointId });
-    if (!endpoint) throw new UserError("not_found", `no endpoint with id ${endpointId}`);
+    if (!endpoint) throw new UserError("not_found", notFoundMessage("endpoint", endpointId));
     // The target is the same host for every event: check it once, before anything is sent.
     await checkedReplayTarget(this.deps, { destinationUrl: endpoint.destinationUrl, stagingHost: null, path: "", query: "" }, environment, customUrl);
     const job = await insertReplayJobIfRoom(

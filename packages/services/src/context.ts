@@ -1,4 +1,4 @@
-import type { AddressPolicy, ChatMessage } from "@rehook/core";
+import type { AddressPolicy, ChatMessage, SignupMode } from "@rehook/core";
 import type { BulkReplays } from "./bulk-replays.js";
 import type { AttemptLimiter, LoginThrottle, SessionManager } from "@rehook/auth";
 import type { ClaimedEvent, EventBus, GroupCommitWriter, Orm } from "@rehook/db";
@@ -21,6 +21,10 @@ export interface ServiceContext {
   sessions: SessionManager;
   /** Log-in attempts (per email, address and both) and sign-ups per address. */
   throttles: { login: LoginThrottle; signup: AttemptLimiter };
+  /** SIGNUP: who may sign up on the dashboard (unset: open, as SIGNUP's default). */
+  signup?: SignupMode;
+  /** The clock invites expire by (tests move it; unset: Date.now). */
+  now?: () => number;
   /** The live feed's source: LISTEN/NOTIFY, so it hears every instance. */
   bus?: EventBus;
   /** Chat incoming-webhook URLs must start with this (CHAT_HOOKS_BASE). */

@@ -4,6 +4,7 @@ import {
   generateSigningSecret,
   generateSlug,
   retryPolicyProblem,
+  notFoundMessage,
   UserError,
   uuidv7,
   webhookUrl,
@@ -153,7 +154,7 @@ const SLUG_ATTEMPTS = 5;
 
 /** Another user's endpoint answers exactly like a missing one. */
 function noSuchEndpoint(ref: EndpointRef): UserError {
-  return new UserError("not_found", "id" in ref ? `no endpoint with id ${ref.id}` : `no endpoint with slug ${ref.slug}`);
+  return new UserError("not_found", "id" in ref ? notFoundMessage("endpoint", ref.id) : notFoundMessage("endpoint slug", ref.slug));
 }
 
 export async function createEndpoint(

@@ -1,4 +1,4 @@
-import { UserError, uuidv7Floor, uuidv7Timestamp } from "@rehook/core";
+import { notFoundMessage, UserError, uuidv7Floor, uuidv7Timestamp } from "@rehook/core";
 import { findOwnedEndpoint, fullEventsAfter, fullEventsByIds, type EventBus, type FullEvent } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 import { takeStreamSlot } from "./stream-slots.js";
@@ -30,7 +30,7 @@ export async function openEndpointEventStream(
   input: { userId: string; endpointId: string; after?: string | null; signal: AbortSignal },
 ): Promise<AsyncGenerator<FullEvent>> {
   const endpoint = await findOwnedEndpoint(ctx.orm.em.fork(), input.userId, { id: input.endpointId });
-  if (!endpoint) throw new UserError("not_found", `no endpoint with id ${input.endpointId}`);
+  if (!endpoint) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
   if (!ctx.bus) throw new UserError("unavailable", "event streams are not available on this server");
   const release = takeStreamSlot(ctx.bus, input.userId, input.signal);
   return endpointEvents({ orm: ctx.orm, bus: ctx.bus }, input, release);

@@ -1,4 +1,4 @@
-import { DEFAULT_SEARCH_WINDOW_MS, EVENT_STATUSES, MAX_SEARCH_LENGTH, UserError, type EventStatus, type HeaderList } from "@rehook/core";
+import { DEFAULT_SEARCH_WINDOW_MS, EVENT_STATUSES, MAX_SEARCH_LENGTH, notFoundMessage, UserError, type EventStatus, type HeaderList } from "@rehook/core";
 import {
   eventSummariesByIds,
   findOwnedAttempt,
@@ -6,6 +6,7 @@ import {
   findOwnedEventBody,
   countMatchingEventsCapped,
   countOwnedEvents,
+  deleteOwnedEvent,
   eventIdsMatchingSearch,
   listEventSummaries,
   listEventSummariesAt,
@@ -125,7 +126,7 @@ export async function getEvent(ctx: Pick<ServiceContext, "orm">, input: { userId
     findOwnedEvent(em, input.userId, input.eventId, PAYLOAD_PREVIEW_BYTES),
     ownedEventAttempts(em, input.userId, input.eventId),
   ]);
-  if (!event) throw new UserError("not_found", `no event with id ${input.eventId}`);
+  if (!event) throw new UserError("not_found", notFoundMessage("event", input.eventId));
   const { responseHeaders, responseBody, responseTruncated, body, ...rest } = event;
   const attempted = event.status === "delivered" || event.status === "failed";
   return {
@@ -143,6 +144,16 @@ export async function getEvent(ctx: Pick<ServiceContext, "orm">, input: { userId
       : null,
     attempts,
   };
+}
+
+/**
+ * Deletes one of the user's events with its delivery and replay attempts, and takes it out
+ * of the counts; another user's id answers exactly like a missing one.
+ */
+export async function deleteEvent(ctx: Pick<ServiceContext, "orm">, input: { userId: string; eventId: string }): Promise<void> {
+  if (!(await deleteOwnedEvent(ctx.orm.em.fork(), input.userId, input.eventId))) {
+    throw new UserError("not_found", notFoundMessage("event", input.eventId));
+  }
 }
 
 /** The most of one attempt's answer body that its view carries (the stored answer is at most 256 KiB). */
@@ -169,7 +180,7 @@ export interface EventBodyDownload {
 /** One of the user's event bodies, whole and byte for byte, read a chunk at a time. */
 export async function openEventBody(ctx: Pick<ServiceContext, "orm">, input: { userId: string; eventId: string }): Promise<EventBodyDownload> {
   const found = await findOwnedEventBody(ctx.orm.em.fork(), input.userId, input.eventId);
-  if (!found) throw new UserError("not_found", `no event with id ${input.eventId}`);
+  if (!found) throw new UserError("not_found", notFoundMessage("event", input.eventId));
   const size = found.sizeBytes;
   async function* chunks(): AsyncGenerator<Buffer> {
     for (let offset = 0; offset < size; offset += BODY_DOWNLOAD_CHUNK_BYTES) {

@@ -1,8 +1,9 @@
-import { emailSchema, loginPasswordSchema, QueueFullError, UserError } from "@rehook/core";
+import { emailSchema, INVITE_REQUIRED_MESSAGE, loginPasswordSchema, QueueFullError, SIGNUP_CLOSED_MESSAGE, UserError, type SignupMode } from "@rehook/core";
 import { hashPassword, verifyPassword, type SessionCookie, type SessionUser } from "@rehook/auth";
 import { findUserByEmail } from "@rehook/db";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
+import { inviteClaim } from "./invites.js";
 import { createUser } from "./users.js";
 import { parseInput } from "./validation.js";
 
@@ -43,19 +44,31 @@ async function withHashingSlot<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Who may sign up on the dashboard (SIGNUP; open when unset). */
+export function signupMode(ctx: Pick<ServiceContext, "signup">): SignupMode {
+  return ctx.signup ?? "open";
+}
+
 /**
- * Creates an account and its first session. Sign-ups are limited per client address, counted
- * before the password is hashed.
+ * Creates an account and its first session, as SIGNUP allows: anyone (open), nobody
+ * (closed: accounts come from `rehook user create`) or the holder of an unused invite
+ * (invite: claimed in the transaction that creates the user). Sign-ups are limited per
+ * client address, counted before the password is hashed.
  */
 export async function signUp(
-  ctx: Pick<ServiceContext, "orm" | "sessions" | "throttles">,
-  input: { email: string; password: string; clientAddress: string | null },
+  ctx: Pick<ServiceContext, "orm" | "sessions" | "throttles" | "signup" | "now">,
+  input: { email: string; password: string; clientAddress: string | null; invite?: string | null },
 ): Promise<SignedIn> {
+  const mode = signupMode(ctx);
+  if (mode === "closed") throw new UserError("forbidden", SIGNUP_CLOSED_MESSAGE);
+  if (mode === "invite" && !input.invite) throw new UserError("forbidden", INVITE_REQUIRED_MESSAGE);
   const address = input.clientAddress ?? "-";
   const verdict = ctx.throttles.signup.check(address);
   if (!verdict.allowed) throw tooManyAttempts("sign-ups from this address", verdict.retryAfterMs);
   ctx.throttles.signup.recordFailure(address);
-  const user = await withHashingSlot(() => createUser(ctx, input));
+  const claim = mode === "invite" && input.invite ? inviteClaim(ctx, input.invite) : undefined;
+  const created = await withHashingSlot(() => createUser(ctx, { email: input.email, password: input.password }, claim));
+  const user = { id: created.id, email: created.email };
   return { user, cookie: await ctx.sessions.create(user.id) };
 }
 

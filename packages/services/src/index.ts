@@ -15,10 +15,12 @@ export {
   type EndpointView,
 } from "./endpoints.js";
 export { createUser, requireUserByEmail, type UserView } from "./users.js";
-export { currentSession, logIn, logOut, signUp, type CurrentSession, type SignedIn } from "./identity.js";
+export { currentSession, logIn, logOut, signUp, signupMode, type CurrentSession, type SignedIn } from "./identity.js";
+export { checkInvite, createInvite, isAdmin, listInvites, revokeInvite, type InviteView } from "./invites.js";
 export {
   ATTEMPT_BODY_PREVIEW_BYTES,
   BODY_DOWNLOAD_CHUNK_BYTES,
+  deleteEvent,
   getEvent,
   getEventAttempt,
   LIVE_BATCH_IDS,

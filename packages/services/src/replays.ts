@@ -1,4 +1,4 @@
-import { REPLAY_ENVIRONMENTS, replayTarget, storableText, UserError, uuidv7, withPrivateDestinationHint, type HeaderList, type ReplayEnvironment, type ReplaySource } from "@rehook/core";
+import { REPLAY_ENVIRONMENTS, replayTarget, storableText, notFoundMessage, UserError, uuidv7, withPrivateDestinationHint, type HeaderList, type ReplayEnvironment, type ReplaySource } from "@rehook/core";
 import {
   findOwnedReplayAttempt,
   findReplaySource,
@@ -50,7 +50,7 @@ const replayInput = z.object({
 });
 
 function noSuchEvent(eventId: string): UserError {
-  return new UserError("not_found", `no event with id ${eventId}`);
+  return new UserError("not_found", notFoundMessage("event", eventId));
 }
 
 /**

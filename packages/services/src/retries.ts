@@ -1,4 +1,4 @@
-import { UserError } from "@rehook/core";
+import { notFoundMessage, UserError } from "@rehook/core";
 import { announceEndpointChange, resumeOwnedEndpoint, retryFailedOfEndpoint, retryOwnedEvent } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 
@@ -22,7 +22,7 @@ export async function retryEvent(ctx: Pick<ServiceContext, "orm">, input: { user
   const result = await retryOwnedEvent(ctx.orm.em.fork(), input.userId, input.eventId);
   switch (result.kind) {
     case "not_found":
-      throw new UserError("not_found", `no event with id ${input.eventId}`);
+      throw new UserError("not_found", notFoundMessage("event", input.eventId));
     case "not_applicable":
       if (!result.forwards) throw new UserError("unprocessable", `event ${input.eventId} has no destination to retry (its endpoint only captures)`);
       if (result.inFlight) throw new UserError("conflict", `event ${input.eventId} is being sent right now: wait for this attempt's result`);
@@ -44,7 +44,7 @@ export async function retryFailedEvents(
   input: { userId: string; endpointId: string },
 ): Promise<{ count: number; forwardingPaused: boolean; message: string }> {
   const result = await retryFailedOfEndpoint(ctx.orm.em.fork(), input.userId, input.endpointId);
-  if (!result) throw new UserError("not_found", `no endpoint with id ${input.endpointId}`);
+  if (!result) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
   const queued = `${result.count} failed event${result.count === 1 ? "" : "s"} queued`;
   return { ...result, message: result.forwardingPaused ? `${queued}, but ${PAUSED_NOTE}` : queued };
 }
@@ -57,7 +57,7 @@ export async function retryFailedEvents(
 export async function resumeEndpoint(ctx: Pick<ServiceContext, "orm">, input: { userId: string; endpointId: string }): Promise<{ rescheduled: number }> {
   const em = ctx.orm.em.fork();
   const result = await resumeOwnedEndpoint(em, input.userId, input.endpointId);
-  if (!result) throw new UserError("not_found", `no endpoint with id ${input.endpointId}`);
+  if (!result) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
   await announceEndpointChange(em, input.endpointId, "updated");
   return result;
 }

@@ -1,27 +1,41 @@
 import { emailSchema, passwordSchema, UserError, uuidv7 } from "@rehook/core";
 import { hashPassword } from "@rehook/auth";
-import { findUserByEmail, insertUser, UniqueConstraintViolationException, type User } from "@rehook/db";
+import { findUserByEmail, insertUser, UniqueConstraintViolationException, type EntityManager, type User } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
 import { z } from "zod";
 
-const createUserInput = z.object({ email: emailSchema, password: passwordSchema });
+const createUserInput = z.object({ email: emailSchema, password: passwordSchema, isAdmin: z.boolean().default(false) });
 
 export interface UserView {
   id: string;
   email: string;
+  is_admin: boolean;
 }
 
-export async function createUser(ctx: Pick<ServiceContext, "orm">, input: { email: string; password: string }): Promise<UserView> {
-  const { email, password } = parseInput(createUserInput, input);
+/**
+ * Creates a user (the CLI's `rehook user create`, and sign-up). `beforeInsert` runs in the
+ * transaction that inserts the user (sign-up claims its invite there): when either fails,
+ * neither happened.
+ */
+export async function createUser(
+  ctx: Pick<ServiceContext, "orm">,
+  input: { email: string; password: string; isAdmin?: boolean },
+  beforeInsert?: (em: EntityManager) => Promise<(userId: string) => Promise<void>>,
+): Promise<UserView> {
+  const { email, password, isAdmin } = parseInput(createUserInput, input);
   const passwordHash = await hashPassword(password);
-  const em = ctx.orm.em.fork();
   try {
-    const user = await insertUser(em, { id: uuidv7(), email, passwordHash });
-    return { id: user.id, email: user.email };
+    const user = await ctx.orm.em.fork().transactional(async (em) => {
+      const afterInsert = beforeInsert ? await beforeInsert(em) : undefined;
+      const inserted = await insertUser(em, { id: uuidv7(), email, passwordHash, isAdmin });
+      await afterInsert?.(inserted.id);
+      return inserted;
+    });
+    return { id: user.id, email: user.email, is_admin: user.isAdmin };
   } catch (error) {
     if (error instanceof UniqueConstraintViolationException) {
-      throw new UserError("conflict", `a user with email ${email} already exists`);
+      throw new UserError("conflict", `A user with the email ${email} already exists. Log in instead, or use another email.`);
     }
     throw error;
   }
@@ -31,6 +45,6 @@ export async function createUser(ctx: Pick<ServiceContext, "orm">, input: { emai
 export async function requireUserByEmail(ctx: Pick<ServiceContext, "orm">, rawEmail: string): Promise<User> {
   const email = parseInput(emailSchema, rawEmail);
   const user = await findUserByEmail(ctx.orm.em.fork(), email);
-  if (!user) throw new UserError("not_found", `no user with email ${email}`);
+  if (!user) throw new UserError("not_found", `There is no user with the email ${email}. Check the address, or create the user with rehook user create.`);
   return user;
 }

@@ -1,4 +1,5 @@
 import type { ComponentPropsWithoutRef } from "react";
+import { httpTone, reasonPhrase } from "@rehook/core/browser";
 import { formatPercent, HEALTH_LABELS, isEventStatus, STATUS_LABELS, type HealthState } from "../lib/format";
 
 /** A pill in one of the badge tones (`badge-…` in styles.css), with a coloured dot unless `dot` is false. */
@@ -21,22 +22,29 @@ export function StatusBadge({ status, title }: { status: string; title?: string 
   );
 }
 
-/** An endpoint's health with its success rate ("Healthy · 98%"), or "Capturing". */
-export function HealthBadge({ state, rate }: { state: HealthState; rate: number | null }) {
+/**
+ * An endpoint's health with its success rate ("Healthy · 98%"). Before any finished delivery
+ * (the API's "capturing") it says why: "Capture only" without a destination, "No deliveries
+ * yet" with one.
+ */
+export function HealthBadge({ state, rate, captureOnly }: { state: HealthState; rate: number | null; captureOnly: boolean }) {
   const showRate = state !== "capturing" && rate !== null;
+  const waiting = state === "capturing";
+  const label = waiting ? (captureOnly ? "Capture only" : "No deliveries yet") : HEALTH_LABELS[state];
+  const title = showRate
+    ? `${formatPercent(rate)} of finished deliveries succeeded`
+    : captureOnly
+      ? "No destination: events are only captured"
+      : "Nothing delivered or failed yet";
   return (
-    <Badge
-      tone={`health-${state}`}
-      data-health={state}
-      title={showRate ? `${formatPercent(rate)} of finished deliveries succeeded` : "No deliveries yet: events are only captured"}
-    >
-      {HEALTH_LABELS[state]}
+    <Badge tone={waiting && !captureOnly ? "neutral" : `health-${state}`} data-health={state} title={title}>
+      {label}
       {showRate ? <span className="badge-extra"> · {formatPercent(rate)}</span> : null}
     </Badge>
   );
 }
 
-/** An HTTP status code, green for 2xx, amber for 3xx, red otherwise. */
+/** An HTTP status code with its standard words ("202 Accepted"), green for 2xx, amber for 3xx, red otherwise. */
 export function HttpStatus({ code }: { code: number | null }) {
   if (code === null)
     return (
@@ -44,11 +52,9 @@ export function HttpStatus({ code }: { code: number | null }) {
         No response
       </Badge>
     );
-  const tone = code >= 200 && code < 300 ? "ok" : code >= 300 && code < 400 ? "warn" : "fail";
-  const word = tone === "ok" ? "OK" : tone === "warn" ? "Redirect" : "Error";
   return (
-    <Badge tone={`http-${tone}`} data-http-status={code}>
-      {code} <span className="badge-extra">{word}</span>
+    <Badge tone={`http-${httpTone(code)}`} data-http-status={code}>
+      {code} <span className="badge-extra">{reasonPhrase(code)}</span>
     </Badge>
   );
 }

@@ -8,7 +8,7 @@ function withNext(path: string, next: string | undefined): string {
 }
 
 /** The sign-up and log-in form: same fields, different wording. */
-export function CredentialsForm(props: { mode: "login" | "signup"; error?: string; email?: string; next?: string }) {
+export function CredentialsForm(props: { mode: "login" | "signup"; error?: string; email?: string; next?: string; invite?: string }) {
   const navigation = useNavigation();
   const busy = navigation.state !== "idle";
   const login = props.mode === "login";
@@ -17,6 +17,7 @@ export function CredentialsForm(props: { mode: "login" | "signup"; error?: strin
       <p className="muted auth-tagline">{login ? "Welcome back. Log in to see your endpoints and events." : "Capture, inspect, forward and replay webhooks on your own server."}</p>
       <Form method="post" className="stack">
         {props.next ? <input type="hidden" name="next" value={props.next} /> : null}
+        {props.invite ? <input type="hidden" name="invite" value={props.invite} /> : null}
         <label className="field">
           <span>Email</span>
           <input name="email" type="email" autoComplete="email" required defaultValue={props.email} autoFocus />

@@ -5,6 +5,8 @@ export interface TabItem {
   label: string;
   /** A small figure after the label (a header count, a status code). */
   extra?: ReactNode;
+  /** Colours the figure by what it means (a response's status: ok, warn, fail) instead of the accent. */
+  extraTone?: "ok" | "warn" | "fail";
   render: () => ReactNode;
 }
 
@@ -52,7 +54,7 @@ export function Tabs({ items, label, initial }: { items: TabItem[]; label: strin
             >
               {item.label}
               {item.extra !== undefined ? (
-                <span className="tab-extra" aria-hidden="true">
+                <span className={item.extraTone ? `tab-extra tab-extra-${item.extraTone}` : "tab-extra"} aria-hidden="true">
                   {item.extra}
                 </span>
               ) : null}

@@ -106,7 +106,7 @@ export default function Endpoints() {
                   </Link>
                   <span className="endpoint-badges">
                     {endpoint.forwardingPaused ? <PausedBadge reason={endpoint.pausedReason} /> : null}
-                    <HealthBadge state={endpoint.health.state} rate={endpoint.health.success_rate} />
+                    <HealthBadge state={endpoint.health.state} rate={endpoint.health.success_rate} captureOnly={!endpoint.destination_url} />
                   </span>
                 </div>
                 <CopyField value={endpoint.webhook_url} testId="capture-url" />
@@ -123,9 +123,11 @@ export default function Endpoints() {
                       </span>
                     )}
                   </span>
-                  <span className="endpoint-counts" data-testid="counts">
-                    {deliveryCounts(endpoint)}
-                  </span>
+                  {endpoint.destination_url ? (
+                    <span className="endpoint-counts" data-testid="counts">
+                      {deliveryCounts(endpoint)}
+                    </span>
+                  ) : null}
                 </div>
               </li>
             ))}

@@ -11,6 +11,7 @@ import { Breadcrumb, Card, CopyField, Detail, FormError, FormSuccess, Icon, Page
 import { errorMessage, throwIfNotFound } from "../lib/errors";
 import { deliveryCounts, formatLatency, keptForText, plural } from "../lib/format";
 import { readRetryForm } from "../lib/retries";
+import { noticeCookie } from "../lib/notice.server";
 import { requireUser } from "../lib/session.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `${data.endpoint.name} · Rehook` : "Endpoint · Rehook" }];
@@ -36,13 +37,16 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "update");
   if (intent === "delete") {
+    let name: string;
     try {
+      name = (await context.caller.endpoints.get({ id })).name;
       await context.caller.endpoints.delete({ id });
     } catch (error) {
       throwIfNotFound(error);
       return { intent: "delete" as const, ok: false as const, error: errorMessage(error) };
     }
-    return redirect("/", 303);
+    const notice = `Endpoint “${name}” was deleted. Its capture URL no longer accepts requests, and its events are being removed.`;
+    return redirect("/", { status: 303, headers: { "Set-Cookie": noticeCookie(notice) } });
   }
   if (intent === "resume") {
     try {
@@ -135,7 +139,7 @@ export default function EndpointPage() {
         title={endpoint.name}
         description={
           <span className="header-meta">
-            <HealthBadge state={endpoint.health.state} rate={endpoint.health.success_rate} />
+            <HealthBadge state={endpoint.health.state} rate={endpoint.health.success_rate} captureOnly={!endpoint.destination_url} />
             {endpoint.forwardingPaused ? <PausedBadge reason={endpoint.pausedReason} /> : null}
             <span>{deliveryCounts(endpoint)}</span>
             <span>

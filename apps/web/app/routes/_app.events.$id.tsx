@@ -3,9 +3,11 @@ import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import { AttemptTimeline } from "../components/attempts";
 import { HttpStatus, StatusBadge } from "../components/badges";
+import { httpTone } from "@rehook/core/browser";
 import { CopyButton } from "../components/copy-button";
 import { ResolvedByReplay } from "../components/feed-row";
 import { ForwardedTo } from "../components/forwarded-to";
+import { DeleteEventButton } from "../components/delete-event";
 import { TimeUntil } from "../components/delivery";
 import { HeadersTable, PayloadBlock, payloadText, TruncatedPayloadNotice, type PayloadData } from "../components/payload";
 import { RelativeTime, useExactTime } from "../components/relative-time";
@@ -210,6 +212,7 @@ export default function EventPage() {
                 R
               </kbd>
             </button>
+            <DeleteEventButton eventId={event.id} replayCount={event.replayCount} />
           </>
         }
       />
@@ -269,6 +272,7 @@ export default function EventPage() {
               id: "response",
               label: "Response",
               extra: response?.status ?? undefined,
+              extraTone: typeof response?.status === "number" ? httpTone(response.status) : undefined,
               render: () =>
                 response ? (
                   <div className="response">

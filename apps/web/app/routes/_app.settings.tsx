@@ -7,6 +7,7 @@ import { CopyButton } from "../components/copy-button";
 import { DataTable } from "../components/data-table";
 import { CheckboxField, IntentButton, SubmitButton, TextField, UrlField } from "../components/form-fields";
 import { useResetAfterCreate } from "../components/hooks";
+import { Invites } from "../components/invites";
 import { RelativeTime } from "../components/relative-time";
 import { Alert, Card, CopyField, EmptyState, FormError, FormSuccess, Icon, PageHeader, RouteError } from "../components/ui";
 import { errorMessage, hasCode } from "../lib/errors";
@@ -25,13 +26,15 @@ const isTrigger = (value: unknown): value is Trigger => TRIGGERS.some((trigger) 
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   requireUser(context, request);
-  const [apiKeys, endpoints, notifications] = await Promise.all([
+  const [apiKeys, endpoints, notifications, invites] = await Promise.all([
     context.caller.apiKeys.list(),
     context.caller.endpoints.list(),
     context.caller.notifications.get(),
+    context.caller.invites.list(),
   ]);
   return {
     apiKeys,
+    invites,
     endpoints: endpoints.map((endpoint) => ({ id: endpoint.id, name: endpoint.name, webhook_url: endpoint.webhook_url })),
     notifications,
   };
@@ -79,6 +82,13 @@ export async function action({ request, context }: ActionFunctionArgs): Promise<
         const created = await context.caller.apiKeys.create({ name: String(form.get("name") ?? "") });
         return reply(intent, { id: created.apiKey.id, key: created.key, name: created.apiKey.name });
       }
+      case "createInvite": {
+        const created = await context.caller.invites.create();
+        return reply(intent, { id: created.invite.id, key: created.url });
+      }
+      case "revokeInvite":
+        await context.caller.invites.revoke({ id });
+        return reply(intent, { id });
       case "revokeKey":
         await context.caller.apiKeys.revoke({ id });
         return reply(intent, { id });
@@ -119,7 +129,7 @@ export async function action({ request, context }: ActionFunctionArgs): Promise<
 type ActionResult = ActionReply | undefined;
 
 export default function Settings() {
-  const { apiKeys, endpoints, notifications } = useLoaderData<typeof loader>();
+  const { apiKeys, endpoints, notifications, invites } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   return (
     <>
@@ -128,10 +138,16 @@ export default function Settings() {
         <a href="#api-keys">API keys</a>
         <a href="#security">Security</a>
         <a href="#notifications">Notifications</a>
+        {invites.isAdmin ? <a href="#invites">Invites</a> : null}
       </nav>
       <ApiKeys apiKeys={apiKeys} result={result} />
       <Security endpoints={endpoints} result={result} />
       <Notifications settings={notifications} result={result} />
+      {invites.isAdmin ? (
+        <Section id="invites" icon="plus" title="Invites" description="One-time links that let someone create an account when SIGNUP=invite. Each works once and for 7 days.">
+          <Invites invites={invites.invites} result={result} />
+        </Section>
+      ) : null}
     </>
   );
 }

@@ -1,65 +1,22 @@
-import type { LoaderFunctionArgs } from "@remix-run/node";
-import { Form, NavLink, Outlet, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { data, type LoaderFunctionArgs } from "@remix-run/node";
+import { Outlet, useLoaderData } from "@remix-run/react";
+import { ShellLayout } from "../components/shell-layout";
+import { clearedNoticeCookie, readNotice } from "../lib/notice.server";
 import { requireUser } from "../lib/session.server";
 
 /** The signed-in shell: every dashboard page sits in it, and it sends visitors to /login. */
 export function loader({ context, request }: LoaderFunctionArgs) {
   const user = requireUser(context, request);
-  return { email: user.email };
+  // A notice from the last action (a deletion) is shown once.
+  const notice = readNotice(request);
+  return notice ? data({ email: user.email, notice }, { headers: { "Set-Cookie": clearedNoticeCookie() } }) : { email: user.email, notice: null };
 }
 
 export default function AppShell() {
-  const { email } = useLoaderData<typeof loader>();
-  const navigation = useNavigation();
-  const location = useLocation();
-  const onEndpointPage = location.pathname.startsWith("/endpoints/");
-  const loading = navigation.state === "loading" && !navigation.formData;
+  const { email, notice } = useLoaderData<typeof loader>();
   return (
-    <div className="shell">
-      <a href="#main" className="skip-link">
-        Skip to content
-      </a>
-      <div className={`progress${loading ? " is-active" : ""}`} aria-hidden="true" />
-      <header className="topbar">
-        <div className="topbar-inner">
-          <NavLink to="/" className="brand" end aria-label="Rehook home">
-            <span className="logo" aria-hidden="true">
-              ↺
-            </span>
-            <span className="brand-name">Rehook</span>
-          </NavLink>
-          <nav className="nav" aria-label="Main">
-            <NavLink to="/" end className={({ isActive }) => (isActive || onEndpointPage ? "nav-link active" : "nav-link")}>
-              Endpoints
-            </NavLink>
-            <NavLink to="/events" className="nav-link">
-              Activity
-            </NavLink>
-            <NavLink to="/replays" className="nav-link">
-              Replays
-            </NavLink>
-            <NavLink to="/settings" className="nav-link">
-              Settings
-            </NavLink>
-            <NavLink to="/api-docs" className="nav-link">
-              API
-            </NavLink>
-          </nav>
-          <div className="account">
-            <span className="account-email" title={email}>
-              {email}
-            </span>
-            <Form method="post" action="/logout">
-              <button type="submit" className="button ghost small">
-                Log out
-              </button>
-            </Form>
-          </div>
-        </div>
-      </header>
-      <main className="page" id="main" tabIndex={-1}>
-        <Outlet />
-      </main>
-    </div>
+    <ShellLayout email={email} notice={notice}>
+      <Outlet />
+    </ShellLayout>
   );
 }

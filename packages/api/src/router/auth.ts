@@ -1,13 +1,21 @@
 import { z } from "zod";
-import { logIn, logOut, signUp } from "@rehook/services";
+import { checkInvite, logIn, logOut, signUp, signupMode } from "@rehook/services";
 import { protectedProcedure, publicProcedure, router } from "../trpc.js";
 
 const credentials = z.object({ email: z.string(), password: z.string() });
+// An invite token is 32 characters; anything much longer is refused before it is hashed.
+const inviteToken = z.string().max(200).nullish();
 
 export const authRouter = router({
   me: publicProcedure.query(({ ctx }) => ctx.session?.user ?? null),
 
-  signUp: publicProcedure.input(credentials).mutation(async ({ ctx, input }) => {
+  /** Who may sign up here, and (given a link's token) whether that invite can be used. */
+  signupPolicy: publicProcedure.input(z.object({ invite: inviteToken })).query(async ({ ctx, input }) => {
+    const mode = signupMode(ctx.services);
+    return { mode, invite: mode === "invite" && input.invite ? await checkInvite(ctx.services, input.invite) : null };
+  }),
+
+  signUp: publicProcedure.input(credentials.extend({ invite: inviteToken })).mutation(async ({ ctx, input }) => {
     const signedIn = await signUp(ctx.services, { ...input, clientAddress: ctx.clientAddress });
     ctx.setCookie(signedIn.cookie.serialized);
     return signedIn.user;

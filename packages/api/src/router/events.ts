@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { curlCommand, describePayload, EVENT_STATUSES, forwardTarget, webhookUrl } from "@rehook/core";
-import { getEvent, getEventAttempt, listEvents, openLiveEvents, retryEvent } from "@rehook/services";
+import { deleteEvent, getEvent, getEventAttempt, listEvents, openLiveEvents, retryEvent } from "@rehook/services";
 import { protectedProcedure, router } from "../trpc.js";
 
 const filter = z.object({
@@ -15,6 +15,12 @@ const filter = z.object({
 });
 
 export const eventsRouter = router({
+  /** Deletes the event with its attempts and replays. */
+  delete: protectedProcedure.input(z.object({ id: z.string() })).mutation(async ({ ctx, input }) => {
+    await deleteEvent(ctx.services, { userId: ctx.user.id, eventId: input.id });
+    return null;
+  }),
+
   list: protectedProcedure
     .input(filter.extend({ before: z.string().optional(), limit: z.number().optional() }))
     .query(({ ctx, input }) => listEvents(ctx.services, { userId: ctx.user.id, ...input })),

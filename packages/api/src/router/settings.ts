@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { NOTIFICATION_TRIGGERS } from "@rehook/core";
-import { createApiKey, getNotificationSettings, listApiKeys, revokeApiKey, saveNotificationSettings, sendTestNotification } from "@rehook/services";
+import { createApiKey, createInvite, getNotificationSettings, isAdmin, listInvites, revokeInvite, listApiKeys, revokeApiKey, saveNotificationSettings, sendTestNotification } from "@rehook/services";
 import { protectedProcedure, router } from "../trpc.js";
 
 export const apiKeysRouter = router({
@@ -20,4 +20,19 @@ export const notificationsRouter = router({
     .mutation(({ ctx, input }) => saveNotificationSettings(ctx.services, { userId: ctx.user.id, ...input })),
   /** Posts a sample message to the saved URL and answers how the provider took it. */
   sendTest: protectedProcedure.mutation(({ ctx }) => sendTestNotification(ctx.services, { userId: ctx.user.id })),
+});
+
+/** One-time invite links (SIGNUP=invite), for admins. */
+export const invitesRouter = router({
+  /** Whether this user is an admin, and (if so) their recent invites. */
+  list: protectedProcedure.query(async ({ ctx }) => {
+    const admin = await isAdmin(ctx.services, { userId: ctx.user.id });
+    return { isAdmin: admin, invites: admin ? await listInvites(ctx.services, { userId: ctx.user.id }) : [] };
+  }),
+  /** The link is in this answer only. */
+  create: protectedProcedure.mutation(({ ctx }) => createInvite(ctx.services, { userId: ctx.user.id })),
+  revoke: protectedProcedure.input(z.object({ id: z.string() })).mutation(async ({ ctx, input }) => {
+    await revokeInvite(ctx.services, { userId: ctx.user.id, inviteId: input.id });
+    return null;
+  }),
 });

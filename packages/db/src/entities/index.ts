@@ -5,7 +5,21 @@ export interface User {
   id: string;
   email: string;
   passwordHash: string;
+  /** Makes invite links (SIGNUP=invite): the first user, and users created with `rehook user create --admin`. */
+  isAdmin: boolean;
   createdAt: Date;
+}
+
+export interface Invite {
+  id: string;
+  createdBy: User;
+  /** SHA-256 of the link's token: the token itself is shown once. */
+  tokenHash: Buffer;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+  usedBy: User | null;
+  revokedAt: Date | null;
 }
 
 export interface Session {
@@ -200,7 +214,23 @@ export const UserEntity = new EntitySchema<User>({
     id: { type: "uuid", primary: true },
     email: { type: "text", unique: "users_email_unique" },
     passwordHash: { type: "text" },
+    isAdmin: { type: "boolean", default: false },
     createdAt,
+  },
+});
+
+export const InviteEntity = new EntitySchema<Invite>({
+  name: "Invite",
+  tableName: "invites",
+  properties: {
+    id: { type: "uuid", primary: true },
+    createdBy: { kind: "m:1", entity: () => UserEntity, deleteRule: "cascade", index: "invites_created_by_id_index" },
+    tokenHash: { type: "blob", unique: "invites_token_hash_unique" },
+    createdAt,
+    expiresAt: { ...timestamp },
+    usedAt: { ...timestamp, nullable: true },
+    usedBy: { kind: "m:1", entity: () => UserEntity, deleteRule: "set null", nullable: true },
+    revokedAt: { ...timestamp, nullable: true },
   },
 });
 
@@ -438,4 +468,5 @@ export const entities = [
   DeliveryAttemptEntity,
   JobEntity,
   EventCountEntity,
+  InviteEntity,
 ];

@@ -10,6 +10,7 @@ import { Migration20261122200000_pending_by_endpoint } from "./Migration20261122
 import { Migration20261122300000_jobs } from "./Migration20261122300000_jobs.js";
 import { Migration20261123000000_event_partitions } from "./Migration20261123000000_event_partitions.js";
 import { Migration20261123010000_event_counts_retention } from "./Migration20261123010000_event_counts_retention.js";
+import { Migration20261124000000_admins_invites } from "./Migration20261124000000_admins_invites.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -24,4 +25,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261122300000_jobs", class: Migration20261122300000_jobs },
   { name: "Migration20261123000000_event_partitions", class: Migration20261123000000_event_partitions },
   { name: "Migration20261123010000_event_counts_retention", class: Migration20261123010000_event_counts_retention },
+  { name: "Migration20261124000000_admins_invites", class: Migration20261124000000_admins_invites },
 ];

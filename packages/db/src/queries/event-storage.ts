@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { EventStatus } from "@rehook/core";
+import { isUuid, type EventStatus } from "@rehook/core";
 import { withTransaction, type Pool } from "../pool.js";
 import type { EventPartition } from "../partitions.js";
 
@@ -71,6 +71,19 @@ select coalesce(sum(n), 0) as deleted from tally`;
 const PURGE_ENDPOINT_BATCH = purgeStatement("select id from events where endpoint_id = $1 and id < $2 order by id limit $3");
 /** Up to $2 events of the default partition with ids below $1 (ids no day partition covers). */
 const PURGE_DEFAULT_BATCH = purgeStatement("select id from events_default where id < $1 limit $2");
+
+/** The user's event $1 (the join makes another user's id delete nothing). */
+const DELETE_OWNED_EVENT = purgeStatement("select e.id from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.user_id = ?");
+
+/**
+ * Deletes one of the user's events, its delivery and replay attempts (by cascade), and takes
+ * it out of the counts, in one statement. False when the user has no such event.
+ */
+export async function deleteOwnedEvent(em: EntityManager, userId: string, eventId: string): Promise<boolean> {
+  if (!isUuid(eventId)) return false;
+  const rows = await em.getConnection().execute<Array<{ deleted: string }>>(DELETE_OWNED_EVENT, [eventId, userId]);
+  return Number(rows[0]?.deleted ?? 0) > 0;
+}
 
 /** Ids below this are all ids. */
 const EVERY_ID = "ffffffff-ffff-ffff-ffff-ffffffffffff";

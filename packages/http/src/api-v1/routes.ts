@@ -1,7 +1,8 @@
-import { describePayload, UserError } from "@rehook/core";
+import { describePayload, issueSentence, UserError } from "@rehook/core";
 import {
   createEndpoint,
   deleteEndpoint,
+  deleteEvent,
   getEndpoint,
   openEndpointEventStream,
   openEventBody,
@@ -104,9 +105,7 @@ function defineRoute<Q extends z.ZodType | undefined = undefined, B extends z.Zo
 export function parseWith<T extends z.ZodType>(schema: T, input: unknown, what: string): z.infer<T> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const first = parsed.error.issues[0]!;
-  const where = first.path.length > 0 ? `${first.path.join(".")}: ` : "";
-  throw new UserError("validation_failed", `invalid ${what}: ${where}${first.message}`, parsed.error.issues);
+  throw new UserError("validation_failed", `The request ${what} is not valid. ${issueSentence(parsed.error.issues[0]!)}`, parsed.error.issues);
 }
 
 /** The endpoint fields the public API shows: a list, so a field added to the view stays private until named here. */
@@ -254,6 +253,18 @@ export const ROUTES: Route[] = [
           next_attempt_at: event.nextAttemptAt?.toISOString() ?? null,
         },
       };
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/events/{id}",
+    operationId: "deleteEvent",
+    summary: "Delete an event with its delivery attempts and replays (permanent)",
+    success: { status: 204, description: "Deleted" },
+    errors: [404],
+    async handle({ services, userId, params }) {
+      await deleteEvent(services, { userId, eventId: params.id! });
+      return { status: 204 };
     },
   }),
   defineRoute({

@@ -1,0 +1,22 @@
+import { createInvite, requireUserByEmail } from "@rehook/services";
+import { defineCommand } from "./define.js";
+import { withDatabase } from "./with-database.js";
+
+export const inviteCreateCommand = defineCommand(
+  ["invite", "create"],
+  {
+    usage: "rehook invite create --email <admin email>",
+    summary: "Make a one-time invite link (SIGNUP=invite) as an admin. Prints its details, then the link alone on the last line (shown only now).",
+    options: {
+      email: { type: "string", required: true, description: "the email of the admin the invite is from" },
+    },
+  } as const,
+  async (options, context) => {
+    const { url, invite } = await withDatabase(context, async ({ orm }) => {
+      const admin = await requireUserByEmail({ orm }, options.email);
+      return createInvite({ orm, baseUrl: context.config.baseUrl }, { userId: admin.id });
+    });
+    context.stdout.write(`${JSON.stringify(invite)}\n${url}\n`);
+    return undefined;
+  },
+);

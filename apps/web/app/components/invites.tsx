@@ -1,0 +1,77 @@
+import { useNavigation } from "@remix-run/react";
+import { Badge } from "./badges";
+import { DataTable } from "./data-table";
+import { IntentButton } from "./form-fields";
+import { RelativeTime } from "./relative-time";
+import { CopyField, FormError } from "./ui";
+
+type InviteRow = { id: string; created_at: string; expires_at: string; state: "open" | "used" | "expired" | "revoked"; used_by: string | null };
+/** The Settings action's answer, as far as invites read it (the new link travels in `key`). */
+type InviteReply = { intent: string; ok: boolean; id: string | null; key: string | null; error: string | null } | undefined;
+
+const STATE_LABEL = { open: "Open", used: "Used", expired: "Expired", revoked: "Revoked" } as const;
+const STATE_TONE = { open: "delivered", used: "neutral", expired: "neutral", revoked: "revoked" } as const;
+
+/** An admin's invite links: make one (shown once), see each one's expiry or use, revoke an open one. */
+export function Invites({ invites, result }: { invites: InviteRow[]; result: InviteReply }) {
+  const navigation = useNavigation();
+  const pendingIntent = navigation.state === "submitting" ? String(navigation.formData?.get("intent") ?? "") : null;
+  const pendingId = navigation.state === "submitting" ? String(navigation.formData?.get("id") ?? "") : null;
+  const created = result?.intent === "createInvite" && result.ok ? result.key : null;
+  const failed = (result?.intent === "createInvite" || result?.intent === "revokeInvite") && !result.ok ? result.error : null;
+  return (
+    <div className="invites">
+      <IntentButton intent="createInvite" className="button primary" busy={pendingIntent === "createInvite"} busyLabel="Creating…" preventScrollReset>
+        Create invite link
+      </IntentButton>
+      <FormError message={failed} />
+      {created ? (
+        <div className="new-secret" aria-labelledby="new-invite-title">
+          <p id="new-invite-title" className="new-secret-title">
+            New invite link
+          </p>
+          <CopyField value={created} testId="new-invite-link" />
+          <p className="new-secret-note">
+            <strong>Copy it now: it will not be shown again.</strong> Send it to the person you invite; it works once.
+          </p>
+        </div>
+      ) : null}
+      {invites.length === 0 ? (
+        <p className="muted empty-inline">No invites yet.</p>
+      ) : (
+        <div className="table-wrap">
+          <DataTable className="invites-table" caption="Invites" columns={["Created", "Expires", "State", { label: <span className="sr-only">Actions</span> }]}>
+            {invites.map((invite) => (
+              <tr key={invite.id} data-testid="invite-row">
+                <td data-label="Created">
+                  <RelativeTime value={invite.created_at} />
+                </td>
+                <td data-label="Expires">{invite.state === "open" ? <RelativeTime value={invite.expires_at} /> : <span className="muted">—</span>}</td>
+                <td data-label="State">
+                  <Badge tone={STATE_TONE[invite.state]} dot={false}>
+                    {STATE_LABEL[invite.state]}
+                  </Badge>
+                  {invite.used_by ? <span className="muted small invite-used-by"> by {invite.used_by}</span> : null}
+                </td>
+                <td className="cell-actions">
+                  {invite.state === "open" ? (
+                    <IntentButton
+                      intent="revokeInvite"
+                      id={invite.id}
+                      className="button danger-outline small"
+                      busy={pendingIntent === "revokeInvite" && pendingId === invite.id}
+                      busyLabel="Revoking…"
+                      preventScrollReset
+                    >
+                      Revoke
+                    </IntentButton>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        </div>
+      )}
+    </div>
+  );
+}

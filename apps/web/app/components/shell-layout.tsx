@@ -1,0 +1,60 @@
+import type { ReactNode } from "react";
+import { Form, NavLink, useLocation, useNavigation } from "@remix-run/react";
+import { ShellNotice } from "./shell-notice";
+
+/** The signed-in frame: top bar, navigation, the one-time notice, then the page. */
+export function ShellLayout({ email, notice, children }: { email: string; notice: string | null; children: ReactNode }) {
+  const navigation = useNavigation();
+  const location = useLocation();
+  const onEndpointPage = location.pathname.startsWith("/endpoints/");
+  const loading = navigation.state === "loading" && !navigation.formData;
+  return (
+    <div className="shell">
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <div className={`progress${loading ? " is-active" : ""}`} aria-hidden="true" />
+      <header className="topbar">
+        <div className="topbar-inner">
+          <NavLink to="/" className="brand" end aria-label="Rehook home">
+            <span className="logo" aria-hidden="true">
+              ↺
+            </span>
+            <span className="brand-name">Rehook</span>
+          </NavLink>
+          <nav className="nav" aria-label="Main">
+            <NavLink to="/" end className={({ isActive }) => (isActive || onEndpointPage ? "nav-link active" : "nav-link")}>
+              Endpoints
+            </NavLink>
+            <NavLink to="/events" className="nav-link">
+              Activity
+            </NavLink>
+            <NavLink to="/replays" className="nav-link">
+              Replays
+            </NavLink>
+            <NavLink to="/settings" className="nav-link">
+              Settings
+            </NavLink>
+            <NavLink to="/api-docs" className="nav-link">
+              API
+            </NavLink>
+          </nav>
+          <div className="account">
+            <span className="account-email" title={email}>
+              {email}
+            </span>
+            <Form method="post" action="/logout">
+              <button type="submit" className="button ghost small">
+                Log out
+              </button>
+            </Form>
+          </div>
+        </div>
+      </header>
+      <main className="page" id="main" tabIndex={-1}>
+        {notice ? <ShellNotice key={notice} text={notice} /> : null}
+        {children}
+      </main>
+    </div>
+  );
+}
