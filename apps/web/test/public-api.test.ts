@@ -227,6 +227,24 @@ describe("/api/v1 events", () => {
     expect((await api("GET", `/events?endpoint_id=${endpointA.id}`)).json!.meta.total).toBe(before - 1);
     expect(await eventCountMismatches(t.db)).toEqual([]);
   });
+
+  it("lists each endpoint with its event count and its newest event's time, kept true by a delete", async () => {
+    const quiet = (await api("POST", "/endpoints", { body: { name: "Counted" } })).json as { id: string; slug: string };
+    const listed = async () => (await api("GET", "/endpoints?limit=100")).json!.data.find((e: { id: string }) => e.id === quiet.id) as { event_count: number; last_event_at: string | null };
+    expect(await listed()).toMatchObject({ event_count: 0, last_event_at: null });
+
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) ids.push(await capture(quiet.slug, Buffer.from(`{"n":${n}}`)));
+    const receivedAt = async (id: string) => (await api("GET", `/events/${id}`)).json!.received_at as string;
+    expect(await listed()).toEqual(expect.objectContaining({ event_count: 3, last_event_at: await receivedAt(ids[2]!) }));
+
+    // The newest goes: the count drops by one and the time is the one before it.
+    expect((await api("DELETE", `/events/${ids[2]}`)).status).toBe(204);
+    expect(await listed()).toEqual(expect.objectContaining({ event_count: 2, last_event_at: await receivedAt(ids[1]!) }));
+    // The endpoint's other numbers are untouched, and A's own endpoint is counted too.
+    const all = (await api("GET", "/endpoints?limit=100")).json!.data as Array<{ id: string; event_count: number }>;
+    expect(all.find((e) => e.id === endpointA.id)!.event_count).toBe((await api("GET", `/events?endpoint_id=${endpointA.id}`)).json!.meta.total);
+  });
 });
 
 describe("/api/v1 retries, attempts and the circuit breaker", () => {
