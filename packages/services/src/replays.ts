@@ -75,7 +75,7 @@ export async function sendReplay(
   source: ReplaySourceRow,
   replay: { userId: string; environment: ReplayEnvironment; url: string; jobId?: string | null },
 ): Promise<ReplayAttempt> {
-  if (!ctx.outbound) throw new UserError("unavailable", "replays are not available on this server");
+  if (!ctx.outbound) throw new UserError("unavailable", "Replays are not available on this server. Ask its operator to run it with delivery turned on.");
   // Through the same worker pool, safe agent and time limit as forwarding; signed afresh.
   const result: DeliveryResult = await ctx.outbound.pool.run(outboundTask(source, replay.url, ctx.outbound.options));
   return insertReplayAttempt(ctx.orm.em.fork(), {
@@ -194,7 +194,7 @@ export async function getReplay(
   input: { userId: string; attemptId: string },
 ): Promise<ReplayAttemptView & { response_headers: HeaderList | null; response_truncated: boolean; response_body_base64: string | null }> {
   const attempt = await findOwnedReplayAttempt(ctx.orm.em.fork(), input.userId, input.attemptId);
-  if (!attempt) throw new UserError("not_found", `no replay with id ${input.attemptId}`);
+  if (!attempt) throw new UserError("not_found", `There is no replay with the id ${input.attemptId}. Check the id, or list replays to find it.`);
   return {
     ...replayAttemptView(attempt, attempt.event.id),
     response_headers: attempt.responseHeaders,

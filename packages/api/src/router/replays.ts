@@ -4,7 +4,7 @@ import { getReplay, listReplays, localReplayRequest, recordLocalReplay, replayEv
 import { protectedProcedure, router } from "../trpc.js";
 
 function bulkReplays(ctx: { services: ServiceContext }): BulkReplays {
-  if (!ctx.services.bulkReplays) throw new UserError("unavailable", "bulk replays are not available on this server");
+  if (!ctx.services.bulkReplays) throw new UserError("unavailable", "Bulk replays are not available on this server. Replay events one at a time instead.");
   return ctx.services.bulkReplays;
 }
 
