@@ -42,7 +42,7 @@ export function parseOptions<Options extends OptionSpec>(spec: CommandSpec<Optio
   }
   if (values.help) return "help";
   for (const [name, option] of Object.entries(spec.options)) {
-    if (option.required && (values[name] === undefined || values[name] === "")) throw new UsageError(`missing --${name}`);
+    if (option.required && (values[name] === undefined || values[name] === "")) throw new UsageError(`The option --${name} is required. Add it to the command.`);
     if (option.type === "boolean") values[name] = values[name] === true;
   }
   return values as Parsed<Options>;

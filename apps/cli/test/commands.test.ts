@@ -65,7 +65,7 @@ describe("rehook user create", () => {
   it("says which flag is missing", async () => {
     const result = await runCli(["user", "create", "--email", "x@example.com"], env);
     expect(result.code).toBe(2);
-    expectOneLineError(result.stderr, /missing --password/);
+    expectOneLineError(result.stderr, /The option --password is required\. Add it to the command\./);
   });
 });
 

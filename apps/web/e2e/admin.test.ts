@@ -99,10 +99,11 @@ describe("sign-up by invitation", () => {
 
 describe("housekeeping pages", () => {
   let eventId: string;
+  let inboxSlug: string;
 
   it("labels endpoints with nothing finished yet by why: capture only, or no deliveries yet", async () => {
     await logIn("invited@example.com");
-    await createEndpoint(page, "Inbox");
+    inboxSlug = (await createEndpoint(page, "Inbox")).slug;
     await createEndpoint(page, "Waiting", `http://127.0.0.1:${failingPort}/later`);
     const inbox = page.getByTestId("endpoint-row").filter({ hasText: "Inbox" });
     expect(await inbox.getByText("Capture only").count()).toBeGreaterThan(0);
@@ -110,6 +111,24 @@ describe("housekeeping pages", () => {
     const waiting = page.getByTestId("endpoint-row").filter({ hasText: "Waiting" });
     expect(await waiting.locator("[data-health]").textContent()).toBe("No deliveries yet");
     await threeShots("endpoint-list-labels");
+  });
+
+  it("shows each endpoint's event count and when its last event arrived, exact on hover", async () => {
+    const inbox = page.getByTestId("endpoint-row").filter({ hasText: "Inbox" });
+    await captureEvent(t.rehook.url, inboxSlug, '{"n":1}');
+    const newest = await captureEvent(t.rehook.url, inboxSlug, '{"n":2}');
+    const [row] = await t.db.query<{ received_at: Date }>("select received_at from events where id = $1", [newest]);
+    await page.reload();
+
+    expect(await inbox.getByTestId("event-count").textContent()).toBe("2 events");
+    const last = inbox.getByTestId("last-event").locator("time");
+    expect(await inbox.getByTestId("last-event").textContent()).toMatch(/^Last received /);
+    expect(await last.getAttribute("datetime")).toBe(row!.received_at.toISOString());
+    expect(await last.getAttribute("title")).toBeTruthy();
+    const waiting = page.getByTestId("endpoint-row").filter({ hasText: "Waiting" });
+    expect(await waiting.getByTestId("event-count").textContent()).toBe("0 events");
+    expect(await waiting.getByTestId("last-event").textContent()).toBe("Nothing received yet");
+    await threeShots("endpoint-list-events");
   });
 
   it("colours a 500 response red on the event page, and names 500 in words", async () => {

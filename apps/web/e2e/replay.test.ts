@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Sink } from "@rehook/vitest-config/sink";
@@ -6,19 +7,19 @@ import type { TestServer } from "../test/test-server.js";
 import { launchBrowser, type Browser } from "./browser.js";
 import { captureEvent, createEndpoint, openDashboard, signUp, type Dashboard } from "./fixture.js";
 
-/** A server on 127.0.0.1:3000 (where local replays go, as http://localhost:3000), or null when the port is taken. */
-async function listenOnLocalhost3000(answer: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void): Promise<{ close(): Promise<void> } | null> {
+/** The developer's local server: on 127.0.0.1 (which http://localhost reaches) at a free port. */
+async function listenOnLocalhost(answer: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void): Promise<{ port: number; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => answer(req, res, Buffer.concat(chunks)));
   });
-  const listening = await new Promise<boolean>((resolve) => {
-    server.once("error", () => resolve(false));
-    server.listen(3000, "127.0.0.1", () => resolve(true));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
   });
-  if (!listening) return null;
   return {
+    port: (server.address() as AddressInfo).port,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -283,7 +284,7 @@ describe("replays in a real browser", () => {
 
   it("replays to the developer's machine from the browser and records what the browser got", async () => {
     const localRequests: Array<{ method: string; url: string; headers: Record<string, unknown>; body: Buffer }> = [];
-    const local = await listenOnLocalhost3000((req, res, received) => {
+    const local = await listenOnLocalhost((req, res, received) => {
       res.setHeader("access-control-allow-origin", "*");
       if (req.method === "OPTIONS") {
         res.setHeader("access-control-allow-methods", "*");
@@ -296,25 +297,59 @@ describe("replays in a real browser", () => {
       res.setHeader("content-type", "application/json");
       res.end('{"local":true}');
     });
-    if (!local) throw new Error("port 3000 is taken: this test plays the developer's local server there (local replays go to http://localhost:3000); free the port and run again");
     try {
       await page.goto(`${t.rehook.url}/events/${eventId}`);
       await page.getByRole("button", { name: "Replay", exact: true }).click();
       const dialog = page.getByRole("dialog", { name: "Replay event" });
       await dialog.getByRole("radio", { name: "Local" }).check();
       expect(await dialog.textContent()).toContain("must allow CORS");
+      const port = dialog.getByRole("spinbutton", { name: "Local port" });
+      // Nothing chosen in this browser yet: the spec's localhost:3000.
+      expect(await port.inputValue()).toBe("3000");
+      expect(await dialog.textContent()).toContain("http://localhost:3000/hooks");
+
+      // A port that cannot be: a sentence saying what to type, and nothing sent.
+      await port.fill("70000");
+      await dialog.getByRole("button", { name: "Send replay" }).click();
+      await expect.poll(() => dialog.getByRole("alert").textContent()).toContain("a whole number from 1 to 65535");
+      expect(await port.getAttribute("aria-invalid")).toBe("true");
+      expect(localRequests).toHaveLength(0);
+
+      await port.fill(String(local.port));
+      expect(await dialog.textContent()).toContain(`http://localhost:${local.port}/hooks`);
       await dialog.getByRole("button", { name: "Send replay" }).click();
       await expect.poll(() => dialog.getByTestId("replay-result").getAttribute("data-status"), { timeout: 10_000 }).toBe("delivered");
-      expect(await dialog.getByTestId("replay-destination").textContent()).toBe("http://localhost:3000/hooks");
+      expect(await dialog.getByTestId("replay-destination").textContent()).toBe(`http://localhost:${local.port}/hooks`);
       expect(await dialog.getByTestId("replay-response-body").textContent()).toContain('"local": true');
       expect(localRequests).toHaveLength(1);
       expect(localRequests[0]).toMatchObject({ method: "POST", url: "/hooks" });
       expect(localRequests[0]!.body.toString()).toBe(body);
       expect(localRequests[0]!.headers["x-request-id"]).toBe("req-42");
+      await shot("replay-local-port-light");
+      await page.emulateMedia({ colorScheme: "dark", reducedMotion: "reduce" });
+      await shot("replay-local-port-dark");
+      await page.setViewportSize({ width: 390, height: 844 });
+      await shot("replay-local-port-phone");
+      await page.emulateMedia({ colorScheme: "light", reducedMotion: "no-preference" });
+      await page.setViewportSize({ width: 1280, height: 860 });
+
+      // Another target: the local answer is not left under it, as if it were that target's.
+      await dialog.getByRole("radio", { name: "Original" }).check();
+      expect(await dialog.getByTestId("replay-result").count()).toBe(0);
+      expect(await dialog.textContent()).not.toContain('"local": true');
       await dialog.getByRole("button", { name: "Close" }).click();
       await expect.poll(() => page.getByTestId("replay-row").first().textContent()).toContain("Local");
+      expect(await page.getByTestId("replay-row").first().textContent()).toContain(`http://localhost:${local.port}/hooks`);
+
+      // This browser remembers the port: after a reload the dialog starts with it.
+      await page.reload();
+      await page.getByRole("button", { name: "Replay", exact: true }).click();
+      await dialog.getByRole("radio", { name: "Local" }).check();
+      await expect.poll(() => dialog.getByRole("spinbutton", { name: "Local port" }).inputValue()).toBe(String(local.port));
+      expect(await dialog.textContent()).toContain(`http://localhost:${local.port}/hooks`);
+      await dialog.getByRole("button", { name: "Close" }).click();
     } finally {
-      await local?.close();
+      await local.close();
     }
   });
 

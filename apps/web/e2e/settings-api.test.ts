@@ -58,7 +58,7 @@ describe("notification test message and API reference in a real browser", () => 
     await page.getByRole("link", { name: "Settings", exact: true }).click();
     await page.getByRole("heading", { name: "Notifications" }).waitFor();
     await page.getByRole("button", { name: "Send test message" }).click();
-    await expect.poll(() => testResult().textContent()).toContain("save an incoming-webhook URL first");
+    await expect.poll(() => testResult().textContent()).toContain("Save an incoming-webhook URL first, then send the test message.");
     expect(await testResult().getAttribute("role")).toBe("alert");
     expect(provider.received).toHaveLength(0);
   });

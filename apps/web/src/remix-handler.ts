@@ -43,7 +43,7 @@ export function createRemixHandler(
     let body: Buffer | null = null;
     if (method !== "GET" && method !== "HEAD") {
       if (!options.origins.isSameOrigin(req)) {
-        sendErrorAndClose(res, 403, "forbidden", "cross-site form submission refused");
+        sendErrorAndClose(res, 403, "forbidden", "This cross-site form submission was refused. Submit the form from the dashboard itself.");
         return;
       }
       const read = await readBodyOrRefuse(req, res, MAX_FORM_BODY_BYTES, { what: "the form" });

@@ -62,7 +62,7 @@ export function createRequestListener(routes: Routes, options: { logger: Logger;
     const bodyOf = routes.eventBody && matchEventBodyRoute(path);
     if (bodyOf) return routes.eventBody!(req, res, bodyOf);
     if (path.startsWith("/api/") || !routes.pages) {
-      sendError(res, 404, "not_found", `nothing at ${req.method} ${path}`);
+      sendError(res, 404, "not_found", `There is nothing at ${req.method} ${path}. Check the URL.`);
       return;
     }
     if (routes.staticFiles && (await routes.staticFiles(req, res))) return;
@@ -82,7 +82,7 @@ export function createRequestListener(routes: Routes, options: { logger: Logger;
     // Only origin-form targets (/path?query): an absolute-form target names a host that is not
     // ours to trust, and "//host/path" reads as one to any URL parser downstream.
     if (!url.startsWith("/") || url.startsWith("//")) {
-      sendError(res, 400, "bad_request", "the request target must be a path starting with /");
+      sendError(res, 400, "bad_request", "The request target must be a path starting with /. Check the URL.");
       return;
     }
     if (req.headers.host === undefined && req.httpVersionMinor >= 1) {

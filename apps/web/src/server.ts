@@ -121,7 +121,7 @@ export function createHttpServer(deps: {
 }
 
 async function dashboardNotBuilt(_req: IncomingMessage, res: ServerResponse): Promise<void> {
-  sendError(res, 503, "unavailable", "the dashboard is not built: run pnpm build");
+  sendError(res, 503, "unavailable", "The dashboard is not built. Run pnpm build and start the server again.");
 }
 
 /** The built Remix app beside this package's dist/ (or src/ in tests). */

@@ -44,7 +44,7 @@ describe("the dashboard answers only at its own origins", () => {
     for (const target of ["http://attacker.example/settings", "//attacker.example/api-docs"]) {
       const response = await rawRequest(t.rehook.url, [ownHead("GET", target, [])]);
       expect(response.status, target).toBe(400);
-      expect(JSON.parse(response.body)).toEqual({ error: { code: "bad_request", message: "the request target must be a path starting with /" } });
+      expect(JSON.parse(response.body)).toEqual({ error: { code: "bad_request", message: "The request target must be a path starting with /. Check the URL." } });
     }
   });
 
@@ -149,7 +149,7 @@ describe("login and signup cannot be flooded", () => {
       expect((await signUp("s2@example.com", "198.51.100.20")).status).toBe(200);
       const third = await signUp("s3@example.com", "198.51.100.20");
       expect(third.status).toBe(429);
-      expect(third.body.error?.json.message).toContain("too many sign-ups");
+      expect(third.body.error?.json.message).toContain("There were too many sign-ups from this address. Try again in");
       expect((await signUp("s4@example.com", "198.51.100.21")).status).toBe(200);
     } finally {
       await proxied.close();

@@ -53,8 +53,8 @@ describe("sign up, log in, log out", () => {
     expect(wrong.status).toBe(400);
     const unknownPage = await unknown.text();
     const wrongPage = await wrong.text();
-    expect(unknownPage).toContain("wrong email or password");
-    expect(wrongPage).toContain("wrong email or password");
+    expect(unknownPage).toContain("The email or the password is wrong. Check both and try again.");
+    expect(wrongPage).toContain("The email or the password is wrong. Check both and try again.");
 
     const login = await browser.postForm("/login", { email: "login@example.com", password });
     expect(login.status).toBe(303);
@@ -94,7 +94,7 @@ describe("sign up, log in, log out", () => {
       // The attacker's 11th guess is refused before any password is checked, even a right one.
       const refused = await attacker.postForm("/login", { email: "limited@example.com", password }, from("198.51.100.7"));
       expect(refused.status).toBe(429);
-      expect(await refused.text()).toContain("too many failed logins");
+      expect(await refused.text()).toContain("There were too many failed logins. Try again in");
 
       // Someone else behind the attacker's NAT still logs in to their own account.
       expect((await new DashboardClient(proxied.rehook.url).postForm("/login", { email: "neighbour@example.com", password }, from("198.51.100.7"))).status).toBe(303);
@@ -112,7 +112,7 @@ describe("sign up, log in, log out", () => {
     const browser = new DashboardClient(t.rehook.url, "https://evil.example");
     const response = await browser.postForm("/signup", { email: "csrf@example.com", password });
     expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: { code: "forbidden", message: "cross-site form submission refused" } });
+    expect(await response.json()).toEqual({ error: { code: "forbidden", message: "This cross-site form submission was refused. Submit the form from the dashboard itself." } });
     expect(await t.db.query("select 1 from users where email = 'csrf@example.com'")).toHaveLength(0);
   });
 

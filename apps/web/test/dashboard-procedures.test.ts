@@ -39,7 +39,7 @@ describe("tRPC procedures", () => {
     expect(plain.status).toBe(415);
     const foreign = await alice.mutate("endpoints.create", { name: "sneaky" }, { origin: "https://evil.example" });
     expect(foreign.status).toBe(403);
-    expect(foreign.body.error!.json.message).toBe("cross-site request refused");
+    expect(foreign.body.error!.json.message).toBe("This cross-site request was refused. Send it from the dashboard itself.");
     const names = data<Array<{ name: string }>>(await alice.query("endpoints.list")).map((e) => e.name);
     expect(names).not.toContain("sneaky");
   });

@@ -151,7 +151,7 @@ describe("/api/v1 events", () => {
     const deep = await api("GET", "/events?offset=10001");
     expect(deep.status).toBe(400);
     expect(deep.json!.error.message).toMatch(/cursor/);
-    expect((await api("GET", `/events?cursor=not-a-cursor`)).json!.error.message).toMatch(/cursor is not one this API gave/);
+    expect((await api("GET", `/events?cursor=not-a-cursor`)).json!.error.message).toBe("This cursor is not one this API gave. Pass meta.next_cursor back as it came.");
     expect((await api("GET", `/events?cursor=${cursor}&offset=1`)).status).toBe(400);
 
     const typed = await api("GET", `/events?event_type=order.2`);
@@ -226,6 +226,24 @@ describe("/api/v1 events", () => {
     expect(await t.db.query("select 1 from replay_attempts where event_id = $1 union all select 1 from delivery_attempts where event_id = $1", [doomed])).toEqual([]);
     expect((await api("GET", `/events?endpoint_id=${endpointA.id}`)).json!.meta.total).toBe(before - 1);
     expect(await eventCountMismatches(t.db)).toEqual([]);
+  });
+
+  it("lists each endpoint with its event count and its newest event's time, kept true by a delete", async () => {
+    const quiet = (await api("POST", "/endpoints", { body: { name: "Counted" } })).json as { id: string; slug: string };
+    const listed = async () => (await api("GET", "/endpoints?limit=100")).json!.data.find((e: { id: string }) => e.id === quiet.id) as { event_count: number; last_event_at: string | null };
+    expect(await listed()).toMatchObject({ event_count: 0, last_event_at: null });
+
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) ids.push(await capture(quiet.slug, Buffer.from(`{"n":${n}}`)));
+    const receivedAt = async (id: string) => (await api("GET", `/events/${id}`)).json!.received_at as string;
+    expect(await listed()).toEqual(expect.objectContaining({ event_count: 3, last_event_at: await receivedAt(ids[2]!) }));
+
+    // The newest goes: the count drops by one and the time is the one before it.
+    expect((await api("DELETE", `/events/${ids[2]}`)).status).toBe(204);
+    expect(await listed()).toEqual(expect.objectContaining({ event_count: 2, last_event_at: await receivedAt(ids[1]!) }));
+    // The endpoint's other numbers are untouched, and A's own endpoint is counted too.
+    const all = (await api("GET", "/endpoints?limit=100")).json!.data as Array<{ id: string; event_count: number }>;
+    expect(all.find((e) => e.id === endpointA.id)!.event_count).toBe((await api("GET", `/events?endpoint_id=${endpointA.id}`)).json!.meta.total);
   });
 });
 

@@ -77,10 +77,10 @@ const sameOriginMutations = t.middleware(({ ctx, type, next }) => {
   if (type !== "mutation" || !ctx.request) return next();
   const { contentType, origin, secFetchSite, ownOrigins } = ctx.request;
   if (!contentType?.toLowerCase().startsWith("application/json")) {
-    throw new TRPCError({ code: "UNSUPPORTED_MEDIA_TYPE", message: "mutations must be sent as application/json" });
+    throw new TRPCError({ code: "UNSUPPORTED_MEDIA_TYPE", message: "Mutations must be JSON. Send them with Content-Type: application/json." });
   }
   const sameOrigin = origin ? ownOrigins.includes(origin) : secFetchSite === "same-origin";
-  if (!sameOrigin) throw new TRPCError({ code: "FORBIDDEN", message: "cross-site request refused" });
+  if (!sameOrigin) throw new TRPCError({ code: "FORBIDDEN", message: "This cross-site request was refused. Send it from the dashboard itself." });
   return next();
 });
 
@@ -88,6 +88,6 @@ export const publicProcedure = t.procedure.use(userErrors).use(sameOriginMutatio
 
 /** Signed in; `ctx.user` is the session's user and every use case is scoped to it. */
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
-  if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
+  if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first, then try again." });
   return next({ ctx: { ...ctx, session: ctx.session, user: ctx.session.user } });
 });

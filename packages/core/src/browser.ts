@@ -7,7 +7,7 @@ export { describePayload, jsonTokens, type JsonToken, type JsonTokenKind, type P
 export { shellQuote } from "./curl.js";
 // Replays: where a replay goes (the server's own rule) and what a browser-side (local) replay sends.
 export { forwardableHeaders, forwardTarget, type ForwardHeaderOptions, type ForwardTarget } from "./forwarding.js";
-export { LOCAL_REPLAY_ORIGIN, REPLAY_ENVIRONMENTS, replayTarget, type ReplayEnvironment, type ReplaySource, type ReplayTarget } from "./replay-target.js";
+export { DEFAULT_LOCAL_PORT, isLocalPort, LOCAL_REPLAY_ORIGIN, localReplayOrigin, REPLAY_ENVIRONMENTS, replayTarget, type ReplayEnvironment, type ReplaySource, type ReplayTarget } from "./replay-target.js";
 // Signing up: what the page says when SIGNUP refuses, the same words the server uses.
 export { INVITE_REQUIRED_MESSAGE, inviteRefusal, SIGNUP_CLOSED_MESSAGE, type InviteState, type SignupMode } from "./signup.js";
 // HTTP status codes: their standard words and the colour they are shown in.

@@ -4,8 +4,21 @@ import { forwardTarget } from "./forwarding.js";
 export const REPLAY_ENVIRONMENTS = ["original", "staging", "local", "custom"] as const;
 export type ReplayEnvironment = (typeof REPLAY_ENVIRONMENTS)[number];
 
+/** The developer's local server port when none is chosen (the spec's localhost:3000). */
+export const DEFAULT_LOCAL_PORT = 3000;
+
 /** Where local replays go: a developer's machine, as seen from their browser. */
-export const LOCAL_REPLAY_ORIGIN = "http://localhost:3000";
+export const LOCAL_REPLAY_ORIGIN = localReplayOrigin(DEFAULT_LOCAL_PORT);
+
+/** The local replay origin for a port (http://localhost:PORT). */
+export function localReplayOrigin(port: number): string {
+  return `http://localhost:${port}`;
+}
+
+/** A TCP port a local replay can go to: a whole number from 1 to 65535. */
+export function isLocalPort(port: unknown): port is number {
+  return typeof port === "number" && Number.isInteger(port) && port >= 1 && port <= 65_535;
+}
 
 export interface ReplaySource {
   /** The endpoint's destination now (not the one the event was captured for). */
@@ -24,12 +37,12 @@ export type ReplayTarget =
 /**
  * The URL a replay goes to. original: the endpoint's current destination with the captured
  * sub-path and query appended (as forwarding does); staging: the same with the host
- * replaced by the endpoint's staging hostname; local: http://localhost:3000 followed by the
- * path and query the original would use (the captured ones for capture-only endpoints);
+ * replaced by the endpoint's staging hostname; local: http://localhost:PORT (3000 unless the
+ * browser chose another) followed by the path and query the original would use (the captured ones for capture-only endpoints);
  * custom: the given URL as it is. A captured sub-path that could leave the destination's path
  * makes every target but custom impossible (see forwardTarget).
  */
-export function replayTarget(environment: ReplayEnvironment, source: ReplaySource, customUrl?: string | null): ReplayTarget {
+export function replayTarget(environment: ReplayEnvironment, source: ReplaySource, customUrl?: string | null, localPort: number = DEFAULT_LOCAL_PORT): ReplayTarget {
   if (environment === "custom") {
     if (!customUrl) return { ok: false, kind: "invalid", reason: "customUrl is required for a custom replay" };
     const checked = checkDestinationSyntax(customUrl);
@@ -48,10 +61,12 @@ export function replayTarget(environment: ReplayEnvironment, source: ReplaySourc
       return { ok: true, url: url.href };
     }
     case "local": {
-      const target = original ?? forwardTarget(`${LOCAL_REPLAY_ORIGIN}/`, source.path, source.query);
+      if (!isLocalPort(localPort)) return { ok: false, kind: "invalid", reason: "the local port must be a whole number from 1 to 65535" };
+      const origin = localReplayOrigin(localPort);
+      const target = original ?? forwardTarget(`${origin}/`, source.path, source.query);
       if (!target.ok) return { ok: false, kind: "impossible", reason: target.reason };
       const url = new URL(target.url);
-      return { ok: true, url: `${LOCAL_REPLAY_ORIGIN}${url.pathname}${url.search}` };
+      return { ok: true, url: `${origin}${url.pathname}${url.search}` };
     }
   }
 }

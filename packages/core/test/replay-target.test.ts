@@ -22,6 +22,12 @@ describe("replay targets", () => {
     expect(replayTarget("local", { ...captureOnly, path: "", query: "" })).toEqual({ ok: true, url: "http://localhost:3000/" });
   });
 
+  it("local: the port the browser chose instead of 3000, and only a real port", () => {
+    expect(replayTarget("local", forwarded, null, 5173)).toEqual({ ok: true, url: "http://localhost:5173/hooks/github/push?v=2&a=1&a=2" });
+    expect(replayTarget("local", captureOnly, null, 1)).toEqual({ ok: true, url: "http://localhost:1/stripe?x=y" });
+    for (const port of [0, 65_536, 80.5, Number.NaN]) expect(replayTarget("local", forwarded, null, port), String(port)).toMatchObject({ ok: false, kind: "invalid" });
+  });
+
   it("custom: the given URL as it is, validated for syntax", () => {
     expect(replayTarget("custom", captureOnly, "https://example.org/in?k=v")).toEqual({ ok: true, url: "https://example.org/in?k=v" });
     expect(replayTarget("custom", captureOnly)).toMatchObject({ ok: false, kind: "invalid", reason: expect.stringContaining("customUrl is required") });

@@ -43,7 +43,7 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
     const { pathname, query } = splitTarget(req.url ?? "/");
     const target = parseCapturePath(pathname);
     if (!target) {
-      sendError(res, 404, "not_found", "no endpoint here: capture URLs look like /api/webhook/{slug}", CORS);
+      sendError(res, 404, "not_found", "There is no endpoint here. Capture URLs look like /api/webhook/{slug}: copy yours from the dashboard.", CORS);
       return;
     }
     if (!isValidSlug(target.slug)) {
@@ -61,14 +61,14 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
       return;
     }
     if (req.rawHeaders.length / 2 > options.maxHeaderCount) {
-      sendErrorAndClose(res, 431, "headers_too_large", `too many headers: at most ${options.maxHeaderCount} are accepted`, CORS);
+      sendErrorAndClose(res, 431, "headers_too_large", `The request has too many headers. Send at most ${options.maxHeaderCount}.`, CORS);
       return;
     }
 
     const read = await readBodyCapped(req, options.maxPayloadBytes);
     if (read.kind === "aborted") return; // the sender hung up before finishing: nothing was acknowledged
     if (read.kind === "too_large") {
-      sendErrorAndClose(res, 413, "payload_too_large", `the body exceeds the limit of ${options.maxPayloadBytes} bytes`, CORS);
+      sendErrorAndClose(res, 413, "payload_too_large", `The body exceeds the limit of ${options.maxPayloadBytes} bytes. Send a smaller one.`, CORS);
       return;
     }
 
@@ -85,7 +85,7 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
       });
     } catch (error) {
       options.logger.error("capture could not be stored", { slug: target.slug, error: String(error) });
-      sendError(res, 503, "unavailable", "the event could not be stored right now; retry later", { ...CORS, "retry-after": "5" });
+      sendError(res, 503, "unavailable", "The event could not be stored right now. Send it again in a few seconds.", { ...CORS, "retry-after": "5" });
       return;
     }
     if (outcome.kind === "not_found") {

@@ -22,11 +22,11 @@ export function matchReplayRoute(path: string): string | undefined {
 export function createReplayRoute(options: { services: ServiceContext; origins: OriginPolicy; logger: Logger }) {
   return sessionEventRoute({ services: options.services, methods: ["POST"], wrongMethod: "use POST to replay an event" }, async (req, res, { session, eventId }) => {
     if (!options.origins.isSameOrigin(req)) {
-      sendErrorAndClose(res, 403, "forbidden", "cross-site request refused");
+      sendErrorAndClose(res, 403, "forbidden", "This cross-site request was refused. Send it from the dashboard itself.");
       return;
     }
     if (!String(req.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")) {
-      sendErrorAndClose(res, 415, "unsupported_media_type", "send the body as application/json");
+      sendErrorAndClose(res, 415, "unsupported_media_type", "The body must be JSON. Send it with Content-Type: application/json.");
       return;
     }
     const read = await readBodyOrRefuse(req, res, MAX_BODY_BYTES);

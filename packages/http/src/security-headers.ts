@@ -1,4 +1,5 @@
-import { LOCAL_REPLAY_ORIGIN } from "@rehook/core";
+/** Local replays go to http://localhost on the port the user chose in the dashboard (3000 by default). */
+const LOCAL_REPLAY_ORIGINS = "http://localhost:*";
 
 /**
  * Headers on every dashboard answer (pages, /trpc, the replay and download routes): no MIME
@@ -20,8 +21,8 @@ export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 /**
  * The dashboard's Content-Security-Policy. Scripts only from us or inline with this response's
- * nonce (Remix inlines its hydration data); fetches to ourselves and to the local-replay origin
- * (a developer's machine, reached from their browser); inline style attributes allowed (React
+ * nonce (Remix inlines its hydration data); fetches to ourselves and to localhost on any port
+ * (local replays: a developer's machine, reached from their browser); inline style attributes allowed (React
  * renders some), nothing framed, no plugins, no <base> hijack, forms post only to us.
  */
 export function contentSecurityPolicy(nonce: string): string {
@@ -31,7 +32,7 @@ export function contentSecurityPolicy(nonce: string): string {
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
     "font-src 'self' data:",
-    `connect-src 'self' ${LOCAL_REPLAY_ORIGIN}`,
+    `connect-src 'self' ${LOCAL_REPLAY_ORIGINS}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
     "form-action 'self'",

@@ -21,7 +21,7 @@ export function sessionEventRoute(
     }
     const session = await currentSession(options.services, req.headers.cookie);
     if (!session) {
-      sendError(res, 401, "unauthorized", "sign in first: this route uses the dashboard's session cookie");
+      sendError(res, 401, "unauthorized", "Sign in to the dashboard first: this route uses its session cookie.");
       return;
     }
     const eventId = decodePathSegment(rawEventId);

@@ -42,7 +42,7 @@ export async function listApiKeys(ctx: Pick<ServiceContext, "orm">, input: { use
 /** Revokes a key at once: requests with it answer 401 from then on. */
 export async function revokeApiKey(ctx: Pick<ServiceContext, "orm">, input: { userId: string; keyId: string }): Promise<void> {
   if (!(await revokeOwnedApiKey(ctx.orm.em.fork(), input.userId, input.keyId))) {
-    throw new UserError("not_found", `no active API key with id ${input.keyId}`);
+    throw new UserError("not_found", `There is no active API key with the id ${input.keyId}. It may have been revoked already.`);
   }
 }
 

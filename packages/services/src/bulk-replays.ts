@@ -125,7 +125,7 @@ export class BulkReplays {
 
   async get(input: { userId: string; jobId: string }): Promise<ReplayJobView> {
     const job = await findOwnedReplayJob(this.deps.orm.em.fork(), input.userId, input.jobId);
-    if (!job) throw new UserError("not_found", `no bulk replay with id ${input.jobId}`);
+    if (!job) throw new UserError("not_found", `There is no bulk replay with the id ${input.jobId}. Start a new one from the endpoint.`);
     return jobView(job);
   }
 

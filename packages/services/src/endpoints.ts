@@ -7,6 +7,7 @@ import {
   notFoundMessage,
   UserError,
   uuidv7,
+  uuidv7Timestamp,
   webhookUrl,
   withPrivateDestinationHint,
   type AddressPolicy,
@@ -16,6 +17,7 @@ import {
 import {
   announceEndpointChange,
   deleteOwnedEndpoint,
+  endpointEventStats,
   endpointRetryPolicy,
   findOwnedEndpoint,
   insertEndpoint,
@@ -188,9 +190,26 @@ export async function createEndpoint(
   }
 }
 
-export async function listEndpoints(ctx: Pick<ServiceContext, "orm" | "baseUrl" | "retentionDays">, input: { userId: string }): Promise<EndpointView[]> {
-  const endpoints = await listEndpointsOf(ctx.orm.em.fork(), input.userId);
-  return endpoints.map((endpoint) => endpointView(ctx.baseUrl, endpoint, ctx.retentionDays));
+/** A listed endpoint: its view with its event total and when its newest event arrived. */
+export interface EndpointListItem extends EndpointView {
+  /** Its stored events, exactly (from the event_counts totals). */
+  event_count: number;
+  /** When its newest event was received (ISO 8601), or null before the first. */
+  last_event_at: string | null;
+}
+
+export async function listEndpoints(ctx: Pick<ServiceContext, "orm" | "baseUrl" | "retentionDays">, input: { userId: string }): Promise<EndpointListItem[]> {
+  // Two queries side by side, each on its own fork (an EntityManager is not shared between them).
+  const [endpoints, stats] = await Promise.all([listEndpointsOf(ctx.orm.em.fork(), input.userId), endpointEventStats(ctx.orm.em.fork(), input.userId)]);
+  return endpoints.map((endpoint) => {
+    const stat = stats.get(endpoint.id);
+    return {
+      ...endpointView(ctx.baseUrl, endpoint, ctx.retentionDays),
+      event_count: stat?.eventCount ?? 0,
+      // A UUIDv7 carries its millisecond: the id is the received time.
+      last_event_at: stat?.lastEventId ? uuidv7Timestamp(stat.lastEventId).toISOString() : null,
+    };
+  });
 }
 
 export async function getEndpoint(ctx: Pick<ServiceContext, "orm" | "baseUrl" | "retentionDays">, input: { userId: string; endpoint: EndpointRef }): Promise<EndpointView> {

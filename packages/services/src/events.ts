@@ -162,7 +162,7 @@ export const ATTEMPT_BODY_PREVIEW_BYTES = 64 * 1024;
 /** One attempt of one of the user's events with the destination's headers and the start of its body (the attempt timeline). */
 export async function getEventAttempt(ctx: Pick<ServiceContext, "orm">, input: { userId: string; eventId: string; attempt: number }) {
   const found = await findOwnedAttempt(ctx.orm.em.fork(), input.userId, input.eventId, input.attempt, ATTEMPT_BODY_PREVIEW_BYTES);
-  if (!found) throw new UserError("not_found", `no attempt ${input.attempt} of event ${input.eventId}`);
+  if (!found) throw new UserError("not_found", `Event ${input.eventId} has no attempt ${input.attempt}. Open the event to see its attempts.`);
   const { responseBody, ...attempt } = found;
   return { ...attempt, responseBody: responseBody && new Uint8Array(attempt.bodyTruncated ? withoutSplitCharacter(responseBody) : responseBody) };
 }
@@ -185,7 +185,7 @@ export async function openEventBody(ctx: Pick<ServiceContext, "orm">, input: { u
   async function* chunks(): AsyncGenerator<Buffer> {
     for (let offset = 0; offset < size; offset += BODY_DOWNLOAD_CHUNK_BYTES) {
       const slice = await ownedEventBodySlice(ctx.orm.em.fork(), input.userId, input.eventId, offset, BODY_DOWNLOAD_CHUNK_BYTES);
-      if (!slice) throw new UserError("not_found", `the event ${input.eventId} was deleted during the download`);
+      if (!slice) throw new UserError("not_found", `The event ${input.eventId} was deleted during the download. Its body is no longer stored.`);
       yield slice;
     }
   }
@@ -224,7 +224,7 @@ export async function openLiveEvents(
   loadRows: LiveRowLoader = eventSummariesByIds,
 ): Promise<AsyncGenerator<EventSummary[]>> {
   const bus: EventBus | undefined = ctx.bus;
-  if (!bus) throw new UserError("unavailable", "live updates are not available on this server");
+  if (!bus) throw new UserError("unavailable", "Live updates are not available on this server. Reload the page to see new events.");
   const release = takeStreamSlot(bus, input.userId, input.signal);
   return liveRows({ orm: ctx.orm, bus }, input, loadRows, release);
 }

@@ -8,7 +8,7 @@ import { createUser } from "./users.js";
 import { parseInput } from "./validation.js";
 
 /** One message for an unknown email and a wrong password: nothing tells which it was. */
-const WRONG_CREDENTIALS = "wrong email or password";
+const WRONG_CREDENTIALS = "The email or the password is wrong. Check both and try again.";
 
 // Compared against when the email is unknown, so both failures cost one hash.
 let decoyHash: Promise<string> | undefined;
@@ -27,7 +27,7 @@ export interface SignedIn {
 
 function tooManyAttempts(what: string, retryAfterMs: number): UserError {
   const minutes = Math.max(1, Math.ceil(retryAfterMs / 60_000));
-  return new UserError("rate_limited", `too many ${what}: try again in ${minutes} minute${minutes === 1 ? "" : "s"}`, {
+  return new UserError("rate_limited", `There were too many ${what}. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`, {
     retryAfterSeconds: Math.ceil(retryAfterMs / 1000),
   });
 }
@@ -38,7 +38,7 @@ async function withHashingSlot<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof QueueFullError) {
-      throw new UserError("rate_limited", "the server is busy checking passwords: try again in a few seconds", { retryAfterSeconds: 5 });
+      throw new UserError("rate_limited", "The server is busy checking passwords. Try again in a few seconds.", { retryAfterSeconds: 5 });
     }
     throw error;
   }

@@ -12,6 +12,7 @@ export {
   updateEndpoint,
   type DeliverySettings,
   type EndpointRef,
+  type EndpointListItem,
   type EndpointView,
 } from "./endpoints.js";
 export { createUser, requireUserByEmail, type UserView } from "./users.js";

@@ -46,8 +46,8 @@ export async function saveNotificationSettings(
     if (!checked.ok) throw new UserError("validation_failed", `webhook URL refused: ${withPrivateDestinationHint(checked.reason)}`);
     url = checked.url;
   }
-  if (enabled && !url) throw new UserError("validation_failed", "enter the incoming-webhook URL to turn notifications on");
-  if (enabled && triggers.length === 0) throw new UserError("validation_failed", "choose at least one trigger to turn notifications on");
+  if (enabled && !url) throw new UserError("validation_failed", "Enter the incoming-webhook URL to turn notifications on.");
+  if (enabled && triggers.length === 0) throw new UserError("validation_failed", "Choose at least one trigger to turn notifications on.");
   const unique = NOTIFICATION_TRIGGERS.filter((trigger) => triggers.includes(trigger));
   return view(await storeSettings(ctx.orm.em.fork(), input.userId, { enabled, webhookUrl: url, triggers: unique }));
 }
@@ -60,9 +60,9 @@ export async function sendTestNotification(
   ctx: Pick<ServiceContext, "orm" | "chat" | "baseUrl">,
   input: { userId: string },
 ): Promise<{ ok: boolean; message: string }> {
-  if (!ctx.chat) throw new UserError("unavailable", "chat notifications are not available on this server");
+  if (!ctx.chat) throw new UserError("unavailable", "Chat notifications are not available on this server. Ask its operator to turn them on.");
   const settings = await findNotificationSettings(ctx.orm.em.fork(), input.userId);
-  if (!settings?.webhookUrl) throw new UserError("unprocessable", "save an incoming-webhook URL first");
+  if (!settings?.webhookUrl) throw new UserError("unprocessable", "Save an incoming-webhook URL first, then send the test message.");
   const sample = notificationMessage(
     {
       id: "00000000-0000-7000-8000-000000000000",

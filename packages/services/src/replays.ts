@@ -1,4 +1,4 @@
-import { REPLAY_ENVIRONMENTS, replayTarget, storableText, notFoundMessage, UserError, uuidv7, withPrivateDestinationHint, type HeaderList, type ReplayEnvironment, type ReplaySource } from "@rehook/core";
+import { DEFAULT_LOCAL_PORT, localReplayOrigin, REPLAY_ENVIRONMENTS, replayTarget, storableText, notFoundMessage, UserError, uuidv7, withPrivateDestinationHint, type HeaderList, type ReplayEnvironment, type ReplaySource } from "@rehook/core";
 import {
   findOwnedReplayAttempt,
   findReplaySource,
@@ -75,7 +75,7 @@ export async function sendReplay(
   source: ReplaySourceRow,
   replay: { userId: string; environment: ReplayEnvironment; url: string; jobId?: string | null },
 ): Promise<ReplayAttempt> {
-  if (!ctx.outbound) throw new UserError("unavailable", "replays are not available on this server");
+  if (!ctx.outbound) throw new UserError("unavailable", "Replays are not available on this server. Ask its operator to run it with delivery turned on.");
   // Through the same worker pool, safe agent and time limit as forwarding; signed afresh.
   const result: DeliveryResult = await ctx.outbound.pool.run(outboundTask(source, replay.url, ctx.outbound.options));
   return insertReplayAttempt(ctx.orm.em.fork(), {
@@ -119,24 +119,28 @@ const browserResult = z.object({
   error: z.string().max(2_000).nullable().transform((error) => (error === null ? null : storableText(error))),
 });
 
+/** The browser's chosen local port: 3000 unless it says otherwise. */
+const localPortInput = z.number().int().min(1).max(65_535).default(DEFAULT_LOCAL_PORT);
+
 /**
  * Records a local replay the dashboard performed from the user's browser (the server cannot
- * reach the developer's localhost:3000), with the browser's result.
+ * reach the developer's localhost), with the browser's result and the port it sent to.
  */
 export async function recordLocalReplay(
   ctx: Pick<ServiceContext, "orm">,
-  input: { userId: string; eventId: string; result: { status: number | null; body: string | null; latencyMs: number; error: string | null } },
+  input: { userId: string; eventId: string; localPort?: number; result: { status: number | null; body: string | null; latencyMs: number; error: string | null } },
 ): Promise<ReplayAttemptView> {
   const result = parseInput(browserResult, input.result);
+  const localPort = parseInput(localPortInput, input.localPort);
   const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
   if (!source) throw noSuchEvent(input.eventId);
-  const target = replayTarget("local", source);
+  const target = replayTarget("local", source, null, localPort);
   const attempt = await insertReplayAttempt(ctx.orm.em.fork(), {
     id: uuidv7(),
     eventId: source.id,
     userId: input.userId,
     environment: "local",
-    destinationUrl: target.ok ? target.url : "http://localhost:3000/",
+    destinationUrl: target.ok ? target.url : `${localReplayOrigin(localPort)}/`,
     status: result.status !== null && result.status >= 200 && result.status < 300 ? "delivered" : "failed",
     responseStatus: result.status,
     responseHeaders: null,
@@ -152,11 +156,12 @@ export async function recordLocalReplay(
 /** What the browser needs to perform a local replay itself. */
 export async function localReplayRequest(
   ctx: Pick<ServiceContext, "orm">,
-  input: { userId: string; eventId: string },
+  input: { userId: string; eventId: string; localPort?: number },
 ): Promise<{ url: string; method: string; headers: HeaderList; keepProxyHeaders: boolean; bodyBase64: string }> {
+  const localPort = parseInput(localPortInput, input.localPort);
   const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
   if (!source) throw noSuchEvent(input.eventId);
-  const target = replayTarget("local", source);
+  const target = replayTarget("local", source, null, localPort);
   // A sub-path that could leave the destination's path is not sent anywhere, not even to "/".
   if (!target.ok) throw new UserError("unprocessable", target.reason);
   // The browser filters the headers as forwarding does, with the endpoint's proxy-header choice.
@@ -189,7 +194,7 @@ export async function getReplay(
   input: { userId: string; attemptId: string },
 ): Promise<ReplayAttemptView & { response_headers: HeaderList | null; response_truncated: boolean; response_body_base64: string | null }> {
   const attempt = await findOwnedReplayAttempt(ctx.orm.em.fork(), input.userId, input.attemptId);
-  if (!attempt) throw new UserError("not_found", `no replay with id ${input.attemptId}`);
+  if (!attempt) throw new UserError("not_found", `There is no replay with the id ${input.attemptId}. Check the id, or list replays to find it.`);
   return {
     ...replayAttemptView(attempt, attempt.event.id),
     response_headers: attempt.responseHeaders,

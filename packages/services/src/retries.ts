@@ -24,9 +24,9 @@ export async function retryEvent(ctx: Pick<ServiceContext, "orm">, input: { user
     case "not_found":
       throw new UserError("not_found", notFoundMessage("event", input.eventId));
     case "not_applicable":
-      if (!result.forwards) throw new UserError("unprocessable", `event ${input.eventId} has no destination to retry (its endpoint only captures)`);
-      if (result.inFlight) throw new UserError("conflict", `event ${input.eventId} is being sent right now: wait for this attempt's result`);
-      throw new UserError("conflict", `event ${input.eventId} is ${result.status}: only pending and failed events can be retried (replay it instead)`);
+      if (!result.forwards) throw new UserError("unprocessable", `Event ${input.eventId} has no destination to retry: its endpoint only captures. Add a destination URL to the endpoint, or replay the event to a URL.`);
+      if (result.inFlight) throw new UserError("conflict", `Event ${input.eventId} is being sent right now. Wait for this attempt's result.`);
+      throw new UserError("conflict", `Event ${input.eventId} is ${result.status}, and only pending and failed events can be retried. Replay it instead.`);
     case "queued":
       return {
         id: input.eventId,

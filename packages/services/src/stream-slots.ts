@@ -28,10 +28,10 @@ export class StreamSlots {
   take(userId: string): () => void {
     const mine = this.perUser.get(userId) ?? 0;
     if (mine >= this.limits.perUser) {
-      throw new UserError("rate_limited", `too many open event streams: at most ${this.limits.perUser} per user; close one (a dashboard tab or rehook listen) and try again`);
+      throw new UserError("rate_limited", `You have too many open event streams (at most ${this.limits.perUser} per user). Close one, a dashboard tab or a rehook listen, and try again.`);
     }
     if (this.total >= this.limits.perInstance) {
-      throw new UserError("rate_limited", `this server has ${this.limits.perInstance} open event streams, its limit: try again later`);
+      throw new UserError("rate_limited", `This server has ${this.limits.perInstance} open event streams, its limit. Try again in a minute.`);
     }
     this.perUser.set(userId, mine + 1);
     this.total += 1;

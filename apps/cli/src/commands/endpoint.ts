@@ -94,14 +94,14 @@ export const endpointUpdateCommand = defineCommand(
     },
   } as const,
   (options, context) => {
-    if (options["retention-default"] && options["retention-days"] !== undefined) throw new UsageError("give --retention-days or --retention-default, not both");
+    if (options["retention-default"] && options["retention-days"] !== undefined) throw new UsageError("Give --retention-days or --retention-default, not both.");
     const retention = options["retention-default"] ? null : retentionOption(options["retention-days"]);
     const changes = {
       ...(retention !== undefined ? { retentionDays: retention } : {}),
       ...(options["retry-preset"] !== undefined ? { retryPolicy: retryPresetOption(options["retry-preset"]) } : {}),
       ...(options["pause-after"] !== undefined ? { pauseAfterFailures: pauseAfterOption(options["pause-after"]) } : {}),
     };
-    if (Object.keys(changes).length === 0) throw new UsageError("nothing to change: give --retention-days, --retention-default, --retry-preset or --pause-after");
+    if (Object.keys(changes).length === 0) throw new UsageError("There is nothing to change. Give --retention-days, --retention-default, --retry-preset or --pause-after.");
     return asUser(context, options.email, (orm, userId) => updateEndpoint(endpointContext(orm, context), { userId, endpoint: { slug: options.slug }, changes }));
   },
 );

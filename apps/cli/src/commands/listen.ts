@@ -33,7 +33,7 @@ export const listenCommand = defineCommand(
   } as const,
   async (options, context) => {
     const apiKey = options["api-key"] ?? context.client.apiKey;
-    if (!apiKey) throw new UsageError("an API key is needed: --api-key or REHOOK_API_KEY");
+    if (!apiKey) throw new UsageError("An API key is needed. Give --api-key or set REHOOK_API_KEY.");
     const retries = options.retry === undefined ? 0 : Number(options.retry);
     if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new UsageError("--retry must be a whole number from 0 to 20");
     const forward = forwardUrl(options.forward);

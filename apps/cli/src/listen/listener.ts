@@ -89,12 +89,12 @@ interface ListenedEndpoint {
 async function findEndpoint(options: ListenOptions): Promise<ListenedEndpoint> {
   for (let offset = 0; ; offset += 100) {
     const { status, json } = await apiJson(options, `/endpoints?limit=100&offset=${offset}`);
-    if (status === 401) throw new ListenError("the API key was refused (401): check --api-key or REHOOK_API_KEY");
+    if (status === 401) throw new ListenError("The API key was refused (401). Check --api-key or REHOOK_API_KEY.");
     if (status === 404) throw new ListenError(`${options.server} has no public API (404): is it a Rehook server with PUBLIC_API_ENABLED?`);
     if (status !== 200) throw new Error(`listing endpoints answered ${status}`);
     const found = (json.data as Array<{ id: string; slug: string; keep_proxy_headers?: boolean }>).find((endpoint) => endpoint.slug === options.endpointSlug);
     if (found) return { id: found.id, keepProxyHeaders: found.keep_proxy_headers === true };
-    if (offset + 100 >= json.meta.total) throw new ListenError(`no endpoint with slug ${options.endpointSlug} for this API key`);
+    if (offset + 100 >= json.meta.total) throw new ListenError(`This API key has no endpoint with the slug ${options.endpointSlug}. Check the slug with rehook endpoint list.`);
   }
 }
 
@@ -202,8 +202,8 @@ async function streamAndForward(options: ListenOptions, endpoint: ListenedEndpoi
         signal: options.signal,
       });
       if (response.statusCode !== 200) response.resume();
-      if (response.statusCode === 401) throw new ListenError("the API key was refused (401): check --api-key or REHOOK_API_KEY");
-      if (response.statusCode === 404) throw new ListenError(`the endpoint ${options.endpointSlug} no longer exists`);
+      if (response.statusCode === 401) throw new ListenError("The API key was refused (401). Check --api-key or REHOOK_API_KEY.");
+      if (response.statusCode === 404) throw new ListenError(`The endpoint ${options.endpointSlug} no longer exists. Create it again, or listen to another one.`);
       if (response.statusCode !== 200) throw new Error(`the stream answered ${response.statusCode}`);
       out.write(`${paint(color, 32, connectedBefore ? "● reconnected" : "● connected")}: forwarding ${options.endpointSlug} to ${options.forward}${connectedBefore ? " (catching up on what was missed)" : ""}\n`);
       connectedBefore = true;

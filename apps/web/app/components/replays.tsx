@@ -3,11 +3,16 @@ import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from "rea
 import { errorMessage } from "../lib/errors";
 import { formatLatency } from "../lib/format";
 import {
+  DEFAULT_LOCAL_PORT,
   ENVIRONMENT_LABELS,
   environmentLabel,
+  parseLocalPort,
   performLocalReplay,
   previewBody,
+  rememberedLocalPort,
+  rememberLocalPort,
   REPLAY_ENVIRONMENTS,
+  withLocalPort,
   type ReplayAttempt,
   type ReplayEnvironment,
   type ReplayRow,
@@ -17,7 +22,7 @@ import { trpc } from "../lib/trpc.client";
 import { HttpStatus, StatusBadge } from "./badges";
 import { useHydrated, useModalDialog, useRowOpener } from "./hooks";
 import { DataTable, EndpointCell, LatencyCell, Truncated, type Column } from "./data-table";
-import { SubmitButton, UrlField } from "./form-fields";
+import { SubmitButton, TextField, UrlField } from "./form-fields";
 import { PayloadBlock } from "./payload";
 import { RelativeTime } from "./relative-time";
 import { Alert, FormError, Icon } from "./ui";
@@ -153,11 +158,29 @@ export function ReplayDialog({
   const [state, setState] = useState<SendState>({ sending: false, attempt: null, error: null });
   const focusCustom = useRef(false);
   const hydrated = useHydrated();
+  const portRef = useRef<HTMLInputElement>(null);
+  // The local server's port as typed, and the last valid one (what the Local option shows).
+  const [portText, setPortText] = useState(String(DEFAULT_LOCAL_PORT));
+  const [localPort, setLocalPort] = useState(DEFAULT_LOCAL_PORT);
+  const [portError, setPortError] = useState<string | null>(null);
+
+  // localStorage exists only in the browser: the remembered port replaces 3000 after hydration.
+  useEffect(() => {
+    const port = rememberedLocalPort();
+    setLocalPort(port);
+    setPortText(String(port));
+  }, []);
+
+  const shownHints = useMemo(() => {
+    const local = hints.local;
+    return local.available && local.url ? { ...hints, local: { ...local, url: withLocalPort(local.url, localPort) } } : hints;
+  }, [hints, localPort]);
 
   // Closing ends the session: the next one keeps the target and URL, not the outcome.
   function close() {
     if (!state.sending) setState({ sending: false, attempt: null, error: null });
     setCustomError(null);
+    setPortError(null);
     onClose();
   }
 
@@ -190,14 +213,21 @@ export function ReplayDialog({
       customRef.current?.focus();
       return;
     }
+    const port = parseLocalPort(portText);
+    if (environment === "local" && !port.ok) {
+      setPortError(port.error);
+      portRef.current?.focus();
+      return;
+    }
     setCustomError(null);
     setState({ sending: true, attempt: null, error: null });
     try {
       let attempt: ReplayAttempt;
-      if (environment === "local") {
-        const request = await trpc().replays.localRequest.query({ eventId });
+      if (environment === "local" && port.ok) {
+        rememberLocalPort(port.port);
+        const request = await trpc().replays.localRequest.query({ eventId, localPort: port.port });
         const result = await performLocalReplay(request);
-        attempt = await trpc().replays.recordLocal.mutate({ eventId, result });
+        attempt = await trpc().replays.recordLocal.mutate({ eventId, localPort: port.port, result });
       } else {
         attempt = await trpc().replays.create.mutate({ eventId, environment, customUrl: environment === "custom" ? url : null });
       }
@@ -235,12 +265,15 @@ export function ReplayDialog({
               <TargetOption
                 key={option}
                 environment={option}
-                hint={hints[option]}
+                hint={shownHints[option]}
                 checked={environment === option}
                 onSelect={() => {
                   focusCustom.current = option === "custom";
                   setEnvironment(option);
                   setCustomError(null);
+                  setPortError(null);
+                  // An answer from another target would read as this one's.
+                  setState({ sending: false, attempt: null, error: null });
                 }}
               />
             ))}
@@ -265,6 +298,33 @@ export function ReplayDialog({
               disabled={state.sending}
             />
             <FormError message={customError} />
+          </div>
+        ) : null}
+
+        {environment === "local" ? (
+          <div className="replay-local-port">
+            <TextField
+              id="replay-local-port"
+              inputRef={portRef}
+              label="Local port"
+              hint="The port your local server listens on. This browser remembers it."
+              name="localPort"
+              type="number"
+              inputMode="numeric"
+              min={1}
+              max={65535}
+              step={1}
+              value={portText}
+              onChange={(event) => {
+                setPortText(event.target.value);
+                const port = parseLocalPort(event.target.value);
+                if (port.ok) setLocalPort(port.port);
+                setPortError(null);
+              }}
+              aria-invalid={portError ? true : undefined}
+              disabled={state.sending}
+            />
+            <FormError message={portError} />
           </div>
         ) : null}
 

@@ -4,9 +4,12 @@
  */
 import type { RouterOutputs } from "@rehook/api";
 import {
+  DEFAULT_LOCAL_PORT,
   describePayload,
+  isLocalPort,
   forwardableHeaders,
   LOCAL_REPLAY_ORIGIN,
+  localReplayOrigin,
   REPLAY_ENVIRONMENTS,
   replayTarget,
   type ForwardHeaderOptions,
@@ -21,7 +24,7 @@ export type ReplayAttempt = RouterOutputs["replays"]["create"];
 export type ReplayRow = RouterOutputs["replays"]["list"]["replays"][number];
 export type BulkJob = RouterOutputs["replays"]["bulk"];
 
-export { LOCAL_REPLAY_ORIGIN, REPLAY_ENVIRONMENTS };
+export { DEFAULT_LOCAL_PORT, LOCAL_REPLAY_ORIGIN, REPLAY_ENVIRONMENTS };
 
 export const ENVIRONMENT_LABELS: Record<ReplayEnvironment, string> = {
   original: "Original",
@@ -81,6 +84,41 @@ export function previewBody(text: string): { payload: PayloadData; cut: boolean 
 }
 
 // ------------------------------------------------------------------ local replays
+
+/** Where this browser keeps the local server's port between visits. */
+export const LOCAL_PORT_KEY = "rehook.replay.localPort";
+
+/** The port this browser last used for local replays, or 3000 (storage may be blocked or hold junk). */
+export function rememberedLocalPort(): number {
+  try {
+    const port = Number(window.localStorage.getItem(LOCAL_PORT_KEY));
+    return isLocalPort(port) ? port : DEFAULT_LOCAL_PORT;
+  } catch {
+    return DEFAULT_LOCAL_PORT;
+  }
+}
+
+export function rememberLocalPort(port: number): void {
+  try {
+    window.localStorage.setItem(LOCAL_PORT_KEY, String(port));
+  } catch {
+    // Storage blocked (private mode, policy): the port is used for this replay only.
+  }
+}
+
+/** The port field's text as a port, or the sentence saying what to type instead. */
+export function parseLocalPort(text: string): { ok: true; port: number } | { ok: false; error: string } {
+  const trimmed = text.trim();
+  const port = /^\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (isLocalPort(port)) return { ok: true, port };
+  return { ok: false, error: "Enter the port your local server listens on: a whole number from 1 to 65535 (for example 3000)." };
+}
+
+/** A local target URL (http://localhost:3000/path) moved to another port. */
+export function withLocalPort(url: string, port: number): string {
+  const parsed = new URL(url);
+  return `${localReplayOrigin(port)}${parsed.pathname}${parsed.search}`;
+}
 
 /** Request headers a page may not set (the Fetch standard's forbidden request-header names). */
 const FORBIDDEN_HEADERS = new Set([

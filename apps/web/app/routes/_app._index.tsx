@@ -2,6 +2,7 @@ import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } f
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { HealthBadge } from "../components/badges";
 import { PausedBadge } from "../components/delivery";
+import { RelativeTime } from "../components/relative-time";
 import { SubmitButton, TextField, UrlField } from "../components/form-fields";
 import { useResetAfterCreate } from "../components/hooks";
 import { Card, CopyField, EmptyCard, FormError, FormSuccess, Icon, PageHeader, RouteError } from "../components/ui";
@@ -123,11 +124,25 @@ export default function Endpoints() {
                       </span>
                     )}
                   </span>
-                  {endpoint.destination_url ? (
-                    <span className="endpoint-counts" data-testid="counts">
-                      {deliveryCounts(endpoint)}
+                  <span className="endpoint-stats">
+                    <span className="endpoint-events" data-testid="event-count">
+                      {plural(endpoint.event_count, "event")}
                     </span>
-                  ) : null}
+                    <span className="endpoint-last-event" data-testid="last-event">
+                      {endpoint.last_event_at ? (
+                        <>
+                          Last received <RelativeTime value={endpoint.last_event_at} />
+                        </>
+                      ) : (
+                        "Nothing received yet"
+                      )}
+                    </span>
+                    {endpoint.destination_url ? (
+                      <span className="endpoint-counts" data-testid="counts">
+                        {deliveryCounts(endpoint)}
+                      </span>
+                    ) : null}
+                  </span>
                 </div>
               </li>
             ))}

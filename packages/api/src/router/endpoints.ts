@@ -18,7 +18,7 @@ const byId = z.object({ id: z.string() });
 const retryPolicy = z.object({ maxAttempts: z.number(), initialDelayMs: z.number(), maxDelayMs: z.number() }).nullable();
 
 /** An endpoint for the dashboard: the delivery settings and breaker state camelCased. */
-function dashboardEndpoint(view: EndpointView) {
+function dashboardEndpoint<View extends EndpointView>(view: View) {
   const { retry_policy, pause_after_failures, consecutive_failures, forwarding_paused, paused_reason, paused_at, retention_days, kept_for_days, ...rest } = view;
   return {
     ...rest,

@@ -4,7 +4,7 @@ import { getReplay, listReplays, localReplayRequest, recordLocalReplay, replayEv
 import { protectedProcedure, router } from "../trpc.js";
 
 function bulkReplays(ctx: { services: ServiceContext }): BulkReplays {
-  if (!ctx.services.bulkReplays) throw new UserError("unavailable", "bulk replays are not available on this server");
+  if (!ctx.services.bulkReplays) throw new UserError("unavailable", "Bulk replays are not available on this server. Replay events one at a time instead.");
   return ctx.services.bulkReplays;
 }
 
@@ -14,16 +14,17 @@ export const replaysRouter = router({
     .input(z.object({ eventId: z.string(), environment: z.string(), customUrl: z.string().nullish() }))
     .mutation(({ ctx, input }) => replayEvent(ctx.services, { userId: ctx.user.id, ...input })),
 
-  /** What the browser sends for a local replay (it reaches the developer's localhost:3000, we cannot). */
+  /** What the browser sends for a local replay (it reaches the developer's localhost, we cannot). */
   localRequest: protectedProcedure
-    .input(z.object({ eventId: z.string() }))
-    .query(({ ctx, input }) => localReplayRequest(ctx.services, { userId: ctx.user.id, eventId: input.eventId })),
+    .input(z.object({ eventId: z.string(), localPort: z.number().optional() }))
+    .query(({ ctx, input }) => localReplayRequest(ctx.services, { userId: ctx.user.id, ...input })),
 
   /** Records the browser's local replay with the browser's result. */
   recordLocal: protectedProcedure
     .input(
       z.object({
         eventId: z.string(),
+        localPort: z.number().optional(),
         result: z.object({ status: z.number().nullable(), body: z.string().nullable(), latencyMs: z.number(), error: z.string().nullable() }),
       }),
     )

@@ -16,6 +16,30 @@ export async function countOwnedEvents(em: EntityManager, userId: string, filter
 }
 
 /*
+ * Per endpoint of the user: its exact event total from event_counts (a few delta rows each)
+ * and its newest event's id, one backward step on the (endpoint_id, id) index per endpoint
+ * (per partition), never a scan of the events.
+ */
+const ENDPOINT_EVENT_STATS = `
+  select p.id as endpoint_id, coalesce(c.n, 0) as n, l.id as last_id
+  from endpoints p
+  left join lateral (select sum(n) as n from event_counts where endpoint_id = p.id) c on true
+  left join lateral (select e.id from events e where e.endpoint_id = p.id order by e.id desc limit 1) l on true
+  where p.user_id = ?`;
+
+export interface EndpointEventStats {
+  eventCount: number;
+  /** The newest event's id (UUIDv7: its time is when it was received), or null when there is none. */
+  lastEventId: string | null;
+}
+
+/** Each of the user's endpoints' event total and newest event, by endpoint id. */
+export async function endpointEventStats(em: EntityManager, userId: string): Promise<Map<string, EndpointEventStats>> {
+  const rows = await em.getConnection().execute<Array<{ endpoint_id: string; n: string; last_id: string | null }>>(ENDPOINT_EVENT_STATS, [userId]);
+  return new Map(rows.map((row) => [row.endpoint_id, { eventCount: Number(row.n), lastEventId: row.last_id }]));
+}
+
+/*
  * Folds every endpoint's delta rows into one row per status (zero totals disappear). Rows
  * appended meanwhile are not in the delete's snapshot and stay for the next fold: the sums
  * never change.

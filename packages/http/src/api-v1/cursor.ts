@@ -11,7 +11,7 @@ export const eventCursor = {
   decode(cursor: string): string {
     const text = Buffer.from(cursor, "base64url").toString("utf8");
     const eventId = text.slice(2);
-    if (!text.startsWith("e:") || !isUuid(eventId)) throw new UserError("validation_failed", "cursor is not one this API gave: pass meta.next_cursor back as it came");
+    if (!text.startsWith("e:") || !isUuid(eventId)) throw new UserError("validation_failed", "This cursor is not one this API gave. Pass meta.next_cursor back as it came.");
     return eventId;
   },
 };

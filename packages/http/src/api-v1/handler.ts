@@ -61,7 +61,7 @@ export function createPublicApi(options: PublicApiOptions) {
       return;
     }
     const { allowed, params } = match(path);
-    if (allowed.length === 0) return sendError(res, 404, "not_found", `nothing at ${req.method} ${PREFIX}${path}`, VERSION_HEADER);
+    if (allowed.length === 0) return sendError(res, 404, "not_found", `There is nothing at ${req.method} ${PREFIX}${path}. See ${PREFIX}/openapi.json for the routes.`, VERSION_HEADER);
     const route = allowed.find((candidate) => candidate.method === req.method);
     if (!route) {
       return sendError(res, 405, "method_not_allowed", `${req.method} is not allowed here`, { ...VERSION_HEADER, allow: allowed.map((r) => r.method).join(", ") });
@@ -72,19 +72,19 @@ export function createPublicApi(options: PublicApiOptions) {
     log.key = key.prefix;
     const wait = limiter.take(key.keyId);
     if (wait !== null) {
-      return sendError(res, 429, "rate_limited", `too many requests for this key: try again in ${wait} s`, { ...VERSION_HEADER, "retry-after": String(wait) });
+      return sendError(res, 429, "rate_limited", `Too many requests were made with this API key. Try again in ${wait} s (see Retry-After).`, { ...VERSION_HEADER, "retry-after": String(wait) });
     }
     let body: unknown;
     if (route.body) {
       if (!String(req.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")) {
-        return sendError(res, 415, "unsupported_media_type", "send the body as application/json", VERSION_HEADER);
+        return sendError(res, 415, "unsupported_media_type", "The body must be JSON. Send it with Content-Type: application/json.", VERSION_HEADER);
       }
       const read = await readBodyOrRefuse(req, res, maxBody, { headers: VERSION_HEADER });
       if (!read) return;
       try {
         body = JSON.parse(read.toString("utf8"));
       } catch {
-        return sendError(res, 400, "bad_request", "the body is not valid JSON", VERSION_HEADER);
+        return sendError(res, 400, "bad_request", "The body is not valid JSON. Check its syntax and send it again.", VERSION_HEADER);
       }
     }
     if (route.streams) {
@@ -114,7 +114,7 @@ export function createPublicApi(options: PublicApiOptions) {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!options.enabled) return sendError(res, 404, "not_found", "the public API is turned off on this server");
+    if (!options.enabled) return sendError(res, 404, "not_found", "The public API is turned off on this server. Its operator can turn it on with PUBLIC_API_ENABLED=true.");
     const started = performance.now();
     const url = new URL(req.url ?? "/", "http://localhost");
     const path = url.pathname.slice(PREFIX.length) || "/";

@@ -386,7 +386,8 @@ export const ROUTES: Route[] = [
     async handle({ services, userId, query }) {
       const all = await listEndpoints(services, { userId });
       const { limit, offset } = query;
-      return { status: 200, body: { data: all.slice(offset, offset + limit).map(publicEndpoint), meta: { total: all.length, limit, offset } } };
+      const page = all.slice(offset, offset + limit).map((item) => ({ ...publicEndpoint(item), event_count: item.event_count, last_event_at: item.last_event_at }));
+      return { status: 200, body: { data: page, meta: { total: all.length, limit, offset } } };
     },
   }),
   defineRoute({

@@ -175,7 +175,13 @@ export const Endpoint = z.object({
   created_at: timestamp,
 });
 
-export const EndpointList = z.object({ data: z.array(Endpoint), meta: PageMeta });
+/** A listed endpoint: the endpoint with its event total and its newest event's time. */
+export const EndpointListItem = Endpoint.extend({
+  event_count: z.int().min(0).describe("Its stored events, exactly"),
+  last_event_at: timestamp.nullable().describe("When its newest event was received; null before the first"),
+});
+
+export const EndpointList = z.object({ data: z.array(EndpointListItem), meta: PageMeta });
 
 export const EndpointListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
