@@ -192,6 +192,6 @@ describe("rehook listen", () => {
     const result = await runCli(["listen", "--endpoint", slug, "--forward", "http://127.0.0.1:9/x", "--server", server.url, "--api-key", wrongKey], {});
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
-    expect(result.stderr).toMatch(/^rehook: the API key was refused \(401\)/);
+    expect(result.stderr).toMatch(/^rehook: The API key was refused \(401\)/);
   });
 });

@@ -145,7 +145,7 @@ describe("POST /api/events/{id}/replay", () => {
   it("answers every error with the JSON error shape and the right status", async () => {
     const anonymous = new DashboardClient(t.rehook.url);
     const cases: Array<[string, Response, number, RegExp]> = [
-      ["no session", await replay(anonymous, eventId, { environment: "original" }), 401, /sign in/],
+      ["no session", await replay(anonymous, eventId, { environment: "original" }), 401, /^Sign in to the dashboard first/],
       ["foreign Origin", await replay(owner, eventId, { environment: "original" }, { origin: "https://evil.example" }), 403, /cross-site/],
       ["text/plain", await replay(owner, eventId, { environment: "original" }, { "content-type": "text/plain" }), 415, /application\/json/],
       ["unknown event", await replay(owner, "0192f0e0-0000-7000-8000-000000000000", { environment: "original" }), 404, /no event/],

@@ -197,7 +197,7 @@ describe("open streams are capped per user and per instance", () => {
       expect((await track(liveStream(instance.url, b))).status).toBe(200);
       const refused = await track(apiStream(instance.url, b));
       expect(refused.status).toBe(429);
-      expect(refused.error).toMatchObject({ error: { code: "rate_limited", message: expect.stringMatching(/this server has 2 open event streams/) } });
+      expect(refused.error).toMatchObject({ error: { code: "rate_limited", message: expect.stringMatching(/^This server has 2 open event streams/) } });
     } finally {
       closeAll();
       await instance.close();
