@@ -3,6 +3,7 @@ import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, 
 import { StandalonePage } from "./components/ui";
 import { useNonce } from "./lib/nonce";
 import stylesheet from "./styles.css?url";
+import inspectorStylesheet from "./styles/inspector.css?url";
 
 const FAVICON =
   "data:image/svg+xml," +
@@ -12,6 +13,8 @@ const FAVICON =
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
+  // The event page's payload inspector (after the main sheet: it builds on its tokens and classes).
+  { rel: "stylesheet", href: inspectorStylesheet },
   { rel: "icon", href: FAVICON, type: "image/svg+xml" },
 ];
 
