@@ -5,6 +5,7 @@ import { useNonce } from "./lib/nonce";
 import stylesheet from "./styles.css?url";
 import feedStylesheet from "./styles/feed.css?url";
 import adminStylesheet from "./styles/admin.css?url";
+import inspectorStylesheet from "./styles/inspector.css?url";
 
 const FAVICON =
   "data:image/svg+xml," +
@@ -16,6 +17,8 @@ export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
   { rel: "stylesheet", href: feedStylesheet },
   { rel: "stylesheet", href: adminStylesheet },
+  // The event page's payload inspector (after the main sheet: it builds on its tokens and classes).
+  { rel: "stylesheet", href: inspectorStylesheet },
   { rel: "icon", href: FAVICON, type: "image/svg+xml" },
 ];
 

@@ -88,6 +88,8 @@ describe("dashboard in a real browser", () => {
     await page.waitForURL(`${t.rehook.url}/events/${eventId}`);
     await page.getByRole("tab", { name: "Payload" }).click();
     const payload = page.getByTestId("payload");
+    await expect.poll(() => payload.locator('[data-pointer="/type"]').textContent()).toContain('"payment_intent.succeeded"');
+    await page.getByRole("group", { name: "Show the body as" }).getByRole("button", { name: "Pretty" }).click();
     await expect.poll(() => payload.textContent()).toContain('"type": "payment_intent.succeeded"');
     await shot("event-payload");
 

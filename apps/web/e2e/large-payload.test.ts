@@ -26,8 +26,9 @@ describe("an event whose body is larger than the preview", () => {
     const notice = page.getByTestId("payload-truncated");
     await notice.waitFor();
     expect(await notice.textContent()).toContain(`Showing the first ${PAYLOAD_PREVIEW_BYTES.toLocaleString("en-US")} of ${Buffer.byteLength(body).toLocaleString("en-US")} bytes`);
-    const link = notice.getByRole("link", { name: "Download raw" });
+    const link = page.getByTestId("payload-inspector").getByRole("link", { name: "Download raw" });
     expect(await link.getAttribute("href")).toBe(`/api/events/${eventId}/body`);
+    expect(await link.getAttribute("download")).toBe("");
     const payload = page.getByTestId("payload");
     expect((await payload.textContent())!.startsWith('{"type":"export.ready","rows":"xxx')).toBe(true);
     expect((await payload.textContent())!.length).toBe(PAYLOAD_PREVIEW_BYTES);

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { gzipSync } from "node:zlib";
 import type { AddressInfo } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -165,10 +166,77 @@ describe("a large body is shown as a preview and downloaded raw", () => {
     expect(response.headers.get("content-disposition")).toBe(`attachment; filename="event-${eventId}.bin"`);
     expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("content-type")).toBe("application/octet-stream");
+    expect(response.headers.get("content-length")).toBe(String(10 * MiB));
     expect(sha256(Buffer.from(await response.arrayBuffer()))).toBe(sha256(body));
     expect((await fetch(url)).status).toBe(401);
     expect((await fetch(url, { headers: { cookie: b.client.cookie! } })).status).toBe(404);
     expect((await fetch(url, { method: "POST", headers: { cookie: a.client.cookie! } })).status).toBe(405);
+  });
+});
+
+describe("the event page's raw download, over real HTTP", () => {
+  async function download(id: string, method = "GET") {
+    const response = await fetch(`${instance.url}/api/events/${id}/body`, { method, headers: { cookie: a.client.cookie! } });
+    expect(response.status).toBe(200);
+    return { headers: Object.fromEntries(response.headers), bytes: Buffer.from(await response.arrayBuffer()) };
+  }
+
+  it("answers the stored bytes exactly, as an attachment named after the stored Content-Type", async () => {
+    // Bytes a lenient decoder would change: a byte order mark, CRLF, invalid UTF-8.
+    const body = Buffer.concat([Buffer.from('\uFEFF{"note": "héllo"}\r\n'), Buffer.from([0xff, 0xfe, 0x00])]);
+    const id = await capture(a.endpoint.slug, body, "application/json; charset=utf-8");
+    const { headers, bytes } = await download(id);
+    expect(headers).toMatchObject({
+      "content-type": "application/json; charset=utf-8",
+      "content-length": String(body.length),
+      "content-disposition": `attachment; filename="event-${id}.json"`,
+      "x-content-type-options": "nosniff",
+      "cache-control": "no-store",
+      "content-security-policy": "default-src 'none'; sandbox",
+    });
+    expect(bytes.equals(body)).toBe(true);
+    // HEAD: the same headers, no body.
+    const head = await download(id, "HEAD");
+    expect(head.headers).toMatchObject({ "content-type": "application/json; charset=utf-8", "content-length": String(body.length) });
+    expect(head.bytes.length).toBe(0);
+    // events.get names the same file (the curl command of a cut body reads it).
+    expect(data<{ bodyFileName: string }>(await a.client.query("events.get", { id })).bodyFileName).toBe(`event-${id}.json`);
+  });
+
+  it("answers application/octet-stream without a Content-Type, and for script or stylesheet types", async () => {
+    const response = await fetch(`${t.rehook.url}/api/webhook/${a.endpoint.slug}`, { method: "POST", body: new Uint8Array([1, 2, 3]) });
+    const { eventId } = (await response.json()) as { eventId: string };
+    expect((await t.db.query<{ content_type: string | null }>("select content_type from events where id = $1", [eventId]))[0]!.content_type).toBeNull();
+    const none = await download(eventId);
+    expect(none.headers).toMatchObject({ "content-type": "application/octet-stream", "content-disposition": `attachment; filename="event-${eventId}.bin"` });
+    expect([...none.bytes]).toEqual([1, 2, 3]);
+    for (const type of ["application/javascript", "text/javascript; charset=utf-8", "text/css"]) {
+      const id = await capture(a.endpoint.slug, Buffer.from("alert(document.cookie)"), type);
+      const { headers, bytes } = await download(id);
+      expect(headers["content-type"], type).toBe("application/octet-stream");
+      expect(headers["x-content-type-options"]).toBe("nosniff");
+      expect(bytes.toString()).toBe("alert(document.cookie)");
+    }
+  });
+
+  it("answers a compressed body still compressed, without a Content-Encoding, named .gz", async () => {
+    const json = JSON.stringify({ type: "push", padding: "x".repeat(5000) });
+    const gzip = gzipSync(json);
+    const response = await fetch(`${t.rehook.url}/api/webhook/${a.endpoint.slug}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+      body: gzip,
+    });
+    const { eventId } = (await response.json()) as { eventId: string };
+    const { headers, bytes } = await download(eventId);
+    expect(headers["content-encoding"]).toBeUndefined();
+    expect(headers).toMatchObject({ "content-type": "application/json", "content-disposition": `attachment; filename="event-${eventId}.json.gz"`, "content-length": String(gzip.length) });
+    expect(bytes.equals(gzip)).toBe(true);
+    // The event page sees it decoded.
+    const event = data<{ body: { text: string | null; decoded: { ok: boolean; encoding: string; view: { text: string } } } }>(await a.client.query("events.get", { id: eventId }));
+    expect(event.body.text).toBeNull();
+    expect(event.body.decoded).toMatchObject({ ok: true, encoding: "gzip", view: { text: json } });
   });
 });
 

@@ -3,8 +3,10 @@
 export { EVENT_STATUSES, type EventStatus } from "./events.js";
 export type { HealthState } from "./health.js";
 export { relativeTime } from "./relative-time.js";
-export { describePayload, jsonTokens, type JsonToken, type JsonTokenKind, type PayloadView } from "./payload-view.js";
-export { shellQuote } from "./curl.js";
+export { describePayload, hexDump, jsonTokens, type JsonToken, type JsonTokenKind, type PayloadView } from "./payload-view.js";
+// The payload inspector: forms, query strings, XML, JSON tree search, the raw download's name.
+export * from "./payload/index.js";
+export { curlCommand, shellQuote, type CurlInput } from "./curl.js";
 // Replays: where a replay goes (the server's own rule) and what a browser-side (local) replay sends.
 export { forwardableHeaders, forwardTarget, type ForwardHeaderOptions, type ForwardTarget } from "./forwarding.js";
 export { DEFAULT_LOCAL_PORT, isLocalPort, LOCAL_REPLAY_ORIGIN, localReplayOrigin, REPLAY_ENVIRONMENTS, replayTarget, type ReplayEnvironment, type ReplaySource, type ReplayTarget } from "./replay-target.js";

@@ -31,3 +31,4 @@ export * from "./concurrency-limit.js";
 export * from "./retry-policy.js";
 export * from "./pause-message.js";
 export * from "./event-search.js";
+export * from "./payload/index.js";

@@ -15,8 +15,9 @@ export function matchEventBodyRoute(path: string): string | undefined {
 }
 
 /**
- * GET /api/events/{eventId}/body, authenticated by the session cookie: the dashboard's
- * "Download raw" link for bodies too large to show whole. A read (no Origin check needed:
+ * GET /api/events/{eventId}/body, authenticated by the session cookie: the event page's
+ * "Download raw" link. Every stored byte as an attachment with the request's own
+ * Content-Type (application/octet-stream when it had none). A read (no Origin check needed:
  * another site can start the download but cannot read it).
  */
 export function createEventBodyRoute(options: { services: ServiceContext; streamBounds?: Partial<StreamBounds> }) {
@@ -31,7 +32,7 @@ export function createEventBodyRoute(options: { services: ServiceContext; stream
         sendError(res, STATUS_FOR_CODE[error.code], error.code, error.message);
         return;
       }
-      await sendEventBody(req, res, eventId, download, {}, options.streamBounds);
+      await sendEventBody(req, res, download, { bounds: options.streamBounds, contentType: "stored" });
     },
   );
 }

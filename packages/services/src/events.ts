@@ -1,4 +1,4 @@
-import { DEFAULT_SEARCH_WINDOW_MS, EVENT_STATUSES, MAX_SEARCH_LENGTH, notFoundMessage, UserError, type EventStatus, type HeaderList } from "@rehook/core";
+import { DEFAULT_SEARCH_WINDOW_MS, EVENT_STATUSES, MAX_SEARCH_LENGTH, notFoundMessage, rawBodyFileName, UserError, type EventStatus, type HeaderList } from "@rehook/core";
 import {
   eventSummariesByIds,
   findOwnedAttempt,
@@ -172,7 +172,12 @@ export const BODY_DOWNLOAD_CHUNK_BYTES = 1024 * 1024;
 
 export interface EventBodyDownload {
   sizeBytes: number;
+  /** The request's Content-Type as stored, if it had one. */
   contentType: string | null;
+  /** The request's Content-Encoding: the stored bytes are still compressed with it. */
+  contentEncoding: string | null;
+  /** The name to save it under: event-<id>.<ext> from its Content-Type, the compression's suffix after (rawBodyFileName). */
+  fileName: string;
   /** The body in order, read a chunk at a time as the consumer asks (fails with not_found if the event is deleted meanwhile). */
   chunks: AsyncGenerator<Buffer>;
 }
@@ -189,7 +194,7 @@ export async function openEventBody(ctx: Pick<ServiceContext, "orm">, input: { u
       yield slice;
     }
   }
-  return { ...found, chunks: chunks() };
+  return { ...found, fileName: rawBodyFileName(input.eventId, found.contentType, found.contentEncoding), chunks: chunks() };
 }
 
 export interface LiveFilter {

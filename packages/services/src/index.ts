@@ -56,3 +56,15 @@ export { countsCompaction, endpointPurge, eventRetention, scheduleUpkeep, sessio
 export { MAX_WAITING_EVENT_IDS, openEndpointEventStream, type FullEvent } from "./event-stream.js";
 export { limitStreams, MAX_STREAMS_PER_INSTANCE, MAX_STREAMS_PER_USER, StreamSlots, streamSlotsOf, type StreamLimits } from "./stream-slots.js";
 export { resumeEndpoint, retryEvent, retryFailedEvents, type RetryQueued } from "./retries.js";
+export {
+  bodyView,
+  contentEncodingOf,
+  decodeContentEncoding,
+  DECODED_BODY_MAX_BYTES,
+  DECODED_ENCODINGS,
+  HEX_PREVIEW_BYTES,
+  inspectEventBody,
+  type BodyInspection,
+  type BodyView,
+  type DecodedBody,
+} from "./event-body-view.js";

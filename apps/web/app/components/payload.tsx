@@ -60,19 +60,7 @@ export function PayloadBlock({ payload, testId = "payload", label }: { payload: 
   );
 }
 
-/** Above a body too large to show whole: how much of it is shown, and the raw download. */
-export function TruncatedPayloadNotice({ shownBytes, totalBytes, downloadUrl }: { shownBytes: number; totalBytes: number; downloadUrl: string }) {
-  return (
-    <p className="note" data-testid="payload-truncated">
-      Showing the first {shownBytes.toLocaleString("en-US")} of {totalBytes.toLocaleString("en-US")} bytes ({formatBytes(totalBytes)}) —{" "}
-      <a href={downloadUrl} download className="text-link" data-testid="download-raw">
-        Download raw
-      </a>
-    </p>
-  );
-}
-
-/** The text "Copy payload" puts on the clipboard. */
+/** The text a "Copy" button puts on the clipboard for a body shown with PayloadBlock (a response, a replay's answer). */
 export function payloadText(payload: PayloadData): string {
   return payload.kind === "json" ? payload.pretty : payload.kind === "text" ? payload.text : payload.hex;
 }

@@ -9,7 +9,8 @@ import { ResolvedByReplay } from "../components/feed-row";
 import { ForwardedTo } from "../components/forwarded-to";
 import { DeleteEventButton } from "../components/delete-event";
 import { TimeUntil } from "../components/delivery";
-import { HeadersTable, PayloadBlock, payloadText, TruncatedPayloadNotice, type PayloadData } from "../components/payload";
+import { CopyPayloadButton, curlFromBody, curlInBody, PayloadInspector } from "../components/inspector/payload-inspector";
+import { HeadersTable, PayloadBlock, type PayloadData } from "../components/payload";
 import { RelativeTime, useExactTime } from "../components/relative-time";
 import { ReplayDialog, ReplayTable } from "../components/replays";
 import { Tabs } from "../components/tabs";
@@ -41,14 +42,16 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     throwIfNotFound(error);
     throw error;
   }
-  const { payload, response, ...rest } = event;
+  // The request body travels once, as `body` (the inspector's view); `payload` is left out.
+  const { payload: _payload, body, response, ...rest } = event;
   // The endpoint as it is now: replays go to its current destination and staging host.
   const [endpoint, history] = await Promise.all([
     context.caller.endpoints.get({ id: event.endpointId }).catch(() => null),
     context.caller.replays.list({ eventId: event.id, limit: HISTORY_LIMIT }).catch(() => ({ replays: [], nextCursor: null })),
   ]);
   return {
-    event: rest,
+    // A whole text body is in `body` already: the page builds the curl command from it instead.
+    event: { ...rest, curl: curlInBody(rest.bodyTruncated, body) ? null : rest.curl },
     /** Forwarding to its endpoint is paused: attempts (Retry now too) wait until it is resumed. */
     forwardingPaused: endpoint?.forwardingPaused ?? false,
     replayHints: replayHints({
@@ -59,7 +62,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     }),
     history: history.replays,
     moreHistory: history.nextCursor !== null,
-    payload: slim(payload),
+    body,
     requestPath: `/api/webhook/${event.endpointSlug}${event.path}${event.query ? `?${event.query}` : ""}`,
     response: response && {
       status: response.status,
@@ -73,7 +76,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 }
 
 export default function EventPage() {
-  const { event, payload, requestPath, response, replayHints, forwardingPaused, history: loadedHistory, moreHistory: loadedMore } = useLoaderData<typeof loader>();
+  const { event, body, requestPath, response, replayHints, forwardingPaused, history: loadedHistory, moreHistory: loadedMore } = useLoaderData<typeof loader>();
   const revalidator = useRevalidator();
   const receivedAt = useExactTime(event.receivedAt);
   const waiting = event.status === "pending";
@@ -203,8 +206,8 @@ export default function EventPage() {
         }
         actions={
           <>
-            <CopyButton text={event.curl} label="Copy as curl" className="button secondary" />
-            <CopyButton text={payloadText(payload)} label={event.bodyTruncated ? "Copy preview" : "Copy payload"} className="button secondary" />
+            <CopyButton text={event.curl ?? (() => curlFromBody(event, body))} label="Copy as curl" className="button secondary" />
+            <CopyPayloadButton body={body} truncated={event.bodyTruncated} previewBytes={event.bodyPreviewBytes} />
             <button type="button" className="button primary" onClick={() => setReplaying(true)} aria-keyshortcuts="R" title="Replay this event (R)">
               <Icon name="refresh" />
               Replay
@@ -254,12 +257,16 @@ export default function EventPage() {
               id: "payload",
               label: "Payload",
               render: () => (
-                <>
-                  {event.bodyTruncated ? (
-                    <TruncatedPayloadNotice shownBytes={event.bodyPreviewBytes} totalBytes={event.sizeBytes} downloadUrl={`/api/events/${encodeURIComponent(event.id)}/body`} />
-                  ) : null}
-                  <PayloadBlock payload={payload} label={event.bodyTruncated ? "Request body (beginning)" : "Request body"} />
-                </>
+                <PayloadInspector
+                  body={body}
+                  contentType={event.contentType}
+                  query={event.query}
+                  truncated={event.bodyTruncated}
+                  previewBytes={event.bodyPreviewBytes}
+                  sizeBytes={event.sizeBytes}
+                  downloadUrl={`/api/events/${encodeURIComponent(event.id)}/body`}
+                  fileName={event.bodyFileName}
+                />
               ),
             },
             {

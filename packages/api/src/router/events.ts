@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { curlCommand, describePayload, EVENT_STATUSES, forwardTarget, webhookUrl } from "@rehook/core";
-import { deleteEvent, getEvent, getEventAttempt, listEvents, openLiveEvents, retryEvent } from "@rehook/services";
+import { curlCommand, describePayload, EVENT_STATUSES, forwardTarget, rawBodyFileName, webhookUrl } from "@rehook/core";
+import { contentEncodingOf, deleteEvent, getEvent, getEventAttempt, inspectEventBody, listEvents, openLiveEvents, retryEvent } from "@rehook/services";
 import { protectedProcedure, router } from "../trpc.js";
 
 const filter = z.object({
@@ -26,24 +26,32 @@ export const eventsRouter = router({
     .query(({ ctx, input }) => listEvents(ctx.services, { userId: ctx.user.id, ...input })),
 
   /**
-   * One event with its body ready to show: JSON, text or a hex dump, and a curl command. A body
-   * over the preview size comes as its first bytes (`bodyTruncated`, `sizeBytes` the whole);
-   * the page links to /api/events/{id}/body for the rest.
+   * One event with its body ready to show: JSON, text or a hex dump (`payload`), the payload
+   * inspector's view (`body`: the text exactly, multipart parts, a Content-Encoding undone),
+   * and a curl command. A body over the preview size comes as its first bytes
+   * (`bodyTruncated`, `sizeBytes` the whole); /api/events/{id}/body downloads all of it.
    */
   get: protectedProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
     const { body, response, ...event } = await getEvent(ctx.services, { userId: ctx.user.id, eventId: input.id });
     const captureUrl = `${webhookUrl(ctx.services.baseUrl, event.endpointSlug)}${event.path}${event.query ? `?${event.query}` : ""}`;
     const request = { method: event.method, url: captureUrl, headers: event.headers };
+    const inspected = await inspectEventBody({ body, bodyTruncated: event.bodyTruncated, contentType: event.contentType, headers: event.headers });
+    const fileName = rawBodyFileName(event.id, event.contentType, contentEncodingOf(event.headers));
     return {
       ...event,
       /** The URL a forward of this event requests (the destination with the captured sub-path and query), or why none is made. */
       forwardTarget: event.destinationUrl ? forwardTarget(event.destinationUrl, event.path, event.query) : null,
       payload: describePayload(body, event.contentType),
+      body: inspected,
       /** Bytes of the body that `payload` shows (all of them unless bodyTruncated). */
       bodyPreviewBytes: body.byteLength,
+      /** The name /api/events/{id}/body saves the whole body under. */
+      bodyFileName: fileName,
+      /** The capture URL the event came to (path and query included): where `curl` sends it. */
+      captureUrl,
       // A cut body would make a wrong request: the command reads the downloaded file instead.
       curl: event.bodyTruncated
-        ? `${curlCommand({ ...request, body: new Uint8Array() })} \\\n  --data-binary @${rawBodyFileName(event.id)}`
+        ? `${curlCommand({ ...request, body: new Uint8Array() })} \\\n  --data-binary @${fileName}`
         : curlCommand({ ...request, body }),
       response: response && {
         ...response,
@@ -74,8 +82,3 @@ export const eventsRouter = router({
     openLiveEvents(ctx.services, { userId: ctx.user.id, filter: input, signal: signal ?? new AbortController().signal }),
   ),
 });
-
-/** The file name the raw download is saved under (Content-Disposition of /api/events/{id}/body). */
-function rawBodyFileName(eventId: string): string {
-  return `event-${eventId}.bin`;
-}

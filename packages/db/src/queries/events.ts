@@ -515,14 +515,24 @@ export async function findOwnedAttempt(em: EntityManager, userId: string, eventI
   };
 }
 
-/** What a download of one of the user's event bodies announces before the bytes; null when missing or someone else's. */
-export async function findOwnedEventBody(em: EntityManager, userId: string, eventId: string): Promise<{ sizeBytes: number; contentType: string | null } | null> {
+/**
+ * What a download of one of the user's event bodies announces before the bytes: its size,
+ * Content-Type and Content-Encoding (repeated headers joined); null when missing or someone else's.
+ */
+export async function findOwnedEventBody(
+  em: EntityManager,
+  userId: string,
+  eventId: string,
+): Promise<{ sizeBytes: number; contentType: string | null; contentEncoding: string | null } | null> {
   if (!isUuid(eventId)) return null;
-  const rows = await em.getConnection().execute<Array<{ body_bytes: number; content_type: string | null }>>(
-    `select octet_length(e.body) as body_bytes, e.content_type from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.user_id = ?`,
+  const rows = await em.getConnection().execute<Array<{ body_bytes: number; content_type: string | null; content_encoding: string | null }>>(
+    `select octet_length(e.body) as body_bytes, e.content_type,
+            (select string_agg(h->>1, ', ') from json_array_elements(e.headers) h where lower(h->>0) = 'content-encoding') as content_encoding
+     from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.user_id = ?`,
     [eventId, userId],
   );
-  return rows[0] ? { sizeBytes: rows[0].body_bytes, contentType: rows[0].content_type } : null;
+  const row = rows[0];
+  return row ? { sizeBytes: row.body_bytes, contentType: row.content_type, contentEncoding: row.content_encoding } : null;
 }
 
 /** `length` bytes of the user's event body from `offset` (fewer at its end); null when the event is gone. */

@@ -276,7 +276,7 @@ export const ROUTES: Route[] = [
     errors: [404],
     async handle({ services, userId, params }, { req, res, streamBounds }) {
       const download = await openEventBody(services, { userId, eventId: params.id! });
-      await sendEventBody(req, res, params.id!, download, { "rehook-api-version": "v1" }, streamBounds);
+      await sendEventBody(req, res, download, { headers: { "rehook-api-version": "v1" }, bounds: streamBounds });
       return undefined;
     },
   }),
