@@ -1,4 +1,4 @@
-import { DEFAULT_SEARCH_WINDOW_MS, EVENT_STATUSES, MAX_SEARCH_LENGTH, notFoundMessage, rawBodyFileName, UserError, type EventStatus, type HeaderList } from "@rehook/core";
+import { DEFAULT_SEARCH_WINDOW_MS, EVENT_STATUSES, MAX_SEARCH_LENGTH, notFoundMessage, rawBodyFileName, UserError, withoutPartialUtf8, type EventStatus, type HeaderList } from "@rehook/core";
 import {
   eventSummariesByIds,
   findOwnedAttempt,
@@ -104,19 +104,6 @@ export interface EventView extends Omit<EventDetail, "body" | "responseHeaders" 
 }
 
 /**
- * A preview without the partial character a byte cut may leave at its end, so text stays
- * text (a split UTF-8 sequence would make the preview look binary).
- */
-function withoutSplitCharacter(bytes: Buffer): Buffer {
-  let lead = bytes.length - 1;
-  while (lead >= 0 && bytes.length - lead <= 3 && (bytes[lead]! & 0xc0) === 0x80) lead -= 1;
-  if (lead < 0) return bytes;
-  const byte = bytes[lead]!;
-  const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-  return lead + length > bytes.length ? bytes.subarray(0, lead) : bytes;
-}
-
-/**
  * One of the user's events, its body only up to PAYLOAD_PREVIEW_BYTES (a 10 MiB body is
  * downloaded with openEventBody instead); another user's id answers exactly like a missing one.
  */
@@ -131,7 +118,7 @@ export async function getEvent(ctx: Pick<ServiceContext, "orm">, input: { userId
   const attempted = event.status === "delivered" || event.status === "failed";
   return {
     ...rest,
-    body: new Uint8Array(event.bodyTruncated ? withoutSplitCharacter(body) : body),
+    body: new Uint8Array(event.bodyTruncated ? withoutPartialUtf8(body) : body),
     response: attempted
       ? {
           status: event.responseStatus,
@@ -164,7 +151,7 @@ export async function getEventAttempt(ctx: Pick<ServiceContext, "orm">, input: {
   const found = await findOwnedAttempt(ctx.orm.em.fork(), input.userId, input.eventId, input.attempt, ATTEMPT_BODY_PREVIEW_BYTES);
   if (!found) throw new UserError("not_found", `Event ${input.eventId} has no attempt ${input.attempt}. Open the event to see its attempts.`);
   const { responseBody, ...attempt } = found;
-  return { ...attempt, responseBody: responseBody && new Uint8Array(attempt.bodyTruncated ? withoutSplitCharacter(responseBody) : responseBody) };
+  return { ...attempt, responseBody: responseBody && new Uint8Array(attempt.bodyTruncated ? withoutPartialUtf8(responseBody) : responseBody) };
 }
 
 /** Bytes a body download reads from the database at a time. */

@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { startEmbeddedPostgres } from "@rehook/db";
 import { percentile } from "./percentile.js";
 import { CLI, runRehook, startListening, stop } from "./processes.js";
+import { signIn } from "./dashboard-session.js";
 
 const { values } = parseArgs({
   options: {
@@ -46,23 +47,6 @@ async function capture(server: string, slug: string, body: string): Promise<stri
   });
   if (response.status !== 200) throw new Error(`capture answered ${response.status}`);
   return ((await response.json()) as { eventId: string }).eventId;
-}
-
-/** Signs in with the login form, as a browser does, and answers the session cookie. */
-async function signIn(server: string): Promise<string> {
-  const response = await fetch(`${server}/login`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: server },
-    body: new URLSearchParams({ email: EMAIL, password: PASSWORD }).toString(),
-    signal: AbortSignal.timeout(TIMEOUT_MS),
-  });
-  const cookie = response.headers
-    .getSetCookie()
-    .map((header) => header.split(";")[0]!)
-    .find((pair) => /^(__Host-)?rehook_session=./.test(pair));
-  if (response.status !== 303 || !cookie) throw new Error(`sign-in answered ${response.status} without a session cookie`);
-  return cookie;
 }
 
 /** GET of a page, timed from the request to its last byte. */
@@ -105,7 +89,7 @@ async function main() {
     const server = rehook.url;
     const largeId = await capture(server, endpoint.slug, large);
     const smallId = await capture(server, endpoint.slug, small);
-    const cookie = await signIn(server);
+    const cookie = await signIn(server, { email: EMAIL, password: PASSWORD }, TIMEOUT_MS);
 
     const series: Series[] = [
       { label: "event page, 1 KiB body (baseline)", url: `${server}/events/${smallId}`, ms: [], bytes: 0 },

@@ -15,6 +15,7 @@ import { runLoad, type LoadResult } from "./load.js";
 import { percentile } from "./percentile.js";
 import { rawInsertLoop } from "./raw-insert.js";
 import { CLI, peakRssMiB, runRehook, startListening, stop, type Started } from "./processes.js";
+import { signIn } from "./dashboard-session.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -387,23 +388,6 @@ async function sample(request: () => Promise<unknown>): Promise<number[]> {
   return durations;
 }
 
-/** Signs in as the seeded account's user (a browser's form post) and answers its session cookie. */
-async function signIn(server: string): Promise<string> {
-  const response = await fetch(`${server}/login`, {
-    method: "POST",
-    redirect: "manual",
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: server },
-    body: new URLSearchParams({ email: EMAIL, password: PASSWORD }).toString(),
-  });
-  const cookie = response.headers
-    .getSetCookie()
-    .map((header) => header.split(";")[0]!)
-    .find((pair) => /^(__Host-)?rehook_session=./.test(pair));
-  if (response.status !== 303 || !cookie) throw new Error(`sign-in answered ${response.status} without a session cookie`);
-  return cookie;
-}
-
 /** A dashboard tRPC query over HTTP, as the browser sends it (superjson envelope). */
 async function trpcQuery(server: string, cookie: string, procedure: string, input: unknown): Promise<unknown> {
   const response = await fetch(`${server}/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`, {
@@ -448,7 +432,7 @@ async function measureListings(server: string, account: Account, expectedTotal: 
 
 /** The dashboard's Activity loader, signed in as the seeded account's user: all events, then the failed ones. */
 async function measureActivity(server: string): Promise<void> {
-  const cookie = await signIn(server);
+  const cookie = await signIn(server, { email: EMAIL, password: PASSWORD }, REQUEST_TIMEOUT_MS);
   addLatencyRow("dashboard Activity: events.list (limit 50)", await sample(() => trpcQuery(server, cookie, "events.list", { limit: 50 })), TARGETS.page);
   addLatencyRow(
     "dashboard Activity: events.list status=failed",

@@ -8,9 +8,10 @@ export type PayloadData = { kind: "json"; pretty: string } | { kind: "text"; tex
 /** Past this size JSON is shown without colours: tens of thousands of spans make the page sluggish. */
 const HIGHLIGHT_LIMIT = 200_000;
 
-function HighlightedJson({ pretty }: { pretty: string }) {
-  const tokens = useMemo(() => (pretty.length > HIGHLIGHT_LIMIT ? null : jsonTokens(pretty)), [pretty]);
-  if (!tokens) return <>{pretty}</>;
+/** JSON text with its tokens coloured (plain past HIGHLIGHT_LIMIT). */
+export function HighlightedJson({ text }: { text: string }) {
+  const tokens = useMemo(() => (text.length > HIGHLIGHT_LIMIT ? null : jsonTokens(text)), [text]);
+  if (!tokens) return <>{text}</>;
   return (
     <>
       {tokens.map((token, index) =>
@@ -54,7 +55,7 @@ export function PayloadBlock({ payload, testId = "payload", label }: { payload: 
   return (
     <div className="payload">
       <pre className="code code-block json" data-testid={testId} data-kind="json" tabIndex={0} aria-label={`${label} (JSON)`}>
-        <HighlightedJson pretty={payload.pretty} />
+        <HighlightedJson text={payload.pretty} />
       </pre>
     </div>
   );

@@ -1,28 +1,8 @@
 import { useMemo } from "react";
-import { jsonTokens } from "../../lib/format";
+import { HighlightedJson } from "../payload";
 
-/** Past this size JSON is shown without colours: tens of thousands of spans make the page sluggish. */
-const HIGHLIGHT_LIMIT = 200_000;
 /** Past this many lines the numbers are left out (the gutter would outweigh the text). */
 const MAX_NUMBERED_LINES = 50_000;
-
-function HighlightedJson({ text }: { text: string }) {
-  const tokens = useMemo(() => (text.length > HIGHLIGHT_LIMIT ? null : jsonTokens(text)), [text]);
-  if (!tokens) return <>{text}</>;
-  return (
-    <>
-      {tokens.map((token, index) =>
-        token.kind === "whitespace" ? (
-          token.text
-        ) : (
-          <span key={index} className={`tok-${token.kind} ${token.kind}`}>
-            {token.text}
-          </span>
-        ),
-      )}
-    </>
-  );
-}
 
 function lineCount(text: string): number {
   let lines = 1;
