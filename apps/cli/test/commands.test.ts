@@ -202,6 +202,15 @@ describe("rehook apikey", () => {
     expect(row!.key_hash).toHaveLength(32);
   });
 
+  it("create --json prints one JSON object with the key in it, for scripts", async () => {
+    const result = await runCli(["apikey", "create", "--email", "dev@example.com", "--name", "ci", "--json"], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split("\n")).toHaveLength(1);
+    const created = JSON.parse(result.stdout) as { key: string; prefix: string; name: string };
+    expect(created.key).toMatch(/^pk_live_[0-9A-Za-z]{32,}$/);
+    expect(created).toMatchObject({ name: "ci", prefix: created.key.slice(0, 12) });
+  });
+
   it("create refuses an unknown owner with one line", async () => {
     const result = await runCli(["apikey", "create", "--email", "nobody@example.com"], env);
     expect(result.code).toBe(1);

@@ -136,7 +136,7 @@ describe("rehook listen", () => {
     listener.child.kill("SIGINT");
     expect(await exited(listener.child)).toBe(0);
     expect(listener.output()).toContain("9 event(s): 8 answered 2xx, 1 failed");
-  });
+  }, 90_000); // two server starts: slow on a loaded machine
 
   it("retries a failing local server with --retry", async () => {
     const server = await startRehook(env);
@@ -179,6 +179,24 @@ describe("rehook listen", () => {
       listener.child.kill("SIGINT");
       expect(await exited(listener.child)).toBe(0);
       expect(listener.output()).toContain("0 event(s)");
+    } finally {
+      await new Promise((resolve) => hangUp.close(resolve));
+    }
+  });
+
+  it("--json writes one JSON object a line, ending with the summary", async () => {
+    const hangUp = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => hangUp.listen(0, "127.0.0.1", resolve));
+    const server = `http://127.0.0.1:${(hangUp.address() as AddressInfo).port}`;
+    try {
+      const listener = startListen(["--endpoint", slug, "--forward", "3000", "--server", server, "--api-key", apiKey, "--json"]);
+      await waitFor(() => listener.output().includes('"retry_in_ms":1000'), "the second attempt's line");
+      listener.child.kill("SIGINT");
+      expect(await exited(listener.child)).toBe(0);
+      const lines = listener.output().trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines[0]).toMatchObject({ type: "unreachable", server, retry_in_ms: 500 });
+      expect(typeof lines[0]!.reason).toBe("string");
+      expect(lines.at(-1)).toMatchObject({ type: "summary", received: 0, ok: 0, failed: 0 });
     } finally {
       await new Promise((resolve) => hangUp.close(resolve));
     }

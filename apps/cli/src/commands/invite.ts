@@ -5,10 +5,11 @@ import { withDatabase } from "./with-database.js";
 export const inviteCreateCommand = defineCommand(
   ["invite", "create"],
   {
-    usage: "rehook invite create --email <admin email>",
+    usage: "rehook invite create --email <admin email> [--json]",
     summary: "Make a one-time invite link (SIGNUP=invite) as an admin. Prints its details, then the link alone on the last line (shown only now).",
     options: {
       email: { type: "string", required: true, description: "the email of the admin the invite is from" },
+      json: { type: "boolean", description: "print one JSON object, the link in its \"url\" field" },
     },
   } as const,
   async (options, context) => {
@@ -16,6 +17,7 @@ export const inviteCreateCommand = defineCommand(
       const admin = await requireUserByEmail({ orm }, options.email);
       return createInvite({ orm, baseUrl: context.config.baseUrl }, { userId: admin.id });
     });
+    if (options.json) return { ...invite, url };
     context.stdout.write(`${JSON.stringify(invite)}\n${url}\n`);
     return undefined;
   },

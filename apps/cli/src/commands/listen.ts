@@ -1,5 +1,6 @@
 import { UsageError } from "../cli-error.js";
 import { listen } from "../listen/listener.js";
+import { createReporter } from "../listen/report.js";
 import { defineCommand } from "./define.js";
 
 /**
@@ -21,7 +22,7 @@ export function forwardUrl(text: string): URL {
 export const listenCommand = defineCommand(
   ["listen"],
   {
-    usage: "rehook listen --endpoint <slug> --forward <local url> [--server <url>] [--api-key <key>] [--retry <n>]",
+    usage: "rehook listen --endpoint <slug> --forward <local url> [--server <url>] [--api-key <key>] [--retry <n>] [--json]",
     summary: "Stream an endpoint's new events to a local server (reconnects and catches up by itself; Ctrl-C for a summary).",
     options: {
       endpoint: { type: "string", required: true, description: "the endpoint's slug" },
@@ -29,6 +30,7 @@ export const listenCommand = defineCommand(
       server: { type: "string", description: "the Rehook server (default: REHOOK_URL, else http://localhost:8080)" },
       "api-key": { type: "string", description: "a pk_live_ API key (default: REHOOK_API_KEY)" },
       retry: { type: "string", description: "attempts per event after a failure (default 0)" },
+      json: { type: "boolean", description: "one JSON object a line (connected, event, reconnecting, unreachable, summary) for scripts" },
     },
   } as const,
   async (options, context) => {
@@ -38,6 +40,7 @@ export const listenCommand = defineCommand(
     if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new UsageError("--retry must be a whole number from 0 to 20");
     const forward = forwardUrl(options.forward);
     const server = (options.server ?? context.client.serverUrl ?? "http://localhost:8080").replace(/\/+$/, "");
+    const report = createReporter(context.stdout, options.json ? "json" : "text", context.client.color);
     const stop = new AbortController();
     const interrupt = () => stop.abort();
     process.once("SIGINT", interrupt);
@@ -50,11 +53,10 @@ export const listenCommand = defineCommand(
         endpointSlug: options.endpoint,
         forward: forward.href,
         retries,
-        color: context.client.color,
-        out: context.stdout,
+        report,
         signal: stop.signal,
       });
-      context.stdout.write(`\n${summary.received} event(s): ${summary.ok} answered 2xx, ${summary.failed} failed\n`);
+      report({ type: "summary", ...summary });
       return undefined;
     } finally {
       process.off("SIGINT", interrupt);

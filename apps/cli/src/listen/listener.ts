@@ -1,5 +1,6 @@
 import { forwardableHeaders, forwardTarget, type HeaderList } from "@rehook/core";
 import { NoAnswerError, readText, sendRequest } from "./http-request.js";
+import type { ListenNews } from "./report.js";
 import { readSse } from "./sse.js";
 
 /** An event as the stream sends it (GET /api/v1/endpoints/{id}/stream). */
@@ -20,8 +21,8 @@ export interface ListenOptions {
   endpointSlug: string;
   forward: string;
   retries: number;
-  color: boolean;
-  out: NodeJS.WritableStream;
+  /** Where what happens is told (see report.ts). */
+  report: (news: ListenNews) => void;
   signal: AbortSignal;
 }
 
@@ -32,14 +33,6 @@ export class ListenError extends Error {
 
 const RECORD_BODY_BYTES = 64 * 1024;
 const LOCAL_TIMEOUT_MS = 30_000;
-
-function paint(color: boolean, code: number, text: string): string {
-  return color ? `\x1b[${code}m${text}\x1b[0m` : text;
-}
-
-function clock(): string {
-  return new Date().toTimeString().slice(0, 8);
-}
 
 /** Longest silence from the server: for an answer, and on the stream (it pings every 15 s). */
 const SERVER_ANSWER_TIMEOUT_MS = 15_000;
@@ -111,7 +104,7 @@ async function findEndpointPatiently(options: ListenOptions): Promise<ListenedEn
     } catch (error) {
       if (error instanceof ListenError) throw error;
       if (options.signal.aborted) break;
-      options.out.write(`${paint(options.color, 33, "○ cannot reach")} ${options.server} (${unreachableReason(error)}); trying again in ${(backoffMs / 1000).toFixed(1)} s\n`);
+      options.report({ type: "unreachable", server: options.server, reason: unreachableReason(error), retryInMs: backoffMs });
       await pause(backoffMs, options.signal);
       backoffMs = Math.min(backoffMs * 2, 10_000);
     }
@@ -187,7 +180,6 @@ export async function listen(options: ListenOptions): Promise<ListenSummary> {
 }
 
 async function streamAndForward(options: ListenOptions, endpoint: ListenedEndpoint, summary: ListenSummary): Promise<void> {
-  const { out, color } = options;
   const seen = new Set<string>();
   // Attempts the server could not record (it was down): recorded again after the reconnect.
   const unrecorded: PendingRecord[] = [];
@@ -205,7 +197,7 @@ async function streamAndForward(options: ListenOptions, endpoint: ListenedEndpoi
       if (response.statusCode === 401) throw new ListenError("The API key was refused (401). Check --api-key or REHOOK_API_KEY.");
       if (response.statusCode === 404) throw new ListenError(`The endpoint ${options.endpointSlug} no longer exists. Create it again, or listen to another one.`);
       if (response.statusCode !== 200) throw new Error(`the stream answered ${response.statusCode}`);
-      out.write(`${paint(color, 32, connectedBefore ? "● reconnected" : "● connected")}: forwarding ${options.endpointSlug} to ${options.forward}${connectedBefore ? " (catching up on what was missed)" : ""}\n`);
+      options.report({ type: "connected", reconnected: connectedBefore, endpoint: options.endpointSlug, forward: options.forward });
       connectedBefore = true;
       backoffMs = 500;
       await recordPending(options, unrecorded);
@@ -224,7 +216,7 @@ async function streamAndForward(options: ListenOptions, endpoint: ListenedEndpoi
     } catch (error) {
       if (error instanceof ListenError) throw error;
       if (options.signal.aborted) break;
-      out.write(`${paint(color, 33, "○ reconnecting")} in ${(backoffMs / 1000).toFixed(1)} s (${unreachableReason(error)})\n`);
+      options.report({ type: "reconnecting", reason: unreachableReason(error), retryInMs: backoffMs });
       await pause(backoffMs, options.signal);
       backoffMs = Math.min(backoffMs * 2, 10_000);
     }
@@ -262,9 +254,17 @@ async function handle(options: ListenOptions, endpoint: ListenedEndpoint, event:
   const ok = isSuccess(result);
   if (ok) summary.ok += 1;
   else summary.failed += 1;
-  const status = result.status === null ? paint(options.color, 31, `error: ${result.error}`) : paint(options.color, ok ? 32 : 31, String(result.status));
-  const what = `${event.source}/${event.event_type}`;
-  options.out.write(`${clock()}  ${event.method.padEnd(6)} ${what.padEnd(40)} → ${status}  ${result.latencyMs} ms\n`);
+  options.report({
+    type: "event",
+    eventId: event.id,
+    method: event.method,
+    source: event.source,
+    eventType: event.event_type,
+    status: result.status,
+    ok,
+    latencyMs: result.latencyMs,
+    error: result.error,
+  });
   unrecorded.push({ eventId: event.id, body: { status: result.status, latency_ms: result.latencyMs, body: result.body, error: result.error } });
   await recordPending(options, unrecorded);
 }
