@@ -15,7 +15,10 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 export interface Routes {
   capture: Handler;
+  /** GET /healthz: the process is alive. */
   health: Handler;
+  /** GET /readyz: the database answers, migrations are applied, and the server is not draining. */
+  readiness: Handler;
   /** tRPC at /trpc/*. */
   trpc?: Handler;
   /** Built client files; false when there is no such file. */
@@ -71,6 +74,7 @@ export function createRequestListener(routes: Routes, options: { logger: Logger;
   const dispatch = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
     if (path.startsWith("/api/webhook/")) return routes.capture(req, res);
     if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) return routes.health(req, res);
+    if (path === "/readyz" && (req.method === "GET" || req.method === "HEAD")) return routes.readiness(req, res);
     if (routes.publicApi && (path === "/api/v1" || path.startsWith("/api/v1/"))) {
       setHeaders(res, API_SECURITY_HEADERS);
       return routes.publicApi(req, res);
