@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { ConfigError, isUserError } from "@rehook/core";
-import { createConsoleLogger } from "@rehook/web";
+import { createLogger } from "@rehook/web";
 import { UsageError } from "./cli-error.js";
 import { apiKeyCreateCommand } from "./commands/apikey.js";
 import { endpointCreateCommand, endpointDeleteCommand, endpointSecretCommand, endpointUpdateCommand } from "./commands/endpoint.js";
@@ -69,7 +69,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const config = configFromEnvironment();
     logLevel = config.logLevel;
-    const logger = createConsoleLogger(config.logLevel);
+    const logger = createLogger({ level: config.logLevel, format: config.logFormat });
     return await found.command.run(found.rest, { config, logger, stdout: process.stdout, client: clientFromEnvironment() });
   } catch (error) {
     if (error instanceof UsageError) {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isProcessAlive } from "@rehook/vitest-config/processes";
+import { waitFor } from "@rehook/vitest-config/wait-for";
 import { exited, runCli, startRehook } from "./run-cli.js";
 
 let dataDir: string;
@@ -35,7 +36,8 @@ describe("embedded PostgreSQL (no DATABASE_URL)", () => {
   });
 
   it("rehook start runs it; the CLI reuses it instead of starting a second one; SIGTERM stops both cleanly", async () => {
-    const env = { REHOOK_DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" };
+    // Long enough to see the drain from here; the test waits for the exit, not for the time.
+    const env = { REHOOK_DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", SHUTDOWN_DRAIN_MS: "3000" };
     const started = await startRehook(env);
     server = started.child;
     const pid = await postmasterPid();
@@ -50,8 +52,14 @@ describe("embedded PostgreSQL (no DATABASE_URL)", () => {
     const captured = await fetch(`${started.url}/api/webhook/${slug}`, { method: "POST", body: "{}" });
     expect(captured.status).toBe(200);
 
+    expect((await fetch(`${started.url}/readyz`)).status).toBe(200);
+    const exit = exited(server);
     server.kill("SIGTERM");
-    expect(await exited(server)).toBe(0);
+    // Draining: readiness refuses so a load balancer stops sending, yet requests are still served.
+    await waitFor(async () => (await fetch(`${started.url}/readyz`)).status === 503, "readyz to answer 503 while draining");
+    expect((await fetch(`${started.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${started.url}/api/webhook/${slug}`, { method: "POST", body: "{}" })).status).toBe(200);
+    expect(await exit).toBe(0);
     expect(isProcessAlive(pid!)).toBe(false);
   });
 });

@@ -1,2 +1,2 @@
-export { createConsoleLogger } from "./logger.js";
+export { createConsoleLogger, createJsonLogger, createLogger, type LogFormat, type LoggerOptions } from "./logger.js";
 export { createHttpServer, startServer, type RehookServer } from "./server.js";

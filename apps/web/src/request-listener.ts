@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { performance } from "node:perf_hooks";
 import type { Logger } from "@rehook/core";
 import {
   API_SECURITY_HEADERS,
@@ -10,12 +11,16 @@ import {
   sendError,
   type OriginPolicy,
 } from "@rehook/http";
+import { requestIdFor, withRequestId } from "./request-context.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 export interface Routes {
   capture: Handler;
+  /** GET /healthz: the process is alive. */
   health: Handler;
+  /** GET /readyz: the database answers, migrations are applied, and the server is not draining. */
+  readiness: Handler;
   /** tRPC at /trpc/*. */
   trpc?: Handler;
   /** Built client files; false when there is no such file. */
@@ -71,13 +76,14 @@ export function createRequestListener(routes: Routes, options: { logger: Logger;
   const dispatch = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
     if (path.startsWith("/api/webhook/")) return routes.capture(req, res);
     if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) return routes.health(req, res);
+    if (path === "/readyz" && (req.method === "GET" || req.method === "HEAD")) return routes.readiness(req, res);
     if (routes.publicApi && (path === "/api/v1" || path.startsWith("/api/v1/"))) {
       setHeaders(res, API_SECURITY_HEADERS);
       return routes.publicApi(req, res);
     }
     return dashboard(req, res, path);
   };
-  return (req: IncomingMessage, res: ServerResponse): void => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? "/";
     // Only origin-form targets (/path?query): an absolute-form target names a host that is not
     // ours to trust, and "//host/path" reads as one to any URL parser downstream.
@@ -96,4 +102,35 @@ export function createRequestListener(routes: Routes, options: { logger: Logger;
       else res.destroy();
     });
   };
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const requestId = requestIdFor(req.headers["x-request-id"]);
+    res.setHeader("x-request-id", requestId);
+    withRequestId(requestId, () => {
+      logAccess(options.logger, req, res, requestId);
+      handle(req, res);
+    });
+  };
+}
+
+/**
+ * One access line per request, when its answer is sent (or the client left). Captures and
+ * health probes are frequent and routine: debug; everything else (dashboard, API): info.
+ * The path is logged without its query string, which may carry tokens.
+ */
+function logAccess(logger: Logger, req: IncomingMessage, res: ServerResponse, requestId: string): void {
+  const started = performance.now();
+  // "close" fires from the socket's context, not the request's: bind the id again.
+  res.once("close", () => withRequestId(requestId, () => {
+    const path = pathOf(req.url ?? "/");
+    const routine = path.startsWith("/api/webhook/") || path === "/healthz" || path === "/readyz";
+    const fields = {
+      method: req.method,
+      path,
+      status: res.statusCode,
+      duration_ms: Math.round((performance.now() - started) * 10) / 10,
+      ...(res.writableFinished ? {} : { aborted: true }),
+    };
+    if (routine) logger.debug("request", fields);
+    else logger.info("request", fields);
+  }));
 }

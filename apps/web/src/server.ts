@@ -13,6 +13,7 @@ import {
   GroupCommitWriter,
   isDatabaseReachable,
   openDatabase,
+  pendingMigrations,
   publish,
   type BusMessage,
   type Database,
@@ -23,6 +24,7 @@ import {
   createCaptureHandler,
   createEventBodyRoute,
   createHealthHandler,
+  createReadinessHandler,
   createOriginPolicy,
   createPublicApi,
   createReplayRoute,
@@ -55,6 +57,8 @@ export interface RehookServer {
   delivery: Pick<DeliveryDispatcher, "heldRetries" | "load">;
   /** Background jobs running on this instance (tests, diagnostics). */
   jobs: Pick<JobRunner, "runningCount" | "stopping">;
+  /** Starts shutdown's first step: /readyz answers 503 "draining" while every route still serves. */
+  drain(): void;
   close(): Promise<void>;
 }
 
@@ -82,8 +86,11 @@ export function createHttpServer(deps: {
   origins: OriginPolicy;
   dashboard?: Dashboard;
   publicApi?: ReturnType<typeof createPublicApi>;
+  /** True once shutdown has begun (readiness answers 503). */
+  isDraining?: () => boolean;
 }): Server {
   const { ctx, pool, config, logger, origins, dashboard, publicApi } = deps;
+  const isDraining = deps.isDraining ?? (() => false);
   const listener = createRequestListener(
     {
       capture: createCaptureHandler({
@@ -93,7 +100,12 @@ export function createHttpServer(deps: {
         trustedProxyHops: config.trustedProxyHops,
         logger,
       }),
-      health: createHealthHandler(() => isDatabaseReachable(pool)),
+      health: createHealthHandler(),
+      readiness: createReadinessHandler({
+        isDraining,
+        isDatabaseReachable: () => isDatabaseReachable(pool),
+        pendingMigrations: () => pendingMigrations(ctx.orm),
+      }),
       trpc: dashboard?.trpc.handle,
       publicApi: publicApi?.handle,
       replay: dashboard?.replay,
@@ -234,7 +246,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     enabled: config.publicApiEnabled,
     requestsPerMinute: config.apiRateLimitPerMinute,
   });
-  const server = createHttpServer({ ctx, pool, config, logger, origins, dashboard, publicApi });
+  let draining = false;
+  const server = createHttpServer({ ctx, pool, config, logger, origins, dashboard, publicApi, isDraining: () => draining });
   // Everything after the HTTP server, in the order it must be let go (one list for both exits).
   const release = async () => {
     await jobs.stop();
@@ -270,8 +283,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     database,
     delivery: dispatcher,
     jobs,
+    drain() {
+      draining = true;
+    },
     close() {
       closing ??= (async () => {
+        draining = true;
         // Stop taking requests, let the ones in flight finish (their rows commit), then release the database.
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();

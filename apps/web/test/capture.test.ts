@@ -228,6 +228,13 @@ describe("other routes", () => {
     expect(await response.json()).toEqual({ status: "ok" });
   });
 
+  it("GET /readyz answers ready once migrations are applied and the database answers", async () => {
+    const response = await fetch(`${t.rehook.url}/readyz`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(await response.json()).toEqual({ status: "ready" });
+  });
+
   it("unknown /api/ paths answer a JSON 404; other unknown paths get the dashboard's 404 page", async () => {
     const api = await fetch(`${t.rehook.url}/api/nope`);
     expect(api.status).toBe(404);

@@ -46,10 +46,14 @@ describe("when the database goes away", () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("5");
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("unavailable");
-    expect((await fetch(`${rehook.url}/healthz`)).status).toBe(503);
+    const readiness = await fetch(`${rehook.url}/readyz`);
+    expect(readiness.status).toBe(503);
+    expect(((await readiness.json()) as { error: { code: string } }).error.code).toBe("unavailable");
+    // Liveness says only that the process serves: restarting it would not bring the database back.
+    expect((await fetch(`${rehook.url}/healthz`)).status).toBe(200);
 
     restarted = await startEmbeddedPostgres({ dataDir }); // same data, same port
-    await waitFor(async () => (await fetch(`${rehook.url}/healthz`)).status === 200, "healthz to recover");
+    await waitFor(async () => (await fetch(`${rehook.url}/readyz`)).status === 200, "readyz to recover");
 
     const accepted = await post('{"n":3}');
     expect(accepted.status).toBe(200);

@@ -39,6 +39,8 @@ const TRPC_CODES: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
   unprocessable: "UNPROCESSABLE_CONTENT",
   rate_limited: "TOO_MANY_REQUESTS",
   unavailable: "SERVICE_UNAVAILABLE",
+  draining: "SERVICE_UNAVAILABLE",
+  migrations_pending: "SERVICE_UNAVAILABLE",
   internal: "INTERNAL_SERVER_ERROR",
 };
 

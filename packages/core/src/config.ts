@@ -31,6 +31,8 @@ export const environmentSchema = z.object({
   MAX_IN_FLIGHT_PER_ENDPOINT: positiveInt.max(2_000).default(200),
   RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  LOG_FORMAT: z.enum(["pretty", "json"]).default("pretty"),
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
   CHAT_HOOKS_BASE: z.url({ protocol: /^https?$/ }).default("https://hooks.slack.com"),
   PUBLIC_API_ENABLED: booleanString.default(true),
   API_RATE_LIMIT_PER_MINUTE: positiveInt.max(1_000_000).default(600),
@@ -65,6 +67,10 @@ export interface Config {
   /** Days events are kept unless their endpoint says otherwise (0: for ever). */
   retentionDays: number;
   logLevel: Environment["LOG_LEVEL"];
+  /** pretty: one text line per record (terminals); json: one JSON object per line (log collectors). */
+  logFormat: Environment["LOG_FORMAT"];
+  /** On SIGTERM, how long /readyz answers 503 while requests are still served, before the server closes. */
+  shutdownDrainMs: number;
   /** Chat incoming-webhook URLs must start with this. */
   chatHooksBase: string;
   /** Cookies get the Secure flag when the dashboard is served over https. */
@@ -136,6 +142,8 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     maxInFlightPerEndpoint: e.MAX_IN_FLIGHT_PER_ENDPOINT,
     retentionDays: e.RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     chatHooksBase: e.CHAT_HOOKS_BASE.replace(/\/+$/, ""),
     secureCookies: (e.BASE_URL ?? "").startsWith("https:"),
     publicApiEnabled: e.PUBLIC_API_ENABLED,

@@ -14,6 +14,8 @@ export type ErrorCode =
   | "unprocessable"
   | "rate_limited"
   | "unavailable"
+  | "draining"
+  | "migrations_pending"
   | "internal";
 
 /** The JSON error body every HTTP route answers with. */

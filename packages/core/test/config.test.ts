@@ -16,6 +16,13 @@ describe("configuration", () => {
     });
   });
 
+  it("reads LOG_FORMAT (pretty by default) and SHUTDOWN_DRAIN_MS (5 s by default, at most 120 s)", () => {
+    expect(loadConfig({}, "/d")).toMatchObject({ logFormat: "pretty", shutdownDrainMs: 5_000 });
+    expect(loadConfig({ LOG_FORMAT: "json", SHUTDOWN_DRAIN_MS: "0" }, "/d")).toMatchObject({ logFormat: "json", shutdownDrainMs: 0 });
+    expect(() => loadConfig({ LOG_FORMAT: "xml" }, "/d")).toThrow(/LOG_FORMAT/);
+    expect(() => loadConfig({ SHUTDOWN_DRAIN_MS: "120001" }, "/d")).toThrow(/SHUTDOWN_DRAIN_MS/);
+  });
+
   it("trusts TRUST_PROXY_HOPS proxies only with TRUST_PROXY, and reads ALLOWED_ORIGINS as a list of origins", () => {
     expect(loadConfig({ TRUST_PROXY_HOPS: "2" }, "/d").trustedProxyHops).toBe(0);
     expect(loadConfig({ TRUST_PROXY: "true" }, "/d").trustedProxyHops).toBe(1);

@@ -1,5 +1,5 @@
 export * from "./entities/index.js";
-export { createOrm, migrate, type Orm, type OrmOptions } from "./orm.js";
+export { createOrm, migrate, pendingMigrations, type Orm, type OrmOptions } from "./orm.js";
 export { createPool, isDatabaseReachable, withMigrationLock, withTransaction, type Pool, type PoolClient } from "./pool.js";
 export { openDatabase, type Database, type DatabaseOptions } from "./database.js";
 export { startEmbeddedPostgres, type EmbeddedDatabase, type EmbeddedOptions } from "./embedded-postgres.js";

@@ -34,3 +34,9 @@ export async function migrate(orm: Orm): Promise<string[]> {
   const applied = await orm.getMigrator().up();
   return applied.map((migration) => migration.name);
 }
+
+/** Names of the migrations this build knows that the database has not applied yet. */
+export async function pendingMigrations(orm: Orm): Promise<string[]> {
+  const pending = await orm.getMigrator().getPendingMigrations();
+  return pending.map((migration) => migration.name);
+}

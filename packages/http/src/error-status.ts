@@ -16,5 +16,7 @@ export const STATUS_FOR_CODE: Record<ErrorCode, number> = {
   unprocessable: 422,
   rate_limited: 429,
   unavailable: 503,
+  draining: 503,
+  migrations_pending: 503,
   internal: 500,
 };

@@ -2,7 +2,7 @@ export { readBodyCapped, readBodyOrRefuse, type BodyResult } from "./body.js";
 export { createCaptureHandler, type CaptureHandlerOptions } from "./capture-handler.js";
 export { answerClientError } from "./client-error.js";
 export { clientIp } from "./client-ip.js";
-export { createHealthHandler } from "./health-handler.js";
+export { createHealthHandler, createReadinessHandler, MIGRATIONS_CHECK_CACHE_MS, type ReadinessChecks } from "./health-handler.js";
 export { sendError, sendErrorAndClose, sendJson, sendJsonText } from "./respond.js";
 export { STATUS_FOR_CODE } from "./error-status.js";
 export { createOriginPolicy, type OriginPolicy, type OriginPolicyOptions } from "./origins.js";

@@ -19,8 +19,20 @@ export const startCommand = defineCommand(
           process.exit(130);
         }
         stopping = true;
-        logger.info(`${signal} received: finishing requests in flight, then stopping`);
-        rehook.close().then(resolve, reject);
+        const close = () => {
+          logger.info("finishing requests in flight, then stopping");
+          rehook.close().then(resolve, reject);
+        };
+        // SIGTERM comes from orchestrators: /readyz answers 503 for a while first, so the load
+        // balancer stops sending before the port closes. SIGINT (Ctrl-C at a terminal) closes at once.
+        if (signal === "SIGTERM" && config.shutdownDrainMs > 0) {
+          rehook.drain();
+          logger.info(`${signal} received: draining for ${config.shutdownDrainMs} ms (/readyz answers 503), then stopping`);
+          setTimeout(close, config.shutdownDrainMs);
+        } else {
+          logger.info(`${signal} received`);
+          close();
+        }
       };
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
