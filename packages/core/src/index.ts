@@ -32,3 +32,4 @@ export * from "./retry-policy.js";
 export * from "./pause-message.js";
 export * from "./event-search.js";
 export * from "./payload/index.js";
+export * from "./metrics.js";
