@@ -14,6 +14,7 @@ const alias = Object.fromEntries([
   ["@rehook/vitest-config/processes", path.join(root, "tooling/vitest/src/processes.ts")],
   ["@rehook/vitest-config/sink", path.join(root, "tooling/vitest/src/sink.ts")],
   ["@rehook/vitest-config/wait-for", path.join(root, "tooling/vitest/src/wait-for.ts")],
+  ["@rehook/vitest-config/prometheus-text", path.join(root, "tooling/vitest/src/prometheus-text.ts")],
 ]);
 
 const project = (name: string, dir: string) => ({

@@ -33,11 +33,17 @@ export interface Routes {
   replay?: (req: IncomingMessage, res: ServerResponse, eventId: string) => Promise<void>;
   /** GET /api/events/{eventId}/body (session-authenticated): an event's raw body as a download. */
   eventBody?: (req: IncomingMessage, res: ServerResponse, eventId: string) => Promise<void>;
+  /** GET /metrics; absent (METRICS_ENABLED=false, or served on METRICS_PORT): 404. */
+  metrics?: Handler;
 }
 
 function pathOf(url: string): string {
   const mark = url.indexOf("?");
   return mark === -1 ? url : url.slice(0, mark);
+}
+
+function noMetricsHere(res: ServerResponse): void {
+  sendError(res, 404, "not_found", "There are no metrics on this port (METRICS_ENABLED=false, or METRICS_PORT serves them).");
 }
 
 function setHeaders(res: ServerResponse, headers: Readonly<Record<string, string>>): void {
@@ -77,6 +83,8 @@ export function createRequestListener(routes: Routes, options: { logger: Logger;
     if (path.startsWith("/api/webhook/")) return routes.capture(req, res);
     if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) return routes.health(req, res);
     if (path === "/readyz" && (req.method === "GET" || req.method === "HEAD")) return routes.readiness(req, res);
+    // Any Host: a scraper names the instance it scrapes, not BASE_URL.
+    if (path === "/metrics") return routes.metrics ? routes.metrics(req, res) : noMetricsHere(res);
     if (routes.publicApi && (path === "/api/v1" || path.startsWith("/api/v1/"))) {
       setHeaders(res, API_SECURITY_HEADERS);
       return routes.publicApi(req, res);
@@ -133,4 +141,22 @@ function logAccess(logger: Logger, req: IncomingMessage, res: ServerResponse, re
     if (routine) logger.debug("request", fields);
     else logger.info("request", fields);
   }));
+}
+
+/**
+ * The listener of METRICS_PORT: GET /metrics and nothing else (every other path gets a JSON
+ * 404), so that port can be opened to a scraper without opening the dashboard or capture.
+ */
+export function createMetricsListener(metrics: Handler, options: { logger: Logger }) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    if (pathOf(req.url ?? "/") !== "/metrics") {
+      sendError(res, 404, "not_found", "Only /metrics is served on this port.");
+      return;
+    }
+    metrics(req, res).catch((error: unknown) => {
+      options.logger.error("metrics request failed", { error: error instanceof Error ? error.stack : String(error) });
+      if (!res.headersSent) sendError(res, 500, "internal", "internal error");
+      else res.destroy();
+    });
+  };
 }

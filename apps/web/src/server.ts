@@ -7,6 +7,7 @@ import type { Config, Logger } from "@rehook/core";
 import { AttemptLimiter, configurePasswordHashing, createSessionManager, LoginThrottle } from "@rehook/auth";
 import {
   JobRunner,
+  countPendingEvents,
   createPool,
   ensureEventPartitions,
   EventBus,
@@ -14,6 +15,8 @@ import {
   isDatabaseReachable,
   openDatabase,
   pendingMigrations,
+  ormPoolStats,
+  poolStats,
   publish,
   type BusMessage,
   type Database,
@@ -25,10 +28,12 @@ import {
   createEventBodyRoute,
   createHealthHandler,
   createReadinessHandler,
+  createMetricsHandler,
   createOriginPolicy,
   createPublicApi,
   createReplayRoute,
   openApiDocument,
+  RehookMetrics,
   sendError,
   type OriginPolicy,
 } from "@rehook/http";
@@ -43,7 +48,7 @@ import {
   sessionPurge,
   type ServiceContext,
 } from "@rehook/services";
-import { createRequestListener } from "./request-listener.js";
+import { createMetricsListener, createRequestListener } from "./request-listener.js";
 import { createRemixHandler, loadRemixBuild } from "./remix-handler.js";
 import { createStaticHandler } from "./static-files.js";
 import { createTrpcHandler } from "./trpc-handler.js";
@@ -52,6 +57,8 @@ export interface RehookServer {
   server: Server;
   /** Where the server actually listens (PORT=0 picks a free port). */
   url: string;
+  /** Where GET /metrics is served when METRICS_PORT is set (METRICS_PORT=0 picks a free port). */
+  metricsUrl?: string;
   database: Database;
   /** What forwarding holds in memory (tests, diagnostics). */
   delivery: Pick<DeliveryDispatcher, "heldRetries" | "load">;
@@ -68,6 +75,15 @@ const REQUEST_TIMEOUT_MS = 60_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 // How often node looks for connections past those timeouts (its default, 30 s, lets a slow-header client hold a socket for up to 40 s).
 const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
+
+const SERVER_OPTIONS = {
+  headersTimeout: HEADERS_TIMEOUT_MS,
+  requestTimeout: REQUEST_TIMEOUT_MS,
+  keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+  connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
+  // The listener answers a missing Host with the JSON error shape instead of node's bare 400.
+  requireHostHeader: false,
+};
 
 export interface Dashboard {
   trpc: ReturnType<typeof createTrpcHandler>;
@@ -88,8 +104,10 @@ export function createHttpServer(deps: {
   publicApi?: ReturnType<typeof createPublicApi>;
   /** True once shutdown has begun (readiness answers 503). */
   isDraining?: () => boolean;
+  /** Counts captures; /metrics is served here unless METRICS_PORT serves it. */
+  metrics?: RehookMetrics;
 }): Server {
-  const { ctx, pool, config, logger, origins, dashboard, publicApi } = deps;
+  const { ctx, pool, config, logger, origins, dashboard, publicApi, metrics } = deps;
   const isDraining = deps.isDraining ?? (() => false);
   const listener = createRequestListener(
     {
@@ -99,6 +117,7 @@ export function createHttpServer(deps: {
         maxHeaderCount: config.maxHeaderCount,
         trustedProxyHops: config.trustedProxyHops,
         logger,
+        metrics,
       }),
       health: createHealthHandler(),
       readiness: createReadinessHandler({
@@ -106,6 +125,7 @@ export function createHttpServer(deps: {
         isDatabaseReachable: () => isDatabaseReachable(pool),
         pendingMigrations: () => pendingMigrations(ctx.orm),
       }),
+      metrics: metrics && config.metricsPort === undefined ? createMetricsHandler(metrics, { token: config.metricsToken }) : undefined,
       trpc: dashboard?.trpc.handle,
       publicApi: publicApi?.handle,
       replay: dashboard?.replay,
@@ -115,21 +135,39 @@ export function createHttpServer(deps: {
     },
     { logger, origins },
   );
-  const server = createServer(
-    {
-      headersTimeout: HEADERS_TIMEOUT_MS,
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-      connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
-      // The listener answers a missing Host with the JSON error shape instead of node's bare 400.
-      requireHostHeader: false,
-    },
-    listener,
-  );
+  const server = createServer(SERVER_OPTIONS, listener);
   // Node silently drops headers past 2000 by default; keep them all and let the handler answer 431.
   server.maxHeadersCount = 0;
   server.on("clientError", answerClientError);
   return server;
+}
+
+/** METRICS_PORT's server: GET /metrics only. */
+function createMetricsServer(metrics: RehookMetrics, config: Config, logger: Logger): Server {
+  const server = createServer(SERVER_OPTIONS, createMetricsListener(createMetricsHandler(metrics, { token: config.metricsToken }), { logger }));
+  server.on("clientError", answerClientError);
+  return server;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  return closed;
+}
+
+function urlOf(host: string, port: number): string {
+  const shown = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+  return `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
 }
 
 async function dashboardNotBuilt(_req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -171,6 +209,18 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     max: config.databasePoolSize,
     onError: (error) => logger.warn("database connection lost", { error: error.message }),
   });
+  // One registry per server (tests run several in one process). Pending events come from
+  // event_counts (a few rows per endpoint), cached 5 s; the pools are read in memory.
+  const metrics = config.metricsEnabled
+    ? new RehookMetrics({
+        logger,
+        pendingEvents: () => countPendingEvents(pool),
+        pools: () => [
+          { pool: "capture", stats: poolStats(pool) },
+          { pool: "orm", stats: ormPoolStats(database.orm) },
+        ],
+      })
+    : undefined;
   const announce = (messages: BusMessage[]) =>
     publish(pool, messages).catch((error: unknown) => logger.warn("could not announce on the event bus", { error: String(error) }));
   // A batch occupies its worker slot until its slowest send ends: with a slot for every
@@ -184,11 +234,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     maxInFlightPerEndpoint: config.maxInFlightPerEndpoint,
     allowPrivate: config.allowPrivateDestinations,
     logger,
+    metrics,
     onCompleted: (events) => void announce(events.map(({ pausedNow: _paused, ...event }) => ({ type: "event.status" as const, ...event }))),
   });
   const writer = new GroupCommitWriter(pool, {
     onStored: (events) => void announce(events.map((event) => ({ type: "event.created" as const, ...event }))),
     fastPath: { leaseMs: dispatcher.leaseMs, hasRoom: () => dispatcher.hasRoom() },
+    metrics,
   });
   dispatcher.start();
   const notifier = new Notifier({
@@ -198,6 +250,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     allowPrivate: config.allowPrivateDestinations,
     logger,
     postTimeoutMs: Math.min(10_000, config.forwardTimeoutMs),
+    metrics,
   });
   const outbound = { pool: deliveries, options: { timeoutMs: config.forwardTimeoutMs, allowPrivate: config.allowPrivateDestinations } };
   const addressPolicy = { allowPrivate: config.allowPrivateDestinations };
@@ -247,7 +300,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     requestsPerMinute: config.apiRateLimitPerMinute,
   });
   let draining = false;
-  const server = createHttpServer({ ctx, pool, config, logger, origins, dashboard, publicApi, isDraining: () => draining });
+  const server = createHttpServer({ ctx, pool, config, logger, origins, dashboard, publicApi, metrics, isDraining: () => draining });
+  const metricsServer = metrics && config.metricsPort !== undefined ? createMetricsServer(metrics, config, logger) : undefined;
   // Everything after the HTTP server, in the order it must be let go (one list for both exits).
   const release = async () => {
     await jobs.stop();
@@ -259,27 +313,24 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     await database.close();
   };
 
+  let port: number;
+  let metricsUrl: string | undefined;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(config.port, config.host, () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
+    port = await listen(server, config.port, config.host);
+    if (metricsServer) metricsUrl = urlOf(config.host, await listen(metricsServer, config.metricsPort!, config.host));
   } catch (error) {
+    if (server.listening) await closeServer(server);
     await release();
     throw error;
   }
-  const { port } = server.address() as AddressInfo;
   boundPort = port;
-  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const url = urlOf(config.host, port);
 
   let closing: Promise<void> | undefined;
   return {
     server,
     url,
+    ...(metricsUrl ? { metricsUrl } : {}),
     database,
     delivery: dispatcher,
     jobs,
@@ -290,8 +341,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
       closing ??= (async () => {
         draining = true;
         // Stop taking requests, let the ones in flight finish (their rows commit), then release the database.
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
+        const closed = Promise.all([closeServer(server), metricsServer && closeServer(metricsServer)]);
         dashboard.trpc.closeStreams();
         publicApi.closeStreams();
         await closed;

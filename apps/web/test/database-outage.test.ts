@@ -8,6 +8,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from "@rehook/db";
 import { createEndpoint, createUser } from "@rehook/services";
 import { startServer, type RehookServer } from "../src/index.js";
 import { waitFor } from "@rehook/vitest-config/wait-for";
+import { parsePromText } from "@rehook/vitest-config/prometheus-text";
 
 // This file runs its own embedded PostgreSQL so it can stop and restart it.
 let dataDir: string;
@@ -16,6 +17,11 @@ let restarted: EmbeddedDatabase | undefined;
 let captureUrl: string;
 
 
+const captured = async (labels: Record<string, string>) => {
+  const response = await fetch(`${rehook.url}/metrics`);
+  expect(response.status).toBe(200);
+  return parsePromText(await response.text()).value("rehook_events_captured_total", labels);
+};
 const post = (body: string) => fetch(captureUrl, { method: "POST", body, headers: { "content-type": "application/json" } });
 
 beforeAll(async () => {
@@ -51,6 +57,11 @@ describe("when the database goes away", () => {
     expect(((await readiness.json()) as { error: { code: string } }).error.code).toBe("unavailable");
     // Liveness says only that the process serves: restarting it would not bring the database back.
     expect((await fetch(`${rehook.url}/healthz`)).status).toBe(200);
+    // The metrics still answer, promptly, and count the refusal.
+    const scrapeStarted = Date.now();
+    expect(await captured({ outcome: "rejected", reason: "unavailable" })).toBe(1);
+    expect(Date.now() - scrapeStarted).toBeLessThan(3_000);
+    expect(await captured({ outcome: "stored" })).toBe(1);
 
     restarted = await startEmbeddedPostgres({ dataDir }); // same data, same port
     await waitFor(async () => (await fetch(`${rehook.url}/readyz`)).status === 200, "readyz to recover");

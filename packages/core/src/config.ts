@@ -39,6 +39,14 @@ export const environmentSchema = z.object({
   SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt.max(1_000_000).default(20),
   PASSWORD_HASH_CONCURRENCY: positiveInt.max(64).optional(),
   SIGNUP: z.enum(SIGNUP_MODES, { message: `must be one of ${SIGNUP_MODES.join(", ")}` }).default("open"),
+  METRICS_ENABLED: booleanString.default(true),
+  METRICS_TOKEN: z
+    .string()
+    .min(16, "must be at least 16 characters (openssl rand -hex 32 makes one)")
+    .max(1024)
+    .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces (it is sent as a bearer token)")
+    .optional(),
+  METRICS_PORT: port.optional(),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -85,6 +93,12 @@ export interface Config {
   passwordHashConcurrency: number | undefined;
   /** Who may sign up on the dashboard: anyone, nobody (the CLI creates accounts) or holders of an invite. */
   signup: SignupMode;
+  /** Serve GET /metrics (Prometheus text format) and count what it reports. */
+  metricsEnabled: boolean;
+  /** Scrapes must send Authorization: Bearer <token> (unset: no authentication). */
+  metricsToken: string | undefined;
+  /** Serve /metrics on this port only (bound to HOST), not on PORT (unset: on PORT). */
+  metricsPort: number | undefined;
 }
 
 /** ALLOWED_ORIGINS: comma-separated http(s) origins (scheme://host[:port], nothing after). */
@@ -125,6 +139,9 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
   }
   const e = parsed.data;
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError(`invalid METRICS_PORT: it is PORT (${e.PORT}); give the metrics another port, or unset METRICS_PORT to serve /metrics on PORT`);
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -151,5 +168,8 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     signupsPerAddressPerHour: e.SIGNUPS_PER_ADDRESS_PER_HOUR,
     passwordHashConcurrency: e.PASSWORD_HASH_CONCURRENCY,
     signup: e.SIGNUP,
+    metricsEnabled: e.METRICS_ENABLED,
+    metricsToken: e.METRICS_TOKEN,
+    metricsPort: e.METRICS_PORT,
   };
 }

@@ -33,3 +33,4 @@ export * from "./pause-message.js";
 export * from "./event-search.js";
 export * from "./payload/index.js";
 export * from "./redact.js";
+export * from "./metrics.js";

@@ -53,6 +53,18 @@ describe("configuration", () => {
     expect(() => loadConfig({ MAX_IN_FLIGHT_PER_ENDPOINT: "many" }, "/d")).toThrow(/MAX_IN_FLIGHT_PER_ENDPOINT/);
   });
 
+  it("serves metrics on PORT by default, without a token; METRICS_TOKEN and METRICS_PORT are checked", () => {
+    expect(loadConfig({}, "/d")).toMatchObject({ metricsEnabled: true, metricsToken: undefined, metricsPort: undefined });
+    expect(loadConfig({ METRICS_ENABLED: "false" }, "/d").metricsEnabled).toBe(false);
+    const token = "0123456789abcdef0123";
+    expect(loadConfig({ METRICS_TOKEN: token, METRICS_PORT: "9464" }, "/d")).toMatchObject({ metricsToken: token, metricsPort: 9464 });
+    expect(loadConfig({ METRICS_PORT: "0", PORT: "0" }, "/d").metricsPort).toBe(0);
+    expect(() => loadConfig({ METRICS_TOKEN: "short" }, "/d")).toThrow(/METRICS_TOKEN: must be at least 16/);
+    expect(() => loadConfig({ METRICS_TOKEN: "has a space in it, sixteen+" }, "/d")).toThrow(/METRICS_TOKEN/);
+    expect(() => loadConfig({ METRICS_PORT: "8080" }, "/d")).toThrow(/METRICS_PORT: it is PORT/);
+    expect(() => loadConfig({ METRICS_PORT: "70000" }, "/d")).toThrow(/METRICS_PORT/);
+  });
+
   it("treats empty variables as unset", () => {
     expect(loadConfig({ DATABASE_URL: "" }, "/d").databaseUrl).toBeUndefined();
   });

@@ -1,4 +1,4 @@
-import { storableText, type EventStatus, type HeaderList, type RetryPolicy } from "@rehook/core";
+import { storableText, type CaptureBatchMetrics, type EventStatus, type HeaderList, type RetryPolicy } from "@rehook/core";
 import { retryPolicyOf } from "./queries/deliveries.js";
 import type { Pool } from "./pool.js";
 import { enqueueNotifyJobs } from "./jobs/queue.js";
@@ -55,6 +55,8 @@ export interface GroupCommitOptions {
   /** Told about each committed batch (after the callers have their answers): the event bus. */
   onStored?: (events: StoredEvent[]) => void;
   fastPath?: FastPathLease;
+  /** Told the number of rows of each statement (rehook_capture_batch_rows). */
+  metrics?: CaptureBatchMetrics;
 }
 
 export interface StoredEvent {
@@ -185,6 +187,7 @@ export class GroupCommitWriter {
   private readonly maxInFlight: number;
   private readonly onStored: ((events: StoredEvent[]) => void) | undefined;
   private readonly fastPath: FastPathLease | undefined;
+  private readonly metrics: CaptureBatchMetrics | undefined;
 
   constructor(
     private readonly pool: Pool,
@@ -195,6 +198,7 @@ export class GroupCommitWriter {
     this.maxInFlight = options.maxInFlight ?? 2;
     this.onStored = options.onStored;
     this.fastPath = options.fastPath;
+    this.metrics = options.metrics;
   }
 
   write(request: CapturedRequest): Promise<CaptureWriteResult> {
@@ -254,6 +258,7 @@ export class GroupCommitWriter {
   }
 
   private async store(batch: Waiting[]): Promise<void> {
+    this.metrics?.captureBatch(batch.length);
     // Named: each connection parses and plans the statement once, not once per batch.
     const result = await this.pool.query<{
       endpoint_id: string;

@@ -2,6 +2,7 @@ import { MikroORM } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
 import { entities } from "./entities/index.js";
 import { migrationsList } from "./migrations/index.js";
+import type { PoolStats } from "@rehook/core";
 
 export type Orm = MikroORM;
 
@@ -39,4 +40,22 @@ export async function migrate(orm: Orm): Promise<string[]> {
 export async function pendingMigrations(orm: Orm): Promise<string[]> {
   const pending = await orm.getMigrator().getPendingMigrations();
   return pending.map((migration) => migration.name);
+}
+
+/** The part of knex's pool (tarn) read for the metrics. */
+interface TarnPool {
+  max: number;
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+}
+
+/**
+ * MikroORM's own connection pool (knex's, the dashboard's and the API's queries) now, or
+ * undefined when knex has none (not opened yet, or already destroyed).
+ */
+export function ormPoolStats(orm: Orm): PoolStats | undefined {
+  const pool = (orm.em.getConnection().getKnex().client as { pool?: TarnPool }).pool;
+  if (!pool) return undefined;
+  return { inUse: pool.numUsed(), idle: pool.numFree(), waiting: pool.numPendingAcquires(), max: pool.max };
 }

@@ -1,4 +1,5 @@
 import pg from "pg";
+import type { PoolStats } from "@rehook/core";
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -42,6 +43,16 @@ export async function isDatabaseReachable(pool: Pool, timeoutMs = 2_000): Promis
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The pool's connections now (the metrics read it at scrape time: three fields, no query). */
+export function poolStats(pool: Pool): PoolStats {
+  return {
+    inUse: pool.totalCount - pool.idleCount,
+    idle: pool.idleCount,
+    waiting: pool.waitingCount,
+    max: pool.options.max ?? 10,
+  };
 }
 
 const MIGRATION_LOCK_ID = 7_420_117; // any constant shared by every Rehook instance

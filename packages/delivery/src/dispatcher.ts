@@ -3,6 +3,7 @@ import {
   forwardTarget,
   retryDelay,
   signStandardWebhook,
+  type DeliveryMetrics,
   type HeaderList,
   type Logger,
 } from "@rehook/core";
@@ -44,6 +45,8 @@ export interface DispatcherOptions {
   retryRandom?: () => number;
   /** Longest retry wait kept in memory (MAX_HELD_RETRY_WAIT_MS); 0 sends every retry through the database. */
   maxHeldRetryWaitMs?: number;
+  /** Counts every attempt whose result was stored, by outcome, with its latency. */
+  metrics?: DeliveryMetrics;
 }
 
 const SIGNATURE_HEADERS = new Set(["webhook-id", "webhook-timestamp", "webhook-signature"]);
@@ -391,6 +394,20 @@ export class DeliveryDispatcher {
     for (const endpointId of paused) this.scheduler.dropWaiting(endpointId).forEach((held) => this.letGo(held));
   }
 
+  /**
+   * The metrics count the attempts whose results were stored: those the statement answered
+   * for (a late result of an expired lease changes nothing and is not counted).
+   */
+  private countAttempts(batch: DeliveryOutcome[], completed: CompletedEvent[]): void {
+    const metrics = this.options.metrics;
+    if (!metrics) return;
+    const stored = completed.length === batch.length ? undefined : new Set(completed.map((event) => event.id));
+    for (const attempt of batch) {
+      if (stored && !stored.has(attempt.id)) continue;
+      metrics.deliveryAttempt(attempt.status, attempt.latencyMs / 1000);
+    }
+  }
+
   private scheduleCompletion(): void {
     if (this.completing) return;
     this.completing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushCompletions());
@@ -402,6 +419,7 @@ export class DeliveryDispatcher {
       try {
         const completed = await completeEvents(this.options.db, batch);
         this.retries.stored(batch, completed);
+        this.countAttempts(batch, completed);
         this.stopSendingToPaused(completed);
         if (completed.length > 0) this.options.onCompleted?.(completed);
       } catch (error) {

@@ -1,4 +1,4 @@
-import { forwardingPausedMessage, judgeChatPost, notificationMessage, summaryMessage, type ChatMessage, type Logger } from "@rehook/core";
+import { forwardingPausedMessage, judgeChatPost, notificationMessage, summaryMessage, type ChatMessage, type ChatMetrics, type Logger } from "@rehook/core";
 import { dueNotifications, finishChannel, postableChannel, type ChannelOutcome, type JobHandler, type JobVerdict, type NotificationChannel, type Pool } from "@rehook/db";
 import type { DeliveryPool } from "./pool.js";
 import type { DeliveryResult } from "./types.js";
@@ -13,6 +13,8 @@ export interface NotifierOptions {
   /** At most one post per webhook URL per this interval; more due are folded into a summary. */
   paceMs?: number;
   postTimeoutMs?: number;
+  /** Counts each notification post by how the provider's answer was judged. */
+  metrics?: ChatMetrics;
 }
 
 /** Outbox rows read for one post (one message, or one summary of them). */
@@ -96,6 +98,7 @@ export class Notifier {
     const result = await this.post(channel.webhookUrl, message);
     const answer = { status: result.status, body: result.body ? Buffer.from(result.body).toString("utf8") : "", retryAfter: header(result, "retry-after"), error: result.error };
     const verdict = judgeChatPost(answer, channel.failures);
+    this.options.metrics?.chatPost(verdict.kind);
     switch (verdict.kind) {
       case "posted":
         return { outcome: { kind: "done", outboxIds: ids, nextInMs: pace, lastError: null }, more };

@@ -15,3 +15,15 @@ export { DEFAULT_STREAM_BOUNDS, MAX_STREAM_BLOCKED_MS, MAX_STREAM_QUEUED_BYTES, 
 export { SseWriter, type SsePiece } from "./sse-writer.js";
 export { createPublicApi, type PublicApiOptions } from "./api-v1/handler.js";
 export { API_VERSION, openApiDocument } from "./api-v1/openapi.js";
+export {
+  Buckets,
+  CAPTURE_BATCH_BUCKETS,
+  CAPTURE_DURATION_BUCKETS,
+  createMetricsHandler,
+  DELIVERY_DURATION_BUCKETS,
+  PENDING_CACHE_MS,
+  RehookMetrics,
+  type MetricsHandlerOptions,
+  type MetricsSources,
+  type RehookMetricsOptions,
+} from "./metrics.js";

@@ -20,12 +20,16 @@ const { values } = parseArgs({
     // Writes V8 CPU profiles of Rehook's threads into this directory.
     profile: { type: "string" },
     warmup: { type: "string", default: "2" },
+    // Also runs a second Rehook with METRICS_ENABLED=false and alternates it with the default
+    // one (metrics on): what counting costs the capture path, measured in the same run.
+    "compare-metrics": { type: "boolean", default: false },
   },
 });
 const durationSeconds = Number(values.duration);
 const connections = Number(values.connections);
 const rounds = Number(values.rounds);
 const warmupSeconds = Number(values.warmup);
+const compareMetrics = values["compare-metrics"]!;
 
 // A typical small webhook: a Stripe-like event of about 570 bytes.
 const body = JSON.stringify({
@@ -45,9 +49,16 @@ function line(label: string, result: LoadResult): string {
 }
 
 
+/** rehook_events_captured_total{outcome="stored"} as GET /metrics reports it. */
+async function storedCounter(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith('rehook_events_captured_total{outcome="stored"} '));
+  return Number(line?.split(" ")[1]);
+}
+
 async function main() {
   process.stdout.write(
-    `bench:capture  ${connections} connections, ${rounds} alternating rounds of ${durationSeconds} s each (after ${warmupSeconds} s warm-up), body ${body.length} bytes, node ${process.version}\n\n`,
+    `bench:capture  ${connections} connections, ${rounds} alternating rounds of ${durationSeconds} s each (after ${warmupSeconds} s warm-up), body ${body.length} bytes, node ${process.version}${compareMetrics ? ", metrics off vs on" : ""}\n\n`,
   );
   const dataDir = await mkdtemp(path.join(tmpdir(), "rehook-bench-"));
   const database = await startEmbeddedPostgres({ dataDir });
@@ -56,28 +67,42 @@ async function main() {
   try {
     await runRehook(["user", "create", "--email", "bench@example.com", "--password", "bench-password"], env);
     const endpoint = JSON.parse(await runRehook(["endpoint", "create", "--email", "bench@example.com", "--name", "bench"], env)) as { id: string; slug: string };
+    // The instance without metrics captures to an endpoint of its own, so each one's rows can be counted.
+    const quietEndpoint = compareMetrics
+      ? (JSON.parse(await runRehook(["endpoint", "create", "--email", "bench@example.com", "--name", "bench quiet"], env)) as { id: string; slug: string })
+      : undefined;
 
     const bare = await startListening(path.join(here, "bare-server.js"), [], {});
     const profileArgs = values.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(values.profile)}`] : [];
     const rehook = await startListening(CLI, ["start"], { ...env, LOG_LEVEL: "info" }, profileArgs);
     children.push(bare, rehook);
+    const quiet = compareMetrics ? await startListening(CLI, ["start"], { ...env, LOG_LEVEL: "info", METRICS_ENABLED: "false" }) : undefined;
+    if (quiet) children.push(quiet);
     const bareUrl = bare.url;
     const captureUrl = `${rehook.url}/api/webhook/${endpoint.slug}`;
+    const quietUrl = quiet ? `${quiet.url}/api/webhook/${quietEndpoint!.slug}` : undefined;
 
     if (warmupSeconds > 0) {
       await runLoad({ url: bareUrl, connections, durationSeconds: warmupSeconds, body });
+      if (quietUrl) await runLoad({ url: quietUrl, connections, durationSeconds: warmupSeconds, body });
       await runLoad({ url: captureUrl, connections, durationSeconds: warmupSeconds, body });
     }
 
     const bareResults: LoadResult[] = [];
     const captureResults: LoadResult[] = [];
+    const quietResults: LoadResult[] = [];
     for (let round = 1; round <= rounds; round += 1) {
       const b = await runLoad({ url: bareUrl, connections, durationSeconds, body });
       process.stdout.write(`${line(`round ${round} bare node:http`, b)}\n`);
-      const c = await runLoad({ url: captureUrl, connections, durationSeconds, body });
-      process.stdout.write(`${line(`round ${round} rehook capture`, c)}\n`);
       bareResults.push(b);
-      captureResults.push(c);
+      // Which Rehook goes first alternates too, so neither always follows the bare server.
+      const order = quietUrl && round % 2 === 0 ? (["quiet", "metrics"] as const) : (["metrics", "quiet"] as const);
+      for (const side of order) {
+        if (side === "quiet" && !quietUrl) continue;
+        const c = await runLoad({ url: side === "quiet" ? quietUrl! : captureUrl, connections, durationSeconds, body });
+        process.stdout.write(`${line(`round ${round} rehook ${side === "quiet" ? "metrics off" : compareMetrics ? "metrics on" : "capture"}`, c)}\n`);
+        (side === "quiet" ? quietResults : captureResults).push(c);
+      }
     }
     // A separate, untimed round records every acknowledged eventId (collecting them costs the
     // load generator CPU, so it stays out of the measured rounds), then each is looked up.
@@ -92,8 +117,10 @@ async function main() {
       },
     });
     const rss = peakRssMiB(rehook.child.pid!);
-    await stop(rehook.child);
-    await stop(bare.child);
+    // Requests cut off when the load stopped may still be committing: let them land first.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const counted = await storedCounter(rehook.url);
+    for (const child of children) await stop(child.child);
 
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
@@ -104,14 +131,24 @@ async function main() {
     const bareRps = median(bareResults.map((r) => r.requestsPerSecond));
     const captureRps = median(captureResults.map((r) => r.requestsPerSecond));
     const missing = acknowledged.length - Number(found.rows[0]!.n);
-    const notOk = [...captureResults, verification].reduce((sum, r) => sum + r.notOk + r.errors, 0);
+    const notOk = [...captureResults, ...quietResults, verification].reduce((sum, r) => sum + r.notOk + r.errors, 0);
+    const p = (results: LoadResult[]) => `(p50 ${median(results.map((r) => r.latencyP50))} ms, p99 ${median(results.map((r) => r.latencyP99))} ms)`;
     process.stdout.write(`\nmedian bare node:http           ${bareRps} req/s\n`);
-    process.stdout.write(`median rehook durable capture   ${captureRps} req/s   (p50 ${median(captureResults.map((r) => r.latencyP50))} ms, p99 ${median(captureResults.map((r) => r.latencyP99))} ms)\n`);
+    if (compareMetrics) {
+      const quietRps = median(quietResults.map((r) => r.requestsPerSecond));
+      process.stdout.write(`median rehook, metrics off      ${quietRps} req/s   ${p(quietResults)}\n`);
+      process.stdout.write(`median rehook, metrics on       ${captureRps} req/s   ${p(captureResults)}\n`);
+      process.stdout.write(`metrics on / off                ${((100 * captureRps) / quietRps).toFixed(1)}%\n`);
+    } else {
+      process.stdout.write(`median rehook durable capture   ${captureRps} req/s   ${p(captureResults)}\n`);
+    }
     process.stdout.write(`ratio rehook / bare             ${((100 * captureRps) / bareRps).toFixed(1)}%   (target >= 40%)\n`);
     process.stdout.write(`verification round              ${acknowledged.length} answers of 200, ${missing} of them without a stored row; non-2xx or errors in all rounds: ${notOk}\n`);
     process.stdout.write(`rows stored in all rounds       ${stored.rows[0]!.n}\n`);
+    // Every capture the metrics call stored is a row of this instance's endpoint, and the other way round.
+    process.stdout.write(`metrics: stored captures        ${counted}${counted === Number(stored.rows[0]!.n) ? " (= rows stored)" : " (NOT the rows stored)"}\n`);
     if (rss !== undefined) process.stdout.write(`rehook peak RSS                 ${rss} MiB\n`);
-    if (missing !== 0 || notOk !== 0) process.exitCode = 1;
+    if (missing !== 0 || notOk !== 0 || counted !== Number(stored.rows[0]!.n)) process.exitCode = 1;
   } finally {
     for (const child of children) await stop(child.child);
     await database.stop();

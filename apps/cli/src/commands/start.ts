@@ -11,6 +11,7 @@ export const startCommand = defineCommand(
   async (_options, { config, logger }) => {
     const rehook = await startServer(config, logger);
     logger.info(`Rehook listening on ${rehook.url}`, { base_url: config.baseUrl });
+    if (rehook.metricsUrl) logger.info(`metrics on ${rehook.metricsUrl}/metrics`);
     await new Promise<void>((resolve, reject) => {
       let stopping = false;
       const stop = (signal: NodeJS.Signals) => {

@@ -177,3 +177,16 @@ export async function dropEventPartition(pool: Pool, partition: EventPartition, 
   });
   await pool.query(`drop table if exists "${partition.name}"`);
 }
+
+/**
+ * Events stored and not yet delivered or failed, across every endpoint (the metrics'
+ * rehook_pending_events): the sum of event_counts' pending rows, a handful per endpoint
+ * (folded every few seconds), never a count of the events themselves.
+ */
+export async function countPendingEvents(pool: Pool): Promise<number> {
+  const result = await pool.query<{ n: string | null }>({
+    name: "rehook_count_pending",
+    text: "select sum(n) as n from event_counts where status = 'pending'",
+  });
+  return Number(result.rows[0]?.n ?? 0);
+}
