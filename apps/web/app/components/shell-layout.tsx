@@ -2,6 +2,14 @@ import type { ReactNode } from "react";
 import { Form, NavLink, useLocation, useNavigation } from "@remix-run/react";
 import { ShellNotice } from "./shell-notice";
 
+/** The main navigation after Endpoints (which is also lit on an endpoint's page). */
+const SECTIONS: Array<[to: string, label: string]> = [
+  ["/events", "Activity"],
+  ["/replays", "Replays"],
+  ["/settings", "Settings"],
+  ["/api-docs", "API"],
+];
+
 /** The signed-in frame: top bar, navigation, the one-time notice, then the page. */
 export function ShellLayout({ email, notice, children }: { email: string; notice: string | null; children: ReactNode }) {
   const navigation = useNavigation();
@@ -26,18 +34,11 @@ export function ShellLayout({ email, notice, children }: { email: string; notice
             <NavLink to="/" end className={({ isActive }) => (isActive || onEndpointPage ? "nav-link active" : "nav-link")}>
               Endpoints
             </NavLink>
-            <NavLink to="/events" className="nav-link">
-              Activity
-            </NavLink>
-            <NavLink to="/replays" className="nav-link">
-              Replays
-            </NavLink>
-            <NavLink to="/settings" className="nav-link">
-              Settings
-            </NavLink>
-            <NavLink to="/api-docs" className="nav-link">
-              API
-            </NavLink>
+            {SECTIONS.map(([to, label]) => (
+              <NavLink key={to} to={to} className="nav-link">
+                {label}
+              </NavLink>
+            ))}
           </nav>
           <div className="account">
             <span className="account-email" title={email}>
