@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import type { Logger } from "@rehook/core";
 import {
+  accessAnnotations,
   API_SECURITY_HEADERS,
   DASHBOARD_SECURITY_HEADERS,
   decodePathSegment,
@@ -123,7 +124,8 @@ export function createRequestListener(routes: Routes, options: { logger: Logger;
 /**
  * One access line per request, when its answer is sent (or the client left). Captures and
  * health probes are frequent and routine: debug; everything else (dashboard, API): info.
- * The path is logged without its query string, which may carry tokens.
+ * The path is logged without its query string, which may carry tokens. Handlers add their
+ * own fields to this line (annotateAccess) rather than writing a second one.
  */
 function logAccess(logger: Logger, req: IncomingMessage, res: ServerResponse, requestId: string): void {
   const started = performance.now();
@@ -137,6 +139,7 @@ function logAccess(logger: Logger, req: IncomingMessage, res: ServerResponse, re
       status: res.statusCode,
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
       ...(res.writableFinished ? {} : { aborted: true }),
+      ...accessAnnotations(res),
     };
     if (routine) logger.debug("request", fields);
     else logger.info("request", fields);

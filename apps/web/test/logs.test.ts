@@ -3,16 +3,23 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@rehook/core";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
 import { createLogger, startServer, type RehookServer } from "../src/index.js";
+import { withRequestId } from "../src/request-context.js";
 import { DashboardClient } from "./dashboard-client.js";
 
+/** A stream that keeps everything written to it. */
+function memorySink(): { stream: Writable; text(): string } {
+  let written = "";
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      written += chunk.toString();
+      done();
+    },
+  });
+  return { stream, text: () => written };
+}
+
 // Everything the server logs, as written (LOG_FORMAT=json, LOG_LEVEL=debug: the most there is).
-let written = "";
-const stream = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    written += chunk.toString();
-    done();
-  },
-});
+const serverLog = memorySink();
 
 let db: TestDatabase;
 let rehook: RehookServer;
@@ -20,7 +27,7 @@ let rehook: RehookServer;
 beforeAll(async () => {
   db = await createTestDatabase();
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: db.url, LOG_LEVEL: "debug", LOG_FORMAT: "json" }, "/unused");
-  rehook = await startServer(config, createLogger({ level: config.logLevel, format: config.logFormat, stream }));
+  rehook = await startServer(config, createLogger({ level: config.logLevel, format: config.logFormat, stream: serverLog.stream }));
 });
 afterAll(async () => {
   await rehook?.close();
@@ -37,8 +44,8 @@ interface Line {
   [field: string]: unknown;
 }
 
-const lines = (): Line[] =>
-  written
+const parseLines = (text: string): Line[] =>
+  text
     .split("\n")
     .filter(Boolean)
     .map((text) => JSON.parse(text) as Line);
@@ -76,23 +83,39 @@ describe("LOG_FORMAT=json", () => {
     // A failing request logs its error inside the request too.
     await user.get("/api/events/not-an-event/body");
 
-    const all = lines();
+    const all = parseLines(serverLog.text());
     expect(all.length).toBeGreaterThan(5);
     for (const line of all) {
       expect(typeof line.level).toBe("string");
       expect(Number.isNaN(Date.parse(line.time))).toBe(false);
       expect(typeof line.msg).toBe("string");
     }
-    for (const value of [key, secret, sessionId, hookUrl, "hooksecretvalue123", "signaturevalue"]) expect(written).not.toContain(value);
+    for (const value of [key, secret, sessionId, hookUrl, "hooksecretvalue123", "signaturevalue"]) expect(serverLog.text()).not.toContain(value);
 
     // One access line per request, carrying the id answered in X-Request-Id; captures at debug.
     const access = all.filter((line) => line.msg === "request");
+    // An API request's one line names the key by its display prefix (never the key).
     expect(access.filter((line) => line.request_id === "trace-42.a_b")).toMatchObject([{ level: "info", path: "/api/v1/endpoints", status: 200 }]);
     expect(access.filter((line) => line.request_id === generatedId)).toMatchObject([{ level: "info", path: "/api/v1/endpoints" }]);
+    const apiLines = access.filter((line) => line.path === "/api/v1/endpoints");
+    expect(apiLines).toHaveLength(2);
+    for (const line of apiLines) expect(typeof line.key === "string" && line.key.length >= 8 && key.startsWith(line.key)).toBe(true);
     expect(access.filter((line) => line.request_id === captureId)).toMatchObject([{ level: "debug", path: `/api/webhook/${endpoint.slug}`, status: 200 }]);
     expect(access.every((line) => typeof line.request_id === "string" && typeof line.duration_ms === "number")).toBe(true);
-    // Lines the handlers write themselves carry the same id as their request's access line.
-    const handlerLines = all.filter((line) => line.msg === "api request");
-    expect(handlerLines.map((line) => line.request_id)).toEqual(["trace-42.a_b", generatedId]);
+    // Only the access line: handlers annotate it rather than writing their own.
+    expect(all.filter((line) => line.msg === "api request")).toEqual([]);
+  });
+
+  it("binds the request id to every line written inside the request, at any depth", async () => {
+    const sink = memorySink();
+    const logger = createLogger({ level: "info", format: "json", stream: sink.stream });
+    await withRequestId("outer-1", async () => {
+      await Promise.resolve();
+      logger.warn("inside", { step: 1 });
+    });
+    logger.info("outside");
+    const [inside, outside] = parseLines(sink.text());
+    expect(inside).toMatchObject({ msg: "inside", request_id: "outer-1", step: 1 });
+    expect(outside!.request_id).toBeUndefined();
   });
 });

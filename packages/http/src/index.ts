@@ -1,3 +1,4 @@
+export { accessAnnotations, annotateAccess, type AccessFields } from "./access-fields.js";
 export { readBodyCapped, readBodyOrRefuse, type BodyResult } from "./body.js";
 export { createCaptureHandler, type CaptureHandlerOptions } from "./capture-handler.js";
 export { answerClientError } from "./client-error.js";

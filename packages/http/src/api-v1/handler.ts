@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isUserError, type Logger } from "@rehook/core";
 import { authenticateApiKey, type ServiceContext } from "@rehook/services";
+import { annotateAccess } from "../access-fields.js";
 import { readBodyOrRefuse } from "../body.js";
 import { STATUS_FOR_CODE } from "../error-status.js";
 import { sendError, sendJson } from "../respond.js";
@@ -54,7 +55,7 @@ export function createPublicApi(options: PublicApiOptions) {
   const document = JSON.stringify(openApiDocument(options.baseUrl));
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
 
-  async function answer(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, log: { key?: string }): Promise<void> {
+  async function answer(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     if (path === "/openapi.json" && (req.method === "GET" || req.method === "HEAD")) {
       res.writeHead(200, { "content-type": "application/json; charset=utf-8", ...VERSION_HEADER });
       res.end(req.method === "HEAD" ? undefined : document);
@@ -69,7 +70,8 @@ export function createPublicApi(options: PublicApiOptions) {
     if (Object.values(params).includes(undefined)) return sendError(res, 400, "bad_request", MALFORMED_PATH_MESSAGE, VERSION_HEADER);
     const key = await authenticateApiKey(options.services, req.headers.authorization);
     if (!key) return sendError(res, 401, "unauthorized", UNAUTHORIZED, { ...VERSION_HEADER, "www-authenticate": "Bearer" });
-    log.key = key.prefix;
+    // The key itself is never logged: its display prefix identifies it on the access line.
+    annotateAccess(res, { key: key.prefix });
     const wait = limiter.take(key.keyId);
     if (wait !== null) {
       return sendError(res, 429, "rate_limited", `Too many requests were made with this API key. Try again in ${wait} s (see Retry-After).`, { ...VERSION_HEADER, "retry-after": String(wait) });
@@ -115,16 +117,8 @@ export function createPublicApi(options: PublicApiOptions) {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!options.enabled) return sendError(res, 404, "not_found", "The public API is turned off on this server. Its operator can turn it on with PUBLIC_API_ENABLED=true.");
-    const started = performance.now();
     const url = new URL(req.url ?? "/", "http://localhost");
-    const path = url.pathname.slice(PREFIX.length) || "/";
-    const log: { key?: string } = {};
-    try {
-      await answer(req, res, path, url.searchParams, log);
-    } finally {
-      // The key itself is never logged: its display prefix identifies it.
-      options.logger.info("api request", { method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started), key: log.key ?? "-" });
-    }
+    await answer(req, res, url.pathname.slice(PREFIX.length) || "/", url.searchParams);
   }
 
   return {
