@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { startEmbeddedPostgres } from "@rehook/db";
+import { cpuDuring, postmasterPid, processCpuMicros, processTreeCpuMicros } from "./cpu.js";
 import { median, runLoad, type LoadResult } from "./load.js";
 import { CLI, peakRssMiB, runRehook, startListening, stop } from "./processes.js";
 
@@ -23,6 +24,9 @@ const { values } = parseArgs({
     // Also runs a second Rehook with METRICS_ENABLED=false and alternates it with the default
     // one (metrics on): what counting costs the capture path, measured in the same run.
     "compare-metrics": { type: "boolean", default: false },
+    // An external PostgreSQL on this machine (its CPU is read from /proc through its data
+    // directory) instead of the embedded one.
+    "database-url": { type: "string" },
   },
 });
 const durationSeconds = Number(values.duration);
@@ -30,6 +34,7 @@ const connections = Number(values.connections);
 const rounds = Number(values.rounds);
 const warmupSeconds = Number(values.warmup);
 const compareMetrics = values["compare-metrics"]!;
+const externalDatabaseUrl = values["database-url"];
 
 // A typical small webhook: a Stripe-like event of about 570 bytes.
 const body = JSON.stringify({
@@ -56,12 +61,48 @@ async function storedCounter(url: string): Promise<number> {
   return Number(line?.split(" ")[1]);
 }
 
+/** A new, empty database on an external server, dropped again by stop(). */
+async function freshExternalDatabase(serverUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const name = `rehook_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name}`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async stop() {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+/** The postmaster's pid of the server behind a URL (it must run on this machine). */
+async function postmasterOf(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const dataDirectory = (await client.query<{ data_directory: string }>("show data_directory")).rows[0]!.data_directory;
+  await client.end();
+  const pid = postmasterPid(dataDirectory);
+  if (pid === undefined) throw new Error(`cannot read ${dataDirectory}/postmaster.pid: CPU per event needs the database on this machine`);
+  return pid;
+}
+
+/** Microseconds of CPU per acknowledged event, one decimal. */
+const perEvent = (micros: number, events: number) => (events > 0 ? (micros / events).toFixed(1) : "n/a");
+
 async function main() {
   process.stdout.write(
-    `bench:capture  ${connections} connections, ${rounds} alternating rounds of ${durationSeconds} s each (after ${warmupSeconds} s warm-up), body ${body.length} bytes, node ${process.version}${compareMetrics ? ", metrics off vs on" : ""}\n\n`,
+    `bench:capture  ${externalDatabaseUrl ? "external PostgreSQL" : "embedded PostgreSQL"}, ${connections} connections, ${rounds} alternating rounds of ${durationSeconds} s each (after ${warmupSeconds} s warm-up), body ${body.length} bytes, node ${process.version}${compareMetrics ? ", metrics off vs on" : ""}\n\n`,
   );
   const dataDir = await mkdtemp(path.join(tmpdir(), "rehook-bench-"));
-  const database = await startEmbeddedPostgres({ dataDir });
+  const database = externalDatabaseUrl ? await freshExternalDatabase(externalDatabaseUrl) : await startEmbeddedPostgres({ dataDir });
+  const postgresPid = await postmasterOf(database.url);
   const env = { DATABASE_URL: database.url, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "warn" };
   const children: Array<Awaited<ReturnType<typeof startListening>>> = [];
   try {
@@ -91,15 +132,28 @@ async function main() {
     const bareResults: LoadResult[] = [];
     const captureResults: LoadResult[] = [];
     const quietResults: LoadResult[] = [];
+    // CPU used over the measured rounds: the bare server's, and Rehook's and PostgreSQL's over
+    // the rounds of the default Rehook (metrics on), against the requests each answered.
+    const cpu = { bare: 0, bareRequests: 0, rehook: 0, postgres: 0, captured: 0 };
+    const readers = { bare: () => processCpuMicros(bare.child.pid!), rehook: () => processCpuMicros(rehook.child.pid!), postgres: () => processTreeCpuMicros(postgresPid) };
     for (let round = 1; round <= rounds; round += 1) {
-      const b = await runLoad({ url: bareUrl, connections, durationSeconds, body });
+      const { result: b, micros: bareMicros } = await cpuDuring({ bare: readers.bare }, () => runLoad({ url: bareUrl, connections, durationSeconds, body }));
+      cpu.bare += bareMicros.bare!;
+      cpu.bareRequests += b.ok;
       process.stdout.write(`${line(`round ${round} bare node:http`, b)}\n`);
       bareResults.push(b);
       // Which Rehook goes first alternates too, so neither always follows the bare server.
       const order = quietUrl && round % 2 === 0 ? (["quiet", "metrics"] as const) : (["metrics", "quiet"] as const);
       for (const side of order) {
         if (side === "quiet" && !quietUrl) continue;
-        const c = await runLoad({ url: side === "quiet" ? quietUrl! : captureUrl, connections, durationSeconds, body });
+        const { result: c, micros } = await cpuDuring({ rehook: readers.rehook, postgres: readers.postgres }, () =>
+          runLoad({ url: side === "quiet" ? quietUrl! : captureUrl, connections, durationSeconds, body }),
+        );
+        if (side === "metrics") {
+          cpu.rehook += micros.rehook!;
+          cpu.postgres += micros.postgres!;
+          cpu.captured += c.ok;
+        }
         process.stdout.write(`${line(`round ${round} rehook ${side === "quiet" ? "metrics off" : compareMetrics ? "metrics on" : "capture"}`, c)}\n`);
         (side === "quiet" ? quietResults : captureResults).push(c);
       }
@@ -143,6 +197,9 @@ async function main() {
       process.stdout.write(`median rehook durable capture   ${captureRps} req/s   ${p(captureResults)}\n`);
     }
     process.stdout.write(`ratio rehook / bare             ${((100 * captureRps) / bareRps).toFixed(1)}%   (target >= 40%)\n`);
+    process.stdout.write(`CPU per request, bare node:http ${perEvent(cpu.bare, cpu.bareRequests)} us\n`);
+    process.stdout.write(`CPU per event, rehook node      ${perEvent(cpu.rehook, cpu.captured)} us   (target <= 50 us)\n`);
+    process.stdout.write(`CPU per event, postgresql       ${perEvent(cpu.postgres, cpu.captured)} us   (target <= 30 us)\n`);
     process.stdout.write(`verification round              ${acknowledged.length} answers of 200, ${missing} of them without a stored row; non-2xx or errors in all rounds: ${notOk}\n`);
     process.stdout.write(`rows stored in all rounds       ${stored.rows[0]!.n}\n`);
     // Every capture the metrics call stored is a row of this instance's endpoint, and the other way round.
