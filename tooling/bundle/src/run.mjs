@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 
 /** A failure the bundler explains in one line (no stack trace). */
 export class BundleError extends Error {
+  /** @override */
   name = "BundleError";
 }
 

@@ -12,7 +12,10 @@ const TOOLS = new Set([
   "@rehook/tsconfig", "@rehook/vitest-config", "@rehook/lint", "@rehook/bench", "@rehook/bundle",
 ]);
 
-/** "@remix-run+dev@2.17.5_…" (a folder of node_modules/.pnpm) → "@remix-run/dev". */
+/**
+ * "@remix-run+dev@2.17.5_…" (a folder of node_modules/.pnpm) → "@remix-run/dev".
+ * @param {string} folder
+ */
 function packageNameOf(folder) {
   const scoped = folder.startsWith("@");
   const at = folder.indexOf("@", scoped ? 1 : 0);
