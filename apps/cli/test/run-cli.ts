@@ -15,10 +15,17 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return env as NodeJS.ProcessEnv;
 }
 
+/** Which `rehook` to run (default: the repository's built CLI) and from where. */
+export interface Entry {
+  entry?: string;
+  cwd?: string;
+}
+
 /** Runs the built `rehook` command as a user would, with only the given environment. */
-export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000, { entry = CLI, cwd }: Entry = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [entry, ...args], {
+      cwd,
       env: childEnv({ PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", ...env }),
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -38,9 +45,10 @@ export function runCli(args: string[], env: Record<string, string>, timeoutMs = 
 }
 
 /** Starts `rehook start` and resolves with its URL once it logs that it listens. */
-export function startRehook(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+export function startRehook(env: Record<string, string>, { entry = CLI, cwd }: Entry = {}): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "start"], {
+    const child = spawn(process.execPath, [entry, "start"], {
+      cwd,
       env: childEnv({ PATH: process.env.PATH ?? "", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env }),
       stdio: ["ignore", "pipe", "pipe"],
     });
