@@ -32,6 +32,14 @@ export function latencyLabel(series: ActivitySeries): string {
 /** uPlot takes times in seconds. */
 const times = (series: ActivitySeries) => series.points.map((point) => point.at / 1000);
 
+/** The window's time scale with half a bucket either side: the first and last bars and points are drawn whole. */
+const timeScale = (series: ActivitySeries): uPlot.Scale => {
+  const half = series.bucketMs / 2000;
+  const first = series.points[0]!.at / 1000;
+  const last = series.points.at(-1)!.at / 1000;
+  return { time: true, range: () => [first - half, last + half] };
+};
+
 /** Counts start at 0 and end a little above the highest one (at least 1). */
 const countScale = (_: uPlot, __: number, max: number): uPlot.Range.MinMax => [0, Math.max(1, Math.ceil(max * 1.15))];
 
@@ -48,7 +56,7 @@ function eventsSpec(series: ActivitySeries): ChartSpec {
     options: {
       legend: { show: false },
       cursor: { show: false },
-      scales: { x: { time: true }, y: { range: countScale } },
+      scales: { x: timeScale(series), y: { range: countScale } },
       axes: axes(colors, { incrs: COUNT_INCREMENTS }),
       series: [
         {},
@@ -66,7 +74,7 @@ function latencySpec(series: ActivitySeries): ChartSpec {
     options: {
       legend: { show: false },
       cursor: { show: false },
-      scales: { x: { time: true }, y: { range: countScale } },
+      scales: { x: timeScale(series), y: { range: countScale } },
       axes: axes(colors, { size: 56, values: (_u, ticks) => ticks.map(latencyText) }),
       series: [
         {},
@@ -143,7 +151,7 @@ function stripSpec(series: ActivitySeries): ChartSpec {
         legend: { show: false },
         cursor: { show: false },
         padding: [4, 0, 0, 0],
-        scales: { x: { time: true }, y: { range: countScale } },
+        scales: { x: timeScale(series), y: { range: countScale } },
         axes: [{ show: false }, { show: false }],
         // Failed drawn over captured: the red part of a bar is the share that failed.
         series: [

@@ -212,6 +212,7 @@ export default function EndpointPage() {
       <Card
         title="Activity"
         id="activity"
+        className="activity-card"
         description="Events captured and delivery outcomes over time, and how long the destination took to answer."
         actions={<RangeControl current={range} hrefFor={(choice) => `?range=${choice}`} />}
       >
