@@ -34,12 +34,21 @@ beforeAll(async () => {
 const overflow = () => page.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
 const settle = () => page.evaluate("new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))");
 
+/** The little of a canvas these tests read (the e2e code is typed without the DOM's types). */
+interface Canvas {
+  width: number;
+  height: number;
+  getContext(kind: "2d"): { getImageData(x: number, y: number, width: number, height: number): { data: ArrayLike<number> } };
+  getBoundingClientRect(): { width: number };
+}
+
 /** Waits until the chart's canvas is painted in this theme, and answers how many of its pixels are not blank. */
 async function drawn(chart: Locator, scheme: "light" | "dark" = "light"): Promise<number> {
   await expect.poll(() => chart.getAttribute("data-drawn")).toBe(scheme);
   expect(await chart.locator("canvas").count()).toBe(1);
-  return chart.locator("canvas").evaluate((canvas: HTMLCanvasElement) => {
-    const pixels = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height).data;
+  return chart.locator("canvas").evaluate((element) => {
+    const canvas = element as unknown as Canvas;
+    const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
     let painted = 0;
     for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) painted += 1;
     return painted;
@@ -110,7 +119,7 @@ describe("activity charts", { timeout: 90_000 }, () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {
       await expect.poll(overflow).toBe(0);
-      await expect.poll(() => events.locator("canvas").evaluate((canvas: HTMLCanvasElement) => canvas.getBoundingClientRect().width)).toBeLessThanOrEqual(390);
+      await expect.poll(() => events.locator("canvas").evaluate((element) => (element as unknown as Canvas).getBoundingClientRect().width)).toBeLessThanOrEqual(390);
       const [first, second] = [await events.boundingBox(), await latency.boundingBox()];
       expect(second!.y).toBeGreaterThan(first!.y + first!.height);
       await showActivity();
