@@ -6,6 +6,8 @@ import stylesheet from "./styles.css?url";
 import feedStylesheet from "./styles/feed.css?url";
 import adminStylesheet from "./styles/admin.css?url";
 import inspectorStylesheet from "./styles/inspector.css?url";
+import chartsStylesheet from "./styles/charts.css?url";
+import uplotStylesheet from "uplot/dist/uPlot.min.css?url";
 
 const FAVICON =
   "data:image/svg+xml," +
@@ -19,6 +21,9 @@ export const links: LinksFunction = () => [
   { rel: "stylesheet", href: adminStylesheet },
   // The event page's payload inspector (after the main sheet: it builds on its tokens and classes).
   { rel: "stylesheet", href: inspectorStylesheet },
+  // The activity charts: uPlot's own sheet, then ours on top of it.
+  { rel: "stylesheet", href: uplotStylesheet },
+  { rel: "stylesheet", href: chartsStylesheet },
   { rel: "icon", href: FAVICON, type: "image/svg+xml" },
 ];
 

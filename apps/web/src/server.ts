@@ -39,6 +39,7 @@ import {
 } from "@rehook/http";
 import { createDeliveryPool, DEFAULT_MAX_IN_FLIGHT, DeliveryDispatcher, Notifier } from "@rehook/delivery";
 import {
+  activityCompaction,
   BulkReplays,
   captureRequest,
   countsCompaction,
@@ -262,6 +263,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
   jobs.register(sessionPurge(pool));
   jobs.register(endpointPurge(pool));
   jobs.register(countsCompaction(pool));
+  jobs.register(activityCompaction(pool));
   jobs.register(eventRetention({ pool, logger, defaultDays: config.retentionDays }));
   // Today's partition must exist before the first capture; the retention job keeps the days ahead.
   const partitions = await ensureEventPartitions(pool, Date.now());

@@ -28,3 +28,5 @@ export {
   type RetryPreset,
   type RetryPresetId,
 } from "./retry-policy.js";
+// Activity charts: the ranges the endpoint page offers and how they are worded.
+export { ACTIVITY_BUCKETS, ACTIVITY_RANGE_WORDS, ACTIVITY_RANGES, isActivityRange, type ActivityRange } from "./activity.js";

@@ -34,3 +34,4 @@ export * from "./event-search.js";
 export * from "./payload/index.js";
 export * from "./redact.js";
 export * from "./metrics.js";
+export * from "./activity.js";

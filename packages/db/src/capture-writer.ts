@@ -127,6 +127,13 @@ counted as (
   select e.id, case when e.destination_url is null then 'captured' else 'pending' end, count(*)
   from incoming i join endpoint e on e.slug = i.slug
   group by e.id, e.destination_url
+),
+-- The charts' per-minute captures (event_minutes): one delta row per endpoint and minute of the batch.
+charted as (
+  insert into event_minutes (endpoint_id, minute, captured)
+  select e.id, date_trunc('minute', i.received_at), count(*)
+  from incoming i join endpoint e on e.slug = i.slug
+  group by 1, 2
 )
 -- One row per endpoint found, not per event: every event of a found slug was inserted.
 -- The endpoint's forwarding settings come back too: the fast path delivers from memory.

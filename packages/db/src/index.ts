@@ -33,3 +33,4 @@ export { JobRunner, type JobHandler, type JobRunnerOptions, type JobVerdict, typ
 export * from "./queries/sessions.js";
 export { ensureEventPartitions, eventPartitions, type EventPartition } from "./partitions.js";
 export * from "./queries/event-storage.js";
+export * from "./queries/event-activity.js";

@@ -52,7 +52,7 @@ export {
   type ReplaySummary,
 } from "./replays.js";
 export { BulkReplays, MAX_RUNNING_BULK_REPLAYS_PER_USER, type BulkReplayDeps, type ReplayJobView } from "./bulk-replays.js";
-export { countsCompaction, endpointPurge, eventRetention, scheduleUpkeep, sessionPurge, type RetentionOptions } from "./purges.js";
+export { activityCompaction, countsCompaction, endpointPurge, eventRetention, scheduleUpkeep, sessionPurge, type RetentionOptions } from "./purges.js";
 export { MAX_WAITING_EVENT_IDS, openEndpointEventStream, type FullEvent } from "./event-stream.js";
 export { limitStreams, MAX_STREAMS_PER_INSTANCE, MAX_STREAMS_PER_USER, StreamSlots, streamSlotsOf, type StreamLimits } from "./stream-slots.js";
 export { resumeEndpoint, retryEvent, retryFailedEvents, type RetryQueued } from "./retries.js";
@@ -68,3 +68,4 @@ export {
   type BodyView,
   type DecodedBody,
 } from "./event-body-view.js";
+export { eventActivity, type ActivityPoint, type ActivityView } from "./event-activity.js";

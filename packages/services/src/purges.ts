@@ -1,5 +1,6 @@
 import { uuidv7Floor, type Logger } from "@rehook/core";
 import {
+  compactEventActivity,
   compactEventCounts,
   deleteExpiredSessions,
   dropEventPartition,
@@ -8,6 +9,7 @@ import {
   enqueueJob,
   ensureEventPartitions,
   eventPartitions,
+  forgetEndpointActivity,
   forgetEndpointCounts,
   longestRetentionDays,
   purgeDefaultPartition,
@@ -20,6 +22,7 @@ import {
 export const SESSION_PURGE_JOB = "purge_expired_sessions";
 export const RETENTION_JOB = "events_retention";
 export const COUNTS_COMPACTION_JOB = "compact_event_counts";
+export const ACTIVITY_COMPACTION_JOB = "compact_event_minutes";
 
 /** Rows deleted per statement by every purge (sessions, events): each statement's locks stay short. */
 export const PURGE_BATCH_ROWS = 5_000;
@@ -31,6 +34,10 @@ const RETENTION_EVERY_MS = 10 * 60_000;
 const SESSION_PURGE_EVERY_MS = 60 * 60_000;
 /** How often count deltas are folded. */
 const COUNTS_COMPACTION_EVERY_MS = 10_000;
+/** How often the charts' per-minute deltas are folded (a minute's deltas stop arriving once it is over). */
+const ACTIVITY_COMPACTION_EVERY_MS = 30_000;
+/** Groups folded, or expired rows deleted, per statement of the charts' compaction. */
+const ACTIVITY_COMPACTION_ROWS = 5_000;
 const DAY_MS = 86_400_000;
 
 /** Expired sessions are refused at sign-in already; this removes their rows. */
@@ -44,7 +51,7 @@ export function sessionPurge(pool: Pool): JobHandler {
   };
 }
 
-/** A deleted endpoint's events, purged in batches; its count rows go last. */
+/** A deleted endpoint's events, purged in batches; its count and chart rows go last. */
 export function endpointPurge(pool: Pool): JobHandler {
   return {
     kind: ENDPOINT_PURGE_JOB,
@@ -53,6 +60,7 @@ export function endpointPurge(pool: Pool): JobHandler {
       while (!job.signal.aborted) {
         if ((await purgeEndpointEvents(pool, job.key, PURGE_BATCH_ROWS)) < PURGE_BATCH_ROWS) {
           await forgetEndpointCounts(pool, job.key);
+          await forgetEndpointActivity(pool, job.key);
           return { kind: "done" };
         }
       }
@@ -68,6 +76,21 @@ export function countsCompaction(pool: Pool): JobHandler {
     async run() {
       await compactEventCounts(pool);
       return { kind: "later", inMs: COUNTS_COMPACTION_EVERY_MS };
+    },
+  };
+}
+
+/**
+ * Folds the charts' per-minute deltas (event_minutes, latency_minutes) of the minutes just
+ * past into one row each, and deletes minutes older than ACTIVITY_KEPT_DAYS; again at once
+ * while a statement hit its limit.
+ */
+export function activityCompaction(pool: Pool, now: () => number = Date.now): JobHandler {
+  return {
+    kind: ACTIVITY_COMPACTION_JOB,
+    async run() {
+      const { more } = await compactEventActivity(pool, now(), ACTIVITY_COMPACTION_ROWS);
+      return { kind: "later", inMs: more ? 0 : ACTIVITY_COMPACTION_EVERY_MS };
     },
   };
 }
@@ -128,5 +151,5 @@ export function eventRetention(options: RetentionOptions): JobHandler {
 
 /** Makes sure the recurring upkeep jobs exist (at start; an existing one keeps its schedule). */
 export async function scheduleUpkeep(pool: Pool): Promise<void> {
-  for (const kind of [SESSION_PURGE_JOB, RETENTION_JOB, COUNTS_COMPACTION_JOB]) await enqueueJob(pool, { kind, key: "all" });
+  for (const kind of [SESSION_PURGE_JOB, RETENTION_JOB, COUNTS_COMPACTION_JOB, ACTIVITY_COMPACTION_JOB]) await enqueueJob(pool, { kind, key: "all" });
 }

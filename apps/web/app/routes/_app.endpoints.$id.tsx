@@ -1,5 +1,7 @@
 import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { isActivityRange, type ActivityRange } from "@rehook/core/browser";
+import { EndpointActivityCharts, RangeControl } from "../components/activity-charts";
 import { useEffect, useState } from "react";
 import { HealthBadge, StatusBadge } from "../components/badges";
 import { BulkReplayCard } from "../components/bulk-replay";
@@ -19,16 +21,25 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   requireUser(context, request);
   const id = params.id ?? "";
+  const range = chartRange(request);
   try {
-    const [endpoint, recent] = await Promise.all([
+    const [endpoint, recent, activity] = await Promise.all([
       context.caller.endpoints.get({ id }),
       context.caller.events.list({ endpointId: id, limit: 5 }).catch(() => ({ events: [], nextCursor: null })),
+      // The charts are not worth failing the page for: without them the card says so.
+      context.caller.endpoints.activity({ id, range }).catch(() => null),
     ]);
-    return { endpoint, recent: recent.events, more: recent.nextCursor !== null };
+    return { endpoint, recent: recent.events, more: recent.nextCursor !== null, range, activity };
   } catch (error) {
     throwIfNotFound(error);
     throw error;
   }
+}
+
+/** The charts' range from ?range= (a day unless it names another). */
+function chartRange(request: Request): ActivityRange {
+  const value = new URL(request.url).searchParams.get("range");
+  return isActivityRange(value) ? value : "day";
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -104,7 +115,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 export default function EndpointPage() {
-  const { endpoint, recent, more } = useLoaderData<typeof loader>();
+  const { endpoint, recent, more, range, activity } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const [confirming, setConfirming] = useState(false);
@@ -197,6 +208,20 @@ export default function EndpointPage() {
           <TestEventSnippet webhookUrl={endpoint.webhook_url} />
         </Card>
       </div>
+
+      <Card
+        title="Activity"
+        id="activity"
+        className="activity-card"
+        description="Events captured and delivery outcomes over time, and how long the destination took to answer."
+        actions={<RangeControl current={range} hrefFor={(choice) => `?range=${choice}`} />}
+      >
+        {activity ? (
+          <EndpointActivityCharts series={activity} forwards={endpoint.destination_url !== null} />
+        ) : (
+          <p className="muted">The charts could not be loaded. Reload the page to try again.</p>
+        )}
+      </Card>
 
       <Card
         title="Recent events"

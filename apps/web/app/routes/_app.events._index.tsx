@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useNavigate } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
+import { VolumeStrip, type ActivitySeries } from "../components/activity-charts";
 import { DataTable } from "../components/data-table";
 import { EventPreview } from "../components/event-preview";
 import { EventRow, FEED_COLUMNS, type FeedRow, type RowReplay } from "../components/feed-row";
@@ -32,9 +33,15 @@ const RESOLVED_OPTIONS = [{ value: "1", label: "Hide resolved by replay" }];
 export async function loader({ context, request }: LoaderFunctionArgs) {
   requireUser(context, request);
   const filter = readEventListFilter(request, isEventStatus);
-  const [page, endpoints] = await Promise.all([context.caller.events.list({ ...listInput(filter), limit: 50 }), context.caller.endpoints.list()]);
+  const [page, endpoints, volume] = await Promise.all([
+    context.caller.events.list({ ...listInput(filter), limit: 50 }),
+    context.caller.endpoints.list(),
+    // The strip is not worth failing the page for: without it the feed shows alone.
+    context.caller.events.volume({ range: "day" }).catch(() => null),
+  ]);
   return {
     filter,
+    volume,
     events: page.events,
     nextCursor: page.nextCursor,
     endpoints: endpoints.map((endpoint) => ({ id: endpoint.id, name: endpoint.name, webhook_url: endpoint.webhook_url, destination_url: endpoint.destination_url })),
@@ -48,7 +55,7 @@ function listInput(filter: Filter) {
 }
 
 export default function Activity() {
-  const { filter, events, nextCursor, endpoints } = useLoaderData<typeof loader>();
+  const { filter, events, nextCursor, endpoints, volume } = useLoaderData<typeof loader>();
   const filterKey = listFilterKey(filter);
   const filters = (
     <>
@@ -73,7 +80,7 @@ export default function Activity() {
       {filter.search && !filter.since ? <p className="muted small">Searching the last 24 hours; choose a time range to search further back.</p> : null}
     </>
   );
-  return <Feed key={filterKey} filter={filter} filters={filters} initialEvents={events} initialCursor={nextCursor} endpoints={endpoints} />;
+  return <Feed key={filterKey} filter={filter} filters={filters} initialEvents={events} initialCursor={nextCursor} endpoints={endpoints} volume={volume} />;
 }
 
 type FeedState = { rows: FeedRow[]; cursor: string | null };
@@ -112,12 +119,14 @@ function Feed({
   initialEvents,
   initialCursor,
   endpoints,
+  volume,
 }: {
   filter: Filter;
   filters: ReactNode;
   initialEvents: FeedRow[];
   initialCursor: string | null;
   endpoints: EndpointOption[];
+  volume: ActivitySeries | null;
 }) {
   const [state, setState] = useState<FeedState>(() => ({ rows: initialEvents, cursor: initialCursor }));
   const [fresh, setFresh] = useState<ReadonlySet<string>>(() => new Set());
@@ -243,10 +252,14 @@ function Feed({
     />
   );
 
+  // All endpoints' volume, above the filters (it does not follow them); none before the first endpoint.
+  const strip = volume && endpoints.length > 0 ? <VolumeStrip series={volume} /> : null;
+
   if (state.rows.length === 0) {
     return (
       <>
         {header}
+        {strip}
         {filters}
         <FeedEmpty filter={filter} endpoints={endpoints} />
       </>
@@ -256,6 +269,7 @@ function Feed({
   return (
     <>
       {header}
+      {strip}
       {filters}
       <div className={`feed-layout${split ? " is-split" : ""}`} data-testid="feed-layout" data-split={split}>
         <div className="feed-list">

@@ -3,6 +3,7 @@ import {
   createEndpoint,
   deleteEndpoint,
   endpointSecret,
+  eventActivity,
   getEndpoint,
   listEndpoints,
   resumeEndpoint,
@@ -10,6 +11,7 @@ import {
   updateEndpoint,
   type EndpointView,
 } from "@rehook/services";
+import { ACTIVITY_RANGES } from "@rehook/core";
 import { protectedProcedure, router } from "../trpc.js";
 
 const byId = z.object({ id: z.string() });
@@ -100,6 +102,11 @@ export const endpointsRouter = router({
       await resumeEndpoint(ctx.services, { userId: ctx.user.id, endpointId: input.id });
       return dashboardEndpoint(await getEndpoint(ctx.services, { userId: ctx.user.id, endpoint: { id: input.id } }));
     }),
+
+  /** The endpoint's charts: events by status and delivery latency p50/p95 over the last hour, day or week. */
+  activity: protectedProcedure
+    .input(z.object({ id: z.string(), range: z.enum(ACTIVITY_RANGES) }))
+    .query(({ ctx, input }) => eventActivity(ctx.services, { userId: ctx.user.id, endpointId: input.id, range: input.range })),
 
   /** Every failed event of the endpoint due again now: `{ count }` (queued, not sent, while paused). */
   retryFailed: protectedProcedure.input(byId).mutation(({ ctx, input }) => retryFailedEvents(ctx.services, { userId: ctx.user.id, endpointId: input.id })),

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { curlCommand, describePayload, EVENT_STATUSES, forwardTarget, rawBodyFileName, webhookUrl } from "@rehook/core";
-import { contentEncodingOf, deleteEvent, getEvent, getEventAttempt, inspectEventBody, listEvents, openLiveEvents, retryEvent } from "@rehook/services";
+import { ACTIVITY_RANGES, curlCommand, describePayload, EVENT_STATUSES, forwardTarget, rawBodyFileName, webhookUrl } from "@rehook/core";
+import { contentEncodingOf, deleteEvent, eventActivity, getEvent, getEventAttempt, inspectEventBody, listEvents, openLiveEvents, retryEvent } from "@rehook/services";
 import { protectedProcedure, router } from "../trpc.js";
 
 const filter = z.object({
@@ -20,6 +20,11 @@ export const eventsRouter = router({
     await deleteEvent(ctx.services, { userId: ctx.user.id, eventId: input.id });
     return null;
   }),
+
+  /** Volume across all of the user's endpoints (the Activity page's strip): the same series as endpoints.activity. */
+  volume: protectedProcedure
+    .input(z.object({ range: z.enum(ACTIVITY_RANGES) }))
+    .query(({ ctx, input }) => eventActivity(ctx.services, { userId: ctx.user.id, range: input.range })),
 
   list: protectedProcedure
     .input(filter.extend({ before: z.string().optional(), limit: z.number().optional() }))

@@ -155,6 +155,25 @@ export interface EventCount {
   n: number;
 }
 
+/** Events captured and final outcomes of one endpoint in one minute: delta rows, folded by a job (read and written with SQL). */
+export interface EventMinute {
+  id: string;
+  endpointId: string;
+  minute: Date;
+  captured: number;
+  delivered: number;
+  failed: number;
+}
+
+/** Delivery attempts of one endpoint in one minute whose latency fell in a histogram bucket: delta rows, folded by a job. */
+export interface LatencyMinute {
+  id: string;
+  endpointId: string;
+  minute: Date;
+  bucket: number;
+  n: number;
+}
+
 /** A background job (see jobs/runner.ts); read and written with SQL, described here for the schema. */
 export interface Job {
   id: string;
@@ -391,6 +410,41 @@ export const EventCountEntity = new EntitySchema<EventCount>({
   },
 });
 
+const minute = { type: "datetime", columnType: "timestamptz" } as const;
+
+export const EventMinuteEntity = new EntitySchema<EventMinute>({
+  name: "EventMinute",
+  tableName: "event_minutes",
+  indexes: [
+    { name: "event_minutes_endpoint_id_minute_index", properties: ["endpointId", "minute"] },
+    { name: "event_minutes_minute_index", properties: ["minute"] },
+  ],
+  properties: {
+    id: { type: BigIntType, primary: true, autoincrement: true },
+    endpointId: { type: "uuid" },
+    minute: { ...minute },
+    captured: { type: "integer", default: 0 },
+    delivered: { type: "integer", default: 0 },
+    failed: { type: "integer", default: 0 },
+  },
+});
+
+export const LatencyMinuteEntity = new EntitySchema<LatencyMinute>({
+  name: "LatencyMinute",
+  tableName: "latency_minutes",
+  indexes: [
+    { name: "latency_minutes_endpoint_id_minute_index", properties: ["endpointId", "minute"] },
+    { name: "latency_minutes_minute_index", properties: ["minute"] },
+  ],
+  properties: {
+    id: { type: BigIntType, primary: true, autoincrement: true },
+    endpointId: { type: "uuid" },
+    minute: { ...minute },
+    bucket: { type: "smallint" },
+    n: { type: "integer" },
+  },
+});
+
 export const JobEntity = new EntitySchema<Job>({
   name: "Job",
   tableName: "jobs",
@@ -468,5 +522,7 @@ export const entities = [
   DeliveryAttemptEntity,
   JobEntity,
   EventCountEntity,
+  EventMinuteEntity,
+  LatencyMinuteEntity,
   InviteEntity,
 ];

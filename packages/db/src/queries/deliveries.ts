@@ -1,4 +1,4 @@
-import { retryPolicyFromColumns, type EventStatus, type HeaderList, type RetryPolicy } from "@rehook/core";
+import { LATENCY_BUCKET_BOUNDS_MS, retryPolicyFromColumns, type EventStatus, type HeaderList, type RetryPolicy } from "@rehook/core";
 import type { Pool } from "../pool.js";
 import { capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { BODY_BYTES_PER_READ, byteBoundedIds } from "./events.js";
@@ -222,6 +222,9 @@ export interface CompletedEvent {
   status: EventStatus;
 }
 
+/** The histogram's bounds as an array literal (from core's constant: no input reaches it). */
+const LATENCY_BOUNDS = `{${LATENCY_BUCKET_BOUNDS_MS.join(",")}}`;
+
 /*
  * One statement stores a batch of attempts: each as a delivery_attempts row, its result on
  * the event (pending again with next_attempt_at when a retry is due, else delivered or
@@ -266,6 +269,20 @@ recounted as (
     select endpoint_id, 'pending', -1 from updated where status <> 'pending'
   ) moves
   group by endpoint_id, status
+),
+-- The charts' rollups, at now's minute: final outcomes (event_minutes), and every attempt's
+-- latency by histogram bucket (latency_minutes); appended, never updated in place.
+charted as (
+  insert into event_minutes (endpoint_id, minute, delivered, failed)
+  select endpoint_id, date_trunc('minute', now()), count(*) filter (where status = 'delivered'), count(*) filter (where status = 'failed')
+  from updated where status <> 'pending'
+  group by endpoint_id
+),
+timed as (
+  insert into latency_minutes (endpoint_id, minute, bucket, n)
+  select u.endpoint_id, date_trunc('minute', now()), width_bucket(r.latency_ms, '${LATENCY_BOUNDS}'::int[]), count(*)
+  from r join updated u on u.id = r.id
+  group by 1, 3
 ),
 recorded as (
   insert into delivery_attempts (event_id, attempt, started_at, latency_ms, response_status, response_headers, response_body,
