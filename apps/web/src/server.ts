@@ -239,7 +239,6 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
     onCompleted: (events) => void announce(events.map(({ pausedNow: _paused, ...event }) => ({ type: "event.status" as const, ...event }))),
   });
   const writer = new GroupCommitWriter(pool, {
-    onStored: (events) => void announce(events.map((event) => ({ type: "event.created" as const, ...event }))),
     fastPath: { leaseMs: dispatcher.leaseMs, hasRoom: () => dispatcher.hasRoom() },
     metrics,
   });

@@ -1,7 +1,9 @@
+import { performance } from "node:perf_hooks";
 import { storableText, type CaptureBatchMetrics, type EventStatus, type HeaderList, type RetryPolicy } from "@rehook/core";
 import { retryPolicyOf } from "./queries/deliveries.js";
 import type { Pool } from "./pool.js";
 import { enqueueNotifyJobs } from "./jobs/queue.js";
+import { announceEventsCte, BUS_CHANNEL_LITERAL } from "./event-bus.js";
 
 /** One request as it arrived on a capture URL, ready to be stored. */
 export interface CapturedRequest {
@@ -50,21 +52,19 @@ export interface GroupCommitOptions {
   maxRows?: number;
   /** Most body bytes in one statement; a single larger body still goes alone. */
   maxBytes?: number;
-  /** Statements in flight at once; later arrivals wait and join the next batch. */
+  /**
+   * Statements in flight at most. One is the rule: captures of one endpoint all insert at the
+   * right edge of the same index pages (ids are time-ordered) and lock the same endpoint row,
+   * so two concurrent statements mostly wait on each other, and each carries fewer rows.
+   * A further one starts only when a full batch is waiting or the oldest has run for
+   * `overlapAfterMs` (a large body, a lock held elsewhere): a slow statement never stalls the rest.
+   */
   maxInFlight?: number;
-  /** Told about each committed batch (after the callers have their answers): the event bus. */
-  onStored?: (events: StoredEvent[]) => void;
+  /** See maxInFlight (default 25 ms). */
+  overlapAfterMs?: number;
   fastPath?: FastPathLease;
   /** Told the number of rows of each statement (rehook_capture_batch_rows). */
   metrics?: CaptureBatchMetrics;
-}
-
-export interface StoredEvent {
-  id: string;
-  endpointId: string;
-  /** The endpoint's owner: live feeds filter the bus by it without a query. */
-  userId: string;
-  status: EventStatus;
 }
 
 interface Waiting {
@@ -134,11 +134,19 @@ charted as (
   select e.id, date_trunc('minute', i.received_at), count(*)
   from incoming i join endpoint e on e.slug = i.slug
   group by 1, 2
-)
+),
+-- The live feeds of every instance hear of the new events (event.created) at commit.
+${announceEventsCte({
+  rows: "(select i.id, e.id as endpoint_id, e.user_id, e.destination_url from incoming i join endpoint e on e.slug = i.slug) s",
+  type: "event.created",
+  status: "case when destination_url is null then 'captured' else 'pending' end",
+  channel: BUS_CHANNEL_LITERAL,
+})}
 -- One row per endpoint found, not per event: every event of a found slug was inserted.
 -- The endpoint's forwarding settings come back too: the fast path delivers from memory.
 select id as endpoint_id, user_id, slug, case when destination_url is null then 'captured' else 'pending' end as status,
-       destination_url, sign_requests, secret, keep_proxy_headers, retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, leased
+       destination_url, sign_requests, secret, keep_proxy_headers, retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, leased,
+       ${process.env.EXP_NOBUS === "1" ? "0" : "(select count(*) from announced)"} as announced
 from endpoint`;
 
 /*
@@ -187,12 +195,15 @@ function batchParameters(requests: CapturedRequest[]): [string, Buffer] {
 export class GroupCommitWriter {
   private readonly queue: Waiting[] = [];
   private inFlight = 0;
+  /** performance.now() at which each statement in flight started, oldest first. */
+  private readonly startedAt: number[] = [];
   private scheduled = false;
+  private overlapTimer: NodeJS.Timeout | undefined;
   private idleWaiters: Array<() => void> = [];
   private readonly maxRows: number;
   private readonly maxBytes: number;
   private readonly maxInFlight: number;
-  private readonly onStored: ((events: StoredEvent[]) => void) | undefined;
+  private readonly overlapAfterMs: number;
   private readonly fastPath: FastPathLease | undefined;
   private readonly metrics: CaptureBatchMetrics | undefined;
 
@@ -203,7 +214,7 @@ export class GroupCommitWriter {
     this.maxRows = options.maxRows ?? 1_000;
     this.maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
     this.maxInFlight = options.maxInFlight ?? 2;
-    this.onStored = options.onStored;
+    this.overlapAfterMs = options.overlapAfterMs ?? 25;
     this.fastPath = options.fastPath;
     this.metrics = options.metrics;
   }
@@ -231,8 +242,26 @@ export class GroupCommitWriter {
     // Let the requests parsed in this turn of the event loop join the same batch.
     setImmediate(() => {
       this.scheduled = false;
-      while (this.inFlight < this.maxInFlight && this.queue.length > 0) this.flush(this.takeBatch());
+      while (this.queue.length > 0 && this.mayStartStatement()) this.flush(this.takeBatch());
+      if (this.queue.length > 0 && this.inFlight < this.maxInFlight) this.overlapLater();
     });
+  }
+
+  private mayStartStatement(): boolean {
+    if (this.inFlight === 0) return true;
+    if (this.inFlight >= this.maxInFlight) return false;
+    return this.queue.length >= this.maxRows || performance.now() - this.startedAt[0]! >= this.overlapAfterMs;
+  }
+
+  /** Looks again once the oldest statement has run for overlapAfterMs, if it is still running then. */
+  private overlapLater(): void {
+    if (this.overlapTimer) return;
+    const wait = Math.max(0, this.overlapAfterMs - (performance.now() - this.startedAt[0]!));
+    this.overlapTimer = setTimeout(() => {
+      this.overlapTimer = undefined;
+      if (this.queue.length > 0) this.schedule();
+    }, wait);
+    this.overlapTimer.unref();
   }
 
   private takeBatch(): Waiting[] {
@@ -249,6 +278,8 @@ export class GroupCommitWriter {
 
   private flush(batch: Waiting[]): void {
     this.inFlight += 1;
+    const started = performance.now();
+    this.startedAt.push(started);
     this.store(batch)
       .catch(async (error: unknown) => {
         // One bad row must not fail its neighbours: retry them one by one, unless the
@@ -259,6 +290,7 @@ export class GroupCommitWriter {
       .catch((error: unknown) => batch.forEach((waiting) => waiting.reject(error)))
       .finally(() => {
         this.inFlight -= 1;
+        this.startedAt.splice(this.startedAt.indexOf(started), 1);
         if (this.queue.length > 0) this.schedule();
         else if (this.isIdle()) this.idleWaiters.splice(0).forEach((resolve) => resolve());
       });
@@ -269,7 +301,6 @@ export class GroupCommitWriter {
     // Named: each connection parses and plans the statement once, not once per batch.
     const result = await this.pool.query<{
       endpoint_id: string;
-      user_id: string;
       slug: string;
       status: EventStatus;
       destination_url: string | null;
@@ -286,7 +317,6 @@ export class GroupCommitWriter {
       values: [...batchParameters(batch.map((waiting) => waiting.request)), this.fastPath?.hasRoom() ? this.fastPath.leaseMs : null],
     });
     const endpoints = new Map(result.rows.map((row) => [row.slug, row]));
-    const stored: StoredEvent[] = [];
     for (const waiting of batch) {
       const endpoint = endpoints.get(waiting.request.slug);
       waiting.resolve(
@@ -306,9 +336,7 @@ export class GroupCommitWriter {
             }
           : { kind: "unknown_endpoint" },
       );
-      if (endpoint && this.onStored) stored.push({ id: waiting.request.id, endpointId: endpoint.endpoint_id, userId: endpoint.user_id, status: endpoint.status });
     }
-    if (stored.length > 0) this.onStored?.(stored);
   }
 }
 

@@ -9,7 +9,6 @@ export {
   type CapturedRequest,
   type CaptureWriteResult,
   type ForwardingSettings,
-  type StoredEvent,
   type GroupCommitOptions,
   type FastPathLease,
 } from "./capture-writer.js";

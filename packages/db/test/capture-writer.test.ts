@@ -1,7 +1,8 @@
+import { performance } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uuidv7, type HeaderList } from "@rehook/core";
 import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
-import { createOrm, createPool, deleteOwnedEndpoint, GroupCommitWriter, purgeEndpointEvents, type CapturedRequest, type Pool } from "../src/index.js";
+import { createOrm, createPool, EventBus, type BusMessage, deleteOwnedEndpoint, GroupCommitWriter, purgeEndpointEvents, type CapturedRequest, type Pool } from "../src/index.js";
 
 let db: TestDatabase;
 let pool: Pool;
@@ -55,6 +56,50 @@ describe("group commit writer", () => {
     const transactions = await db.query<{ n: number }>("select count(distinct xmin::text)::int as n from events where id = any($1::uuid[])", [requests.map((r) => r.id)]);
     expect(transactions[0]!.n).toBeLessThanOrEqual(10);
     expect(transactions[0]!.n).toBeGreaterThanOrEqual(10);
+  });
+
+  it("announces every stored event on the bus from its own statement, through EventBus as one message each", async () => {
+    const endpointId = await insertEndpoint("announced-aaaaaaaa", "https://example.com/");
+    const bus = await EventBus.connect(db.url);
+    const heard: BusMessage[] = [];
+    bus.subscribe((message) => heard.push(message));
+    try {
+      // 400 events: three NOTIFYs of at most 160 ids each, under the 8,000-byte payload limit.
+      const writer = new GroupCommitWriter(pool, { maxRows: 1000 });
+      const requests = Array.from({ length: 400 }, () => request("announced-aaaaaaaa"));
+      await Promise.all(requests.map((r) => writer.write(r)));
+      await expect.poll(() => heard.length).toBe(400);
+      expect(new Set(heard.map((m) => m.id))).toEqual(new Set(requests.map((r) => r.id)));
+      expect(heard.every((m) => m.type === "event.created" && m.endpointId === endpointId && m.userId === userId && m.status === "pending")).toBe(true);
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it("runs one statement at a time, and starts another only when the first has run for overlapAfterMs", async () => {
+    await insertEndpoint("held-aaaaaaaa");
+    await insertEndpoint("free-aaaaaaaa");
+    // Another transaction holds the first endpoint's row: a capture to it waits for the lock.
+    const holder = await pool.connect();
+    await holder.query("begin");
+    await holder.query("select 1 from endpoints where slug = 'held-aaaaaaaa' for update");
+    try {
+      const writer = new GroupCommitWriter(pool, { overlapAfterMs: 300 });
+      const started = performance.now();
+      const held = writer.write(request("held-aaaaaaaa"));
+      let heldSettled = false;
+      void held.finally(() => (heldSettled = true));
+      await expect.poll(async () => (await db.query<{ n: number }>("select count(*)::int as n from pg_locks where not granted"))[0]!.n).toBe(1);
+      await expect(writer.write(request("free-aaaaaaaa"))).resolves.toMatchObject({ kind: "stored" });
+      // Not before the first had run for overlapAfterMs (timers never fire early), and while it still waits.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(299);
+      expect(heldSettled).toBe(false);
+      await holder.query("commit");
+      await expect(held).resolves.toMatchObject({ kind: "stored" });
+    } finally {
+      await holder.query("rollback").catch(() => undefined);
+      holder.release();
+    }
   });
 
   it("answers unknown_endpoint for a slug that does not exist, without failing its batch", async () => {

@@ -54,11 +54,15 @@ function line(label: string, result: LoadResult): string {
 }
 
 
-/** rehook_events_captured_total{outcome="stored"} as GET /metrics reports it. */
-async function storedCounter(url: string): Promise<number> {
+/** What GET /metrics reports of the captures: rows stored, and statements (batches) that stored them. */
+async function captureCounters(url: string): Promise<{ stored: number; batches: number; batchRows: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split("\n").find((l) => l.startsWith('rehook_events_captured_total{outcome="stored"} '));
-  return Number(line?.split(" ")[1]);
+  const value = (prefix: string) => Number(text.split("\n").find((l) => l.startsWith(prefix))?.split(" ")[1]);
+  return {
+    stored: value('rehook_events_captured_total{outcome="stored"} '),
+    batches: value("rehook_capture_batch_rows_count "),
+    batchRows: value("rehook_capture_batch_rows_sum "),
+  };
 }
 
 /** A new, empty database on an external server, dropped again by stop(). */
@@ -173,7 +177,8 @@ async function main() {
     const rss = peakRssMiB(rehook.child.pid!);
     // Requests cut off when the load stopped may still be committing: let them land first.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const counted = await storedCounter(rehook.url);
+    const counters = await captureCounters(rehook.url);
+    const counted = counters.stored;
     for (const child of children) await stop(child.child);
 
     const client = new pg.Client({ connectionString: database.url });
@@ -204,6 +209,7 @@ async function main() {
     process.stdout.write(`rows stored in all rounds       ${stored.rows[0]!.n}\n`);
     // Every capture the metrics call stored is a row of this instance's endpoint, and the other way round.
     process.stdout.write(`metrics: stored captures        ${counted}${counted === Number(stored.rows[0]!.n) ? " (= rows stored)" : " (NOT the rows stored)"}\n`);
+    process.stdout.write(`capture statements              ${counters.batches}, ${(counters.batchRows / counters.batches).toFixed(1)} rows each on average\n`);
     if (rss !== undefined) process.stdout.write(`rehook peak RSS                 ${rss} MiB\n`);
     if (missing !== 0 || notOk !== 0 || counted !== Number(stored.rows[0]!.n)) process.exitCode = 1;
   } finally {

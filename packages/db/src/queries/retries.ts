@@ -1,19 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { isUuid, type EventStatus } from "@rehook/core";
-import { BUS_CHANNEL } from "../event-bus.js";
+import { announceEventsCte, BUS_CHANNEL } from "../event-bus.js";
 
 
-/*
- * Events made due again are announced on the bus (event.status, pending) in the statement
- * that changes them, so every instance's live feed shows them; NOTIFY is sent at commit.
- * Messages go 40 to a NOTIFY, well under its 8,000-byte payload limit.
- */
-const announce = (changed: string) => `
-announced as (
-  select pg_notify(?, json_agg(json_build_object('type', 'event.status', 'id', id, 'endpointId', endpoint_id, 'userId', user_id, 'status', 'pending'))::text)
-  from (select id, endpoint_id, user_id, (row_number() over (order by id) - 1) / 40 as chunk from ${changed}) m
-  group by chunk
-)`;
+// Events made due again are announced on the bus (event.status, pending) in the statement
+// that changes them, so every instance's live feed shows them.
+const announce = (changed: string) => announceEventsCte({ rows: changed, type: "event.status", status: "'pending'", channel: "?" });
 
 /** What "retry now" found and did for one event. */
 export type RetryEventResult =
