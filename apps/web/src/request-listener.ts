@@ -57,7 +57,17 @@ function setHeaders(res: ServerResponse, headers: Readonly<Record<string, string
  * foreign Host gets 421: DNS rebinding and spoofed Hosts reach nothing), with its security
  * headers. Unknown /api/ paths get a JSON 404.
  */
-export function createRequestListener(routes: Routes, options: { logger: Logger; origins: OriginPolicy }) {
+export interface RequestListenerOptions {
+  logger: Logger;
+  origins: OriginPolicy;
+  /**
+   * Whether captures and health probes get access lines (they are logged at debug): when
+   * not, the capture path skips the bookkeeping of a line nobody would write.
+   */
+  logRoutineRequests?: boolean;
+}
+
+export function createRequestListener(routes: Routes, options: RequestListenerOptions) {
   const dashboard = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
     if (!options.origins.isOwnHost(req.headers.host)) {
       sendError(res, 421, "misdirected", `the dashboard answers at ${options.origins.origins()[0]}`);
@@ -115,10 +125,16 @@ export function createRequestListener(routes: Routes, options: { logger: Logger;
     const requestId = requestIdFor(req.headers["x-request-id"]);
     res.setHeader("x-request-id", requestId);
     withRequestId(requestId, () => {
-      logAccess(options.logger, req, res, requestId);
+      const routine = isRoutine(pathOf(req.url ?? "/"));
+      if (!routine || options.logRoutineRequests !== false) logAccess(options.logger, req, res, requestId, routine);
       handle(req, res);
     });
   };
+}
+
+/** Captures and health probes: frequent and routine, logged at debug. */
+function isRoutine(path: string): boolean {
+  return path.startsWith("/api/webhook/") || path === "/healthz" || path === "/readyz";
 }
 
 /**
@@ -127,12 +143,11 @@ export function createRequestListener(routes: Routes, options: { logger: Logger;
  * The path is logged without its query string, which may carry tokens. Handlers add their
  * own fields to this line (annotateAccess) rather than writing a second one.
  */
-function logAccess(logger: Logger, req: IncomingMessage, res: ServerResponse, requestId: string): void {
+function logAccess(logger: Logger, req: IncomingMessage, res: ServerResponse, requestId: string, routine: boolean): void {
   const started = performance.now();
   // "close" fires from the socket's context, not the request's: bind the id again.
   res.once("close", () => withRequestId(requestId, () => {
     const path = pathOf(req.url ?? "/");
-    const routine = path.startsWith("/api/webhook/") || path === "/healthz" || path === "/readyz";
     const fields = {
       method: req.method,
       path,

@@ -134,7 +134,7 @@ export function createHttpServer(deps: {
       staticFiles: dashboard?.staticFiles,
       pages: dashboard?.pages ?? (dashboard ? dashboardNotBuilt : undefined),
     },
-    { logger, origins },
+    { logger, origins, logRoutineRequests: config.logLevel === "debug" },
   );
   const server = createServer(SERVER_OPTIONS, listener);
   // Node silently drops headers past 2000 by default; keep them all and let the handler answer 431.

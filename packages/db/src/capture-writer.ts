@@ -146,7 +146,7 @@ ${announceEventsCte({
 -- The endpoint's forwarding settings come back too: the fast path delivers from memory.
 select id as endpoint_id, user_id, slug, case when destination_url is null then 'captured' else 'pending' end as status,
        destination_url, sign_requests, secret, keep_proxy_headers, retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, leased,
-       ${process.env.EXP_NOBUS === "1" ? "0" : "(select count(*) from announced)"} as announced
+       (select count(*) from announced) as announced
 from endpoint`;
 
 /*
