@@ -60,7 +60,8 @@ class Supervisor {
       let first: ListeningMessage | undefined;
       for (let started = 0; started < this.count && !this.stopSignal; started++) {
         try {
-          first ??= await this.fork();
+          const listening = await this.fork();
+          first ??= listening;
         } catch (error) {
           this.failure = error as Error;
           this.stop("SIGINT");
