@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { request } from "node:http";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -77,6 +78,23 @@ describe("rehook start --workers", () => {
     }
     expect(await postmasterPid()).toBeUndefined();
   });
+
+  it("a worker that cannot start (PORT taken) stops the rest: one line from it, one from the primary, exit 1, PostgreSQL stopped", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const result = await runCli(["start", "--workers", "2"], { REHOOK_DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1" });
+      expect(result.code).toBe(1);
+      const lines = result.stderr.trim().split("\n");
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^rehook: .*EADDRINUSE/);
+      expect(lines[1]).toBe("rehook: a worker exited while starting (code 1); its error is above");
+      expect(await postmasterPid()).toBeUndefined();
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  }, 60_000);
 
   it("runs 2 workers on one port, both answering captures that are stored; one listening line", async () => {
     // debug: the access lines of captures, each naming its worker.

@@ -31,22 +31,27 @@ export async function runWorker(config: Config, logger: Logger, processes: numbe
   // A stop may come while the server is still starting: keep it until there is something to stop.
   const requested: NodeJS.Signals[] = [];
   let stop: ((signal: NodeJS.Signals) => void) | undefined;
-  process.on("message", (message) => {
+  const onMessage = (message: unknown) => {
     if (!isStop(message)) return;
     if (stop) stop(message.signal);
     else requested.push(message.signal);
-  });
-  await serveUntilStopped(config, tagged(logger, process.pid), {
-    processes,
-    listening: (rehook) => {
-      const message: ListeningMessage = { type: "listening", url: rehook.url, ...(rehook.metricsUrl ? { metricsUrl: rehook.metricsUrl } : {}) };
-      process.send!(message);
-    },
-    onStopRequest: (handler) => {
-      stop = handler;
-      for (const signal of requested.splice(0)) handler(signal);
-    },
-  });
-  // Closes the channel to the primary, the last thing holding the process open.
-  cluster.worker!.disconnect();
+  };
+  process.on("message", onMessage);
+  try {
+    await serveUntilStopped(config, tagged(logger, process.pid), {
+      processes,
+      listening: (rehook) => {
+        const message: ListeningMessage = { type: "listening", url: rehook.url, ...(rehook.metricsUrl ? { metricsUrl: rehook.metricsUrl } : {}) };
+        process.send!(message);
+      },
+      onStopRequest: (handler) => {
+        stop = handler;
+        for (const signal of requested.splice(0)) handler(signal);
+      },
+    });
+  } finally {
+    // The channel to the primary is the last thing holding the process open (a failed start too).
+    process.off("message", onMessage);
+    cluster.worker!.disconnect();
+  }
 }
