@@ -44,10 +44,16 @@ export function runCli(args: string[], env: Record<string, string>, timeoutMs = 
   });
 }
 
-/** Starts `rehook start` and resolves with its URL once it logs that it listens. */
-export function startRehook(env: Record<string, string>, { entry = CLI, cwd }: Entry = {}): Promise<{ child: ChildProcess; url: string }> {
+/**
+ * Starts `rehook start` (with `args` after it) and resolves with its URL once it logs that it
+ * listens; `log()` is everything it has written to stderr so far.
+ */
+export function startRehook(
+  env: Record<string, string>,
+  { entry = CLI, cwd, args = [] }: Entry & { args?: string[] } = {},
+): Promise<{ child: ChildProcess; url: string; log: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [entry, "start"], {
+    const child = spawn(process.execPath, [entry, "start", ...args], {
       cwd,
       env: childEnv({ PATH: process.env.PATH ?? "", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env }),
       stdio: ["ignore", "pipe", "pipe"],
@@ -56,7 +62,7 @@ export function startRehook(env: Record<string, string>, { entry = CLI, cwd }: E
     child.stderr!.on("data", (chunk: Buffer) => {
       log += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(log);
-      if (match) resolve({ child, url: match[1]! });
+      if (match) resolve({ child, url: match[1]!, log: () => log });
     });
     child.stdout!.resume();
     child.on("exit", (code) => reject(new Error(`rehook start exited (${code}): ${log}`)));

@@ -1,2 +1,2 @@
 export { createConsoleLogger, createJsonLogger, createLogger, type LogFormat, type LoggerOptions } from "./logger.js";
-export { createHttpServer, startServer, type RehookServer } from "./server.js";
+export { createHttpServer, startServer, type RehookServer, type StartOptions } from "./server.js";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
 import type { Config, Logger } from "@rehook/core";
-import { AttemptLimiter, configurePasswordHashing, createSessionManager, LoginThrottle } from "@rehook/auth";
+import { AttemptLimiter, configurePasswordHashing, DEFAULT_HASH_CONCURRENCY, createSessionManager, LoginThrottle } from "@rehook/auth";
 import {
   JobRunner,
   countPendingEvents,
@@ -37,7 +37,7 @@ import {
   sendError,
   type OriginPolicy,
 } from "@rehook/http";
-import { createDeliveryPool, DEFAULT_MAX_IN_FLIGHT, DeliveryDispatcher, Notifier } from "@rehook/delivery";
+import { createDeliveryPool, defaultDeliveryThreads, DEFAULT_MAX_IN_FLIGHT, DeliveryDispatcher, Notifier } from "@rehook/delivery";
 import {
   activityCompaction,
   BulkReplays,
@@ -195,9 +195,19 @@ async function createDashboard(ctx: ServiceContext, config: Config, origins: Ori
   };
 }
 
+export interface StartOptions {
+  /**
+   * Processes serving PORT side by side on this machine (`rehook start --workers N`): the
+   * delivery threads and the password hashes a process runs by default are shared out among them.
+   */
+  processes?: number;
+}
+
 /** Opens the database (migrating it), builds the services and listens on PORT. */
-export async function startServer(config: Config, logger: Logger): Promise<RehookServer> {
-  if (config.passwordHashConcurrency) configurePasswordHashing({ concurrency: config.passwordHashConcurrency });
+export async function startServer(config: Config, logger: Logger, options: StartOptions = {}): Promise<RehookServer> {
+  const processes = options.processes ?? 1;
+  const hashes = config.passwordHashConcurrency ?? (processes > 1 ? Math.max(1, Math.floor(DEFAULT_HASH_CONCURRENCY / processes)) : undefined);
+  if (hashes) configurePasswordHashing({ concurrency: hashes });
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -227,7 +237,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Rehoo
   // A batch occupies its worker slot until its slowest send ends: with a slot for every
   // delivery the dispatcher may run (plus replays and chat posts), sends held by slow
   // destinations never queue the others' batches behind them.
-  const deliveries = createDeliveryPool({ concurrentPerThread: DEFAULT_MAX_IN_FLIGHT + 256 });
+  const deliveries = createDeliveryPool({ threads: defaultDeliveryThreads(processes), concurrentPerThread: DEFAULT_MAX_IN_FLIGHT + 256 });
   const dispatcher = new DeliveryDispatcher({
     db: pool,
     deliveries,

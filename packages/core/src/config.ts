@@ -10,6 +10,21 @@ const booleanString = z
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 
+export const MAX_WORKERS = 64;
+const WORKERS_RULE = `must be an integer from 1 to ${MAX_WORKERS}, or auto`;
+
+/** WORKERS and `rehook start --workers`: a count of capture processes, or "auto" (one per core). */
+export function parseWorkers(raw: string): number | "auto" | undefined {
+  const value = raw.trim();
+  if (value === "auto") return "auto";
+  if (!/^\d+$/.test(value)) return undefined;
+  const count = Number(value);
+  return count >= 1 && count <= MAX_WORKERS ? count : undefined;
+}
+
+/** The message for a WORKERS value parseWorkers refuses. */
+export const workersRule = WORKERS_RULE;
+
 /**
  * Every environment variable Rehook reads, with its default.
  * The README's configuration table lists the same set.
@@ -32,6 +47,11 @@ export const environmentSchema = z.object({
   RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   LOG_FORMAT: z.enum(["pretty", "json"]).default("pretty"),
+  WORKERS: z
+    .string()
+    .refine((value) => parseWorkers(value) !== undefined, WORKERS_RULE)
+    .transform((value) => parseWorkers(value)!)
+    .default(1),
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
   CHAT_HOOKS_BASE: z.url({ protocol: /^https?$/ }).default("https://hooks.slack.com"),
   PUBLIC_API_ENABLED: booleanString.default(true),
@@ -77,6 +97,8 @@ export interface Config {
   logLevel: Environment["LOG_LEVEL"];
   /** pretty: one text line per record (terminals); json: one JSON object per line (log collectors). */
   logFormat: Environment["LOG_FORMAT"];
+  /** Capture processes `rehook start` runs on PORT (node:cluster); "auto": one per core. */
+  workers: number | "auto";
   /** On SIGTERM, how long /readyz answers 503 while requests are still served, before the server closes. */
   shutdownDrainMs: number;
   /** Chat incoming-webhook URLs must start with this. */
@@ -160,6 +182,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     retentionDays: e.RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
+    workers: e.WORKERS,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     chatHooksBase: e.CHAT_HOOKS_BASE.replace(/\/+$/, ""),
     secureCookies: (e.BASE_URL ?? "").startsWith("https:"),

@@ -23,6 +23,15 @@ describe("configuration", () => {
     expect(() => loadConfig({ SHUTDOWN_DRAIN_MS: "120001" }, "/d")).toThrow(/SHUTDOWN_DRAIN_MS/);
   });
 
+  it("reads WORKERS: 1 by default, an integer from 1 to 64 or auto", () => {
+    expect(loadConfig({}, "/d").workers).toBe(1);
+    expect(loadConfig({ WORKERS: "4" }, "/d").workers).toBe(4);
+    expect(loadConfig({ WORKERS: "auto" }, "/d").workers).toBe("auto");
+    for (const bad of ["0", "65", "x", "1.5", "-1"]) {
+      expect(() => loadConfig({ WORKERS: bad }, "/d")).toThrow("invalid WORKERS: must be an integer from 1 to 64, or auto");
+    }
+  });
+
   it("trusts TRUST_PROXY_HOPS proxies only with TRUST_PROXY, and reads ALLOWED_ORIGINS as a list of origins", () => {
     expect(loadConfig({ TRUST_PROXY_HOPS: "2" }, "/d").trustedProxyHops).toBe(0);
     expect(loadConfig({ TRUST_PROXY: "true" }, "/d").trustedProxyHops).toBe(1);

@@ -1,4 +1,4 @@
-export { createDeliveryPool, type DeliveryPool, type DeliveryPoolOptions } from "./pool.js";
+export { createDeliveryPool, defaultDeliveryThreads, type DeliveryPool, type DeliveryPoolOptions } from "./pool.js";
 export { BlockedAddressError, checkLiteralHost, createSafeAgent, safeLookup, type SafeAgentOptions } from "./safe-agent.js";
 export { sendRequest } from "./send.js";
 export type { DeliveryBatch, DeliveryResult, DeliveryTask, ResultMessage } from "./types.js";

@@ -26,6 +26,14 @@ export interface DeliveryPoolOptions {
 }
 
 /**
+ * Delivery threads of one process: one per core beyond the first, at most 4, shared out among
+ * the processes of `rehook start --workers N` so N of them do not start N times as many.
+ */
+export function defaultDeliveryThreads(processes = 1): number {
+  return Math.max(1, Math.floor(Math.min(4, availableParallelism() - 1) / processes));
+}
+
+/**
  * The built worker: beside this module in dist/, or in ../dist when this module runs from
  * source (tests); piscina runs JavaScript only.
  */
@@ -40,7 +48,7 @@ function defaultWorkerFile(): string {
  * message per turn of the worker's event loop, instead of two messages per request.
  */
 export function createDeliveryPool(options: DeliveryPoolOptions = {}): DeliveryPool {
-  const threads = options.threads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
+  const threads = options.threads ?? defaultDeliveryThreads();
   const pool = new Piscina<DeliveryBatch, void>({
     filename: options.workerFile ?? defaultWorkerFile(),
     minThreads: threads,

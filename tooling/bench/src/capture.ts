@@ -9,7 +9,7 @@ import pg from "pg";
 import { startEmbeddedPostgres } from "@rehook/db";
 import { cpuDuring, postmasterPid, processCpuMicros, processTreeCpuMicros } from "./cpu.js";
 import { median, runLoad, type LoadResult } from "./load.js";
-import { CLI, peakRssMiB, runRehook, startListening, stop } from "./processes.js";
+import { childPids, CLI, peakRssMiB, runRehook, startListening, stop } from "./processes.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -27,6 +27,8 @@ const { values } = parseArgs({
     // An external PostgreSQL on this machine (its CPU is read from /proc through its data
     // directory) instead of the embedded one.
     "database-url": { type: "string" },
+    // Starts Rehook as `rehook start --workers N`: N capture processes on the port.
+    workers: { type: "string", default: "1" },
   },
 });
 const durationSeconds = Number(values.duration);
@@ -35,6 +37,7 @@ const rounds = Number(values.rounds);
 const warmupSeconds = Number(values.warmup);
 const compareMetrics = values["compare-metrics"]!;
 const externalDatabaseUrl = values["database-url"];
+const workers = Number(values.workers);
 
 // A typical small webhook: a Stripe-like event of about 570 bytes.
 const body = JSON.stringify({
@@ -102,7 +105,7 @@ const perEvent = (micros: number, events: number) => (events > 0 ? (micros / eve
 
 async function main() {
   process.stdout.write(
-    `bench:capture  ${externalDatabaseUrl ? "external PostgreSQL" : "embedded PostgreSQL"}, ${connections} connections, ${rounds} alternating rounds of ${durationSeconds} s each (after ${warmupSeconds} s warm-up), body ${body.length} bytes, node ${process.version}${compareMetrics ? ", metrics off vs on" : ""}\n\n`,
+    `bench:capture  ${externalDatabaseUrl ? "external PostgreSQL" : "embedded PostgreSQL"}, ${connections} connections, ${rounds} alternating rounds of ${durationSeconds} s each (after ${warmupSeconds} s warm-up), body ${body.length} bytes, node ${process.version}${compareMetrics ? ", metrics off vs on" : ""}${workers > 1 ? `, rehook start --workers ${workers}` : ""}\n\n`,
   );
   const dataDir = await mkdtemp(path.join(tmpdir(), "rehook-bench-"));
   const database = externalDatabaseUrl ? await freshExternalDatabase(externalDatabaseUrl) : await startEmbeddedPostgres({ dataDir });
@@ -119,9 +122,10 @@ async function main() {
 
     const bare = await startListening(path.join(here, "bare-server.js"), [], {});
     const profileArgs = values.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(values.profile)}`] : [];
-    const rehook = await startListening(CLI, ["start"], { ...env, LOG_LEVEL: "info" }, profileArgs);
+    const startArgs = ["start", "--workers", String(workers)];
+    const rehook = await startListening(CLI, startArgs, { ...env, LOG_LEVEL: "info" }, profileArgs);
     children.push(bare, rehook);
-    const quiet = compareMetrics ? await startListening(CLI, ["start"], { ...env, LOG_LEVEL: "info", METRICS_ENABLED: "false" }) : undefined;
+    const quiet = compareMetrics ? await startListening(CLI, startArgs, { ...env, LOG_LEVEL: "info", METRICS_ENABLED: "false" }) : undefined;
     if (quiet) children.push(quiet);
     const bareUrl = bare.url;
     const captureUrl = `${rehook.url}/api/webhook/${endpoint.slug}`;
@@ -139,7 +143,7 @@ async function main() {
     // CPU used over the measured rounds: the bare server's, and Rehook's and PostgreSQL's over
     // the rounds of the default Rehook (metrics on), against the requests each answered.
     const cpu = { bare: 0, bareRequests: 0, rehook: 0, postgres: 0, captured: 0 };
-    const readers = { bare: () => processCpuMicros(bare.child.pid!), rehook: () => processCpuMicros(rehook.child.pid!), postgres: () => processTreeCpuMicros(postgresPid) };
+    const readers = { bare: () => processCpuMicros(bare.child.pid!), rehook: () => (workers > 1 ? processTreeCpuMicros(rehook.child.pid!) : processCpuMicros(rehook.child.pid!)), postgres: () => processTreeCpuMicros(postgresPid) };
     for (let round = 1; round <= rounds; round += 1) {
       const { result: b, micros: bareMicros } = await cpuDuring({ bare: readers.bare }, () => runLoad({ url: bareUrl, connections, durationSeconds, body }));
       cpu.bare += bareMicros.bare!;
@@ -174,7 +178,8 @@ async function main() {
         if (status === 200) acknowledged.push(text.slice(-38, -2)); // {"received":true,"eventId":"<uuid>"}
       },
     });
-    const rss = peakRssMiB(rehook.child.pid!);
+    // With workers: the primary's and every worker's (the database runs apart, started by this bench).
+    const rss = [rehook.child.pid!, ...childPids(rehook.child.pid!)].reduce((sum, pid) => sum + (peakRssMiB(pid) ?? 0), 0);
     // Requests cut off when the load stopped may still be committing: let them land first.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const counters = await captureCounters(rehook.url);
@@ -208,10 +213,13 @@ async function main() {
     process.stdout.write(`verification round              ${acknowledged.length} answers of 200, ${missing} of them without a stored row; non-2xx or errors in all rounds: ${notOk}\n`);
     process.stdout.write(`rows stored in all rounds       ${stored.rows[0]!.n}\n`);
     // Every capture the metrics call stored is a row of this instance's endpoint, and the other way round.
-    process.stdout.write(`metrics: stored captures        ${counted}${counted === Number(stored.rows[0]!.n) ? " (= rows stored)" : " (NOT the rows stored)"}\n`);
+    // With workers, a scrape reaches one of them: its counters are that worker's alone.
+    const countedAll = workers === 1;
+    if (countedAll) process.stdout.write(`metrics: stored captures        ${counted}${counted === Number(stored.rows[0]!.n) ? " (= rows stored)" : " (NOT the rows stored)"}\n`);
+    else process.stdout.write(`metrics: stored captures        ${counted} (one worker of ${workers}: counters are per worker)\n`);
     process.stdout.write(`capture statements              ${counters.batches}, ${(counters.batchRows / counters.batches).toFixed(1)} rows each on average\n`);
-    if (rss !== undefined) process.stdout.write(`rehook peak RSS                 ${rss} MiB\n`);
-    if (missing !== 0 || notOk !== 0 || counted !== Number(stored.rows[0]!.n)) process.exitCode = 1;
+    if (rss > 0) process.stdout.write(`rehook peak RSS                 ${rss} MiB${workers > 1 ? " (all processes)" : ""}\n`);
+    if (missing !== 0 || notOk !== 0 || (countedAll && counted !== Number(stored.rows[0]!.n))) process.exitCode = 1;
   } finally {
     for (const child of children) await stop(child.child);
     await database.stop();

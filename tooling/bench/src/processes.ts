@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 export interface Started {
   child: ChildProcess;
@@ -41,6 +41,21 @@ export function peakRssMiB(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The pids whose parent is `pid`, from /proc (Linux): `rehook start --workers N`'s workers. */
+export function childPids(pid: number): number[] {
+  const children: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) children.push(Number(name));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return children;
 }
 
 /** The built `rehook` command. */

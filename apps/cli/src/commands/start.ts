@@ -1,43 +1,43 @@
-import { startServer } from "@rehook/web";
+import cluster from "node:cluster";
+import { availableParallelism } from "node:os";
+import { MAX_WORKERS, parseWorkers, workersRule } from "@rehook/core";
+import { UsageError } from "../cli-error.js";
+import { runPrimary } from "./cluster.js";
+import { runWorker } from "./cluster-worker.js";
 import { defineCommand } from "./define.js";
+import { serveUntilStopped } from "./serve.js";
 
 export const startCommand = defineCommand(
   ["start"],
   {
-    usage: "rehook start",
+    usage: "rehook start [--workers N]",
     summary: "Apply migrations, then serve capture URLs, the API and the dashboard on PORT.",
-    options: {},
+    options: {
+      workers: { type: "string", description: `processes serving PORT, 1 to ${MAX_WORKERS} or auto (one per core); default WORKERS or 1` },
+    },
   },
-  async (_options, { config, logger }) => {
-    const rehook = await startServer(config, logger);
-    logger.info(`Rehook listening on ${rehook.url}`, { base_url: config.baseUrl });
-    if (rehook.metricsUrl) logger.info(`metrics on ${rehook.metricsUrl}/metrics`);
-    await new Promise<void>((resolve, reject) => {
-      let stopping = false;
-      const stop = (signal: NodeJS.Signals) => {
-        if (stopping) {
-          logger.warn(`second ${signal}: exiting without waiting`);
-          process.exit(130);
-        }
-        stopping = true;
-        const close = () => {
-          logger.info("finishing requests in flight, then stopping");
-          rehook.close().then(resolve, reject);
-        };
-        // SIGTERM comes from orchestrators: /readyz answers 503 for a while first, so the load
-        // balancer stops sending before the port closes. SIGINT (Ctrl-C at a terminal) closes at once.
-        if (signal === "SIGTERM" && config.shutdownDrainMs > 0) {
-          rehook.drain();
-          logger.info(`${signal} received: draining for ${config.shutdownDrainMs} ms (/readyz answers 503), then stopping`);
-          setTimeout(close, config.shutdownDrainMs);
-        } else {
-          logger.info(`${signal} received`);
-          close();
-        }
-      };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-    });
+  async (options, { config, logger }) => {
+    const wanted = options.workers === undefined ? config.workers : parseWorkers(options.workers);
+    if (wanted === undefined) throw new UsageError(`--workers ${workersRule}`);
+    const count = wanted === "auto" ? Math.min(MAX_WORKERS, availableParallelism()) : wanted;
+    if (count === 1) {
+      // Today's single process: no cluster, nothing forked.
+      await serveUntilStopped(config, logger, {
+        processes: 1,
+        listening: (rehook) => {
+          logger.info(`Rehook listening on ${rehook.url}`, { base_url: config.baseUrl });
+          if (rehook.metricsUrl) logger.info(`metrics on ${rehook.metricsUrl}/metrics`);
+        },
+        onStopRequest: (stop) => {
+          process.once("SIGINT", stop);
+          process.once("SIGTERM", stop);
+        },
+      });
+    } else if (cluster.isWorker) {
+      await runWorker(config, logger, count);
+    } else {
+      await runPrimary(config, logger, count);
+    }
     return undefined;
   },
 );

@@ -1,0 +1,41 @@
+import type { Config, Logger } from "@rehook/core";
+import { startServer, type RehookServer } from "@rehook/web";
+
+export interface ServeOptions {
+  /** Processes serving PORT side by side (1 without --workers). */
+  processes: number;
+  /** Called once the server listens. */
+  listening(server: RehookServer): void;
+  /** Registers what asks this process to stop: signals for a lone process, the primary's messages for a worker. */
+  onStopRequest(stop: (signal: NodeJS.Signals) => void): void;
+}
+
+/** Serves until asked to stop, then finishes the requests in flight and releases everything. */
+export async function serveUntilStopped(config: Config, logger: Logger, options: ServeOptions): Promise<void> {
+  const rehook = await startServer(config, logger, { processes: options.processes });
+  options.listening(rehook);
+  await new Promise<void>((resolve, reject) => {
+    let stopping = false;
+    options.onStopRequest((signal) => {
+      if (stopping) {
+        logger.warn(`second ${signal}: exiting without waiting`);
+        process.exit(130);
+      }
+      stopping = true;
+      const close = () => {
+        logger.info("finishing requests in flight, then stopping");
+        rehook.close().then(resolve, reject);
+      };
+      // SIGTERM comes from orchestrators: /readyz answers 503 for a while first, so the load
+      // balancer stops sending before the port closes. SIGINT (Ctrl-C at a terminal) closes at once.
+      if (signal === "SIGTERM" && config.shutdownDrainMs > 0) {
+        rehook.drain();
+        logger.info(`${signal} received: draining for ${config.shutdownDrainMs} ms (/readyz answers 503), then stopping`);
+        setTimeout(close, config.shutdownDrainMs);
+      } else {
+        logger.info(`${signal} received`);
+        close();
+      }
+    });
+  });
+}
