@@ -56,8 +56,11 @@ export async function ensureEventPartitions(
       created.push(name);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      // Another instance made it at the same moment: nothing to report.
-      if (!/already exists/.test(reason)) skipped.push({ name, reason });
+      // Another instance made it at the same moment: nothing to report. Depending on how far
+      // the other's CREATE had got, PostgreSQL says "already exists" or breaks the catalog's
+      // unique index (23505, "duplicate key value violates unique constraint").
+      const code = (error as { code?: string }).code;
+      if (!/already exists/.test(reason) && code !== "23505") skipped.push({ name, reason });
     }
   }
   return { created, skipped };
