@@ -9,6 +9,7 @@ import pg from "pg";
 import { startEmbeddedPostgres } from "@rehook/db";
 import { cpuDuring, postmasterPid, processCpuMicros, processTreeCpuMicros } from "./cpu.js";
 import { median, runLoad, type LoadResult } from "./load.js";
+import { STRIPE_LIKE_BODY } from "./webhook-body.js";
 import { childPids, CLI, peakRssMiB, runRehook, startListening, stop } from "./processes.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -39,18 +40,7 @@ const compareMetrics = values["compare-metrics"]!;
 const externalDatabaseUrl = values["database-url"];
 const workers = Number(values.workers);
 
-// A typical small webhook: a Stripe-like event of about 570 bytes.
-const body = JSON.stringify({
-  id: "evt_1QbenchAAAAAAAAAAAAAAAA",
-  object: "event",
-  type: "payment_intent.succeeded",
-  created: 1_790_000_000,
-  data: { object: { id: "pi_3Qbench", amount: 2_000, currency: "usd", status: "succeeded", metadata: { order: "A-10023" } } },
-  livemode: false,
-  pending_webhooks: 1,
-  request: { id: "req_bench", idempotency_key: "5b8f1c2e-2b6b-4b8a-9a53-9e7f0f6f1a2b" },
-  padding: "x".repeat(200),
-});
+const body = STRIPE_LIKE_BODY;
 
 function line(label: string, result: LoadResult): string {
   return `${label.padEnd(30)} ${String(result.requestsPerSecond).padStart(7)} req/s   p50 ${result.latencyP50} ms   p99 ${result.latencyP99} ms   2xx ${result.ok}   non-2xx ${result.notOk}   errors ${result.errors}`;
