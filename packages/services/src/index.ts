@@ -51,6 +51,15 @@ export {
   type ReplayAttemptView,
   type ReplaySummary,
 } from "./replays.js";
+export {
+  compareResponses,
+  listEventResponses,
+  MAX_COMPARED_REPLAYS,
+  type ComparedResponse,
+  type ResponseComparison,
+  type ResponseOption,
+  type ResponseRef,
+} from "./compare-responses.js";
 export { BulkReplays, MAX_RUNNING_BULK_REPLAYS_PER_USER, type BulkReplayDeps, type ReplayJobView } from "./bulk-replays.js";
 export { activityCompaction, countsCompaction, endpointPurge, eventRetention, scheduleUpkeep, sessionPurge, type RetentionOptions } from "./purges.js";
 export { MAX_WAITING_EVENT_IDS, openEndpointEventStream, type FullEvent } from "./event-stream.js";

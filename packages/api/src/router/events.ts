@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ACTIVITY_RANGES, curlCommand, describePayload, EVENT_STATUSES, forwardTarget, rawBodyFileName, webhookUrl } from "@rehook/core";
-import { contentEncodingOf, deleteEvent, eventActivity, getEvent, getEventAttempt, inspectEventBody, listEvents, openLiveEvents, retryEvent } from "@rehook/services";
+import { compareResponses, contentEncodingOf, deleteEvent, eventActivity, getEvent, getEventAttempt, inspectEventBody, listEventResponses, listEvents, openLiveEvents, retryEvent } from "@rehook/services";
 import { protectedProcedure, router } from "../trpc.js";
 
 const filter = z.object({
@@ -66,6 +66,14 @@ export const eventsRouter = router({
       },
     };
   }),
+
+  /** The event's responses that can be compared: its delivery attempts, then its replays, oldest first. */
+  responses: protectedProcedure.input(z.object({ id: z.string() })).query(({ ctx, input }) => listEventResponses(ctx.services, { userId: ctx.user.id, eventId: input.id })),
+
+  /** Two of the event's responses side by side; `left`/`right` are "delivery:<attempt>" or "replay:<replay id>". */
+  compare: protectedProcedure
+    .input(z.object({ id: z.string(), left: z.string().max(200), right: z.string().max(200) }))
+    .query(({ ctx, input }) => compareResponses(ctx.services, { userId: ctx.user.id, eventId: input.id, left: input.left, right: input.right })),
 
   /** One delivery attempt with the destination's headers and the start of its body (the attempt timeline). */
   attempt: protectedProcedure.input(z.object({ eventId: z.string(), attempt: z.number().int().min(1).max(2_147_483_647) })).query(async ({ ctx, input }) => {
