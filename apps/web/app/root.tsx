@@ -7,6 +7,7 @@ import feedStylesheet from "./styles/feed.css?url";
 import adminStylesheet from "./styles/admin.css?url";
 import inspectorStylesheet from "./styles/inspector.css?url";
 import chartsStylesheet from "./styles/charts.css?url";
+import compareStylesheet from "./styles/compare.css?url";
 import uplotStylesheet from "uplot/dist/uPlot.min.css?url";
 
 const FAVICON =
@@ -24,6 +25,7 @@ export const links: LinksFunction = () => [
   // The activity charts: uPlot's own sheet, then ours on top of it.
   { rel: "stylesheet", href: uplotStylesheet },
   { rel: "stylesheet", href: chartsStylesheet },
+  { rel: "stylesheet", href: compareStylesheet },
   { rel: "icon", href: FAVICON, type: "image/svg+xml" },
 ];
 

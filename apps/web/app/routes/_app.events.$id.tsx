@@ -215,6 +215,11 @@ export default function EventPage() {
                 R
               </kbd>
             </button>
+            {attempts.length + Math.max(event.replayCount, history.rows.length) >= 2 ? (
+              <Link to={`/events/${event.id}/compare`} className="button secondary">
+                Compare responses
+              </Link>
+            ) : null}
             <DeleteEventButton eventId={event.id} replayCount={event.replayCount} />
           </>
         }

@@ -31,7 +31,14 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { response_body: _text, ...rest } = attempt;
   const event = await context.caller.events
     .get({ id: attempt.event_id })
-    .then((found) => ({ eventType: found.eventType, method: found.method, endpointId: found.endpointId, endpointName: found.endpointName }))
+    .then((found) => ({
+      eventType: found.eventType,
+      method: found.method,
+      endpointId: found.endpointId,
+      endpointName: found.endpointName,
+      // "Compare with the original" sets the original delivery's last attempt against this replay.
+      lastAttempt: found.attempts.at(-1)?.attempt ?? null,
+    }))
     .catch(() => null);
   return { attempt: rest, event };
 }
@@ -65,10 +72,20 @@ export default function ReplayAttemptPage() {
           </span>
         }
         actions={
-          <Link to={`/events/${attempt.event_id}`} className="button secondary">
-            <Icon name="arrow-right" />
-            Open the event
-          </Link>
+          <>
+            {event?.lastAttempt ? (
+              <Link
+                to={`/events/${attempt.event_id}/compare?left=delivery:${event.lastAttempt}&right=replay:${attempt.id}`}
+                className="button secondary"
+              >
+                Compare with the original
+              </Link>
+            ) : null}
+            <Link to={`/events/${attempt.event_id}`} className="button secondary">
+              <Icon name="arrow-right" />
+              Open the event
+            </Link>
+          </>
         }
       />
 
