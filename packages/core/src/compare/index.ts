@@ -9,7 +9,7 @@ export * from "./lines.js";
 /** Two response bodies side by side: a line diff of text, sizes and digests of binary. */
 export type BodyComparison =
   | { kind: "lines"; json: boolean; equal: boolean; lines: DiffLine[]; cut: string | null }
-  | { kind: "binary"; equal: boolean; left: { size: number; sha256: string | null }; right: { size: number; sha256: string | null } };
+  | { kind: "binary"; equal: boolean; left: { size: number; sha256: string }; right: { size: number; sha256: string } };
 
 /** Compares two bodies: a line diff (JSON normalised first) unless either is binary. */
 export function compareBodies(left: Uint8Array | null, right: Uint8Array | null): BodyComparison {
