@@ -9,9 +9,10 @@ function bulkReplays(ctx: { services: ServiceContext }): BulkReplays {
 }
 
 export const replaysRouter = router({
-  /** Replays an event from the server (original, staging, custom; local when private addresses are open). */
+  /** Replays an event from the server (original, staging, custom; local when private addresses are open), edited by `overrides` if given. */
   create: protectedProcedure
-    .input(z.object({ eventId: z.string(), environment: z.string(), customUrl: z.string().nullish() }))
+    // overrides are checked by the use case (core's parseReplayOverrides), with its sentences.
+    .input(z.object({ eventId: z.string(), environment: z.string(), customUrl: z.string().nullish(), overrides: z.unknown().optional() }))
     .mutation(({ ctx, input }) => replayEvent(ctx.services, { userId: ctx.user.id, ...input })),
 
   /** What the browser sends for a local replay (it reaches the developer's localhost, we cannot). */
