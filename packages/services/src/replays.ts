@@ -1,5 +1,6 @@
 import {
   DEFAULT_LOCAL_PORT,
+  forwardableHeaders,
   localReplayOrigin,
   parseReplayOverrides,
   REPLAY_ENVIRONMENTS,
@@ -204,6 +205,19 @@ export async function localReplayRequest(
   if (!target.ok) throw new UserError("unprocessable", target.reason);
   // The browser filters the headers as forwarding does, with the endpoint's proxy-header choice.
   return { url: target.url, method: source.method, headers: source.headers, keepProxyHeaders: source.keepProxyHeaders, bodyBase64: source.body.toString("base64") };
+}
+
+/**
+ * What the dashboard's "Edit request" starts from: the event's method, the headers a replay
+ * would send (hop-by-hop and, unless kept, proxy headers already dropped) and its body bytes.
+ */
+export async function editableReplayRequest(
+  ctx: Pick<ServiceContext, "orm">,
+  input: { userId: string; eventId: string },
+): Promise<{ method: string; headers: HeaderList; bodyBase64: string }> {
+  const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
+  if (!source) throw noSuchEvent(input.eventId);
+  return { method: source.method, headers: forwardableHeaders(source.headers, { keepProxyHeaders: source.keepProxyHeaders }), bodyBase64: source.body.toString("base64") };
 }
 
 const listInput = z.object({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { UserError } from "@rehook/core";
-import { getReplay, listReplays, localReplayRequest, recordLocalReplay, replayEvent, type BulkReplays, type ServiceContext } from "@rehook/services";
+import { editableReplayRequest, getReplay, listReplays, localReplayRequest, recordLocalReplay, replayEvent, type BulkReplays, type ServiceContext } from "@rehook/services";
 import { protectedProcedure, router } from "../trpc.js";
 
 function bulkReplays(ctx: { services: ServiceContext }): BulkReplays {
@@ -14,6 +14,11 @@ export const replaysRouter = router({
     // overrides are checked by the use case (core's parseReplayOverrides), with its sentences.
     .input(z.object({ eventId: z.string(), environment: z.string(), customUrl: z.string().nullish(), overrides: z.unknown().optional() }))
     .mutation(({ ctx, input }) => replayEvent(ctx.services, { userId: ctx.user.id, ...input })),
+
+  /** The request "Edit request" starts from (method, sendable headers, body bytes). */
+  editSource: protectedProcedure
+    .input(z.object({ eventId: z.string() }))
+    .query(({ ctx, input }) => editableReplayRequest(ctx.services, { userId: ctx.user.id, ...input })),
 
   /** What the browser sends for a local replay (it reaches the developer's localhost, we cannot). */
   localRequest: protectedProcedure
