@@ -294,7 +294,9 @@ export function ReplayDialog({
           Replay event
         </h2>
         <p id={descriptionId} className="dialog-body replay-intro">
-          Sends the stored request again — same method, headers and body bytes — and records the answer. The event itself does not change.
+          {editing
+            ? "Sends the request as edited below and records the answer. The event itself does not change."
+            : "Sends the stored request again — same method, headers and body bytes — and records the answer. The event itself does not change."}
         </p>
 
         <fieldset className="fieldset" disabled={state.sending}>
