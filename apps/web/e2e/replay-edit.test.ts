@@ -1,6 +1,7 @@
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Sink } from "@rehook/vitest-config/sink";
+import { head, rawRequest } from "../test/raw-http.js";
 import type { TestServer } from "../test/test-server.js";
 import { captureEvent, createEndpoint, openDashboard, signUp, type Dashboard } from "./fixture.js";
 
@@ -92,6 +93,33 @@ describe("edit-and-replay in a real browser", () => {
     await expect.poll(() => page.getByTestId("replay-row").count()).toBe(2);
     expect(await page.getByTestId("replay-row").nth(1).getByTestId("replay-edited").count()).toBe(1);
     expect(await page.getByTestId("replay-row").nth(0).getByTestId("replay-edited").count()).toBe(0);
+  });
+
+  it("shows the edited attempt's request sent on its page, with the Edited badge", async () => {
+    const edited = page.getByTestId("replay-row").nth(1);
+    const id = (await edited.getAttribute("data-replay-id"))!;
+    await page.goto(`${t.rehook.url}/replays/${id}`);
+    await page.getByRole("heading", { name: "Request sent (edited)" }).waitFor();
+    expect(await page.getByTestId("replay-edited").count()).toBe(1);
+    expect(await page.getByTestId("request-body").textContent()).toContain("99");
+    const headers = await page.getByTestId("request-header-row").allTextContents();
+    expect(headers.some((text) => text.includes("X-Request-Id") && text.includes("req-edited"))).toBe(true);
+  });
+
+  it("offers a binary body as base64", async () => {
+    const endpoint = await createEndpoint(page, "Binary", `http://127.0.0.1:${origin.port}/bin`);
+    const bytes = Buffer.from([0x00, 0xff, 0xfe, 0x80]); // not UTF-8
+    const captured = await rawRequest(t.rehook.url, [head("POST", `/api/webhook/${endpoint.slug}`, [["Content-Type", "application/octet-stream"], ["Content-Length", "4"]]), bytes]);
+    const binaryId = JSON.parse(captured.body).eventId as string;
+    await page.goto(`${t.rehook.url}/events/${binaryId}`);
+    await page.getByRole("heading", { name: "Replay history" }).waitFor();
+    await page.keyboard.press("r");
+    const dialog = page.getByRole("dialog", { name: "Replay event" });
+    await dialog.getByRole("button", { name: "Edit request" }).click();
+    const bodyField = dialog.getByLabel("Body (binary, as base64)");
+    await bodyField.waitFor();
+    expect(await bodyField.inputValue()).toBe(bytes.toString("base64"));
+    await dialog.getByRole("button", { name: "Close" }).click();
   });
 
   it("logged no errors in the browser console", () => {
