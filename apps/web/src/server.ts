@@ -295,6 +295,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     signup: config.signup,
     bus,
     chatHooksBase: config.chatHooksBase,
+    maxPayloadBytes: config.maxPayloadBytes,
     outbound,
     chat: notifier,
     bulkReplays,

@@ -191,7 +191,7 @@ describe("/api/v1 events", () => {
   it("replays an event to a URL and counts it", async () => {
     const replayed = await api("POST", `/events/${eventsA[0]}/replay`, { body: { destination_url: `http://127.0.0.1:${sink.port}/again` } });
     expect(replayed.status).toBe(200);
-    expect(Object.keys(replayed.json!).sort()).toEqual(["destination_url", "id", "latency_ms", "replayed_at", "response_status", "status"]);
+    expect(Object.keys(replayed.json!).sort()).toEqual(["destination_url", "id", "latency_ms", "modified", "replayed_at", "response_status", "status"]);
     expect(replayed.json).toMatchObject({ status: "delivered", response_status: 200, destination_url: `http://127.0.0.1:${sink.port}/again` });
     expect(sink.received.at(-1)!.url).toBe("/again");
     expect((await api("GET", `/events/${eventsA[0]}`)).json!.replay_count).toBe(1);

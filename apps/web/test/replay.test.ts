@@ -97,7 +97,8 @@ describe("POST /api/events/{id}/replay", () => {
       const response = await replay(owner, eventId, request);
       expect(response.status, request.environment).toBe(200);
       const attempt = (await response.json()) as Record<string, unknown>;
-      expect(Object.keys(attempt).sort()).toEqual(["destination_url", "id", "latency_ms", "replayed_at", "response_body", "response_status", "status"]);
+      expect(Object.keys(attempt).sort()).toEqual(["destination_url", "id", "latency_ms", "modified", "replayed_at", "response_body", "response_status", "status"]);
+      expect(attempt.modified).toBe(false);
       expect(attempt).toMatchObject({ status: "delivered", response_status: 200, response_body: `${request.environment} ok`, destination_url: url });
       const got = sink.received.at(-1)!;
       expect(sha256(got.body)).toBe(sha256(body));

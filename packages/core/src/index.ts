@@ -36,3 +36,4 @@ export * from "./redact.js";
 export * from "./metrics.js";
 export * from "./activity.js";
 export * from "./compare/index.js";
+export * from "./replay-overrides.js";

@@ -8,7 +8,8 @@ import { sendError, sendErrorAndClose, sendJson } from "./respond.js";
 import { sessionEventRoute } from "./session-event-route.js";
 
 const ROUTE = /^\/api\/events\/([^/]+)\/replay$/;
-const MAX_BODY_BYTES = 64 * 1024;
+// Room for an edited request (overrides) as well as the target; as the API's JSON limit.
+const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The event id in /api/events/{eventId}/replay, if this is that route. */
 export function matchReplayRoute(path: string): string | undefined {
@@ -31,7 +32,7 @@ export function createReplayRoute(options: { services: ServiceContext; origins: 
     }
     const read = await readBodyOrRefuse(req, res, MAX_BODY_BYTES);
     if (!read) return;
-    let body: { environment?: unknown; customUrl?: unknown };
+    let body: { environment?: unknown; customUrl?: unknown; overrides?: unknown };
     try {
       body = JSON.parse(read.toString("utf8") || "null") ?? {};
       if (typeof body !== "object" || Array.isArray(body)) throw new Error("not an object");
@@ -45,9 +46,10 @@ export function createReplayRoute(options: { services: ServiceContext; origins: 
         eventId,
         environment: String(body.environment ?? ""),
         customUrl: typeof body.customUrl === "string" ? body.customUrl : body.customUrl === undefined || body.customUrl === null ? null : String(body.customUrl),
+        overrides: body.overrides,
       });
-      const { id, status, response_status, response_body, latency_ms, destination_url, replayed_at } = attempt;
-      sendJson(res, 200, { id, status, response_status, response_body, latency_ms, destination_url, replayed_at });
+      const { id, status, response_status, response_body, latency_ms, destination_url, replayed_at, modified } = attempt;
+      sendJson(res, 200, { id, status, response_status, response_body, latency_ms, destination_url, replayed_at, modified });
     } catch (error) {
       if (!isUserError(error)) throw error;
       sendError(res, STATUS_FOR_CODE[error.code], error.code, error.message);

@@ -31,6 +31,8 @@ export interface ServiceContext {
   chatHooksBase: string;
   /** Replays go out through the delivery workers with forwarding's limits. */
   outbound?: { pool: DeliveryPool; options: SendOptions };
+  /** MAX_PAYLOAD_BYTES: the most bytes an edited replay's body may have (unset: 10 MiB, its default). */
+  maxPayloadBytes?: number;
   /** Runs bulk replays in the background. */
   bulkReplays?: BulkReplays;
   /** Posts chat messages (the Settings test button; due notifications are posted by the notifier itself). */

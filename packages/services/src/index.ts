@@ -42,6 +42,7 @@ export { authenticateApiKey, createApiKey, listApiKeys, revokeApiKey, type ApiKe
 export { getNotificationSettings, saveNotificationSettings, sendTestNotification, type NotificationSettingsView } from "./notification-settings.js";
 export { parseInput } from "./validation.js";
 export {
+  editableReplayRequest,
   getReplay,
   listReplays,
   localReplayRequest,

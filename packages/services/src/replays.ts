@@ -1,4 +1,20 @@
-import { DEFAULT_LOCAL_PORT, localReplayOrigin, REPLAY_ENVIRONMENTS, replayTarget, storableText, notFoundMessage, UserError, uuidv7, withPrivateDestinationHint, type HeaderList, type ReplayEnvironment, type ReplaySource } from "@rehook/core";
+import {
+  DEFAULT_LOCAL_PORT,
+  forwardableHeaders,
+  localReplayOrigin,
+  parseReplayOverrides,
+  REPLAY_ENVIRONMENTS,
+  replayTarget,
+  storableText,
+  notFoundMessage,
+  UserError,
+  uuidv7,
+  withPrivateDestinationHint,
+  type HeaderList,
+  type ReplayEnvironment,
+  type ReplayOverrides,
+  type ReplaySource,
+} from "@rehook/core";
 import {
   findOwnedReplayAttempt,
   findReplaySource,
@@ -27,6 +43,8 @@ export interface ReplayAttemptView {
   destination_url: string;
   error: string | null;
   replayed_at: string;
+  /** Sent with edits (method, headers or body) rather than as captured. */
+  modified: boolean;
 }
 
 export function replayAttemptView(attempt: ReplayAttempt, eventId: string): ReplayAttemptView {
@@ -41,6 +59,7 @@ export function replayAttemptView(attempt: ReplayAttempt, eventId: string): Repl
     destination_url: attempt.destinationUrl,
     error: attempt.error,
     replayed_at: attempt.replayedAt.toISOString(),
+    modified: attempt.modified,
   };
 }
 
@@ -70,14 +89,23 @@ export async function checkedReplayTarget(
   return checked.url;
 }
 
+/** Most bytes an edited body may have when the server names no limit (MAX_PAYLOAD_BYTES' default). */
+const DEFAULT_MAX_EDITED_BODY_BYTES = 10 * 1024 * 1024;
+
 export async function sendReplay(
   ctx: Pick<ServiceContext, "orm" | "outbound">,
   source: ReplaySourceRow,
-  replay: { userId: string; environment: ReplayEnvironment; url: string; jobId?: string | null },
+  replay: { userId: string; environment: ReplayEnvironment; url: string; jobId?: string | null; overrides?: ReplayOverrides | null },
 ): Promise<ReplayAttempt> {
   if (!ctx.outbound) throw new UserError("unavailable", "Replays are not available on this server. Ask its operator to run it with delivery turned on.");
-  // Through the same worker pool, safe agent and time limit as forwarding; signed afresh.
-  const result: DeliveryResult = await ctx.outbound.pool.run(outboundTask(source, replay.url, ctx.outbound.options));
+  const edits = replay.overrides ?? {};
+  const modified = edits.method !== undefined || edits.headers !== undefined || edits.body !== undefined;
+  // Edits replace the stored parts and then get the same treatment: hop-by-hop headers
+  // dropped, Content-Length from the bytes sent, signed afresh over the body sent.
+  const request = { ...source, method: edits.method ?? source.method, headers: edits.headers ?? source.headers, body: edits.body ?? source.body };
+  // Through the same worker pool, safe agent and time limit as forwarding.
+  const task = outboundTask(request, replay.url, ctx.outbound.options);
+  const result: DeliveryResult = await ctx.outbound.pool.run(task);
   return insertReplayAttempt(ctx.orm.em.fork(), {
     id: uuidv7(),
     eventId: source.id,
@@ -92,22 +120,29 @@ export async function sendReplay(
     latencyMs: result.latencyMs,
     error: result.error,
     jobId: replay.jobId ?? null,
+    requestMethod: task.method,
+    requestHeaders: task.headers,
+    // A plain replay sends the event's own bytes, which never change: not stored twice.
+    requestBody: modified ? Buffer.from(task.body) : null,
+    modified,
   });
 }
 
 /**
- * Sends a stored event again: its method, body bytes and headers, to the chosen target.
- * Records the attempt; never touches the event's status or the endpoint's health.
+ * Sends a stored event again: its method, body bytes and headers, to the chosen target, or
+ * with `overrides` (edit-and-replay) replacing any of them. Records the attempt with what it
+ * sent; never touches the event itself, its status or the endpoint's health.
  */
 export async function replayEvent(
-  ctx: Pick<ServiceContext, "orm" | "outbound" | "addressPolicy">,
-  input: { userId: string; eventId: string; environment: string; customUrl?: string | null },
+  ctx: Pick<ServiceContext, "orm" | "outbound" | "addressPolicy" | "maxPayloadBytes">,
+  input: { userId: string; eventId: string; environment: string; customUrl?: string | null; overrides?: unknown },
 ): Promise<ReplayAttemptView> {
   const { environment, customUrl } = parseInput(replayInput, { environment: input.environment, customUrl: input.customUrl });
+  const overrides = parseReplayOverrides(input.overrides, ctx.maxPayloadBytes ?? DEFAULT_MAX_EDITED_BODY_BYTES);
   const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
   if (!source) throw noSuchEvent(input.eventId);
   const url = await checkedReplayTarget(ctx, source, environment, customUrl);
-  const attempt = await sendReplay(ctx, source, { userId: input.userId, environment, url });
+  const attempt = await sendReplay(ctx, source, { userId: input.userId, environment, url, overrides });
   return replayAttemptView(attempt, source.id);
 }
 
@@ -149,6 +184,10 @@ export async function recordLocalReplay(
     latencyMs: result.latencyMs,
     error: result.error ?? (result.status === null ? "no answer" : null),
     jobId: null,
+    requestMethod: null,
+    requestHeaders: null,
+    requestBody: null,
+    modified: false,
   });
   return replayAttemptView(attempt, source.id);
 }
@@ -166,6 +205,19 @@ export async function localReplayRequest(
   if (!target.ok) throw new UserError("unprocessable", target.reason);
   // The browser filters the headers as forwarding does, with the endpoint's proxy-header choice.
   return { url: target.url, method: source.method, headers: source.headers, keepProxyHeaders: source.keepProxyHeaders, bodyBase64: source.body.toString("base64") };
+}
+
+/**
+ * What the dashboard's "Edit request" starts from: the event's method, the headers a replay
+ * would send (hop-by-hop and, unless kept, proxy headers already dropped) and its body bytes.
+ */
+export async function editableReplayRequest(
+  ctx: Pick<ServiceContext, "orm">,
+  input: { userId: string; eventId: string },
+): Promise<{ method: string; headers: HeaderList; bodyBase64: string }> {
+  const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
+  if (!source) throw noSuchEvent(input.eventId);
+  return { method: source.method, headers: forwardableHeaders(source.headers, { keepProxyHeaders: source.keepProxyHeaders }), bodyBase64: source.body.toString("base64") };
 }
 
 const listInput = z.object({
@@ -192,7 +244,16 @@ export async function listReplays(
 export async function getReplay(
   ctx: Pick<ServiceContext, "orm">,
   input: { userId: string; attemptId: string },
-): Promise<ReplayAttemptView & { response_headers: HeaderList | null; response_truncated: boolean; response_body_base64: string | null }> {
+): Promise<
+  ReplayAttemptView & {
+    response_headers: HeaderList | null;
+    response_truncated: boolean;
+    response_body_base64: string | null;
+    request_method: string | null;
+    request_headers: HeaderList | null;
+    request_body_base64: string | null;
+  }
+> {
   const attempt = await findOwnedReplayAttempt(ctx.orm.em.fork(), input.userId, input.attemptId);
   if (!attempt) throw new UserError("not_found", `There is no replay with the id ${input.attemptId}. Check the id, or list replays to find it.`);
   return {
@@ -200,5 +261,8 @@ export async function getReplay(
     response_headers: attempt.responseHeaders,
     response_truncated: attempt.responseTruncated,
     response_body_base64: attempt.responseBody ? attempt.responseBody.toString("base64") : null,
+    request_method: attempt.requestMethod,
+    request_headers: attempt.requestHeaders,
+    request_body_base64: attempt.requestBody ? attempt.requestBody.toString("base64") : null,
   };
 }

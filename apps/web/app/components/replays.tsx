@@ -18,8 +18,10 @@ import {
   type ReplayRow,
   type TargetHint,
 } from "../lib/replay";
+import { draftOverrides, initialDraft, bodyError, type RequestDraft } from "../lib/replay-edit";
 import { trpc } from "../lib/trpc.client";
-import { HttpStatus, StatusBadge } from "./badges";
+import { Badge, HttpStatus, StatusBadge } from "./badges";
+import { RequestEditor } from "./replay-edit";
 import { useHydrated, useModalDialog, useRowOpener } from "./hooks";
 import { DataTable, EndpointCell, LatencyCell, Truncated, type Column } from "./data-table";
 import { SubmitButton, TextField, UrlField } from "./form-fields";
@@ -75,6 +77,7 @@ export function ReplayTable({ rows, withEvent, caption }: { rows: ReplayRow[]; w
           </td>
           <td data-label="Status" className="cell-status">
             <StatusBadge status={row.status} title={row.error ?? undefined} />
+            {row.modified ? <EditedBadge /> : null}
           </td>
           <td data-label="Response" className="cell-response">
             {row.responseStatus !== null ? <HttpStatus code={row.responseStatus} /> : <span className="muted small">No response</span>}
@@ -86,6 +89,15 @@ export function ReplayTable({ rows, withEvent, caption }: { rows: ReplayRow[]; w
   );
 }
 
+/** Marks an attempt sent with edits (edit-and-replay). */
+export function EditedBadge() {
+  return (
+    <Badge tone="neutral" dot={false} data-testid="replay-edited" title="Sent with an edited method, headers or body">
+      Edited
+    </Badge>
+  );
+}
+
 /** One attempt's outcome, as the replay dialog shows it. */
 export function ReplayOutcome({ attempt }: { attempt: ReplayAttempt }) {
   const preview = useMemo(() => (attempt.response_body === null ? null : previewBody(attempt.response_body)), [attempt.response_body]);
@@ -94,6 +106,7 @@ export function ReplayOutcome({ attempt }: { attempt: ReplayAttempt }) {
       <div className="response-summary">
         <StatusBadge status={attempt.status} />
         {attempt.response_status !== null ? <HttpStatus code={attempt.response_status} /> : null}
+        {attempt.modified ? <EditedBadge /> : null}
         <span className="muted">
           Latency <strong className="fg">{formatLatency(attempt.latency_ms)}</strong>
         </span>
@@ -163,6 +176,26 @@ export function ReplayDialog({
   const [portText, setPortText] = useState(String(DEFAULT_LOCAL_PORT));
   const [localPort, setLocalPort] = useState(DEFAULT_LOCAL_PORT);
   const [portError, setPortError] = useState<string | null>(null);
+  // "Edit request": the original as loaded once, and the draft being edited (null: not editing).
+  const [original, setOriginal] = useState<RequestDraft | null>(null);
+  const [draft, setDraft] = useState<RequestDraft | null>(null);
+  const [loadingEdit, setLoadingEdit] = useState(false);
+
+  async function startEditing() {
+    if (original) return setDraft(draft ?? original);
+    setLoadingEdit(true);
+    try {
+      const first = initialDraft(await trpc().replays.editSource.query({ eventId }));
+      setOriginal(first);
+      setDraft(first);
+    } catch (error) {
+      setState({ sending: false, attempt: null, error: errorMessage(error) });
+    } finally {
+      setLoadingEdit(false);
+    }
+  }
+  // Edits go with server-side targets only: a local replay is sent by this browser as captured.
+  const editing = draft !== null && original !== null && environment !== "local";
 
   // localStorage exists only in the browser: the remembered port replaces 3000 after hydration.
   useEffect(() => {
@@ -219,6 +252,11 @@ export function ReplayDialog({
       portRef.current?.focus();
       return;
     }
+    const invalidBody = editing ? bodyError(draft) : null;
+    if (invalidBody) {
+      setState({ sending: false, attempt: null, error: invalidBody });
+      return;
+    }
     setCustomError(null);
     setState({ sending: true, attempt: null, error: null });
     try {
@@ -229,7 +267,8 @@ export function ReplayDialog({
         const result = await performLocalReplay(request);
         attempt = await trpc().replays.recordLocal.mutate({ eventId, localPort: port.port, result });
       } else {
-        attempt = await trpc().replays.create.mutate({ eventId, environment, customUrl: environment === "custom" ? url : null });
+        const overrides = editing ? draftOverrides(draft, original) : null;
+        attempt = await trpc().replays.create.mutate({ eventId, environment, customUrl: environment === "custom" ? url : null, ...(overrides ? { overrides } : {}) });
       }
       setState({ sending: false, attempt, error: null });
       onReplayed(attempt);
@@ -255,7 +294,9 @@ export function ReplayDialog({
           Replay event
         </h2>
         <p id={descriptionId} className="dialog-body replay-intro">
-          Sends the stored request again — same method, headers and body bytes — and records the answer. The event itself does not change.
+          {editing
+            ? "Sends the request as edited below and records the answer. The event itself does not change."
+            : "Sends the stored request again — same method, headers and body bytes — and records the answer. The event itself does not change."}
         </p>
 
         <fieldset className="fieldset" disabled={state.sending}>
@@ -336,6 +377,21 @@ export function ReplayDialog({
             recorded without a response.
           </p>
         ) : null}
+
+        {environment !== "local" ? (
+          <div className="replay-edit-toggle">
+            <button
+              type="button"
+              className="button secondary small"
+              aria-expanded={editing}
+              disabled={state.sending || loadingEdit}
+              onClick={() => (editing ? setDraft(null) : void startEditing())}
+            >
+              {editing ? "Send without edits" : loadingEdit ? "Loading…" : "Edit request"}
+            </button>
+          </div>
+        ) : null}
+        {editing ? <RequestEditor draft={draft} original={original} disabled={state.sending} onChange={setDraft} /> : null}
 
         <div className="replay-result-area" aria-live="polite" ref={outcomeRef}>
           {state.sending ? (

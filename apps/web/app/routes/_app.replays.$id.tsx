@@ -5,7 +5,7 @@ import { HttpStatus, StatusBadge } from "../components/badges";
 import { CopyButton } from "../components/copy-button";
 import { HeadersTable, PayloadBlock, payloadText } from "../components/payload";
 import { RelativeTime, useExactTime } from "../components/relative-time";
-import { EnvironmentChip } from "../components/replays";
+import { EditedBadge, EnvironmentChip } from "../components/replays";
 import { Alert, Breadcrumb, Card, Detail, Icon, PageHeader, RouteError } from "../components/ui";
 import { throwIfNotFound } from "../lib/errors";
 import { formatLatency, isUuid } from "../lib/format";
@@ -48,6 +48,7 @@ export default function ReplayAttemptPage() {
   const replayedAt = useExactTime(attempt.replayed_at);
   const body = useMemo(() => (attempt.response_body_base64 === null ? null : payloadOf(base64Bytes(attempt.response_body_base64))), [attempt.response_body_base64]);
   const headers = attempt.response_headers;
+  const sentBody = useMemo(() => (attempt.request_body_base64 === null ? null : payloadOf(base64Bytes(attempt.request_body_base64))), [attempt.request_body_base64]);
   const eventType = event?.eventType ?? "event";
 
   return (
@@ -59,12 +60,18 @@ export default function ReplayAttemptPage() {
             Replay of <span className={`break${eventType === "unknown" ? " is-unknown-type" : ""}`}>{eventType}</span>
           </>
         }
-        beside={<StatusBadge status={attempt.status} />}
+        beside={
+          <>
+            <StatusBadge status={attempt.status} />
+            {attempt.modified ? <EditedBadge /> : null}
+          </>
+        }
         description={
           <span className="header-meta">
             <EnvironmentChip environment={attempt.environment} />
             <span className="mono request-line">
-              {event ? <span className="method">{event.method}</span> : null} <span className="break">{attempt.destination_url}</span>
+              {attempt.request_method ? <span className="method">{attempt.request_method}</span> : event ? <span className="method">{event.method}</span> : null}{" "}
+              <span className="break">{attempt.destination_url}</span>
             </span>
             <span>
               Replayed <RelativeTime value={attempt.replayed_at} />
@@ -113,6 +120,21 @@ export default function ReplayAttemptPage() {
           </Detail>
         </dl>
       </Card>
+
+      {attempt.request_headers ? (
+        <Card title={attempt.modified ? "Request sent (edited)" : "Request sent"} className="replay-request">
+          <h3 className="subheading">Headers sent</h3>
+          <HeadersTable headers={attempt.request_headers} testId="request-header-row" caption="Request headers sent" />
+          <h3 className="subheading">Body sent</h3>
+          {sentBody ? (
+            <PayloadBlock payload={sentBody} testId="request-body" label="Body sent" />
+          ) : attempt.modified ? (
+            <p className="muted">The event's own body bytes.</p>
+          ) : (
+            <p className="muted">The event's own body bytes, unchanged.</p>
+          )}
+        </Card>
+      ) : null}
 
       <Card
         title="Response"

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { UserError } from "@rehook/core";
-import { getReplay, listReplays, localReplayRequest, recordLocalReplay, replayEvent, type BulkReplays, type ServiceContext } from "@rehook/services";
+import { editableReplayRequest, getReplay, listReplays, localReplayRequest, recordLocalReplay, replayEvent, type BulkReplays, type ServiceContext } from "@rehook/services";
 import { protectedProcedure, router } from "../trpc.js";
 
 function bulkReplays(ctx: { services: ServiceContext }): BulkReplays {
@@ -9,10 +9,16 @@ function bulkReplays(ctx: { services: ServiceContext }): BulkReplays {
 }
 
 export const replaysRouter = router({
-  /** Replays an event from the server (original, staging, custom; local when private addresses are open). */
+  /** Replays an event from the server (original, staging, custom; local when private addresses are open), edited by `overrides` if given. */
   create: protectedProcedure
-    .input(z.object({ eventId: z.string(), environment: z.string(), customUrl: z.string().nullish() }))
+    // overrides are checked by the use case (core's parseReplayOverrides), with its sentences.
+    .input(z.object({ eventId: z.string(), environment: z.string(), customUrl: z.string().nullish(), overrides: z.unknown().optional() }))
     .mutation(({ ctx, input }) => replayEvent(ctx.services, { userId: ctx.user.id, ...input })),
+
+  /** The request "Edit request" starts from (method, sendable headers, body bytes). */
+  editSource: protectedProcedure
+    .input(z.object({ eventId: z.string() }))
+    .query(({ ctx, input }) => editableReplayRequest(ctx.services, { userId: ctx.user.id, ...input })),
 
   /** What the browser sends for a local replay (it reaches the developer's localhost, we cannot). */
   localRequest: protectedProcedure

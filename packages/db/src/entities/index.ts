@@ -122,6 +122,12 @@ export interface ReplayAttempt {
   replayedAt: Date;
   /** The bulk replay this attempt belongs to, if any. */
   jobId: string | null;
+  /** What was sent: method, headers and body bytes (null on older attempts and local replays). */
+  requestMethod: string | null;
+  requestHeaders: HeaderList | null;
+  requestBody: Buffer | null;
+  /** Sent with edits (edit-and-replay) rather than as the event was captured. */
+  modified: boolean;
 }
 
 export interface ReplayJob {
@@ -370,6 +376,10 @@ export const ReplayAttemptEntity = new EntitySchema<ReplayAttempt>({
     error: { type: "text", nullable: true },
     replayedAt: { ...createdAt },
     jobId: { type: "uuid", nullable: true },
+    requestMethod: { type: "text", nullable: true },
+    requestHeaders: { type: "json", columnType: "json", nullable: true },
+    requestBody: { type: "blob", nullable: true },
+    modified: { type: "boolean", default: false },
   },
 });
 

@@ -12,6 +12,7 @@ import { Migration20261123000000_event_partitions } from "./Migration20261123000
 import { Migration20261123010000_event_counts_retention } from "./Migration20261123010000_event_counts_retention.js";
 import { Migration20261124000000_admins_invites } from "./Migration20261124000000_admins_invites.js";
 import { Migration20261125000000_event_minutes } from "./Migration20261125000000_event_minutes.js";
+import { Migration20261126000000_replay_request } from "./Migration20261126000000_replay_request.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261123010000_event_counts_retention", class: Migration20261123010000_event_counts_retention },
   { name: "Migration20261124000000_admins_invites", class: Migration20261124000000_admins_invites },
   { name: "Migration20261125000000_event_minutes", class: Migration20261125000000_event_minutes },
+  { name: "Migration20261126000000_replay_request", class: Migration20261126000000_replay_request },
 ];

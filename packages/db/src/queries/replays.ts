@@ -101,6 +101,8 @@ export interface ReplaySummary {
   latencyMs: number | null;
   error: string | null;
   replayedAt: Date;
+  /** Sent with edits (edit-and-replay). */
+  modified: boolean;
 }
 
 export interface ReplayFilter {
@@ -134,10 +136,11 @@ export async function listReplaySummaries(em: EntityManager, userId: string, fil
       latency_ms: number | null;
       error: string | null;
       replayed_at: Date;
+      modified: boolean;
     }>
   >(
     `select r.id, r.event_id, e.endpoint_id, p.name as endpoint_name, e.event_type, r.environment, r.destination_url,
-            r.status, r.response_status, r.latency_ms, r.error, r.replayed_at
+            r.status, r.response_status, r.latency_ms, r.error, r.replayed_at, r.modified
      from replay_attempts r join events e on e.id = r.event_id join endpoints p on p.id = e.endpoint_id
      where ${where.join(" and ")}
      order by r.id desc
@@ -157,6 +160,7 @@ export async function listReplaySummaries(em: EntityManager, userId: string, fil
     latencyMs: row.latency_ms,
     error: row.error,
     replayedAt: new Date(row.replayed_at),
+    modified: row.modified,
   }));
 }
 

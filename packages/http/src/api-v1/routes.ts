@@ -146,8 +146,9 @@ function deliverySettings(body: {
 }
 
 /** A replay attempt as the public API shows it (no response body, as the spec has it). */
-const publicAttempt = ({ id, status, response_status, latency_ms, destination_url, replayed_at }: ReplayAttemptView) => ({
+const publicAttempt = ({ id, status, response_status, latency_ms, destination_url, replayed_at, modified }: ReplayAttemptView) => ({
   id,
+  modified,
   status,
   response_status,
   latency_ms,
@@ -289,7 +290,7 @@ export const ROUTES: Route[] = [
     success: { status: 200, schema: S.ReplayResponse, description: "The replay attempt (the event's own status does not change)" },
     errors: [400, 404, 413, 415, 422],
     async handle({ services, userId, params, body }) {
-      const attempt = await replayEvent(services, { userId, eventId: params.id!, environment: "custom", customUrl: body.destination_url });
+      const attempt = await replayEvent(services, { userId, eventId: params.id!, environment: "custom", customUrl: body.destination_url, overrides: body.overrides });
       return { status: 200, body: publicAttempt(attempt) };
     },
   }),

@@ -1,4 +1,4 @@
-import { EVENT_STATUSES, MAX_RETRY_ATTEMPTS, MAX_RETRY_DELAY_MS, MIN_RETRY_DELAY_MS } from "@rehook/core";
+import { EVENT_STATUSES, MAX_OVERRIDE_HEADER_BYTES, MAX_OVERRIDE_HEADERS, MAX_RETRY_ATTEMPTS, MAX_RETRY_DELAY_MS, MIN_RETRY_DELAY_MS } from "@rehook/core";
 import { MAX_EVENT_OFFSET, MAX_PAUSE_AFTER_FAILURES, MAX_RETENTION_DAYS } from "@rehook/services";
 import { z } from "zod";
 
@@ -116,7 +116,28 @@ export const EventBody = z
   .meta({ contentMediaType: "application/octet-stream" })
   .describe("The body exactly as captured, every byte (served as application/octet-stream, as an attachment)");
 
-export const ReplayRequest = z.object({ destination_url: z.string().min(1).describe("Where to send the event (http or https, publicly reachable)") }).strict();
+// Shapes only: the limits and the rules for names and values are checked by core (parseReplayOverrides), with its sentences.
+const ReplayOverrides = z
+  .object({
+    method: z.string().optional().describe("The method to send instead of the captured one (an HTTP token; not CONNECT, TRACE or TRACK)"),
+    headers: z
+      .array(z.tuple([z.string(), z.string()]))
+      .optional()
+      .describe(
+        `Replace the whole header list: at most ${MAX_OVERRIDE_HEADERS} [name, value] pairs, ${MAX_OVERRIDE_HEADER_BYTES} bytes in all; names are HTTP tokens, values without CR, LF, NUL or other control characters. Hop-by-hop headers, Host and Content-Length are dropped as for any replay`,
+      ),
+    body: z.string().optional().describe("The body to send instead, as UTF-8 text (not with body_base64)"),
+    body_base64: z.string().optional().describe("The body to send instead, as base64 bytes (not with body)"),
+  })
+  .strict()
+  .describe("Edit-and-replay: each part given replaces the captured one for this attempt only; the event never changes");
+
+export const ReplayRequest = z
+  .object({
+    destination_url: z.string().min(1).describe("Where to send the event (http or https, publicly reachable)"),
+    overrides: ReplayOverrides.optional(),
+  })
+  .strict();
 
 export const ReplayResponse = z.object({
   id,
@@ -125,6 +146,7 @@ export const ReplayResponse = z.object({
   latency_ms: z.int().nullable(),
   destination_url: z.string(),
   replayed_at: timestamp,
+  modified: z.boolean().describe("Sent with overrides (edit-and-replay); false for a plain replay"),
 });
 
 const keepProxyHeaders = z
