@@ -35,3 +35,4 @@ export * from "./payload/index.js";
 export * from "./redact.js";
 export * from "./metrics.js";
 export * from "./activity.js";
+export * from "./export/index.js";

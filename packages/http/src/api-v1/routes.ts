@@ -6,6 +6,7 @@ import {
   getEndpoint,
   openEndpointEventStream,
   openEventBody,
+  openEventExport,
   getEvent,
   listEndpoints,
   recordLocalReplay,
@@ -22,6 +23,7 @@ import {
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import { sendEventBody } from "../event-body.js";
+import { sendEventExport } from "../event-export.js";
 import { SseWriter } from "../sse-writer.js";
 import type { StreamBounds } from "../stream-backpressure.js";
 import { eventCursor } from "./cursor.js";
@@ -206,6 +208,32 @@ export const ROUTES: Route[] = [
           },
         },
       };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/events/export",
+    operationId: "exportEvents",
+    summary: "Export every event the list's filters find, newest first, as NDJSON or HAR 1.2 (streamed, as an attachment)",
+    query: S.EventExportQuery,
+    success: { status: 200, schema: S.EventExport, contentType: "application/x-ndjson", description: "The export (application/x-ndjson, or application/json for har; Content-Disposition: attachment)" },
+    errors: [400],
+    async handle({ services, userId, query }, { res, streamBounds, onStreamDrop }) {
+      // Filters are checked before the status line: a bad one is a 400, not a cut download.
+      const events = openEventExport(services, {
+        userId,
+        filter: {
+          status: query.status,
+          endpointId: query.endpoint_id,
+          source: query.source,
+          eventType: query.event_type,
+          receivedAfter: query.received_after,
+          receivedBefore: query.received_before,
+          search: query.q,
+        },
+      });
+      await sendEventExport(res, events, query.format, { baseUrl: services.baseUrl, bounds: streamBounds, onDrop: onStreamDrop, headers: { "rehook-api-version": "v1" } });
+      return undefined;
     },
   }),
   defineRoute({
