@@ -17,6 +17,7 @@ import {
   retryFailedEvents,
   updateEndpoint,
   type EndpointView,
+  type ExportFilter,
   type ReplayAttemptView,
   type ServiceContext,
 } from "@rehook/services";
@@ -170,6 +171,19 @@ function responseBody(body: Uint8Array | null): { body: string | null; body_enco
   return view.kind === "binary" ? { body: Buffer.from(body).toString("base64"), body_encoding: "base64" } : { body: Buffer.from(body).toString("utf8"), body_encoding: "utf8" };
 }
 
+/** The export's query (the list's filter names) as the use case takes it; the dashboard's export link uses the same names. */
+export function exportFilter(query: z.infer<typeof S.EventExportQuery>): ExportFilter {
+  return {
+    status: query.status,
+    endpointId: query.endpoint_id,
+    source: query.source,
+    eventType: query.event_type,
+    receivedAfter: query.received_after,
+    receivedBefore: query.received_before,
+    search: query.q,
+  };
+}
+
 /** Every /api/v1 route. The handlers only translate: the use cases are the dashboard's. */
 export const ROUTES: Route[] = [
   defineRoute({
@@ -220,18 +234,7 @@ export const ROUTES: Route[] = [
     errors: [400],
     async handle({ services, userId, query }, { res, streamBounds, onStreamDrop }) {
       // Filters are checked before the status line: a bad one is a 400, not a cut download.
-      const events = openEventExport(services, {
-        userId,
-        filter: {
-          status: query.status,
-          endpointId: query.endpoint_id,
-          source: query.source,
-          eventType: query.event_type,
-          receivedAfter: query.received_after,
-          receivedBefore: query.received_before,
-          search: query.q,
-        },
-      });
+      const events = openEventExport(services, { userId, filter: exportFilter(query) });
       await sendEventExport(res, events, query.format, { baseUrl: services.baseUrl, bounds: streamBounds, onDrop: onStreamDrop, headers: { "rehook-api-version": "v1" } });
       return undefined;
     },
