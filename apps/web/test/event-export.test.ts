@@ -12,6 +12,7 @@ const HEAP_GROWTH_BOUND = 64 * 1024 * 1024;
 
 let t: TestServer;
 let key: string;
+let dashboard: DashboardClient;
 let bulk: { id: string; slug: string };
 
 async function api(path: string, init: RequestInit = {}) {
@@ -56,7 +57,7 @@ async function countLines(response: Response, check?: (line: Record<string, unkn
 
 beforeAll(async () => {
   t = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: "true", API_RATE_LIMIT_PER_MINUTE: "1000" });
-  const client = new DashboardClient(t.rehook.url);
+  const client = (dashboard = new DashboardClient(t.rehook.url));
   await client.postForm("/signup", { email: "export@example.com", password: "a long enough password" });
   key = ((await client.mutate("apiKeys.create", { name: "tests" })).body.result!.data.json as { key: string }).key;
   const created = await api("/endpoints", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "bulk" }) });
@@ -195,5 +196,25 @@ describe("GET /api/v1/events/export", () => {
     const response = await fetch(`${t.rehook.url}/api/v1/events/export?endpoint_id=${bulk.id}`, { headers: { authorization: `Bearer ${otherKey}` } });
     expect(response.status).toBe(200);
     expect(await response.text()).toBe("");
+  });
+});
+
+describe("GET /api/events/export (the dashboard's Export link)", () => {
+  it("needs the session, checks the filters, and answers the signed-in user's events as an attachment", async () => {
+    expect((await fetch(`${t.rehook.url}/api/events/export`)).status).toBe(401);
+    const bad = await dashboard.get("/api/events/export?format=xml");
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("validation_failed");
+
+    const created = await api("/endpoints", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "session export" }) });
+    const endpoint = (await created.json()) as { id: string; slug: string };
+    const body = Buffer.from("plain text");
+    await rawRequest(t.rehook.url, [head("POST", `/api/webhook/${endpoint.slug}`, [["Content-Type", "text/plain"], ["Content-Length", String(body.length)]]), body]);
+    const response = await dashboard.get(`/api/events/export?format=ndjson&endpoint_id=${endpoint.id}&status=captured`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-disposition")).toBe('attachment; filename="rehook-events.ndjson"');
+    const lines = (await response.text()).trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(Buffer.from((JSON.parse(lines[0]!) as { body_base64: string }).body_base64, "base64")).toEqual(body);
   });
 });
