@@ -11,9 +11,10 @@ import { startCommand } from "./commands/start.js";
 import type { Command } from "./commands/types.js";
 import { userCreateCommand } from "./commands/user.js";
 import { inviteCreateCommand } from "./commands/invite.js";
+import { eventsExportCommand } from "./commands/events.js";
 import { clientFromEnvironment, configFromEnvironment } from "./env.js";
 
-const commands: Command[] = [startCommand, migrateCommand, userCreateCommand, endpointCreateCommand, endpointUpdateCommand, endpointDeleteCommand, endpointSecretCommand, apiKeyCreateCommand, inviteCreateCommand, listenCommand];
+const commands: Command[] = [startCommand, migrateCommand, userCreateCommand, endpointCreateCommand, endpointUpdateCommand, endpointDeleteCommand, endpointSecretCommand, apiKeyCreateCommand, inviteCreateCommand, eventsExportCommand, listenCommand];
 
 /** One line per command: its words and what it does. */
 const commandRows = (listed: Command[]) => listed.map((command) => `  rehook ${command.path.join(" ").padEnd(18)} ${command.summary}`);

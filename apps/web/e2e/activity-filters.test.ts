@@ -70,6 +70,18 @@ describe("Activity filters", () => {
     await page.waitForURL(/since=1h/);
     await expect.poll(() => rowIds(page)).toEqual([invoice]);
 
+    // Export carries the current filters: the download (the session's cookie) holds what the list shows.
+    const exportLink = page.getByRole("link", { name: "Export NDJSON" });
+    const href = new URL((await exportLink.getAttribute("href"))!, t.rehook.url);
+    expect(href.pathname).toBe("/api/events/export");
+    expect(href.searchParams.get("format")).toBe("ndjson");
+    expect(href.searchParams.get("source")).toBe("stripe");
+    expect(href.searchParams.get("received_after")).not.toBeNull();
+    const download = await page.context().request.get(href.href);
+    expect(download.status()).toBe(200);
+    expect((await download.text()).trim().split("\n").map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([invoice]);
+    await shot("activity-export");
+
     // A filter nothing matches says so, with the way back.
     await page.getByLabel("Source").fill("shopify");
     await page.getByLabel("Source").press("Enter");

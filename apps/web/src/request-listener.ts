@@ -6,6 +6,7 @@ import {
   API_SECURITY_HEADERS,
   DASHBOARD_SECURITY_HEADERS,
   decodePathSegment,
+  EVENT_EXPORT_PATH,
   MALFORMED_PATH_MESSAGE,
   matchEventBodyRoute,
   matchReplayRoute,
@@ -34,6 +35,8 @@ export interface Routes {
   replay?: (req: IncomingMessage, res: ServerResponse, eventId: string) => Promise<void>;
   /** GET /api/events/{eventId}/body (session-authenticated): an event's raw body as a download. */
   eventBody?: (req: IncomingMessage, res: ServerResponse, eventId: string) => Promise<void>;
+  /** GET /api/events/export (session-authenticated): the Activity page's export download. */
+  eventExport?: Handler;
   /** GET /metrics; absent (METRICS_ENABLED=false, or served on METRICS_PORT): 404. */
   metrics?: Handler;
 }
@@ -83,6 +86,7 @@ export function createRequestListener(routes: Routes, options: RequestListenerOp
     if (replayOf) return routes.replay!(req, res, replayOf);
     const bodyOf = routes.eventBody && matchEventBodyRoute(path);
     if (bodyOf) return routes.eventBody!(req, res, bodyOf);
+    if (routes.eventExport && path === EVENT_EXPORT_PATH) return routes.eventExport(req, res);
     if (path.startsWith("/api/") || !routes.pages) {
       sendError(res, 404, "not_found", `There is nothing at ${req.method} ${path}. Check the URL.`);
       return;

@@ -26,6 +26,7 @@ import {
   answerClientError,
   createCaptureHandler,
   createEventBodyRoute,
+  createEventExportRoute,
   createHealthHandler,
   createReadinessHandler,
   createMetricsHandler,
@@ -90,6 +91,7 @@ export interface Dashboard {
   trpc: ReturnType<typeof createTrpcHandler>;
   replay: ReturnType<typeof createReplayRoute>;
   eventBody: ReturnType<typeof createEventBodyRoute>;
+  eventExport: ReturnType<typeof createEventExportRoute>;
   staticFiles: ReturnType<typeof createStaticHandler>;
   /** Absent when the Remix app has not been built. */
   pages?: ReturnType<typeof createRemixHandler>;
@@ -131,6 +133,7 @@ export function createHttpServer(deps: {
       publicApi: publicApi?.handle,
       replay: dashboard?.replay,
       eventBody: dashboard?.eventBody,
+      eventExport: dashboard?.eventExport,
       staticFiles: dashboard?.staticFiles,
       pages: dashboard?.pages ?? (dashboard ? dashboardNotBuilt : undefined),
     },
@@ -190,6 +193,7 @@ async function createDashboard(ctx: ServiceContext, config: Config, origins: Ori
     trpc: createTrpcHandler({ ...options, logger }),
     replay: createReplayRoute({ services: ctx, origins, logger }),
     eventBody: createEventBodyRoute({ services: ctx }),
+    eventExport: createEventExportRoute({ services: ctx }),
     staticFiles: createStaticHandler(path.join(REMIX_BUILD, "client")),
     pages,
   };

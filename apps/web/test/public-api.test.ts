@@ -81,6 +81,7 @@ describe("the OpenAPI document", () => {
       "/endpoints/{id}/retry-failed",
       "/endpoints/{id}/stream",
       "/events",
+      "/events/export",
       "/events/{id}",
       "/events/{id}/body",
       "/events/{id}/local-replays",

@@ -37,3 +37,4 @@ export * from "./metrics.js";
 export * from "./activity.js";
 export * from "./compare/index.js";
 export * from "./replay-overrides.js";
+export * from "./export/index.js";

@@ -12,6 +12,9 @@ export { DASHBOARD_SECURITY_HEADERS, API_SECURITY_HEADERS, contentSecurityPolicy
 export { createReplayRoute, matchReplayRoute } from "./replay-route.js";
 export { createEventBodyRoute, matchEventBodyRoute } from "./event-body-route.js";
 export { downloadContentType, sendEventBody, type SendEventBodyOptions } from "./event-body.js";
+export { sendEventExport, type ExportOptions } from "./event-export.js";
+export { createEventExportRoute, EVENT_EXPORT_PATH } from "./event-export-route.js";
+export { PieceWriter, type Piece } from "./piece-writer.js";
 export { DEFAULT_STREAM_BOUNDS, MAX_STREAM_BLOCKED_MS, MAX_STREAM_QUEUED_BYTES, watchBackpressure, type BackpressureWatch, type StreamBounds } from "./stream-backpressure.js";
 export { SseWriter, type SsePiece } from "./sse-writer.js";
 export { createPublicApi, type PublicApiOptions } from "./api-v1/handler.js";

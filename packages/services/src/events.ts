@@ -62,6 +62,14 @@ export interface EventPage {
   total?: { value: number; capped: boolean };
 }
 
+/** The list's input checked, as a filter and its paging (the export reads the same filter). */
+export function parseEventListInput(input: ListEventsInput): { filter: EventFilter; limit: number; offset: number } {
+  const { limit, offset, ...parsed } = parseInput(listEventsInput, input);
+  // A search without a start looks at the last day: bodies are scanned, so the window bounds the work.
+  const filter = parsed.search && !parsed.receivedAfter ? { ...parsed, receivedAfter: new Date(Date.now() - DEFAULT_SEARCH_WINDOW_MS) } : parsed;
+  return { filter, limit, offset };
+}
+
 /**
  * The user's events, newest first, filtered, a page at a time: by keyset (`before`, the
  * dashboard and the API's cursor) or by a bounded offset. The total, when asked for, comes
@@ -69,9 +77,7 @@ export interface EventPage {
  */
 export async function listEvents(ctx: Pick<ServiceContext, "orm">, input: { userId: string; withTotal?: boolean } & ListEventsInput): Promise<EventPage> {
   const { userId, withTotal, ...rest } = input;
-  const { limit, offset, ...parsed } = parseInput(listEventsInput, rest);
-  // A search without a start looks at the last day: bodies are scanned, so the window bounds the work.
-  const filter = parsed.search && !parsed.receivedAfter ? { ...parsed, receivedAfter: new Date(Date.now() - DEFAULT_SEARCH_WINDOW_MS) } : parsed;
+  const { limit, offset, filter } = parseEventListInput(rest);
   const em = ctx.orm.em.fork();
   // One row more than asked tells whether another page exists.
   const rows = offset > 0 ? await listEventSummariesAt(em, userId, filter, limit + 1, offset) : await listEventSummaries(em, userId, filter, limit + 1);

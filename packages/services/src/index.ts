@@ -79,3 +79,4 @@ export {
   type DecodedBody,
 } from "./event-body-view.js";
 export { eventActivity, type ActivityPoint, type ActivityView } from "./event-activity.js";
+export { EXPORT_PAGE_EVENTS, openEventExport, type ExportFilter } from "./event-export.js";

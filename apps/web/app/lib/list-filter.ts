@@ -82,3 +82,19 @@ export function listFilterKey(filter: EventListFilter): string {
 export function hasListFilter(filter: EventListFilter): boolean {
   return listFilterQuery(filter) !== "";
 }
+
+/**
+ * The session export's URL for Activity's filter (/api/events/export, the API's parameter
+ * names): a time range becomes its start from `now`. "Resolved by replay" is not an export
+ * filter: failed events are exported whether or not a replay delivered them.
+ */
+export function exportHref(filter: EventListFilter, format: "ndjson" | "har", now: number): string {
+  const params = new URLSearchParams({ format });
+  if (filter.endpointId) params.set("endpoint_id", filter.endpointId);
+  if (filter.status) params.set("status", filter.status);
+  if (filter.source) params.set("source", filter.source);
+  if (filter.eventType) params.set("event_type", filter.eventType);
+  if (filter.search) params.set("q", filter.search);
+  if (filter.since) params.set("received_after", sinceStart(filter.since, now).toISOString());
+  return `/api/events/export?${params}`;
+}

@@ -13,7 +13,7 @@ import { useLiveEvents } from "../components/use-live-events";
 import { EmptyCard, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
 import { errorMessage } from "../lib/errors";
 import { EVENT_STATUSES, isEventStatus, plural, STATUS_LABELS, type EventStatus } from "../lib/format";
-import { hasListFilter, listFilterKey, readEventListFilter, SINCE_OPTIONS, sinceStart, type EventListFilter } from "../lib/list-filter";
+import { exportHref, hasListFilter, listFilterKey, readEventListFilter, SINCE_OPTIONS, sinceStart, type EventListFilter } from "../lib/list-filter";
 import { trpc } from "../lib/trpc.client";
 import { requireUser } from "../lib/session.server";
 
@@ -41,6 +41,8 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
   ]);
   return {
     filter,
+    // The export links' time range starts from here (the server's clock, so the page hydrates as rendered).
+    renderedAt: Date.now(),
     volume,
     events: page.events,
     nextCursor: page.nextCursor,
@@ -248,7 +250,12 @@ function Feed({
       title="Activity"
       beside={<LiveIndicator state={connection} lastEventAt={lastEventAt} />}
       description="Every request your endpoints receive, newest first. New events appear here as they arrive."
-      actions={<PauseControl paused={paused} heldCount={held.size} onPause={() => setPaused(true)} onResume={resume} />}
+      actions={
+        <>
+          <ExportLinks filter={filter} />
+          <PauseControl paused={paused} heldCount={held.size} onPause={() => setPaused(true)} onResume={resume} />
+        </>
+      }
     />
   );
 
@@ -301,6 +308,21 @@ function Feed({
 }
 
 /** Pause stops applying live rows (they are kept, and counted); Resume applies them. */
+/** Downloads of every event the current filters find (plain links: the server streams the file). */
+function ExportLinks({ filter }: { filter: Filter }) {
+  const now = useLoaderData<typeof loader>().renderedAt;
+  return (
+    <span className="feed-export" data-testid="feed-export">
+      <a className="button secondary" href={exportHref(filter, "ndjson", now)} download title="Every event these filters find, one JSON object per line">
+        Export NDJSON
+      </a>
+      <a className="button secondary" href={exportHref(filter, "har", now)} download title="Every event these filters find, as a HAR 1.2 file">
+        Export HAR
+      </a>
+    </span>
+  );
+}
+
 function PauseControl({ paused, heldCount, onPause, onResume }: { paused: boolean; heldCount: number; onPause: () => void; onResume: () => void }) {
   if (!paused) {
     return (

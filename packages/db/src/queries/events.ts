@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { isUuid, searchPatterns, SEARCHED_BODY_BYTES, uuidv7Floor, uuidv7Timestamp, type EventStatus, type HeaderList } from "@rehook/core";
+import { isUuid, searchPatterns, SEARCHED_BODY_BYTES, uuidv7Floor, uuidv7Timestamp, type EventStatus, type ExportedEvent, type HeaderList } from "@rehook/core";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 
 /** One row of the activity feed. */
@@ -611,4 +611,56 @@ export async function fullEventsByIds(
     [`{${valid.join(",")}}`, userId, endpointId, maxBytes],
   );
   return rows.map(toFull);
+}
+
+interface ExportRow extends FullRow {
+  endpoint_slug: string;
+  content_type: string | null;
+  status: EventStatus;
+  latency_ms: number | null;
+  error: string | null;
+  response_status: number | null;
+  response_headers: HeaderList | string | null;
+  response_body: Buffer | null;
+  response_truncated: boolean;
+}
+
+/**
+ * These of the user's events whole (bodies and the destination's answer), newest first, up
+ * to about `maxBytes` of bodies (always the first that exists): ids after the last one
+ * returned were left for the next read. Other users' ids are left out.
+ */
+export async function exportedEventsByIds(em: EntityManager, userId: string, ids: string[], maxBytes = BODY_BYTES_PER_READ): Promise<ExportedEvent[]> {
+  const valid = ids.filter((id) => isUuid(id));
+  if (valid.length === 0) return [];
+  // As byteBoundedIds, but summed newest first: the order the export writes in.
+  const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
+                      where e.id = any(?::uuid[]) and p.user_id = ?`;
+  const rows = await em.getConnection().execute<ExportRow[]>(
+    `with sized as (select id, sum(size) over (order by id desc) - size as bytes_before from (${candidates}) candidates),
+          page as (select id from sized where bytes_before < ?)
+     select ${FULL_COLUMNS}, p.slug as endpoint_slug, e.content_type, e.status, e.latency_ms, e.error,
+            e.response_status, e.response_headers, e.response_body, e.response_truncated
+     from page join events e on e.id = page.id join endpoints p on p.id = e.endpoint_id
+     order by e.id desc`,
+    [`{${valid.join(",")}}`, userId, maxBytes],
+  );
+  return rows.map((row) => {
+    const { headers, ...request } = capturedRequest(row);
+    const responseHeaders = typeof row.response_headers === "string" ? (JSON.parse(row.response_headers) as HeaderList) : row.response_headers;
+    return {
+      ...request,
+      headers,
+      endpointSlug: row.endpoint_slug,
+      contentType: row.content_type,
+      source: row.source,
+      eventType: row.event_type,
+      status: row.status,
+      receivedAt: new Date(row.received_at),
+      latencyMs: row.latency_ms,
+      error: row.error,
+      response:
+        row.response_status === null ? null : { status: row.response_status, headers: responseHeaders ?? [], body: row.response_body, truncated: row.response_truncated },
+    };
+  });
 }

@@ -6,6 +6,7 @@ import {
   getEndpoint,
   openEndpointEventStream,
   openEventBody,
+  openEventExport,
   getEvent,
   listEndpoints,
   recordLocalReplay,
@@ -16,12 +17,14 @@ import {
   retryFailedEvents,
   updateEndpoint,
   type EndpointView,
+  type ExportFilter,
   type ReplayAttemptView,
   type ServiceContext,
 } from "@rehook/services";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import { sendEventBody } from "../event-body.js";
+import { sendEventExport } from "../event-export.js";
 import { SseWriter } from "../sse-writer.js";
 import type { StreamBounds } from "../stream-backpressure.js";
 import { eventCursor } from "./cursor.js";
@@ -169,6 +172,19 @@ function responseBody(body: Uint8Array | null): { body: string | null; body_enco
   return view.kind === "binary" ? { body: Buffer.from(body).toString("base64"), body_encoding: "base64" } : { body: Buffer.from(body).toString("utf8"), body_encoding: "utf8" };
 }
 
+/** The export's query (the list's filter names) as the use case takes it; the dashboard's export link uses the same names. */
+export function exportFilter(query: z.infer<typeof S.EventExportQuery>): ExportFilter {
+  return {
+    status: query.status,
+    endpointId: query.endpoint_id,
+    source: query.source,
+    eventType: query.event_type,
+    receivedAfter: query.received_after,
+    receivedBefore: query.received_before,
+    search: query.q,
+  };
+}
+
 /** Every /api/v1 route. The handlers only translate: the use cases are the dashboard's. */
 export const ROUTES: Route[] = [
   defineRoute({
@@ -207,6 +223,21 @@ export const ROUTES: Route[] = [
           },
         },
       };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/events/export",
+    operationId: "exportEvents",
+    summary: "Export every event the list's filters find, newest first, as NDJSON or HAR 1.2 (streamed, as an attachment)",
+    query: S.EventExportQuery,
+    success: { status: 200, schema: S.EventExport, contentType: "application/x-ndjson", description: "The export (application/x-ndjson, or application/json for har; Content-Disposition: attachment)" },
+    errors: [400],
+    async handle({ services, userId, query }, { res, streamBounds, onStreamDrop }) {
+      // Filters are checked before the status line: a bad one is a 400, not a cut download.
+      const events = openEventExport(services, { userId, filter: exportFilter(query) });
+      await sendEventExport(res, events, query.format, { baseUrl: services.baseUrl, bounds: streamBounds, onDrop: onStreamDrop, headers: { "rehook-api-version": "v1" } });
+      return undefined;
     },
   }),
   defineRoute({

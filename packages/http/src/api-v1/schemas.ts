@@ -1,4 +1,4 @@
-import { EVENT_STATUSES, MAX_OVERRIDE_HEADER_BYTES, MAX_OVERRIDE_HEADERS, MAX_RETRY_ATTEMPTS, MAX_RETRY_DELAY_MS, MIN_RETRY_DELAY_MS } from "@rehook/core";
+import { EVENT_STATUSES, EXPORT_FORMATS, MAX_OVERRIDE_HEADER_BYTES, MAX_OVERRIDE_HEADERS, MAX_RETRY_ATTEMPTS, MAX_RETRY_DELAY_MS, MIN_RETRY_DELAY_MS } from "@rehook/core";
 import { MAX_EVENT_OFFSET, MAX_PAUSE_AFTER_FAILURES, MAX_RETENTION_DAYS } from "@rehook/services";
 import { z } from "zod";
 
@@ -110,6 +110,17 @@ export const EventDetail = EventSummary.extend({
     .describe("Every attempt to forward the event to its destination, first to last (replays are not attempts)"),
   next_attempt_at: timestamp.nullable().describe("While pending: when the next attempt is due (a scheduled retry, or now)"),
 });
+
+export const EventExportQuery = EventListQuery.pick({ status: true, endpoint_id: true, source: true, event_type: true, received_after: true, received_before: true, q: true }).extend({
+  format: z.enum(EXPORT_FORMATS).default("ndjson").describe("ndjson: one event per line; har: one HAR 1.2 document, one entry per event"),
+});
+
+export const EventExport = z
+  .string()
+  .meta({ contentMediaType: "application/x-ndjson" })
+  .describe(
+    "Every matching event, newest first, streamed. ndjson: one JSON object per line (id, endpoint_id, method, path, query, headers as [name, value] pairs in order, content_type, source, event_type, status, received_at, latency_ms, error, response {status, headers, body_base64, body_truncated} or null, body_base64). har (application/json): {log: {version: \"1.2\", creator, entries}}, one entry per event with the full capture URL; postData and response content are text, or base64 with encoding: \"base64\" when not UTF-8 text; response status 0 when the destination gave no answer",
+  );
 
 export const EventBody = z
   .string()

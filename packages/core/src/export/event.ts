@@ -1,0 +1,30 @@
+import type { HeaderList } from "../headers.js";
+
+/** One event as an export writes it: the whole request and the destination's stored answer. */
+export interface ExportedEvent {
+  id: string;
+  endpointId: string;
+  endpointSlug: string;
+  method: string;
+  /** The sub-path after the capture URL ("" for none) and the query string without "?". */
+  path: string;
+  query: string;
+  /** In the order they arrived. */
+  headers: HeaderList;
+  body: Uint8Array;
+  contentType: string | null;
+  source: string;
+  eventType: string;
+  status: string;
+  receivedAt: Date;
+  /** What the destination answered (null when nothing was forwarded or no answer came). */
+  response: { status: number; headers: HeaderList; body: Uint8Array | null; truncated: boolean } | null;
+  latencyMs: number | null;
+  error: string | null;
+}
+
+export const EXPORT_FORMATS = ["ndjson", "har"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** Bytes as base64 without copying them first. */
+export const toBase64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");

@@ -1,0 +1,3 @@
+export * from "./event.js";
+export * from "./ndjson.js";
+export * from "./har.js";
