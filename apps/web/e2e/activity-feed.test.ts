@@ -115,14 +115,16 @@ describe("Activity feed", () => {
     destinationStatus = 200;
     await page.goto(`${t.rehook.url}/events`);
     await rows(page).first().waitFor();
+    // Live means the page is hydrated: its key handlers are attached (a key pressed earlier is lost).
+    await page.locator('[data-testid="live-indicator"][data-state="live"]').waitFor();
     await page.keyboard.press("j");
-    await expect.poll(() => row(page, failed).getAttribute("aria-selected")).toBe("true");
+    await expect.poll(() => row(page, failed).getAttribute("aria-selected"), { timeout: 5_000 }).toBe("true");
     // From the selected row, Tab reaches its links, then its replay button.
     const replayButton = row(page, failed).getByRole("button", { name: "Replay to original" });
     for (let presses = 0; presses < 5 && !(await replayButton.evaluate((element) => element.matches(":focus"))); presses += 1) await page.keyboard.press("Tab");
     expect(await replayButton.evaluate((element) => element.matches(":focus"))).toBe(true);
     const opacity = `getComputedStyle(document.querySelector('[data-event-id="${failed}"] .row-replay-button')).opacity`;
-    await expect.poll(() => page.evaluate<string>(opacity)).toBe("1");
+    await expect.poll(() => page.evaluate<string>(opacity), { timeout: 5_000 }).toBe("1");
     await page.keyboard.press("Enter");
     await expect.poll(() => row(page, failed).getByTestId("row-replay-result").getAttribute("data-status"), { timeout: 10_000 }).toBe("delivered");
     await row(page, failed).getByTestId("resolved-by-replay").waitFor();

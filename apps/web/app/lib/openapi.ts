@@ -149,7 +149,12 @@ export function curlExample(baseUrl: string, method: string, path: string, opera
   const body = bodySchema(operation);
   if (body) {
     const properties = isObject(body.schema.properties) ? body.schema.properties : {};
-    const example = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, sample(name, isObject(property) ? property : {})]));
+    // An empty object says nothing to the reader (the replay's optional `overrides`, say): left out.
+    const example = Object.fromEntries(
+      Object.entries(properties)
+        .map(([name, property]) => [name, sample(name, isObject(property) ? property : {})] as const)
+        .filter(([, value]) => !(isObject(value) && Object.keys(value).length === 0)),
+    );
     lines.push(`-H 'Content-Type: application/json'`, `-d ${shellQuote(JSON.stringify(example))}`);
   }
   return lines.join(" \\\n  ");
