@@ -76,16 +76,28 @@ export async function listEventResponses(ctx: Pick<ServiceContext, "orm">, input
       outcome: attempt.outcome,
       destinationUrl: event.destinationUrl,
     })),
-    ...replays.reverse().map<ResponseOption>((replay) => ({
-      ref: `replay:${replay.id}`,
-      kind: "replay",
-      label: replayLabel(replay.environment),
-      at: replay.replayedAt.toISOString(),
-      status: replay.responseStatus,
-      outcome: replay.status,
-      destinationUrl: replay.destinationUrl,
-    })),
+    ...replays.reverse().map(replayOption),
   ];
+}
+
+/** A replay as the pickers list it, and the head of its side of a comparison. */
+function replayOption(replay: {
+  id: string;
+  environment: string;
+  replayedAt: Date;
+  responseStatus: number | null;
+  status: string;
+  destinationUrl: string;
+}): ResponseOption {
+  return {
+    ref: `replay:${replay.id}`,
+    kind: "replay",
+    label: replayLabel(replay.environment),
+    at: replay.replayedAt.toISOString(),
+    status: replay.responseStatus,
+    outcome: replay.status,
+    destinationUrl: replay.destinationUrl,
+  };
 }
 
 async function loadResponse(
@@ -121,13 +133,7 @@ async function loadResponse(
     throw new UserError("not_found", `Event ${event.id} has no replay with the id ${parsed.id}. Open the event to see its replays.`);
   }
   return {
-    ref: `replay:${replay.id}`,
-    kind: "replay",
-    label: replayLabel(replay.environment),
-    at: replay.replayedAt.toISOString(),
-    status: replay.responseStatus,
-    outcome: replay.status,
-    destinationUrl: replay.destinationUrl,
+    ...replayOption(replay),
     latencyMs: replay.latencyMs,
     error: replay.error,
     bodyBytes: replay.responseBody?.byteLength ?? 0,

@@ -172,8 +172,10 @@ function responseBody(body: Uint8Array | null): { body: string | null; body_enco
   return view.kind === "binary" ? { body: Buffer.from(body).toString("base64"), body_encoding: "base64" } : { body: Buffer.from(body).toString("utf8"), body_encoding: "utf8" };
 }
 
-/** The export's query (the list's filter names) as the use case takes it; the dashboard's export link uses the same names. */
-export function exportFilter(query: z.infer<typeof S.EventExportQuery>): ExportFilter {
+type FilterQuery = Pick<z.infer<typeof S.EventListQuery>, "status" | "endpoint_id" | "source" | "event_type" | "received_after" | "received_before" | "q">;
+
+/** The list's filter names as the use cases take them: the list, the export and the dashboard's export link share them. */
+export function exportFilter(query: FilterQuery): ExportFilter {
   return {
     status: query.status,
     endpointId: query.endpoint_id,
@@ -199,13 +201,7 @@ export const ROUTES: Route[] = [
       const page = await listEvents(services, {
         userId,
         withTotal: true,
-        status: query.status,
-        endpointId: query.endpoint_id,
-        source: query.source,
-        eventType: query.event_type,
-        receivedAfter: query.received_after,
-        receivedBefore: query.received_before,
-        search: query.q,
+        ...exportFilter(query),
         before: query.cursor === undefined ? undefined : eventCursor.decode(query.cursor),
         limit: query.limit,
         offset: query.offset,
