@@ -33,6 +33,7 @@ import {
   createOriginPolicy,
   createPublicApi,
   createReplayRoute,
+  DelayedAnswers,
   openApiDocument,
   RehookMetrics,
   sendError,
@@ -46,6 +47,7 @@ import {
   countsCompaction,
   endpointPurge,
   eventRetention,
+  IngressRules,
   scheduleUpkeep,
   sessionPurge,
   type ServiceContext,
@@ -109,8 +111,10 @@ export function createHttpServer(deps: {
   isDraining?: () => boolean;
   /** Counts captures; /metrics is served here unless METRICS_PORT serves it. */
   metrics?: RehookMetrics;
+  /** Custom responses' delays, released at shutdown. */
+  delayedAnswers?: DelayedAnswers;
 }): Server {
-  const { ctx, pool, config, logger, origins, dashboard, publicApi, metrics } = deps;
+  const { ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers } = deps;
   const isDraining = deps.isDraining ?? (() => false);
   const listener = createRequestListener(
     {
@@ -121,6 +125,7 @@ export function createHttpServer(deps: {
         trustedProxyHops: config.trustedProxyHops,
         logger,
         metrics,
+        delayedAnswers,
       }),
       health: createHealthHandler(),
       readiness: createReadinessHandler({
@@ -284,9 +289,16 @@ export async function startServer(config: Config, logger: Logger, options: Start
   await scheduleUpkeep(pool);
   jobs.start();
   const bus = await EventBus.connect(database.url, (error) => logger.warn("event bus connection lost, reconnecting", { error: error.message }));
+  const ingressRules = new IngressRules();
+  bus.subscribe((message) => {
+    if (message.type === "endpoint.changed") ingressRules.forgetEndpoint(message.id);
+  });
+  // Changes announced while the bus was away went unheard.
+  bus.onReconnect(() => ingressRules.clear());
   const ctx: ServiceContext = {
     orm: database.orm,
     writer,
+    ingressRules,
     baseUrl: config.baseUrl,
     addressPolicy,
     retentionDays: config.retentionDays,
@@ -316,7 +328,8 @@ export async function startServer(config: Config, logger: Logger, options: Start
     requestsPerMinute: config.apiRateLimitPerMinute,
   });
   let draining = false;
-  const server = createHttpServer({ ctx, pool, config, logger, origins, dashboard, publicApi, metrics, isDraining: () => draining });
+  const delayedAnswers = new DelayedAnswers();
+  const server = createHttpServer({ ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers, isDraining: () => draining });
   const metricsServer = metrics && config.metricsPort !== undefined ? createMetricsServer(metrics, config, logger) : undefined;
   // Everything after the HTTP server, in the order it must be let go (one list for both exits).
   const release = async () => {
@@ -358,6 +371,8 @@ export async function startServer(config: Config, logger: Logger, options: Start
         draining = true;
         // Stop taking requests, let the ones in flight finish (their rows commit), then release the database.
         const closed = Promise.all([closeServer(server), metricsServer && closeServer(metricsServer)]);
+        // Held custom responses go now: their events are stored, and the server waits for them.
+        delayedAnswers.releaseAll();
         dashboard.trpc.closeStreams();
         publicApi.closeStreams();
         await closed;

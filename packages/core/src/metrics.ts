@@ -20,6 +20,8 @@ export const CAPTURE_REJECTIONS = [
   "unavailable",
   /** The sender hung up before its body was complete: no answer. */
   "aborted",
+  /** The endpoint rejects unsigned or wrongly signed requests (reject_invalid) and this one was: 401. */
+  "invalid_signature",
 ] as const;
 export type CaptureRejection = (typeof CAPTURE_REJECTIONS)[number];
 

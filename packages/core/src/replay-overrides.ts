@@ -1,5 +1,6 @@
 import { UserError } from "./errors.js";
 import type { HeaderList } from "./headers.js";
+import { HTTP_TOKEN as TOKEN, LINE_BREAK_OR_NUL, OTHER_FIELD_CONTROL as OTHER_CONTROL } from "./http-syntax.js";
 
 /** Most headers an edited replay may carry. */
 export const MAX_OVERRIDE_HEADERS = 100;
@@ -23,10 +24,6 @@ export interface ReplayOverrides {
   body?: Buffer;
 }
 
-// RFC 9110 token: what a method and a header name may be made of.
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// Field values: visible characters, spaces, tabs and obs-text; never other controls.
-const OTHER_CONTROL = /[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 // Tunnels and loopback diagnostics are not requests a webhook replay makes (undici refuses them too).
 const REFUSED_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
@@ -52,7 +49,7 @@ function checkHeaders(headers: unknown): HeaderList {
     }
     const [name, value] = pair as [string, string];
     if (!TOKEN.test(name)) throw invalid(`Header ${index + 1} has an invalid name ${JSON.stringify(name.slice(0, 100))}. Use letters, digits and - only.`);
-    if (/[\r\n\0]/.test(value)) throw invalid(`The value of the header ${name} contains a line break or NUL character. Remove it.`);
+    if (LINE_BREAK_OR_NUL.test(value)) throw invalid(`The value of the header ${name} contains a line break or NUL character. Remove it.`);
     if (OTHER_CONTROL.test(value)) throw invalid(`The value of the header ${name} contains a control character. Remove it.`);
     bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
     if (bytes > MAX_OVERRIDE_HEADER_BYTES) throw invalid(`The edited headers exceed ${MAX_OVERRIDE_HEADER_BYTES} bytes in all. Shorten them.`);

@@ -1,5 +1,15 @@
 import { performance } from "node:perf_hooks";
-import { storableText, type CaptureBatchMetrics, type EventStatus, type HeaderList, type RetryPolicy } from "@rehook/core";
+import {
+  storableText,
+  type CaptureBatchMetrics,
+  type CustomResponse,
+  type EventStatus,
+  type HandshakeRule,
+  type HeaderList,
+  type RetryPolicy,
+  type SignatureStatus,
+} from "@rehook/core";
+import type { StoredVerification } from "./entities/index.js";
 import { retryPolicyOf } from "./queries/deliveries.js";
 import type { Pool } from "./pool.js";
 import { enqueueNotifyJobs } from "./jobs/queue.js";
@@ -19,6 +29,13 @@ export interface CapturedRequest {
   clientIp: string | null;
   source: string;
   eventType: string;
+  /**
+   * The endpoint's signature rule version this request was checked under, and what the check
+   * found; null and null when the caller knows of no rule. A row whose version is not the
+   * endpoint's current one is not stored (see `recheck`).
+   */
+  verificationVersion?: number | null;
+  signature?: SignatureStatus | null;
 }
 
 /** Where and how a stored event is forwarded (all null/false for capture-only endpoints). */
@@ -31,9 +48,19 @@ export interface ForwardingSettings {
   retryPolicy: RetryPolicy | null;
 }
 
+/** How an endpoint answers its senders and checks their signatures, as the batch found it. */
+export interface EndpointIngress {
+  customResponse: CustomResponse | null;
+  handshake: HandshakeRule | null;
+  verification: StoredVerification | null;
+  verificationVersion: number;
+}
+
 export type CaptureWriteResult =
   /** `leased`: the event was stored already claimed for this instance's fast path. */
-  | { kind: "stored"; endpointId: string; status: EventStatus; forwarding: ForwardingSettings; leased: boolean }
+  | { kind: "stored"; endpointId: string; status: EventStatus; forwarding: ForwardingSettings; leased: boolean; ingress: EndpointIngress }
+  /** Nothing stored: the request was checked under another signature rule than the endpoint's; check it under `ingress` and write it again. */
+  | { kind: "recheck"; endpointId: string; ingress: EndpointIngress }
   | { kind: "unknown_endpoint" };
 
 /**
@@ -86,19 +113,27 @@ interface Waiting {
  * bodies never pass through text.
  */
 const INSERT_BATCH = `
-with incoming as (
+with arrived as (
   select * from json_to_recordset($1::json) as t(
     id uuid, slug text, received_at timestamptz, method text, path text, query text, headers json,
-    body_offset int, size_bytes int, content_type text, client_ip text, source text, event_type text
+    body_offset int, size_bytes int, content_type text, client_ip text, source text, event_type text,
+    verification_version int, signature text
   )
 ),
 endpoint as (
   select id, user_id, slug, destination_url, sign_requests, secret, keep_proxy_headers,
          retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms,
-         destination_url is not null and forwarding_paused_at is null and $3::float8 is not null as leased
+         destination_url is not null and forwarding_paused_at is null and $3::float8 is not null as leased,
+         custom_response, handshake, verification, verification_version
   from endpoints
-  where slug in (select distinct slug from incoming)
+  where slug in (select distinct slug from arrived)
   for key share
+),
+-- Only rows checked under the endpoint's current signature rule (or, unchecked, for an endpoint
+-- with none) are stored; the others go back to be checked again (see rowFitsRule).
+incoming as (
+  select a.* from arrived a join endpoint e on e.slug = a.slug
+  where a.verification_version = e.verification_version or (a.verification_version is null and e.verification is null)
 ),
 -- A "captured" chat notification is due in the same transaction as the event (outbox).
 notify as (
@@ -111,11 +146,11 @@ notify as (
 notify_jobs as (${enqueueNotifyJobs("select user_id from notify")}),
 stored as (
   insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type,
-                      size_bytes, client_ip, source, event_type, status, destination_url,
+                      size_bytes, client_ip, source, event_type, signature, status, destination_url,
                       lease_expires_at, attempts)
   select i.id, e.id, i.received_at, i.method, i.path, i.query, i.headers,
          substring($2::bytea from i.body_offset + 1 for i.size_bytes), i.content_type,
-         i.size_bytes, i.client_ip, i.source, i.event_type,
+         i.size_bytes, i.client_ip, i.source, i.event_type, i.signature,
          case when e.destination_url is null then 'captured' else 'pending' end, e.destination_url,
          case when e.leased then now() + make_interval(secs => $3::float8 / 1000) end,
          case when e.leased then 1 else 0 end
@@ -142,12 +177,20 @@ ${announceEventsCte({
   status: "case when destination_url is null then 'captured' else 'pending' end",
   channel: BUS_CHANNEL_LITERAL,
 })}
--- One row per endpoint found, not per event: every event of a found slug was inserted.
--- The endpoint's forwarding settings come back too: the fast path delivers from memory.
+-- One row per endpoint found, not per event: every event of a found slug whose rule fits was inserted.
+-- The endpoint's forwarding settings come back too (the fast path delivers from memory), and
+-- its answer and signature rule (the capture path keeps them for the next requests).
 select id as endpoint_id, user_id, slug, case when destination_url is null then 'captured' else 'pending' end as status,
        destination_url, sign_requests, secret, keep_proxy_headers, retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, leased,
+       custom_response, handshake, verification, verification_version,
        (select count(*) from announced) as announced
 from endpoint`;
+
+/** The statement's `incoming` condition, for telling each waiting caller whether its row went in. */
+function rowFitsRule(request: CapturedRequest, endpoint: { verification_version: number; verification: unknown }): boolean {
+  const version = request.verificationVersion ?? null;
+  return version === endpoint.verification_version || (version === null && endpoint.verification === null);
+}
 
 /*
  * Every text of a row, sanitised: PostgreSQL refuses NUL and lone surrogates in text and json,
@@ -179,6 +222,8 @@ function batchParameters(requests: CapturedRequest[]): [string, Buffer] {
       client_ip: nullableText(r.clientIp),
       source: storableText(r.source),
       event_type: storableText(r.eventType),
+      verification_version: r.verificationVersion ?? null,
+      signature: r.signature ?? null,
     };
     offset += r.body.byteLength;
     return row;
@@ -311,17 +356,41 @@ export class GroupCommitWriter {
       retry_initial_delay_ms: number | null;
       retry_max_delay_ms: number | null;
       leased: boolean;
+      custom_response: CustomResponse | null;
+      handshake: HandshakeRule | null;
+      verification: StoredVerification | null;
+      verification_version: number;
     }>({
       name: "rehook_capture_batch",
       text: INSERT_BATCH,
       values: [...batchParameters(batch.map((waiting) => waiting.request)), this.fastPath?.hasRoom() ? this.fastPath.leaseMs : null],
     });
-    const endpoints = new Map(result.rows.map((row) => [row.slug, row]));
+    const endpoints = new Map(
+      result.rows.map((row) => [
+        row.slug,
+        {
+          row,
+          ingress: {
+            customResponse: row.custom_response,
+            handshake: row.handshake,
+            verification: row.verification,
+            verificationVersion: row.verification_version,
+          } satisfies EndpointIngress,
+        },
+      ]),
+    );
     for (const waiting of batch) {
-      const endpoint = endpoints.get(waiting.request.slug);
-      waiting.resolve(
-        endpoint
-          ? {
+      const found = endpoints.get(waiting.request.slug);
+      if (!found) {
+        waiting.resolve({ kind: "unknown_endpoint" });
+        continue;
+      }
+      const { row: endpoint, ingress } = found;
+      if (!rowFitsRule(waiting.request, endpoint)) {
+        waiting.resolve({ kind: "recheck", endpointId: endpoint.endpoint_id, ingress });
+        continue;
+      }
+      waiting.resolve({
               kind: "stored",
               endpointId: endpoint.endpoint_id,
               status: endpoint.status,
@@ -333,9 +402,8 @@ export class GroupCommitWriter {
                 retryPolicy: retryPolicyOf(endpoint),
               },
               leased: endpoint.leased,
-            }
-          : { kind: "unknown_endpoint" },
-      );
+              ingress,
+      });
     }
   }
 }

@@ -8,6 +8,7 @@ export {
   isConnectionError,
   type CapturedRequest,
   type CaptureWriteResult,
+  type EndpointIngress,
   type ForwardingSettings,
   type GroupCommitOptions,
   type FastPathLease,

@@ -9,10 +9,12 @@ import {
   parseCapturePath,
   type CaptureMetrics,
   type Logger,
+  type RenderedResponse,
 } from "@rehook/core";
 import type { CaptureInput, CaptureOutcome } from "@rehook/services";
 import { readBodyCapped } from "./body.js";
 import { clientIp } from "./client-ip.js";
+import { DelayedAnswers } from "./delayed-answers.js";
 import { sendError, sendErrorAndClose, sendJsonText } from "./respond.js";
 
 export interface CaptureHandlerOptions {
@@ -24,6 +26,8 @@ export interface CaptureHandlerOptions {
   logger: Logger;
   /** Counts each capture's outcome and duration (absent: METRICS_ENABLED=false). */
   metrics?: CaptureMetrics;
+  /** Holds custom responses' delays (absent: a handler of its own). */
+  delayedAnswers?: DelayedAnswers;
 }
 
 // Senders in a browser may read the answer; nothing here depends on cookies.
@@ -46,12 +50,24 @@ function answerPreflight(req: IncomingMessage, res: ServerResponse): void {
   res.end();
 }
 
+/** An endpoint's own answer (custom response or handshake): its headers win over the CORS default. */
+function sendAnswer(res: ServerResponse, answer: RenderedResponse): void {
+  if (res.destroyed || res.headersSent) return;
+  const body = Buffer.from(answer.body, "utf8");
+  const own = new Set(Object.keys(answer.headers).map((name) => name.toLowerCase()));
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(CORS)) if (!own.has(name)) headers[name] = value;
+  res.writeHead(answer.status, { ...headers, ...answer.headers, "content-length": String(body.byteLength) });
+  res.end(body);
+}
+
 /**
  * The capture URL, {BASE_URL}/api/webhook/{slug}[/sub/path][?query]: every method, every
  * header in order, the body byte for byte. 200 only after the event row is committed.
  */
 export function createCaptureHandler(options: CaptureHandlerOptions) {
   const metrics = options.metrics;
+  const delayedAnswers = options.delayedAnswers ?? new DelayedAnswers();
   // Seconds since `started` (performance.now() milliseconds). With the read at the start, the
   // duration histogram costs two clock reads per capture, about 100 ns (docs/benchmarks.md).
   const since = (started: number) => (performance.now() - started) / 1000;
@@ -120,8 +136,19 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
       metrics?.captureRejected("not_found", since(started));
       return;
     }
-    // eventId is a UUID: no escaping needed, so skip JSON.stringify on every capture.
-    sendJsonText(res, 200, `{"received":true,"eventId":"${outcome.eventId}"}`, CORS);
+    if (outcome.kind === "rejected") {
+      const problem = outcome.signature === "missing" ? "carries no signature" : "has a signature that does not verify";
+      sendError(res, 401, "unauthorized", `The request ${problem}, and this endpoint stores only signed requests. Nothing was stored.`, CORS);
+      metrics?.captureRejected("invalid_signature", since(started));
+      return;
+    }
     metrics?.captureStored(since(started));
+    const answer = outcome.answer;
+    if (!answer) {
+      // eventId is a UUID: no escaping needed, so skip JSON.stringify on every capture.
+      sendJsonText(res, 200, `{"received":true,"eventId":"${outcome.eventId}"}`, CORS);
+      return;
+    }
+    delayedAnswers.hold(outcome.delayMs, () => sendAnswer(res, answer), res);
   };
 }

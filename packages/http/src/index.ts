@@ -1,6 +1,7 @@
 export { accessAnnotations, annotateAccess, type AccessFields } from "./access-fields.js";
 export { readBodyCapped, readBodyOrRefuse, type BodyResult } from "./body.js";
 export { createCaptureHandler, type CaptureHandlerOptions } from "./capture-handler.js";
+export { DelayedAnswers, MAX_DELAYED_ANSWERS } from "./delayed-answers.js";
 export { answerClientError } from "./client-error.js";
 export { clientIp } from "./client-ip.js";
 export { createHealthHandler, createReadinessHandler, MIGRATIONS_CHECK_CACHE_MS, type ReadinessChecks } from "./health-handler.js";

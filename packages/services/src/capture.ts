@@ -1,5 +1,20 @@
-import { detectSender, headerValue, uuidv7, uuidv7Timestamp, type EventStatus, type HeaderList } from "@rehook/core";
+import {
+  detectSender,
+  handshakeAnswer,
+  handshakeVouchesFor,
+  headerValue,
+  renderCustomResponse,
+  uuidv7,
+  uuidv7Timestamp,
+  webhookUrl,
+  type EventStatus,
+  type HeaderList,
+  type RenderedResponse,
+  type SignatureStatus,
+} from "@rehook/core";
+import type { CaptureWriteResult, EndpointIngress } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
+import { ruleOf, type KnownRule } from "./ingress-rules.js";
 
 export interface CaptureInput {
   slug: string;
@@ -12,50 +27,94 @@ export interface CaptureInput {
 }
 
 export type CaptureOutcome =
-  | { kind: "accepted"; eventId: string; status: EventStatus }
+  /** Stored. `answer`: what the endpoint answers instead of the default, after `delayMs`. */
+  | { kind: "accepted"; eventId: string; status: EventStatus; answer?: RenderedResponse; delayMs: number }
+  /** Not stored: the endpoint rejects requests without a valid signature. */
+  | { kind: "rejected"; signature: Exclude<SignatureStatus, "valid"> }
   | { kind: "not_found" };
+
+/** A rule change between the check and the write sends the request round again; more than this many in a row is a bug. */
+const MAX_RECHECKS = 3;
+
+type CaptureContext = Pick<ServiceContext, "writer" | "forwarder" | "ingressRules" | "baseUrl" | "now">;
 
 /**
  * Stores one captured request. Resolves "accepted" only once its row is committed;
  * rejects when the database could not take it (the caller answers 503, never 200).
+ * An endpoint that checks signatures has the request checked first (see IngressRules).
  */
-export async function captureRequest(ctx: Pick<ServiceContext, "writer" | "forwarder">, input: CaptureInput): Promise<CaptureOutcome> {
+export async function captureRequest(ctx: CaptureContext, input: CaptureInput): Promise<CaptureOutcome> {
   const { source, eventType } = detectSender({ headers: input.headers, body: input.body });
   const eventId = uuidv7();
-  const result = await ctx.writer.write({
-    id: eventId,
-    slug: input.slug,
-    // The id's own time: events are partitioned and filtered by id ranges, so the two must agree.
-    receivedAt: uuidv7Timestamp(eventId),
-    method: input.method,
-    path: input.subPath,
-    query: input.query,
-    headers: input.headers,
-    body: input.body,
-    contentType: headerValue(input.headers, "content-type") ?? null,
-    clientIp: input.clientIp,
-    source,
-    eventType,
-  });
-  if (result.kind !== "stored") return { kind: "not_found" };
-  const { destinationUrl, signRequests, secret, keepProxyHeaders, retryPolicy } = result.forwarding;
-  if (result.leased && destinationUrl) {
-    ctx.forwarder?.deliverLeased({
+  let rule = ctx.ingressRules?.get(input.slug);
+  for (let round = 0; ; round += 1) {
+    const signature = rule?.verify ? rule.verify(signedRequest(ctx, input)) : null;
+    if (rule?.rejectInvalid && signature !== null && signature !== "valid" && !handshakeVouchesFor(rule.handshake, input)) {
+      return { kind: "rejected", signature };
+    }
+    const result = await ctx.writer.write({
       id: eventId,
-      endpointId: result.endpointId,
+      slug: input.slug,
+      // The id's own time: events are partitioned and filtered by id ranges, so the two must agree.
+      receivedAt: uuidv7Timestamp(eventId),
       method: input.method,
       path: input.subPath,
       query: input.query,
       headers: input.headers,
       body: input.body,
-      destinationUrl,
-      signRequests,
-      secret,
-      keepProxyHeaders,
-      // Stored with its first claim already counted (see the writer's fast path).
-      attempt: 1,
-      retryPolicy,
+      contentType: headerValue(input.headers, "content-type") ?? null,
+      clientIp: input.clientIp,
+      source,
+      eventType,
+      verificationVersion: rule?.version ?? null,
+      signature,
     });
+    if (result.kind === "unknown_endpoint") return { kind: "not_found" };
+    const learnt = learn(ctx, input.slug, result.endpointId, result.ingress);
+    if (result.kind === "recheck") {
+      if (round >= MAX_RECHECKS) throw new Error(`the signature rule of ${input.slug} kept changing while a capture was checked`);
+      rule = learnt;
+      continue;
+    }
+    deliverAtOnce(ctx, eventId, input, result);
+    return { kind: "accepted", eventId, status: result.status, ...answerOf(result.ingress, input, eventId) };
   }
-  return { kind: "accepted", eventId, status: result.status };
+}
+
+function learn(ctx: CaptureContext, slug: string, endpointId: string, ingress: EndpointIngress): KnownRule {
+  return ctx.ingressRules?.learn(slug, endpointId, ingress) ?? ruleOf(endpointId, ingress);
+}
+
+function signedRequest(ctx: CaptureContext, input: CaptureInput) {
+  const url = webhookUrl(ctx.baseUrl, input.slug) + input.subPath + (input.query ? `?${input.query}` : "");
+  return { method: input.method, headers: input.headers, body: input.body, url, nowSeconds: Math.floor((ctx.now?.() ?? Date.now()) / 1000) };
+}
+
+/** A provider's URL check gets its handshake answer; anything else the custom response, if any. */
+function answerOf(ingress: EndpointIngress, input: CaptureInput, eventId: string): { answer?: RenderedResponse; delayMs: number } {
+  const handshake = ingress.handshake && handshakeAnswer(ingress.handshake, input);
+  if (handshake) return { answer: handshake, delayMs: 0 };
+  if (ingress.customResponse) return { answer: renderCustomResponse(ingress.customResponse, eventId), delayMs: ingress.customResponse.delayMs };
+  return { delayMs: 0 };
+}
+
+function deliverAtOnce(ctx: CaptureContext, eventId: string, input: CaptureInput, result: Extract<CaptureWriteResult, { kind: "stored" }>): void {
+  const { destinationUrl, signRequests, secret, keepProxyHeaders, retryPolicy } = result.forwarding;
+  if (!result.leased || !destinationUrl) return;
+  ctx.forwarder?.deliverLeased({
+    id: eventId,
+    endpointId: result.endpointId,
+    method: input.method,
+    path: input.subPath,
+    query: input.query,
+    headers: input.headers,
+    body: input.body,
+    destinationUrl,
+    signRequests,
+    secret,
+    keepProxyHeaders,
+    // Stored with its first claim already counted (see the writer's fast path).
+    attempt: 1,
+    retryPolicy,
+  });
 }

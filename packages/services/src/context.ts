@@ -1,5 +1,6 @@
 import type { AddressPolicy, ChatMessage, SignupMode } from "@rehook/core";
 import type { BulkReplays } from "./bulk-replays.js";
+import type { IngressRules } from "./ingress-rules.js";
 import type { AttemptLimiter, LoginThrottle, SessionManager } from "@rehook/auth";
 import type { ClaimedEvent, EventBus, GroupCommitWriter, Orm } from "@rehook/db";
 import type { DeliveryPool, DeliveryResult, SendOptions } from "@rehook/delivery";
@@ -25,6 +26,8 @@ export interface ServiceContext {
   signup?: SignupMode;
   /** The clock invites expire by (tests move it; unset: Date.now). */
   now?: () => number;
+  /** Each capture URL's signature rule, checked before its row is written (absent: learnt per capture). */
+  ingressRules?: IngressRules;
   /** The live feed's source: LISTEN/NOTIFY, so it hears every instance. */
   bus?: EventBus;
   /** Chat incoming-webhook URLs must start with this (CHAT_HOOKS_BASE). */

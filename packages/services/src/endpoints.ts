@@ -32,11 +32,12 @@ import {
 import { checkDestination } from "@rehook/delivery";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
+import { ingressChanges, ingressSettingsSchema, ingressView, type IngressSettingsInput, type IngressView } from "./ingress-settings.js";
 import { parseInput } from "./validation.js";
 
 export type { EndpointRef };
 
-export interface EndpointView {
+export interface EndpointView extends IngressView {
   id: string;
   name: string;
   slug: string;
@@ -89,6 +90,7 @@ export function endpointView(baseUrl: string, endpoint: Endpoint, defaultRetenti
     paused_at: endpoint.forwardingPausedAt?.toISOString() ?? null,
     retention_days: endpoint.retentionDays,
     kept_for_days: endpoint.retentionDays ?? defaultRetentionDays,
+    ...ingressView(endpoint),
     created_at: endpoint.createdAt.toISOString(),
   };
 }
@@ -127,7 +129,7 @@ export interface DeliverySettings {
   retentionDays?: number | null;
 }
 
-const createEndpointInput = z.object({
+const createEndpointInput = ingressSettingsSchema.extend({
   userId: z.string().uuid(),
   name: endpointNameSchema,
   destinationUrl: z.string().nullish(),
@@ -161,9 +163,11 @@ function noSuchEndpoint(ref: EndpointRef): UserError {
 
 export async function createEndpoint(
   ctx: Pick<ServiceContext, "orm" | "baseUrl" | "addressPolicy" | "retentionDays">,
-  input: { userId: string; name: string; destinationUrl?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } & DeliverySettings,
+  input: { userId: string; name: string; destinationUrl?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } & DeliverySettings & IngressSettingsInput,
 ): Promise<EndpointView> {
-  const { userId, name, retryPolicy, pauseAfterFailures, retentionDays } = parseInput(createEndpointInput, input);
+  const parsed = parseInput(createEndpointInput, input);
+  const { userId, name, retryPolicy, pauseAfterFailures, retentionDays } = parsed;
+  const ingress = ingressChanges(parsed, null);
   const destinationUrl = await normaliseDestination(input.destinationUrl, ctx.addressPolicy);
   // 36^8 suffixes make a collision rare; retrying a few times makes it a non-event.
   for (let attempt = 1; ; attempt += 1) {
@@ -181,6 +185,7 @@ export async function createEndpoint(
         retryPolicy: retryPolicy ?? null,
         pauseAfterFailures: pauseAfterFailures ?? null,
         retentionDays: retentionDays ?? null,
+        ...ingress,
       });
       await announceEndpointChange(em, endpoint.id, "created");
       return endpointView(ctx.baseUrl, endpoint, ctx.retentionDays);
@@ -218,7 +223,7 @@ export async function getEndpoint(ctx: Pick<ServiceContext, "orm" | "baseUrl" | 
   return endpointView(ctx.baseUrl, endpoint, ctx.retentionDays);
 }
 
-const updateEndpointInput = z.object({
+const updateEndpointInput = ingressSettingsSchema.extend({
   name: endpointNameSchema.optional(),
   destinationUrl: z.string().nullish(),
   stagingHost: z.union([stagingHostSchema, z.literal(""), z.null()]).optional(),
@@ -238,7 +243,8 @@ export async function updateEndpoint(
   input: {
     userId: string;
     endpoint: EndpointRef;
-    changes: { name?: string; destinationUrl?: string | null; stagingHost?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } & DeliverySettings;
+    changes: { name?: string; destinationUrl?: string | null; stagingHost?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } & DeliverySettings &
+      IngressSettingsInput;
   },
 ): Promise<EndpointView> {
   const parsed = parseInput(updateEndpointInput, input.changes);
@@ -254,6 +260,12 @@ export async function updateEndpoint(
   // A shorter retention applies at the next retention run (within ten minutes).
   if (parsed.retentionDays !== undefined) changes.retentionDays = parsed.retentionDays;
   const em = ctx.orm.em.fork();
+  // Saved secrets are kept when left out: the current settings are needed to merge with.
+  if (parsed.response !== undefined || parsed.handshake !== undefined || parsed.verification !== undefined) {
+    const saved = await findOwnedEndpoint(em, input.userId, input.endpoint);
+    if (!saved) throw noSuchEndpoint(input.endpoint);
+    Object.assign(changes, ingressChanges(parsed, saved));
+  }
   const endpoint = await updateOwnedEndpoint(em, input.userId, input.endpoint, changes);
   if (!endpoint) throw noSuchEndpoint(input.endpoint);
   await announceEndpointChange(em, endpoint.id, "updated");

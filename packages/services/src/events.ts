@@ -1,4 +1,16 @@
-import { DEFAULT_SEARCH_WINDOW_MS, EVENT_STATUSES, MAX_SEARCH_LENGTH, notFoundMessage, rawBodyFileName, UserError, withoutPartialUtf8, type EventStatus, type HeaderList } from "@rehook/core";
+import {
+  DEFAULT_SEARCH_WINDOW_MS,
+  EVENT_STATUSES,
+  MAX_SEARCH_LENGTH,
+  notFoundMessage,
+  rawBodyFileName,
+  SIGNATURE_STATUSES,
+  UserError,
+  withoutPartialUtf8,
+  type EventStatus,
+  type HeaderList,
+  type SignatureStatus,
+} from "@rehook/core";
 import {
   eventSummariesByIds,
   findOwnedAttempt,
@@ -37,6 +49,7 @@ const listEventsInput = z
     status: z.enum(EVENT_STATUSES, { message: `status must be one of ${EVENT_STATUSES.join(", ")}` }).optional(),
     source: optionalText("source"),
     eventType: optionalText("event_type"),
+    signature: z.enum(SIGNATURE_STATUSES, { message: `signature must be one of ${SIGNATURE_STATUSES.join(", ")}` }).optional(),
     receivedAfter: z.date().optional(),
     receivedBefore: z.date().optional(),
     before: z.string().uuid("the cursor is not one this server gave").optional(),
@@ -195,6 +208,7 @@ export interface LiveFilter {
   status?: EventStatus;
   source?: string;
   eventType?: string;
+  signature?: SignatureStatus;
   /** Only events this search finds (checked in the database for the few ids at hand). */
   search?: string;
   /** Leave out events a replay has delivered. */
@@ -234,6 +248,7 @@ async function liveMatches(ctx: Pick<ServiceContext, "orm">, rows: EventSummary[
       (!filter.status || row.status === filter.status) &&
       (!filter.source || row.source === filter.source) &&
       (!filter.eventType || row.eventType === filter.eventType) &&
+      (!filter.signature || row.signature === filter.signature) &&
       (!filter.unresolved || !row.resolvedByReplay),
   );
   if (!filter.search || kept.length === 0) return kept;

@@ -11,7 +11,7 @@ import {
   updateEndpoint,
   type EndpointView,
 } from "@rehook/services";
-import { ACTIVITY_RANGES } from "@rehook/core";
+import { ACTIVITY_RANGES, HANDSHAKE_PROVIDERS, HMAC_ENCODINGS, SIGNATURE_SCHEMES } from "@rehook/core";
 import { protectedProcedure, router } from "../trpc.js";
 
 const byId = z.object({ id: z.string() });
@@ -19,11 +19,37 @@ const byId = z.object({ id: z.string() });
 /** Checked in full by the use case (limits named there): here only its shape. */
 const retryPolicy = z.object({ maxAttempts: z.number(), initialDelayMs: z.number(), maxDelayMs: z.number() }).nullable();
 
-/** An endpoint for the dashboard: the delivery settings and breaker state camelCased. */
+/** Ingress settings' shapes (checked in full by the use case, limits named there). */
+const ingress = {
+  response: z.object({ status: z.number(), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional(), delayMs: z.number().optional() }).nullable().optional(),
+  handshake: z.object({ provider: z.enum(HANDSHAKE_PROVIDERS), token: z.string().optional() }).nullable().optional(),
+  verification: z
+    .object({
+      scheme: z.enum(SIGNATURE_SCHEMES),
+      secret: z.string().optional(),
+      rejectInvalid: z.boolean().optional(),
+      header: z.string().optional(),
+      encoding: z.enum(HMAC_ENCODINGS).optional(),
+      prefix: z.string().optional(),
+    })
+    .nullable()
+    .optional(),
+};
+
+/** An endpoint for the dashboard: the delivery and ingress settings and breaker state camelCased. */
 function dashboardEndpoint<View extends EndpointView>(view: View) {
-  const { retry_policy, pause_after_failures, consecutive_failures, forwarding_paused, paused_reason, paused_at, retention_days, kept_for_days, ...rest } = view;
+  const { retry_policy, pause_after_failures, consecutive_failures, forwarding_paused, paused_reason, paused_at, retention_days, kept_for_days, response, verification, ...rest } = view;
   return {
     ...rest,
+    response: response && { status: response.status, headers: response.headers, body: response.body, delayMs: response.delay_ms },
+    verification: verification && {
+      scheme: verification.scheme,
+      rejectInvalid: verification.reject_invalid,
+      secret: verification.secret,
+      header: verification.header,
+      encoding: verification.encoding,
+      prefix: verification.prefix,
+    },
     retryPolicy: retry_policy && { maxAttempts: retry_policy.max_attempts, initialDelayMs: retry_policy.initial_delay_ms, maxDelayMs: retry_policy.max_delay_ms },
     pauseAfterFailures: pause_after_failures,
     consecutiveFailures: consecutive_failures,
@@ -51,6 +77,7 @@ export const endpointsRouter = router({
         retryPolicy: retryPolicy.optional(),
         pauseAfterFailures: z.number().nullable().optional(),
         retentionDays: z.number().nullable().optional(),
+        ...ingress,
       }),
     )
     .mutation(async ({ ctx, input }) =>
@@ -63,6 +90,9 @@ export const endpointsRouter = router({
           retryPolicy: input.retryPolicy,
           pauseAfterFailures: input.pauseAfterFailures,
           retentionDays: input.retentionDays,
+          response: input.response,
+          handshake: input.handshake,
+          verification: input.verification,
         }),
       ),
     ),
@@ -79,6 +109,7 @@ export const endpointsRouter = router({
         retryPolicy: retryPolicy.optional(),
         pauseAfterFailures: z.number().nullable().optional(),
         retentionDays: z.number().nullable().optional(),
+        ...ingress,
       }),
     )
     .mutation(async ({ ctx, input: { id, ...changes } }) => dashboardEndpoint(await updateEndpoint(ctx.services, { userId: ctx.user.id, endpoint: { id }, changes }))),

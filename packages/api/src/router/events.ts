@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ACTIVITY_RANGES, curlCommand, describePayload, EVENT_STATUSES, forwardTarget, rawBodyFileName, webhookUrl } from "@rehook/core";
+import { ACTIVITY_RANGES, curlCommand, describePayload, EVENT_STATUSES, forwardTarget, rawBodyFileName, SIGNATURE_STATUSES, webhookUrl } from "@rehook/core";
 import { compareResponses, contentEncodingOf, deleteEvent, eventActivity, getEvent, getEventAttempt, inspectEventBody, listEventResponses, listEvents, openLiveEvents, retryEvent } from "@rehook/services";
 import { protectedProcedure, router } from "../trpc.js";
 
@@ -8,6 +8,7 @@ const filter = z.object({
   status: z.enum(EVENT_STATUSES).optional(),
   source: z.string().optional(),
   eventType: z.string().optional(),
+  signature: z.enum(SIGNATURE_STATUSES).optional(),
   receivedAfter: z.date().optional(),
   receivedBefore: z.date().optional(),
   search: z.string().optional(),

@@ -1,5 +1,10 @@
 import { BigIntType, EntitySchema } from "@mikro-orm/core";
-import { EVENT_STATUSES, type EventStatus, type HeaderList } from "@rehook/core";
+import { EVENT_STATUSES, SIGNATURE_STATUSES, type CustomResponse, type EventStatus, type HandshakeRule, type HeaderList, type SignatureStatus, type VerificationRule } from "@rehook/core";
+
+/** An endpoint's signature rule as saved (the secret never leaves the server's use cases). */
+export interface StoredVerification extends VerificationRule {
+  rejectInvalid: boolean;
+}
 
 export interface User {
   id: string;
@@ -54,6 +59,14 @@ export interface Endpoint {
   pausedReason: string | null;
   /** How long its events are kept, in days (null: RETENTION_DAYS; 0: for ever). */
   retentionDays: number | null;
+  /** What senders get back instead of the default 200 (null: the default). */
+  customResponse: CustomResponse | null;
+  /** The provider URL check it answers (null: none). */
+  handshake: HandshakeRule | null;
+  /** How it checks senders' signatures (null: it does not). */
+  verification: StoredVerification | null;
+  /** Counts changes of `verification` (see the capture writer). */
+  verificationVersion: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -73,6 +86,8 @@ export interface Event {
   source: string;
   eventType: string;
   status: EventStatus;
+  /** What the endpoint's signature check found (null: it checks none). */
+  signature: SignatureStatus | null;
   latencyMs: number | null;
   responseStatus: number | null;
   responseHeaders: HeaderList | null;
@@ -292,6 +307,10 @@ export const EndpointEntity = new EntitySchema<Endpoint>({
     forwardingPausedAt: { ...timestamp, nullable: true },
     pausedReason: { type: "text", nullable: true },
     retentionDays: { type: "integer", nullable: true },
+    customResponse: { type: "json", columnType: "jsonb", nullable: true },
+    handshake: { type: "json", columnType: "jsonb", nullable: true },
+    verification: { type: "json", columnType: "jsonb", nullable: true },
+    verificationVersion: { type: "integer", default: 0 },
     createdAt,
     updatedAt: { ...createdAt, onUpdate: () => new Date() },
   },
@@ -306,6 +325,10 @@ export const EventEntity = new EntitySchema<Event>({
     { name: "events_endpoint_source_index", properties: ["endpoint", "source", "id"] },
     { name: "events_endpoint_event_type_index", properties: ["endpoint", "eventType", "id"] },
     { name: "events_pending_endpoint_index", expression: `create index "events_pending_endpoint_index" on "events" ("endpoint_id", "id") where "status" = 'pending'` },
+    {
+      name: "events_endpoint_signature_index",
+      expression: `create index "events_endpoint_signature_index" on "events" ("endpoint_id", "signature", "id") where "signature" is not null`,
+    },
   ],
   properties: {
     id: { type: "uuid", primary: true },
@@ -323,6 +346,7 @@ export const EventEntity = new EntitySchema<Event>({
     source: { type: "text" },
     eventType: { type: "text" },
     status: { enum: true, items: () => [...EVENT_STATUSES], columnType: "text" },
+    signature: { enum: true, items: () => [...SIGNATURE_STATUSES], columnType: "text", nullable: true },
     latencyMs: { type: "integer", nullable: true },
     responseStatus: { type: "integer", nullable: true },
     responseHeaders: { type: "json", columnType: "json", nullable: true },

@@ -13,6 +13,7 @@ import { Migration20261123010000_event_counts_retention } from "./Migration20261
 import { Migration20261124000000_admins_invites } from "./Migration20261124000000_admins_invites.js";
 import { Migration20261125000000_event_minutes } from "./Migration20261125000000_event_minutes.js";
 import { Migration20261126000000_replay_request } from "./Migration20261126000000_replay_request.js";
+import { Migration20261127000000_ingress_control } from "./Migration20261127000000_ingress_control.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261124000000_admins_invites", class: Migration20261124000000_admins_invites },
   { name: "Migration20261125000000_event_minutes", class: Migration20261125000000_event_minutes },
   { name: "Migration20261126000000_replay_request", class: Migration20261126000000_replay_request },
+  { name: "Migration20261127000000_ingress_control", class: Migration20261127000000_ingress_control },
 ];

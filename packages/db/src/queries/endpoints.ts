@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { isUuid, retryPolicyFromColumns, type RetryPolicy } from "@rehook/core";
-import { EndpointEntity, UserEntity, type Endpoint } from "../entities/index.js";
+import { isUuid, retryPolicyFromColumns, type CustomResponse, type HandshakeRule, type RetryPolicy } from "@rehook/core";
+import { EndpointEntity, UserEntity, type Endpoint, type StoredVerification } from "../entities/index.js";
 import { BUS_CHANNEL } from "../event-bus.js";
 import { enqueueJobWith } from "../jobs/queue.js";
 
@@ -16,6 +16,9 @@ export interface NewEndpoint {
   retryPolicy?: RetryPolicy | null;
   pauseAfterFailures?: number | null;
   retentionDays?: number | null;
+  customResponse?: CustomResponse | null;
+  handshake?: HandshakeRule | null;
+  verification?: StoredVerification | null;
 }
 
 export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Promise<Endpoint> {
@@ -35,6 +38,10 @@ export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Pro
     ...retryPolicyColumns(input.retryPolicy ?? null),
     pauseAfterFailures: input.pauseAfterFailures ?? null,
     retentionDays: input.retentionDays ?? null,
+    customResponse: input.customResponse ?? null,
+    handshake: input.handshake ?? null,
+    verification: input.verification ?? null,
+    verificationVersion: 0,
     consecutiveFailures: 0,
     forwardingPausedAt: null,
     pausedReason: null,
@@ -106,7 +113,20 @@ export async function deleteOwnedEndpoint(em: EntityManager, userId: string, ref
 export type EndpointChanges = Partial<
   Pick<
     Endpoint,
-    "name" | "destinationUrl" | "stagingHost" | "signRequests" | "keepProxyHeaders" | "secret" | "retryMaxAttempts" | "retryInitialDelayMs" | "retryMaxDelayMs" | "pauseAfterFailures" | "retentionDays"
+    | "name"
+    | "destinationUrl"
+    | "stagingHost"
+    | "signRequests"
+    | "keepProxyHeaders"
+    | "secret"
+    | "retryMaxAttempts"
+    | "retryInitialDelayMs"
+    | "retryMaxDelayMs"
+    | "pauseAfterFailures"
+    | "retentionDays"
+    | "customResponse"
+    | "handshake"
+    | "verification"
   >
 >;
 
@@ -114,7 +134,9 @@ export type EndpointChanges = Partial<
 export async function updateOwnedEndpoint(em: EntityManager, userId: string, ref: EndpointRef, changes: EndpointChanges): Promise<Endpoint | null> {
   const endpoint = await findOwnedEndpoint(em, userId, ref);
   if (!endpoint) return null;
-  em.assign(endpoint, { ...changes, updatedAt: new Date() });
+  // A new signature rule gets a new version: capture batches checked under the old one are redone.
+  const verificationVersion = changes.verification !== undefined ? { verificationVersion: endpoint.verificationVersion + 1 } : {};
+  em.assign(endpoint, { ...changes, ...verificationVersion, updatedAt: new Date() });
   await em.flush();
   return endpoint;
 }

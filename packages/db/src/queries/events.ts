@@ -1,5 +1,15 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { isUuid, searchPatterns, SEARCHED_BODY_BYTES, uuidv7Floor, uuidv7Timestamp, type EventStatus, type ExportedEvent, type HeaderList } from "@rehook/core";
+import {
+  isUuid,
+  searchPatterns,
+  SEARCHED_BODY_BYTES,
+  uuidv7Floor,
+  uuidv7Timestamp,
+  type EventStatus,
+  type ExportedEvent,
+  type HeaderList,
+  type SignatureStatus,
+} from "@rehook/core";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 
 /** One row of the activity feed. */
@@ -16,6 +26,8 @@ export interface EventSummary {
   source: string;
   eventType: string;
   status: EventStatus;
+  /** What the endpoint's signature check found (null: it checks none). */
+  signature: SignatureStatus | null;
   latencyMs: number | null;
   responseStatus: number | null;
   receivedAt: Date;
@@ -30,6 +42,7 @@ export interface EventFilter {
   status?: EventStatus;
   source?: string;
   eventType?: string;
+  signature?: SignatureStatus;
   /** Received at or after this time. */
   receivedAfter?: Date;
   /** Received before this time. */
@@ -53,6 +66,7 @@ interface SummaryRow {
   source: string;
   event_type: string;
   status: EventStatus;
+  signature: SignatureStatus | null;
   latency_ms: number | null;
   response_status: number | null;
   received_at: Date;
@@ -80,9 +94,9 @@ export function byteBoundedIds(candidates: string, maxBytesPlaceholder: string):
 }
 
 const SUMMARY_COLUMNS = `e.id, e.endpoint_id, p.name as endpoint_name, e.method, e.path, e.query, e.size_bytes, e.source, e.event_type, e.status,
-       e.latency_ms, e.response_status, e.received_at, e.next_attempt_at`;
+       e.signature, e.latency_ms, e.response_status, e.received_at, e.next_attempt_at`;
 /** What a listing reads of each event (never the bodies). */
-const LISTED_COLUMNS = `e.id, e.endpoint_id, e.method, e.path, e.query, e.size_bytes, e.source, e.event_type, e.status, e.latency_ms, e.response_status, e.received_at, e.next_attempt_at`;
+const LISTED_COLUMNS = `e.id, e.endpoint_id, e.method, e.path, e.query, e.size_bytes, e.source, e.event_type, e.status, e.signature, e.latency_ms, e.response_status, e.received_at, e.next_attempt_at`;
 
 const toSummary = (row: SummaryRow): EventSummary => ({
   id: row.id,
@@ -95,6 +109,7 @@ const toSummary = (row: SummaryRow): EventSummary => ({
   source: row.source,
   eventType: row.event_type,
   status: row.status,
+  signature: row.signature,
   latencyMs: row.latency_ms,
   responseStatus: row.response_status,
   receivedAt: new Date(row.received_at),
@@ -143,10 +158,14 @@ export async function eventIdsMatchingSearch(em: EntityManager, ids: string[], t
   return new Set(rows.map((row) => row.id));
 }
 
-type KeyedColumn = "status" | "source" | "event_type";
+type KeyedColumn = "signature" | "status" | "source" | "event_type";
 
-/** The filters that name one value of a column, in the order a scan prefers their index. */
+/**
+ * The filters that name one value of a column, in the order a scan prefers their index:
+ * signature first, as its index holds only verified endpoints' events and invalid ones are few.
+ */
 const keyedFilters = (filter: EventFilter): Array<[KeyedColumn, string | undefined]> => [
+  ["signature", filter.signature],
   ["status", filter.status],
   ["source", filter.source],
   ["event_type", filter.eventType],
@@ -208,8 +227,10 @@ function endpointScan(filter: EventFilter): { sql: string[]; params: unknown[]; 
     };
   }
   const [column, value] = keyed;
+  // The signature index is partial (not null): the row range alone does not tell the planner the rows qualify.
+  const partial = column === "signature" ? ["e.signature is not null"] : [];
   return {
-    sql: ["e.endpoint_id = p.id", `(e.${column}, e.id) >= (?, ?::uuid)`, `(e.${column}, e.id) < (?, ?::uuid)`, ...rest.sql],
+    sql: ["e.endpoint_id = p.id", `(e.${column}, e.id) >= (?, ?::uuid)`, `(e.${column}, e.id) < (?, ?::uuid)`, ...partial, ...rest.sql],
     params: [value, low, value, high, ...rest.params],
     orderBy: `e.${column} desc, e.id desc`,
   };

@@ -18,6 +18,7 @@ import {
   updateEndpoint,
   type EndpointView,
   type ExportFilter,
+  type IngressSettingsInput,
   type ReplayAttemptView,
   type ServiceContext,
 } from "@rehook/services";
@@ -127,6 +128,9 @@ const PUBLIC_ENDPOINT_FIELDS = [
   "paused_at",
   "retention_days",
   "kept_for_days",
+  "response",
+  "handshake",
+  "verification",
   "created_at",
 ] as const satisfies ReadonlyArray<keyof EndpointView>;
 
@@ -145,6 +149,27 @@ function deliverySettings(body: {
       : {}),
     ...(body.pause_after_failures !== undefined ? { pauseAfterFailures: body.pause_after_failures } : {}),
     ...(body.retention_days !== undefined ? { retentionDays: body.retention_days } : {}),
+  };
+}
+
+/** The ingress settings of a create or patch body (snake_case on the wire), as the use cases take them. */
+function ingressSettings(body: Pick<z.infer<typeof S.EndpointCreate>, "response" | "handshake" | "verification">): IngressSettingsInput {
+  const { response, handshake, verification } = body;
+  return {
+    ...(response !== undefined ? { response: response && { status: response.status, headers: response.headers, body: response.body, delayMs: response.delay_ms } } : {}),
+    ...(handshake !== undefined ? { handshake } : {}),
+    ...(verification !== undefined
+      ? {
+          verification: verification && {
+            scheme: verification.scheme,
+            secret: verification.secret,
+            rejectInvalid: verification.reject_invalid,
+            header: verification.header,
+            encoding: verification.encoding,
+            prefix: verification.prefix,
+          },
+        }
+      : {}),
   };
 }
 
@@ -172,7 +197,7 @@ function responseBody(body: Uint8Array | null): { body: string | null; body_enco
   return view.kind === "binary" ? { body: Buffer.from(body).toString("base64"), body_encoding: "base64" } : { body: Buffer.from(body).toString("utf8"), body_encoding: "utf8" };
 }
 
-type FilterQuery = Pick<z.infer<typeof S.EventListQuery>, "status" | "endpoint_id" | "source" | "event_type" | "received_after" | "received_before" | "q">;
+type FilterQuery = Pick<z.infer<typeof S.EventListQuery>, "status" | "endpoint_id" | "source" | "event_type" | "signature" | "received_after" | "received_before" | "q">;
 
 /** The list's filter names as the use cases take them: the list, the export and the dashboard's export link share them. */
 export function exportFilter(query: FilterQuery): ExportFilter {
@@ -181,6 +206,7 @@ export function exportFilter(query: FilterQuery): ExportFilter {
     endpointId: query.endpoint_id,
     source: query.source,
     eventType: query.event_type,
+    signature: query.signature,
     receivedAfter: query.received_after,
     receivedBefore: query.received_before,
     search: query.q,
@@ -209,7 +235,7 @@ export const ROUTES: Route[] = [
       return {
         status: 200,
         body: {
-          data: page.events.map((e) => ({ id: e.id, source: e.source, event_type: e.eventType, status: e.status, latency_ms: e.latencyMs, received_at: e.receivedAt.toISOString(), resolved_by_replay: e.resolvedByReplay })),
+          data: page.events.map((e) => ({ id: e.id, source: e.source, event_type: e.eventType, status: e.status, signature: e.signature, latency_ms: e.latencyMs, received_at: e.receivedAt.toISOString(), resolved_by_replay: e.resolvedByReplay })),
           meta: {
             total: page.total!.value,
             total_capped: page.total!.capped,
@@ -253,6 +279,7 @@ export const ROUTES: Route[] = [
           source: event.source,
           event_type: event.eventType,
           status: event.status,
+          signature: event.signature,
           latency_ms: event.latencyMs,
           received_at: event.receivedAt.toISOString(),
           resolved_by_replay: event.resolvedByReplay,
@@ -433,6 +460,7 @@ export const ROUTES: Route[] = [
         destinationUrl: body.destination_url ?? null,
         keepProxyHeaders: body.keep_proxy_headers ?? false,
         ...deliverySettings(body),
+        ...ingressSettings(body),
       });
       return { status: 201, body: publicEndpoint(endpoint) };
     },
@@ -452,7 +480,7 @@ export const ROUTES: Route[] = [
     method: "PATCH",
     path: "/endpoints/{id}",
     operationId: "updateEndpoint",
-    summary: "Rename an endpoint, change its destination, whether it keeps proxy headers, its retry policy or circuit breaker",
+    summary: "Rename an endpoint, change its destination, whether it keeps proxy headers, its retry policy, circuit breaker, custom response, handshake or signature check",
     body: S.EndpointPatch,
     success: { status: 200, schema: S.Endpoint, description: "The endpoint after the change" },
     errors: [400, 404, 413, 415],
@@ -462,6 +490,7 @@ export const ROUTES: Route[] = [
         ...(body.destination_url !== undefined ? { destinationUrl: body.destination_url } : {}),
         ...(body.keep_proxy_headers !== undefined ? { keepProxyHeaders: body.keep_proxy_headers } : {}),
         ...deliverySettings(body),
+        ...ingressSettings(body),
       };
       const endpoint = Object.keys(changes).length === 0
         ? await getEndpoint(services, { userId, endpoint: { id: params.id! } })

@@ -1,4 +1,19 @@
-import { EVENT_STATUSES, EXPORT_FORMATS, MAX_OVERRIDE_HEADER_BYTES, MAX_OVERRIDE_HEADERS, MAX_RETRY_ATTEMPTS, MAX_RETRY_DELAY_MS, MIN_RETRY_DELAY_MS } from "@rehook/core";
+import {
+  EVENT_STATUSES,
+  EXPORT_FORMATS,
+  HANDSHAKE_PROVIDERS,
+  HMAC_ENCODINGS,
+  MAX_OVERRIDE_HEADER_BYTES,
+  MAX_OVERRIDE_HEADERS,
+  MAX_RESPONSE_BODY_BYTES,
+  MAX_RESPONSE_DELAY_MS,
+  MAX_RESPONSE_HEADERS,
+  MAX_RETRY_ATTEMPTS,
+  MAX_RETRY_DELAY_MS,
+  MIN_RETRY_DELAY_MS,
+  SIGNATURE_SCHEMES,
+  SIGNATURE_STATUSES,
+} from "@rehook/core";
 import { MAX_EVENT_OFFSET, MAX_PAUSE_AFTER_FAILURES, MAX_RETENTION_DAYS } from "@rehook/services";
 import { z } from "zod";
 
@@ -30,6 +45,7 @@ export const EventListQuery = z.object({
   endpoint_id: id.optional(),
   source: z.string().min(1).max(200).optional().describe("Only events from this sender, e.g. stripe"),
   event_type: z.string().min(1).max(200).optional().describe("Only events of this type, e.g. invoice.paid"),
+  signature: z.enum(SIGNATURE_STATUSES).optional().describe("Only events whose signature check found this (endpoints with verification)"),
   received_after: instant("received_after").describe("Only events received at or after this time"),
   received_before: instant("received_before").describe("Only events received before this time"),
   q: z
@@ -56,6 +72,7 @@ export const EventSummary = z.object({
   source: z.string(),
   event_type: z.string(),
   status: z.enum(EVENT_STATUSES),
+  signature: z.enum(SIGNATURE_STATUSES).nullable().describe("What the endpoint's signature check found; null when it checks none"),
   latency_ms: z.int().nullable(),
   received_at: timestamp,
   resolved_by_replay: z.boolean().describe("A failed event that a replay has since delivered; its status stays failed"),
@@ -111,7 +128,7 @@ export const EventDetail = EventSummary.extend({
   next_attempt_at: timestamp.nullable().describe("While pending: when the next attempt is due (a scheduled retry, or now)"),
 });
 
-export const EventExportQuery = EventListQuery.pick({ status: true, endpoint_id: true, source: true, event_type: true, received_after: true, received_before: true, q: true }).extend({
+export const EventExportQuery = EventListQuery.pick({ status: true, endpoint_id: true, source: true, event_type: true, signature: true, received_after: true, received_before: true, q: true }).extend({
   format: z.enum(EXPORT_FORMATS).default("ndjson").describe("ndjson: one event per line; har: one HAR 1.2 document, one entry per event"),
 });
 
@@ -190,6 +207,38 @@ const retentionDays = z
   .nullable()
   .describe("Days its events are kept (0: for ever); null: the server's RETENTION_DAYS");
 
+const secretHint = z.object({ set: z.literal(true), last4: z.string().describe("Its last four characters (empty for secrets under 12 characters)") });
+
+const customResponse = z
+  .object({
+    status: z.int().describe("200 to 599"),
+    headers: z.record(z.string(), z.string()).optional().describe(`At most ${MAX_RESPONSE_HEADERS}; no CR/LF; not Content-Length, Transfer-Encoding, Connection or other framing headers`),
+    body: z.string().optional().describe(`Text, at most ${MAX_RESPONSE_BODY_BYTES} bytes; {{event_id}} becomes the stored event's id`),
+    delay_ms: z.int().optional().describe(`Wait this long after the event is stored before answering (0 to ${MAX_RESPONSE_DELAY_MS})`),
+  })
+  .nullable()
+  .describe("What senders get back instead of 200 {\"received\": true, \"eventId\": …}; null: that default");
+
+const handshakeInput = z
+  .object({
+    provider: z.enum(HANDSHAKE_PROVIDERS),
+    token: z.string().optional().describe("Meta: the verify token (required). Zoom: the app's secret token (required). Slack: the verification token, checked when given. Left out on a change: the saved one is kept"),
+  })
+  .nullable()
+  .describe("Answer the provider's URL check: Slack url_verification, Meta hub.challenge, Zoom endpoint.url_validation. The request is still stored");
+
+const verificationInput = z
+  .object({
+    scheme: z.enum(SIGNATURE_SCHEMES),
+    secret: z.string().optional().describe("The signing secret (never shown again). Left out on a change of the same scheme: the saved one is kept"),
+    reject_invalid: z.boolean().optional().describe("Answer 401 and store nothing when the signature is invalid or missing (default false)"),
+    header: z.string().optional().describe("hmac-sha256 only: the header carrying the signature"),
+    encoding: z.enum(HMAC_ENCODINGS).optional().describe("hmac-sha256 only: hex (default) or base64"),
+    prefix: z.string().optional().describe('hmac-sha256 only: text before the signature, like "sha256="'),
+  })
+  .nullable()
+  .describe("Check each request's signature; every event records signature: valid, invalid or missing");
+
 export const Endpoint = z.object({
   id,
   name: z.string(),
@@ -205,6 +254,18 @@ export const Endpoint = z.object({
   paused_at: timestamp.nullable(),
   retention_days: retentionDays,
   kept_for_days: z.int().min(0).describe("How long its events are kept, in days, from retention_days or the server's default (0: for ever)"),
+  response: customResponse.unwrap().extend({ headers: z.record(z.string(), z.string()), body: z.string(), delay_ms: z.int() }).nullable(),
+  handshake: z.object({ provider: z.enum(HANDSHAKE_PROVIDERS), token: secretHint.nullable() }).nullable(),
+  verification: z
+    .object({
+      scheme: z.enum(SIGNATURE_SCHEMES),
+      reject_invalid: z.boolean(),
+      secret: secretHint,
+      header: z.string().optional(),
+      encoding: z.enum(HMAC_ENCODINGS).optional(),
+      prefix: z.string().optional(),
+    })
+    .nullable(),
   created_at: timestamp,
 });
 
@@ -229,6 +290,9 @@ export const EndpointCreate = z
     retry_policy: retryPolicy.optional(),
     pause_after_failures: pauseAfterFailures.optional(),
     retention_days: retentionDays.optional(),
+    response: customResponse.optional(),
+    handshake: handshakeInput.optional(),
+    verification: verificationInput.optional(),
   })
   .strict();
 

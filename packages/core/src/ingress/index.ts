@@ -1,0 +1,4 @@
+export * from "./response.js";
+export * from "./handshake.js";
+export * from "./secret-hint.js";
+export * from "./verification/index.js";
