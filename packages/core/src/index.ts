@@ -38,3 +38,4 @@ export * from "./activity.js";
 export * from "./compare/index.js";
 export * from "./replay-overrides.js";
 export * from "./export/index.js";
+export * from "./ingress/verification/index.js";

@@ -1,0 +1,5 @@
+export * from "./types.js";
+export { SIGNATURE_TOLERANCE_SECONDS } from "./tolerance.js";
+export { MAX_SIGNATURE_CANDIDATES } from "./compare.js";
+export { MAX_SECRET_LENGTH, verificationRuleProblem } from "./rule-problem.js";
+export { createVerifier } from "./create-verifier.js";
