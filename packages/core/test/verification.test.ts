@@ -225,6 +225,16 @@ describe("twilio", () => {
     expect(verify(jsonRequest({ url: bodyUrl.replace("myapp", "other") }))).toBe("invalid");
   });
 
+  it("refuses a form of more than 1000 parameters without parsing it", () => {
+    const stuffed = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`P${i}`, "v"]));
+    const signature = twilio.getExpectedTwilioSignature(authToken, url, stuffed);
+    const body = Buffer.from(new URLSearchParams(stuffed).toString());
+    expect(verify(formRequest(signature, { body }))).toBe("invalid");
+    const fewer = Object.fromEntries(Object.entries(stuffed).slice(0, 1000));
+    const fewerBody = Buffer.from(new URLSearchParams(fewer).toString());
+    expect(verify(formRequest(twilio.getExpectedTwilioSignature(authToken, url, fewer), { body: fewerBody }))).toBe("valid");
+  });
+
   it("rejects a JSON body the signature does not cover; a bodiless GET is signed by its URL", () => {
     const signature = twilio.getExpectedTwilioSignature(authToken, url, {});
     expect(verify(signedRequest([["X-Twilio-Signature", signature]], { url, body: JSON_BODY }))).toBe("invalid");
