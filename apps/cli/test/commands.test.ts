@@ -120,6 +120,31 @@ describe("rehook endpoint", () => {
     expectOneLineError(missing.stderr, /There is no endpoint with the slug nope-12345678\. /);
   });
 
+  it("update sets the answer to senders and the signature check from JSON, never printing the secret", async () => {
+    const created = JSON.parse((await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "ingress"], env)).stdout);
+    const verification = JSON.stringify({ scheme: "stripe", secret: "whsec_cli_secret_1234", reject_invalid: true });
+    const updated = await runCli(
+      ["endpoint", "update", "--email", "dev@example.com", "--slug", created.slug, "--verification", verification, "--response", '{"status":202,"body":"ok {{event_id}}"}'],
+      env,
+    );
+    expect(updated.code).toBe(0);
+    expect(updated.stdout).not.toContain("whsec_cli_secret");
+    const shown = JSON.parse(updated.stdout);
+    expect(shown.verification).toEqual({ scheme: "stripe", reject_invalid: true, secret: { set: true, last4: "1234" } });
+    expect(shown.response).toEqual({ status: 202, headers: {}, body: "ok {{event_id}}", delay_ms: 0 });
+    const [row] = await db.query<{ verification: { secret: string } }>("select verification from endpoints where id = $1", [created.id]);
+    expect(row!.verification.secret).toBe("whsec_cli_secret_1234");
+
+    const badJson = await runCli(["endpoint", "update", "--email", "dev@example.com", "--slug", created.slug, "--response", "{status: 202"], env);
+    expect(badJson.code).toBe(2);
+    expectOneLineError(badJson.stderr, /--response must be JSON/);
+    const badValue = await runCli(["endpoint", "update", "--email", "dev@example.com", "--slug", created.slug, "--response", '{"status":700}'], env);
+    expect(badValue.code).toBe(1);
+    expectOneLineError(badValue.stderr, /status must be a whole number from 200 to 599/i);
+    const cleared = JSON.parse((await runCli(["endpoint", "update", "--email", "dev@example.com", "--slug", created.slug, "--verification", "null"], env)).stdout);
+    expect(cleared.verification).toBeNull();
+  });
+
   it("delete removes the endpoint; deleting it again is an error", async () => {
     const created = JSON.parse((await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "temp"], env)).stdout);
     const deleted = await runCli(["endpoint", "delete", "--email", "dev@example.com", "--slug", created.slug], env);

@@ -1,7 +1,7 @@
 export type { ServiceContext } from "./context.js";
 export { captureRequest, type CaptureInput, type CaptureOutcome } from "./capture.js";
 export { IngressRules, type IngressRulesOptions } from "./ingress-rules.js";
-export { MAX_SIGNATURE_PREFIX_LENGTH, MAX_VERIFICATION_SECRET_LENGTH, type IngressSettingsInput, type IngressView } from "./ingress-settings.js";
+export { MAX_SIGNATURE_PREFIX_LENGTH, type IngressSettingsInput, type IngressView } from "./ingress-settings.js";
 export {
   createEndpoint,
   deleteEndpoint,

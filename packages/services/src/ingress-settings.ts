@@ -4,6 +4,7 @@ import {
   handshakeRuleProblem,
   HMAC_ENCODINGS,
   HTTP_TOKEN,
+  MAX_SECRET_LENGTH,
   secretHint,
   SIGNATURE_SCHEMES,
   UserError,
@@ -12,6 +13,7 @@ import {
   type HandshakeProvider,
   type HandshakeRule,
   type HmacEncoding,
+  type IngressSettingsNames,
   type SecretHint,
   type SignatureScheme,
 } from "@rehook/core";
@@ -25,7 +27,6 @@ import { z } from "zod";
  * and an update that leaves one out keeps the saved one.
  */
 
-export const MAX_VERIFICATION_SECRET_LENGTH = 512;
 export const MAX_SIGNATURE_PREFIX_LENGTH = 64;
 
 const noControls = (text: string) => !/[\u0000-\u001f\u007f]/.test(text);
@@ -35,7 +36,7 @@ const verificationInputSchema = z.object({
   secret: z
     .string("secret must be text")
     .min(1, "secret must not be empty")
-    .max(MAX_VERIFICATION_SECRET_LENGTH, `secret must be at most ${MAX_VERIFICATION_SECRET_LENGTH} characters`)
+    .max(MAX_SECRET_LENGTH, `secret must be at most ${MAX_SECRET_LENGTH} characters`)
     .refine(noControls, "secret must not contain control characters")
     .optional(),
   rejectInvalid: z.boolean("reject_invalid must be true or false").default(false),
@@ -54,11 +55,8 @@ export const ingressSettingsSchema = z.object({
   handshake: handshakeInputSchema.nullable().optional(),
   verification: verificationInputSchema.nullable().optional(),
 });
-export interface IngressSettingsInput {
-  response?: { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | null;
-  handshake?: { provider: HandshakeProvider; token?: string } | null;
-  verification?: { scheme: SignatureScheme; secret?: string; rejectInvalid?: boolean; header?: string; encoding?: HmacEncoding; prefix?: string } | null;
-}
+/** Unchecked: the use case parses it with ingressSettingsSchema. */
+export type IngressSettingsInput = IngressSettingsNames;
 type ParsedIngress = z.infer<typeof ingressSettingsSchema>;
 
 const invalid = (message: string) => new UserError("validation_failed", message);

@@ -1,4 +1,4 @@
-import { RETRY_PRESETS, type RetryPolicy } from "@rehook/core";
+import { ingressSettingsFromWire, RETRY_PRESETS, type IngressSettingsWire, type RetryPolicy } from "@rehook/core";
 import { createEndpoint, deleteEndpoint, endpointSecret, requireUserByEmail, updateEndpoint } from "@rehook/services";
 import type { Orm } from "@rehook/db";
 import { UsageError } from "../cli-error.js";
@@ -37,6 +37,35 @@ function retentionOption(value: string | undefined): number | undefined {
 }
 
 const retentionDays = { type: "string", description: "keep its events this many days (0: for ever; default: RETENTION_DAYS)" } as const;
+
+/** --response, --handshake and --verification: JSON as the API's fields take it ("null" clears). */
+const ingressOptions = {
+  response: { type: "string", description: 'what senders get back, as JSON: {"status":202,"headers":{},"body":"…{{event_id}}…","delay_ms":0}, or null for the default' },
+  handshake: { type: "string", description: 'answer a provider\'s URL check, as JSON: {"provider":"slack|meta|zoom","token":"…"}, or null' },
+  verification: {
+    type: "string",
+    description: 'check signatures, as JSON: {"scheme":"stripe|github|shopify|slack|twilio|standard-webhooks|hmac-sha256","secret":"…","reject_invalid":false}, or null',
+  },
+} as const;
+
+function jsonOption(name: string, value: string | undefined): unknown {
+  if (value === undefined) return undefined;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    throw new UsageError(`--${name} must be JSON, like the API's ${name} field (or null to clear it)`);
+  }
+}
+
+/** The ingress options given, as the use cases take them. */
+function ingressOption(options: { response?: string; handshake?: string; verification?: string }) {
+  const wire: Record<string, unknown> = {};
+  for (const name of ["response", "handshake", "verification"] as const) {
+    const value = jsonOption(name, options[name]);
+    if (value !== undefined) wire[name] = value;
+  }
+  return ingressSettingsFromWire(wire as IngressSettingsWire);
+}
 
 /** What the endpoint use cases need from the command's configuration. */
 const endpointContext = (orm: Orm, context: CommandContext) => ({
@@ -82,8 +111,9 @@ export const endpointCreateCommand = defineCommand(
 export const endpointUpdateCommand = defineCommand(
   ["endpoint", "update"],
   {
-    usage: "rehook endpoint update --email <email> --slug <slug> [--retention-days <n>|--retention-default] [--retry-preset none|hour|day] [--pause-after <n>]",
-    summary: "Change an endpoint's retention, retries or circuit breaker. Prints it as JSON.",
+    usage:
+      "rehook endpoint update --email <email> --slug <slug> [--retention-days <n>|--retention-default] [--retry-preset none|hour|day] [--pause-after <n>] [--response <json>] [--handshake <json>] [--verification <json>]",
+    summary: "Change an endpoint's retention, retries, circuit breaker, answer to senders or signature check. Prints it as JSON.",
     options: {
       email: owner,
       slug,
@@ -91,6 +121,7 @@ export const endpointUpdateCommand = defineCommand(
       "retention-default": { type: "boolean", description: "keep its events as long as RETENTION_DAYS says (drops its own retention)" },
       "retry-preset": { type: "string", description: "retries of failed forwards: none, hour or day" },
       "pause-after": { type: "string", description: "pause forwarding after this many consecutive failed attempts" },
+      ...ingressOptions,
     },
   } as const,
   (options, context) => {
@@ -100,8 +131,11 @@ export const endpointUpdateCommand = defineCommand(
       ...(retention !== undefined ? { retentionDays: retention } : {}),
       ...(options["retry-preset"] !== undefined ? { retryPolicy: retryPresetOption(options["retry-preset"]) } : {}),
       ...(options["pause-after"] !== undefined ? { pauseAfterFailures: pauseAfterOption(options["pause-after"]) } : {}),
+      ...ingressOption(options),
     };
-    if (Object.keys(changes).length === 0) throw new UsageError("There is nothing to change. Give --retention-days, --retention-default, --retry-preset or --pause-after.");
+    if (Object.keys(changes).length === 0) {
+      throw new UsageError("There is nothing to change. Give --retention-days, --retention-default, --retry-preset, --pause-after, --response, --handshake or --verification.");
+    }
     return asUser(context, options.email, (orm, userId) => updateEndpoint(endpointContext(orm, context), { userId, endpoint: { slug: options.slug }, changes }));
   },
 );

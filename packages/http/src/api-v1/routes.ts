@@ -1,4 +1,4 @@
-import { describePayload, issueSentence, UserError } from "@rehook/core";
+import { describePayload, ingressSettingsFromWire, issueSentence, UserError } from "@rehook/core";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -18,7 +18,6 @@ import {
   updateEndpoint,
   type EndpointView,
   type ExportFilter,
-  type IngressSettingsInput,
   type ReplayAttemptView,
   type ServiceContext,
 } from "@rehook/services";
@@ -149,27 +148,6 @@ function deliverySettings(body: {
       : {}),
     ...(body.pause_after_failures !== undefined ? { pauseAfterFailures: body.pause_after_failures } : {}),
     ...(body.retention_days !== undefined ? { retentionDays: body.retention_days } : {}),
-  };
-}
-
-/** The ingress settings of a create or patch body (snake_case on the wire), as the use cases take them. */
-function ingressSettings(body: Pick<z.infer<typeof S.EndpointCreate>, "response" | "handshake" | "verification">): IngressSettingsInput {
-  const { response, handshake, verification } = body;
-  return {
-    ...(response !== undefined ? { response: response && { status: response.status, headers: response.headers, body: response.body, delayMs: response.delay_ms } } : {}),
-    ...(handshake !== undefined ? { handshake } : {}),
-    ...(verification !== undefined
-      ? {
-          verification: verification && {
-            scheme: verification.scheme,
-            secret: verification.secret,
-            rejectInvalid: verification.reject_invalid,
-            header: verification.header,
-            encoding: verification.encoding,
-            prefix: verification.prefix,
-          },
-        }
-      : {}),
   };
 }
 
@@ -460,7 +438,7 @@ export const ROUTES: Route[] = [
         destinationUrl: body.destination_url ?? null,
         keepProxyHeaders: body.keep_proxy_headers ?? false,
         ...deliverySettings(body),
-        ...ingressSettings(body),
+        ...ingressSettingsFromWire(body),
       });
       return { status: 201, body: publicEndpoint(endpoint) };
     },
@@ -490,7 +468,7 @@ export const ROUTES: Route[] = [
         ...(body.destination_url !== undefined ? { destinationUrl: body.destination_url } : {}),
         ...(body.keep_proxy_headers !== undefined ? { keepProxyHeaders: body.keep_proxy_headers } : {}),
         ...deliverySettings(body),
-        ...ingressSettings(body),
+        ...ingressSettingsFromWire(body),
       };
       const endpoint = Object.keys(changes).length === 0
         ? await getEndpoint(services, { userId, endpoint: { id: params.id! } })
