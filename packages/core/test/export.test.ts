@@ -18,6 +18,7 @@ const event = (overrides: Partial<ExportedEvent> = {}): ExportedEvent => ({
   source: "stripe",
   eventType: "charge.succeeded",
   status: "delivered",
+  signature: null,
   receivedAt: new Date("2026-01-02T03:04:05.678Z"),
   response: { status: 202, headers: [["content-type", "text/plain"]], body: new TextEncoder().encode("thanks"), truncated: false },
   latencyMs: 42,

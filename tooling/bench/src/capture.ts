@@ -10,6 +10,7 @@ import { startEmbeddedPostgres } from "@rehook/db";
 import { cpuDuring, postmasterPid, processCpuMicros, processTreeCpuMicros } from "./cpu.js";
 import { median, runLoad, type LoadResult } from "./load.js";
 import { STRIPE_LIKE_BODY } from "./webhook-body.js";
+import { STRIPE_SECRET, stripeSignature } from "./stripe-signature.js";
 import { childPids, CLI, peakRssMiB, runRehook, startListening, stop } from "./processes.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -25,6 +26,10 @@ const { values } = parseArgs({
     // Also runs a second Rehook with METRICS_ENABLED=false and alternates it with the default
     // one (metrics on): what counting costs the capture path, measured in the same run.
     "compare-metrics": { type: "boolean", default: false },
+    // Also captures to a second endpoint of the same Rehook that checks Stripe signatures
+    // (reject_invalid, every request correctly signed) and alternates it with the default
+    // endpoint: what a signature check costs per capture, measured in the same run.
+    "compare-verification": { type: "boolean", default: false },
     // An external PostgreSQL on this machine (its CPU is read from /proc through its data
     // directory) instead of the embedded one.
     "database-url": { type: "string" },
@@ -37,6 +42,8 @@ const connections = Number(values.connections);
 const rounds = Number(values.rounds);
 const warmupSeconds = Number(values.warmup);
 const compareMetrics = values["compare-metrics"]!;
+const compareVerification = values["compare-verification"]!;
+if (compareMetrics && compareVerification) throw new Error("give --compare-metrics or --compare-verification, not both");
 const externalDatabaseUrl = values["database-url"];
 const workers = Number(values.workers);
 
@@ -95,7 +102,7 @@ const perEvent = (micros: number, events: number) => (events > 0 ? (micros / eve
 
 async function main() {
   process.stdout.write(
-    `bench:capture  ${externalDatabaseUrl ? "external PostgreSQL" : "embedded PostgreSQL"}, ${connections} connections, ${rounds} alternating rounds of ${durationSeconds} s each (after ${warmupSeconds} s warm-up), body ${body.length} bytes, node ${process.version}${compareMetrics ? ", metrics off vs on" : ""}${workers > 1 ? `, rehook start --workers ${workers}` : ""}\n\n`,
+    `bench:capture  ${externalDatabaseUrl ? "external PostgreSQL" : "embedded PostgreSQL"}, ${connections} connections, ${rounds} alternating rounds of ${durationSeconds} s each (after ${warmupSeconds} s warm-up), body ${body.length} bytes, node ${process.version}${compareMetrics ? ", metrics off vs on" : ""}${compareVerification ? ", unsigned vs Stripe-verified endpoint" : ""}${workers > 1 ? `, rehook start --workers ${workers}` : ""}\n\n`,
   );
   const dataDir = await mkdtemp(path.join(tmpdir(), "rehook-bench-"));
   const database = externalDatabaseUrl ? await freshExternalDatabase(externalDatabaseUrl) : await startEmbeddedPostgres({ dataDir });
@@ -106,9 +113,14 @@ async function main() {
     await runRehook(["user", "create", "--email", "bench@example.com", "--password", "bench-password"], env);
     const endpoint = JSON.parse(await runRehook(["endpoint", "create", "--email", "bench@example.com", "--name", "bench"], env)) as { id: string; slug: string };
     // The instance without metrics captures to an endpoint of its own, so each one's rows can be counted.
-    const quietEndpoint = compareMetrics
-      ? (JSON.parse(await runRehook(["endpoint", "create", "--email", "bench@example.com", "--name", "bench quiet"], env)) as { id: string; slug: string })
-      : undefined;
+    const quietEndpoint =
+      compareMetrics || compareVerification
+        ? (JSON.parse(await runRehook(["endpoint", "create", "--email", "bench@example.com", "--name", "bench quiet"], env)) as { id: string; slug: string })
+        : undefined;
+    if (compareVerification) {
+      const rule = JSON.stringify({ scheme: "stripe", secret: STRIPE_SECRET, reject_invalid: true });
+      await runRehook(["endpoint", "update", "--email", "bench@example.com", "--slug", quietEndpoint!.slug, "--verification", rule], env);
+    }
 
     const bare = await startListening(path.join(here, "bare-server.js"), [], {});
     const profileArgs = values.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(values.profile)}`] : [];
@@ -119,11 +131,14 @@ async function main() {
     if (quiet) children.push(quiet);
     const bareUrl = bare.url;
     const captureUrl = `${rehook.url}/api/webhook/${endpoint.slug}`;
-    const quietUrl = quiet ? `${quiet.url}/api/webhook/${quietEndpoint!.slug}` : undefined;
+    // The other side: a second instance without metrics, or a verifying endpoint of this one.
+    const quietUrl = quiet ? `${quiet.url}/api/webhook/${quietEndpoint!.slug}` : compareVerification ? `${rehook.url}/api/webhook/${quietEndpoint!.slug}` : undefined;
+    // Signed afresh for each run of the load: Stripe's timestamps are good for five minutes.
+    const quietHeaders = () => (compareVerification ? { "stripe-signature": stripeSignature(body, STRIPE_SECRET) } : undefined);
 
     if (warmupSeconds > 0) {
       await runLoad({ url: bareUrl, connections, durationSeconds: warmupSeconds, body });
-      if (quietUrl) await runLoad({ url: quietUrl, connections, durationSeconds: warmupSeconds, body });
+      if (quietUrl) await runLoad({ url: quietUrl, connections, durationSeconds: warmupSeconds, body, headers: quietHeaders() });
       await runLoad({ url: captureUrl, connections, durationSeconds: warmupSeconds, body });
     }
 
@@ -132,7 +147,7 @@ async function main() {
     const quietResults: LoadResult[] = [];
     // CPU used over the measured rounds: the bare server's, and Rehook's and PostgreSQL's over
     // the rounds of the default Rehook (metrics on), against the requests each answered.
-    const cpu = { bare: 0, bareRequests: 0, rehook: 0, postgres: 0, captured: 0 };
+    const cpu = { bare: 0, bareRequests: 0, rehook: 0, postgres: 0, captured: 0, verifiedRehook: 0, verifiedPostgres: 0, verified: 0 };
     const readers = { bare: () => processCpuMicros(bare.child.pid!), rehook: () => (workers > 1 ? processTreeCpuMicros(rehook.child.pid!) : processCpuMicros(rehook.child.pid!)), postgres: () => processTreeCpuMicros(postgresPid) };
     for (let round = 1; round <= rounds; round += 1) {
       const { result: b, micros: bareMicros } = await cpuDuring({ bare: readers.bare }, () => runLoad({ url: bareUrl, connections, durationSeconds, body }));
@@ -145,14 +160,19 @@ async function main() {
       for (const side of order) {
         if (side === "quiet" && !quietUrl) continue;
         const { result: c, micros } = await cpuDuring({ rehook: readers.rehook, postgres: readers.postgres }, () =>
-          runLoad({ url: side === "quiet" ? quietUrl! : captureUrl, connections, durationSeconds, body }),
+          side === "quiet" ? runLoad({ url: quietUrl!, connections, durationSeconds, body, headers: quietHeaders() }) : runLoad({ url: captureUrl, connections, durationSeconds, body }),
         );
         if (side === "metrics") {
           cpu.rehook += micros.rehook!;
           cpu.postgres += micros.postgres!;
           cpu.captured += c.ok;
+        } else if (compareVerification) {
+          cpu.verifiedRehook += micros.rehook!;
+          cpu.verifiedPostgres += micros.postgres!;
+          cpu.verified += c.ok;
         }
-        process.stdout.write(`${line(`round ${round} rehook ${side === "quiet" ? "metrics off" : compareMetrics ? "metrics on" : "capture"}`, c)}\n`);
+        const label = side === "quiet" ? (compareVerification ? "stripe-verified" : "metrics off") : compareMetrics ? "metrics on" : "capture";
+        process.stdout.write(`${line(`round ${round} rehook ${label}`, c)}\n`);
         (side === "quiet" ? quietResults : captureResults).push(c);
       }
     }
@@ -179,6 +199,11 @@ async function main() {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     const stored = await client.query<{ n: string }>("select count(*) as n from events where endpoint_id = $1", [endpoint.id]);
+    // Every verified capture must have been stored as valid (a 401 would count as non-2xx above).
+    const verifiedRows = compareVerification ? Number((await client.query<{ n: string }>("select count(*) as n from events where endpoint_id = $1", [quietEndpoint!.id])).rows[0]!.n) : 0;
+    const unverified = compareVerification
+      ? Number((await client.query<{ n: string }>("select count(*) as n from events where endpoint_id = $1 and signature is distinct from 'valid'", [quietEndpoint!.id])).rows[0]!.n)
+      : 0;
     const found = await client.query<{ n: string }>("select count(*) as n from events where id = any($1::uuid[])", [acknowledged]);
     await client.end();
 
@@ -196,6 +221,13 @@ async function main() {
     } else {
       process.stdout.write(`median rehook durable capture   ${captureRps} req/s   ${p(captureResults)}\n`);
     }
+    if (compareVerification) {
+      const verifiedRps = median(quietResults.map((r) => r.requestsPerSecond));
+      process.stdout.write(`median rehook, Stripe-verified  ${verifiedRps} req/s   ${p(quietResults)}\n`);
+      process.stdout.write(`verified / unsigned             ${((100 * verifiedRps) / captureRps).toFixed(1)}%\n`);
+      process.stdout.write(`CPU per event, verified, node   ${perEvent(cpu.verifiedRehook, cpu.verified)} us\n`);
+      process.stdout.write(`CPU per event, verified, pg     ${perEvent(cpu.verifiedPostgres, cpu.verified)} us\n`);
+    }
     process.stdout.write(`ratio rehook / bare             ${((100 * captureRps) / bareRps).toFixed(1)}%   (target >= 40%)\n`);
     process.stdout.write(`CPU per request, bare node:http ${perEvent(cpu.bare, cpu.bareRequests)} us\n`);
     process.stdout.write(`CPU per event, rehook node      ${perEvent(cpu.rehook, cpu.captured)} us   (target <= 50 us)\n`);
@@ -205,11 +237,14 @@ async function main() {
     // Every capture the metrics call stored is a row of this instance's endpoint, and the other way round.
     // With workers, a scrape reaches one of them: its counters are that worker's alone.
     const countedAll = workers === 1;
-    if (countedAll) process.stdout.write(`metrics: stored captures        ${counted}${counted === Number(stored.rows[0]!.n) ? " (= rows stored)" : " (NOT the rows stored)"}\n`);
+    // The verifying endpoint is this instance's too: its rows count.
+    const storedHere = Number(stored.rows[0]!.n) + verifiedRows;
+    if (countedAll) process.stdout.write(`metrics: stored captures        ${counted}${counted === storedHere ? " (= rows stored)" : " (NOT the rows stored)"}\n`);
     else process.stdout.write(`metrics: stored captures        ${counted} (one worker of ${workers}: counters are per worker)\n`);
     process.stdout.write(`capture statements              ${counters.batches}, ${(counters.batchRows / counters.batches).toFixed(1)} rows each on average\n`);
     if (rss > 0) process.stdout.write(`rehook peak RSS                 ${rss} MiB${workers > 1 ? " (all processes)" : ""}\n`);
-    if (missing !== 0 || notOk !== 0 || (countedAll && counted !== Number(stored.rows[0]!.n))) process.exitCode = 1;
+    if (compareVerification) process.stdout.write(`verified rows not marked valid   ${unverified}\n`);
+    if (unverified !== 0 || missing !== 0 || notOk !== 0 || (countedAll && counted !== storedHere)) process.exitCode = 1;
   } finally {
     for (const child of children) await stop(child.child);
     await database.stop();

@@ -9,6 +9,8 @@ export interface LoadOptions {
   paths?: string[];
   /** Called with each response body (for checking what was acknowledged). */
   onResponse?: (status: number, body: string) => void;
+  /** Sent on top of the default headers (a signature, say). */
+  headers?: Record<string, string>;
 }
 
 export interface LoadResult {
@@ -31,7 +33,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     duration: options.durationSeconds,
     requests: (options.paths ?? [undefined]).map((path) => ({
       method: "POST" as const,
-      headers: HEADERS,
+      headers: { ...HEADERS, ...options.headers },
       body: options.body,
       ...(path ? { path } : {}),
       ...(onResponse ? { onResponse: (status: number, body: string) => onResponse(status, body) } : {}),

@@ -16,6 +16,8 @@ export interface ExportedEvent {
   source: string;
   eventType: string;
   status: string;
+  /** What the endpoint's signature check found (null: it checks none). */
+  signature: string | null;
   receivedAt: Date;
   /** What the destination answered (null when nothing was forwarded or no answer came). */
   response: { status: number; headers: HeaderList; body: Uint8Array | null; truncated: boolean } | null;

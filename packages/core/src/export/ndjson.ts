@@ -14,6 +14,7 @@ export function ndjsonLine(event: ExportedEvent): string {
       source: event.source,
       event_type: event.eventType,
       status: event.status,
+      signature: event.signature,
       received_at: event.receivedAt.toISOString(),
       latency_ms: event.latencyMs,
       error: event.error,

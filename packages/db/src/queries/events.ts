@@ -638,6 +638,7 @@ interface ExportRow extends FullRow {
   endpoint_slug: string;
   content_type: string | null;
   status: EventStatus;
+  signature: SignatureStatus | null;
   latency_ms: number | null;
   error: string | null;
   response_status: number | null;
@@ -660,7 +661,7 @@ export async function exportedEventsByIds(em: EntityManager, userId: string, ids
   const rows = await em.getConnection().execute<ExportRow[]>(
     `with sized as (select id, sum(size) over (order by id desc) - size as bytes_before from (${candidates}) candidates),
           page as (select id from sized where bytes_before < ?)
-     select ${FULL_COLUMNS}, p.slug as endpoint_slug, e.content_type, e.status, e.latency_ms, e.error,
+     select ${FULL_COLUMNS}, p.slug as endpoint_slug, e.content_type, e.status, e.signature, e.latency_ms, e.error,
             e.response_status, e.response_headers, e.response_body, e.response_truncated
      from page join events e on e.id = page.id join endpoints p on p.id = e.endpoint_id
      order by e.id desc`,
@@ -677,6 +678,7 @@ export async function exportedEventsByIds(em: EntityManager, userId: string, ids
       source: row.source,
       eventType: row.event_type,
       status: row.status,
+      signature: row.signature,
       receivedAt: new Date(row.received_at),
       latencyMs: row.latency_ms,
       error: row.error,
