@@ -7,17 +7,22 @@ export interface SignatureHeaders {
   "webhook-signature": string;
 }
 
+/** The HMAC key of a Standard Webhooks secret: its base64 part ("whsec_" prefix optional), decoded. */
+export function standardWebhooksKey(secret: string): Buffer {
+  return Buffer.from(secret.startsWith(SIGNING_SECRET_PREFIX) ? secret.slice(SIGNING_SECRET_PREFIX.length) : secret, "base64");
+}
+
 /**
- * Standard Webhooks signature over the raw body bytes:
- * base64(HMAC-SHA256(key, "{id}.{timestamp}.{body}")), key = the secret's base64 part decoded.
- * Signed as bytes, never as a re-serialised string, so binary bodies verify too.
+ * base64(HMAC-SHA256(key, "{id}.{timestamp}.{body}")), over the raw body bytes:
+ * never a re-serialised string, so binary bodies sign and verify too.
  */
+export function standardWebhooksSignature(key: Buffer, id: string, timestamp: string, body: Uint8Array): string {
+  return createHmac("sha256", key).update(`${id}.${timestamp}.`).update(body).digest("base64");
+}
+
+/** Standard Webhooks headers for an outbound delivery. */
 export function signStandardWebhook(input: { id: string; timestampSeconds: number; body: Uint8Array; secret: string }): SignatureHeaders {
-  const key = Buffer.from(input.secret.startsWith(SIGNING_SECRET_PREFIX) ? input.secret.slice(SIGNING_SECRET_PREFIX.length) : input.secret, "base64");
   const timestamp = String(Math.floor(input.timestampSeconds));
-  const signature = createHmac("sha256", key)
-    .update(`${input.id}.${timestamp}.`)
-    .update(input.body)
-    .digest("base64");
+  const signature = standardWebhooksSignature(standardWebhooksKey(input.secret), input.id, timestamp, input.body);
   return { "webhook-id": input.id, "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}` };
 }

@@ -1,9 +1,6 @@
-// STUB until the verifiers branch lands.
-import type { SignatureVerifier, VerificationRule } from "./types.js";
 export * from "./types.js";
-export function createVerifier(_rule: VerificationRule): SignatureVerifier {
-  return () => "missing";
-}
-export function verificationRuleProblem(_rule: VerificationRule): string | undefined {
-  return undefined;
-}
+export { SIGNATURE_TOLERANCE_SECONDS } from "./tolerance.js";
+export { MAX_SIGNATURE_CANDIDATES } from "./compare.js";
+export { MAX_TWILIO_FORM_PARAMS } from "./schemes/twilio.js";
+export { MAX_SECRET_LENGTH, verificationRuleProblem } from "./rule-problem.js";
+export { createVerifier } from "./create-verifier.js";

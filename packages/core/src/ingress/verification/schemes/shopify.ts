@@ -1,0 +1,15 @@
+import { signatureMatches } from "../compare.js";
+import { hmac } from "../hmac.js";
+import { presentHeader } from "../request-headers.js";
+import type { SignatureVerifier } from "../types.js";
+
+/** X-Shopify-Hmac-Sha256: base64 HMAC-SHA256(app secret, body). No timestamp is signed. */
+export function createShopifyVerifier(secret: string): SignatureVerifier {
+  const key = Buffer.from(secret, "utf8");
+  return (request) => {
+    const header = presentHeader(request.headers, "x-shopify-hmac-sha256");
+    if (header === undefined) return "missing";
+    const expected = hmac("sha256", key, request.body).toString("base64");
+    return signatureMatches(expected, header, "base64") ? "valid" : "invalid";
+  };
+}
