@@ -114,9 +114,10 @@ describe("ingress settings on the endpoint page", () => {
   describe("signed, wrongly signed and unsigned requests", () => {
     const ids = { valid: "", invalid: "", missing: "" };
 
+    const body = '{"action":"opened","number":19}';
+    const signature = createHmac("sha256", GITHUB_SECRET).update(body).digest("hex");
+
     it("captures the three", async () => {
-      const body = '{"action":"opened","number":19}';
-      const signature = createHmac("sha256", GITHUB_SECRET).update(body).digest("hex");
       const eventId = async (response: Response) => {
         expect(response.status).toBe(202);
         return ((await response.json()) as { accepted: string }).accepted;
@@ -148,6 +149,12 @@ describe("ingress settings on the endpoint page", () => {
       await page.reload();
       expect(await page.getByLabel("Signature", { exact: true }).inputValue()).toBe("invalid");
       await expect.poll(() => rowIds(page)).toEqual([ids.invalid]);
+
+      // Live rows follow the filter: a valid one stays out, an invalid one comes in.
+      await page.locator('[data-testid="live-indicator"][data-state="live"]').waitFor();
+      await send(body, { "X-Hub-Signature-256": `sha256=${signature}` });
+      const another = ((await (await send(body, { "X-Hub-Signature-256": "sha256=bad" })).json()) as { accepted: string }).accepted;
+      await expect.poll(() => rowIds(page)).toEqual([another, ids.invalid]);
     });
 
     it("shows the badge on the event page", async () => {
