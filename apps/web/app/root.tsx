@@ -8,6 +8,7 @@ import adminStylesheet from "./styles/admin.css?url";
 import inspectorStylesheet from "./styles/inspector.css?url";
 import chartsStylesheet from "./styles/charts.css?url";
 import compareStylesheet from "./styles/compare.css?url";
+import ingressStylesheet from "./styles/ingress.css?url";
 import uplotStylesheet from "uplot/dist/uPlot.min.css?url";
 
 const FAVICON =
@@ -26,6 +27,7 @@ export const links: LinksFunction = () => [
   { rel: "stylesheet", href: uplotStylesheet },
   { rel: "stylesheet", href: chartsStylesheet },
   { rel: "stylesheet", href: compareStylesheet },
+  { rel: "stylesheet", href: ingressStylesheet },
   { rel: "icon", href: FAVICON, type: "image/svg+xml" },
 ];
 

@@ -58,3 +58,20 @@ export function HttpStatus({ code }: { code: number | null }) {
     </Badge>
   );
 }
+
+const SIGNATURE_BADGES = {
+  valid: { label: "Signed", title: "Signature valid: signed with the endpoint's verification secret" },
+  invalid: { label: "Invalid signature", title: "Signature invalid: it does not match the endpoint's verification secret" },
+  missing: { label: "Unsigned", title: "Signature missing: the request carried no signature to check" },
+} as const;
+
+/** What an event's signature check found ("Signed", "Invalid signature", "Unsigned"); nothing when its endpoint checks none. */
+export function SignatureBadge({ signature }: { signature: keyof typeof SIGNATURE_BADGES | null }) {
+  if (signature === null) return null;
+  const { label, title } = SIGNATURE_BADGES[signature];
+  return (
+    <Badge tone={`signature-${signature}`} data-testid="signature-badge" data-signature={signature} title={title} aria-label={title}>
+      {label}
+    </Badge>
+  );
+}

@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import { errorMessage } from "../lib/errors";
 import { formatBytes, formatLatency, toDate } from "../lib/format";
 import { trpc } from "../lib/trpc.client";
-import { HttpStatus, StatusBadge } from "./badges";
+import { HttpStatus, SignatureBadge, StatusBadge } from "./badges";
 import { requestPath, ResolvedByReplay, type FeedRow } from "./feed-row";
 import { PayloadBlock } from "./payload";
 import { useExactTime } from "./relative-time";
@@ -60,6 +60,7 @@ export function EventPreview({ row }: { row: FeedRow | undefined }) {
       <div className="event-preview-status">
         <StatusBadge status={row.status} />
         {row.resolvedByReplay ? <ResolvedByReplay /> : null}
+        <SignatureBadge signature={row.signature} />
         {row.responseStatus !== null ? <HttpStatus code={row.responseStatus} /> : null}
       </div>
       <dl className="kv details-grid event-preview-details">

@@ -3,7 +3,7 @@ import type { RouterOutputs } from "@rehook/api";
 import type { MouseEvent } from "react";
 import { formatBytes } from "../lib/format";
 import type { ReplayAttempt } from "../lib/replay";
-import { Badge, HttpStatus, StatusBadge } from "./badges";
+import { Badge, HttpStatus, SignatureBadge, StatusBadge } from "./badges";
 import { EndpointCell, LatencyCell, Truncated } from "./data-table";
 import { TimeUntil } from "./delivery";
 import { RelativeTime } from "./relative-time";
@@ -94,6 +94,7 @@ export function EventRow({
         <div className="status-stack">
           <StatusBadge status={row.status} />
           {resolved ? <ResolvedByReplay /> : null}
+          <SignatureBadge signature={row.signature} />
           {row.status === "pending" && row.nextAttemptAt ? (
             <span className="row-retrying" data-testid="row-retrying">
               retrying <TimeUntil value={row.nextAttemptAt} />

@@ -1,4 +1,5 @@
 import { isUuid } from "./format";
+import { isSignatureStatus, type SignatureStatus } from "./ingress";
 
 /** The filter of a list page (Activity, Replays): one endpoint and one status, each optional. */
 export type ListFilter<Status extends string = string> = { endpointId?: string; status?: Status };
@@ -18,6 +19,8 @@ export type EventListFilter<Status extends string = string> = ListFilter<Status>
   source?: string;
   eventType?: string;
   since?: Since;
+  /** Only events whose signature check found this (endpoints that verify signatures). */
+  signature?: SignatureStatus;
   /** "1": leave out events a replay has delivered (offered with the Failed status). */
   unresolved?: "1";
 };
@@ -39,19 +42,21 @@ function textParam(params: URLSearchParams, name: string): string | undefined {
   return value === "" ? undefined : value;
 }
 
-/** Activity's filter from its URL (?q=…&source=…&eventType=…&since=24h, and the list filter's). */
+/** Activity's filter from its URL (?q=…&source=…&eventType=…&since=24h&signature=…, and the list filter's). */
 export function readEventListFilter<Status extends string>(request: Request, isStatus: (value: unknown) => value is Status): EventListFilter<Status> {
   const params = new URL(request.url).searchParams;
   const search = textParam(params, "q");
   const source = textParam(params, "source");
   const eventType = textParam(params, "eventType");
   const since = SINCE_OPTIONS.find((option) => option.value === params.get("since"))?.value;
+  const signature = params.get("signature");
   return {
     ...readListFilter(request, isStatus),
     ...(search ? { search } : {}),
     ...(source ? { source } : {}),
     ...(eventType ? { eventType } : {}),
     ...(since ? { since } : {}),
+    ...(isSignatureStatus(signature) ? { signature } : {}),
     ...(params.get("unresolved") === "1" ? { unresolved: "1" as const } : {}),
   };
 }
@@ -62,7 +67,7 @@ export function sinceStart(since: Since, now: number): Date {
 }
 
 /** The URL parameter each filter field is carried in. */
-const PARAMS: Record<keyof EventListFilter, string> = { endpointId: "endpointId", status: "status", search: "q", source: "source", eventType: "eventType", since: "since", unresolved: "unresolved" };
+const PARAMS: Record<keyof EventListFilter, string> = { endpointId: "endpointId", status: "status", search: "q", source: "source", eventType: "eventType", since: "since", signature: "signature", unresolved: "unresolved" };
 
 /** The filter as a query string (?endpointId=…&q=…), for links and the filter form. */
 export function listFilterQuery(filter: EventListFilter): string {
@@ -95,6 +100,7 @@ export function exportHref(filter: EventListFilter, format: "ndjson" | "har", no
   if (filter.source) params.set("source", filter.source);
   if (filter.eventType) params.set("event_type", filter.eventType);
   if (filter.search) params.set("q", filter.search);
+  if (filter.signature) params.set("signature", filter.signature);
   if (filter.since) params.set("received_after", sinceStart(filter.since, now).toISOString());
   return `/api/events/export?${params}`;
 }

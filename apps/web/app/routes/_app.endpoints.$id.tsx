@@ -9,9 +9,11 @@ import { ConfirmDialog } from "../components/confirm-dialog";
 import { PausedBadge, PausedBanner, RetrySettingsForm } from "../components/delivery";
 import { RelativeTime } from "../components/relative-time";
 import { CheckboxField, IntentButton, SaveActions, TextField, UrlField } from "../components/form-fields";
+import { HandshakeSettingsForm, ResponseSettingsForm, VerificationSettingsForm, type SectionState } from "../components/ingress-settings";
 import { Breadcrumb, Card, CopyField, Detail, FormError, FormSuccess, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
 import { errorMessage, throwIfNotFound } from "../lib/errors";
 import { deliveryCounts, formatLatency, keptForText, plural } from "../lib/format";
+import { readHandshakeForm, readResponseForm, readVerificationForm } from "../lib/ingress";
 import { readRetryForm } from "../lib/retries";
 import { noticeCookie } from "../lib/notice.server";
 import { requireUser } from "../lib/session.server";
@@ -88,6 +90,9 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       return { intent: "retries" as const, ok: false as const, error: errorMessage(error) };
     }
   }
+  if (intent === "response" || intent === "responseReset" || intent === "handshake" || intent === "verification") {
+    return saveIngress(context, id, intent, form);
+  }
   // Blank: the server's default. Anything else goes to the use case, which says what is wrong with it.
   const retentionDaysField = (value: FormDataEntryValue | null) => {
     const text = String(value ?? "").trim();
@@ -112,6 +117,57 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     throwIfNotFound(error);
     return { intent: "update" as const, ok: false as const, error: errorMessage(error) };
   }
+}
+
+type IngressIntent = "response" | "responseReset" | "handshake" | "verification";
+
+/** One ingress section's form saved on its own: only its field of the endpoint is sent. */
+async function saveIngress(context: ActionFunctionArgs["context"], id: string, intent: IngressIntent, form: FormData) {
+  const read =
+    intent === "responseReset"
+      ? { ok: true as const, change: { response: null } }
+      : intent === "response"
+        ? withField("response", readResponseForm(form))
+        : intent === "handshake"
+          ? withField("handshake", readHandshakeForm(form))
+          : withField("verification", readVerificationForm(form));
+  if (!read.ok) return { intent, ok: false as const, error: read.error };
+  try {
+    await context.caller.endpoints.update({ id, ...read.change });
+    return { intent, ok: true as const, error: null, savedAt: Date.now() };
+  } catch (error) {
+    throwIfNotFound(error);
+    return { intent, ok: false as const, error: errorMessage(error) };
+  }
+}
+
+/** A form's change as the update's named field. */
+function withField<Field extends string, Change>(field: Field, read: { ok: true; change: Change } | { ok: false; error: string }) {
+  return read.ok ? { ok: true as const, change: { [field]: read.change } as Record<Field, Change> } : read;
+}
+
+/** The confirmation each ingress intent shows once saved. */
+const INGRESS_SAVED: Record<IngressIntent, string> = {
+  response: "Response saved",
+  responseReset: "Back to the default answer",
+  handshake: "Handshake saved",
+  verification: "Verification saved",
+};
+
+/** What an ingress section shows: whether its intent is being sent, and the last result of its intents. */
+function sectionState(result: { intent: string; ok: boolean; error: string | null } | undefined, pendingIntent: string | null, intents: IngressIntent[]): SectionState {
+  const mine = result && (intents as string[]).includes(result.intent) ? result : undefined;
+  return {
+    saving: pendingIntent === intents[0],
+    saved: mine?.ok ? INGRESS_SAVED[mine.intent as IngressIntent] : null,
+    error: mine && !mine.ok ? mine.error : null,
+  };
+}
+
+/** A key that changes when a section's stored value does, or it is saved again: its form then starts from what is stored. */
+function sectionKey(stored: unknown, result: { intent: string; ok: boolean } | undefined, intents: IngressIntent[]) {
+  const savedAt = result?.ok && (intents as string[]).includes(result.intent) && "savedAt" in result ? String(result.savedAt) : "";
+  return `${JSON.stringify(stored)}\u0000${savedAt}`;
 }
 
 export default function EndpointPage() {
@@ -311,6 +367,39 @@ export default function EndpointPage() {
             error={updateResult && !updateResult.ok ? updateResult.error : null}
           />
         </Form>
+      </Card>
+
+      <Card
+        title="Response to senders"
+        id="response"
+        description="What the capture URL answers each request it stores. Some senders expect a particular status or body back."
+      >
+        <ResponseSettingsForm
+          key={sectionKey(endpoint.response, result, ["response", "responseReset"])}
+          response={endpoint.response}
+          state={sectionState(result, pendingIntent, ["response", "responseReset"])}
+          resetting={pendingIntent === "responseReset"}
+        />
+      </Card>
+
+      <Card
+        title="Provider handshake"
+        id="handshake"
+        description="Some providers check a URL before they send it events, by a challenge it must answer. Rehook answers it for you."
+      >
+        <HandshakeSettingsForm key={sectionKey(endpoint.handshake, result, ["handshake"])} handshake={endpoint.handshake} state={sectionState(result, pendingIntent, ["handshake"])} />
+      </Card>
+
+      <Card
+        title="Signature verification"
+        id="verification"
+        description="Check that each request was signed by its sender with your shared secret. The secret is never shown again once saved."
+      >
+        <VerificationSettingsForm
+          key={sectionKey(endpoint.verification, result, ["verification"])}
+          verification={endpoint.verification}
+          state={sectionState(result, pendingIntent, ["verification"])}
+        />
       </Card>
 
       <Card

@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import { AttemptTimeline } from "../components/attempts";
-import { HttpStatus, StatusBadge } from "../components/badges";
+import { HttpStatus, SignatureBadge, StatusBadge } from "../components/badges";
 import { httpTone } from "@rehook/core/browser";
 import { CopyButton } from "../components/copy-button";
 import { ResolvedByReplay } from "../components/feed-row";
@@ -184,6 +184,7 @@ export default function EventPage() {
           <>
             <StatusBadge status={event.status} />
             {event.resolvedByReplay ? <ResolvedByReplay /> : null}
+            <SignatureBadge signature={event.signature} />
           </>
         }
         description={

@@ -14,6 +14,7 @@ import { EmptyCard, Icon, PageHeader, RouteError, TestEventSnippet } from "../co
 import { errorMessage } from "../lib/errors";
 import { EVENT_STATUSES, isEventStatus, plural, STATUS_LABELS, type EventStatus } from "../lib/format";
 import { exportHref, hasListFilter, listFilterKey, readEventListFilter, SINCE_OPTIONS, sinceStart, type EventListFilter } from "../lib/list-filter";
+import { SIGNATURE_STATUS_CHOICES } from "../lib/ingress";
 import { trpc } from "../lib/trpc.client";
 import { requireUser } from "../lib/session.server";
 
@@ -68,6 +69,7 @@ export default function Activity() {
         <FilterField id="filter-since" label="Time" name="since" value={filter.since} filterKey={filterKey} anyLabel="Any time" options={SINCE_OPTIONS} />
         <FilterField id="filter-type" label="Event type" name="eventType" value={filter.eventType} filterKey={filterKey} placeholder="invoice.paid" />
         <FilterField id="filter-source" label="Source" name="source" value={filter.source} filterKey={filterKey} placeholder="stripe" />
+        <FilterField id="filter-signature" label="Signature" name="signature" value={filter.signature} filterKey={filterKey} anyLabel="Any" options={SIGNATURE_STATUS_CHOICES} />
         <FilterField
           id="filter-search"
           label="Search"
