@@ -66,7 +66,9 @@ export async function captureRequest(ctx: CaptureContext, input: CaptureInput): 
       clientIp: input.clientIp,
       source,
       eventType,
-      verificationVersion: rule?.version ?? null,
+      // Without a rule, no version: the statement stores the row while the endpoint still checks
+      // nothing (the common case, and the smallest row), and sends it back for a check if it now does.
+      verificationVersion: rule?.verify ? rule.version : null,
       signature,
     });
     if (result.kind === "unknown_endpoint") return { kind: "not_found" };
