@@ -173,7 +173,7 @@ describe("notification test message and API reference in a real browser", () => 
     await expect.poll(() => replay.getByRole("button", { name: "Copied" }).count()).toBe(1);
     expect(await page.evaluate("navigator.clipboard.readText()")).toBe(replayCurl);
     const list = operation("/events");
-    expect(await list.getByTestId("curl-example").textContent()).toMatch(/\/api\/v1\/events\?status=captured&limit=20&offset=0'/);
+    expect(await list.getByTestId("curl-example").textContent()).toMatch(/\/api\/v1\/events\?status=captured&signature=valid&limit=20&offset=0'/);
     // The parameters table: name, where, required, and the schema's type, enum and default.
     const statusRow = list.locator("tr", { has: page.locator("td", { hasText: /^status$/ }) });
     const statusText = await statusRow.textContent();
