@@ -1,6 +1,7 @@
 import { Form } from "@remix-run/react";
 import { useRef, useState, type ReactNode } from "react";
 import { HANDSHAKE_CHOICES, HMAC_ENCODINGS, secretHintText, SIGNATURE_SCHEME_CHOICES, type HandshakeProvider, type HmacEncoding, type SecretHint, type SignatureScheme } from "../lib/ingress";
+import { HeaderTable } from "./header-table";
 import { CheckboxField, SaveActions, SubmitButton, TextField } from "./form-fields";
 import { FormError, FormSuccess } from "./ui";
 
@@ -65,12 +66,19 @@ export function ResponseSettingsForm({ response, state, resetting }: { response:
               defaultValue={String(response?.delayMs ?? 0)}
             />
           </div>
-          <HeaderRows
-            rows={headers}
-            onChange={setHeader}
-            onAdd={addHeader}
-            onRemove={(key) => setHeaders((rows) => rows.filter((header) => header.key !== key))}
-          />
+          <div className="ingress-headers">
+            <HeaderTable
+              caption="Headers (Content-Length, Date and connection headers are set by the server)"
+              rows={headers}
+              keyOf={(header) => header.key}
+              fieldNames={{ name: "responseHeaderName", value: "responseHeaderValue" }}
+              namePlaceholder="X-Handled-By"
+              rowTestId="response-header-row"
+              onEdit={(index, part, text) => setHeader(headers[index]!.key, part, text)}
+              onAdd={addHeader}
+              onRemove={(index) => setHeaders((rows) => rows.filter((_, i) => i !== index))}
+            />
+          </div>
           <div className="field">
             <label htmlFor="response-body">Body</label>
             <textarea id="response-body" name="responseBody" className="mono" rows={5} spellCheck={false} defaultValue={response?.body ?? ""} aria-describedby="response-body-hint" />
@@ -107,75 +115,6 @@ function ModeOption({ name, value, checked, onChange, label, children }: { name:
         <span className="target-option-hint">{children}</span>
       </span>
     </label>
-  );
-}
-
-/** The custom response's headers: name/value rows, posted as parallel lists (blank rows are ignored). */
-function HeaderRows({
-  rows,
-  onChange,
-  onAdd,
-  onRemove,
-}: {
-  rows: HeaderRow[];
-  onChange: (key: number, part: "name" | "value", text: string) => void;
-  onAdd: () => void;
-  onRemove: (key: number) => void;
-}) {
-  return (
-    <div className="ingress-headers">
-      <table className="replay-edit-headers">
-        <caption className="muted small">Headers (Content-Length, Date and connection headers are set by the server)</caption>
-        {rows.length > 0 ? (
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-              <th scope="col" aria-label="Remove" />
-            </tr>
-          </thead>
-        ) : null}
-        <tbody>
-          {rows.map((header, index) => (
-            <tr key={header.key} data-testid="response-header-row">
-              <td>
-                <input
-                  type="text"
-                  className="mono"
-                  name="responseHeaderName"
-                  aria-label={`Header ${index + 1} name`}
-                  autoComplete="off"
-                  spellCheck={false}
-                  placeholder="X-Handled-By"
-                  value={header.name}
-                  onChange={(event) => onChange(header.key, "name", event.target.value)}
-                />
-              </td>
-              <td>
-                <input
-                  type="text"
-                  className="mono"
-                  name="responseHeaderValue"
-                  aria-label={`Header ${index + 1} value`}
-                  autoComplete="off"
-                  spellCheck={false}
-                  value={header.value}
-                  onChange={(event) => onChange(header.key, "value", event.target.value)}
-                />
-              </td>
-              <td>
-                <button type="button" className="button secondary small" aria-label={`Remove header ${header.name || index + 1}`} onClick={() => onRemove(header.key)}>
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <button type="button" className="button secondary small" onClick={onAdd}>
-        Add header
-      </button>
-    </div>
   );
 }
 

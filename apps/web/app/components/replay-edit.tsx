@@ -1,5 +1,6 @@
 import { useId } from "react";
 import { bodyError, EDIT_METHODS, type RequestDraft } from "../lib/replay-edit";
+import { HeaderTable } from "./header-table";
 import { FormError } from "./ui";
 
 const MODE_LABELS: Record<RequestDraft["bodyMode"], string> = {
@@ -45,41 +46,14 @@ export function RequestEditor({
         </select>
       </div>
 
-      <table className="replay-edit-headers">
-        <caption className="muted small">Headers (they replace the captured list; Host, Content-Length and hop-by-hop headers are set by Rehook)</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Value</th>
-            <th scope="col" aria-label="Remove" />
-          </tr>
-        </thead>
-        <tbody>
-          {draft.headers.map((header, index) => (
-            <tr key={index}>
-              <td>
-                <input className="mono" aria-label={`Header ${index + 1} name`} value={header.name} onChange={(event) => setHeader(index, "name", event.target.value)} />
-              </td>
-              <td>
-                <input className="mono" aria-label={`Header ${index + 1} value`} value={header.value} onChange={(event) => setHeader(index, "value", event.target.value)} />
-              </td>
-              <td>
-                <button
-                  type="button"
-                  className="button secondary small"
-                  aria-label={`Remove header ${header.name || index + 1}`}
-                  onClick={() => onChange({ ...draft, headers: draft.headers.filter((_, i) => i !== index) })}
-                >
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <button type="button" className="button secondary small" onClick={() => onChange({ ...draft, headers: [...draft.headers, { name: "", value: "" }] })}>
-        Add header
-      </button>
+      <HeaderTable
+        caption="Headers (they replace the captured list; Host, Content-Length and hop-by-hop headers are set by Rehook)"
+        rows={draft.headers}
+        keyOf={(_header, index) => index}
+        onEdit={setHeader}
+        onRemove={(index) => onChange({ ...draft, headers: draft.headers.filter((_, i) => i !== index) })}
+        onAdd={() => onChange({ ...draft, headers: [...draft.headers, { name: "", value: "" }] })}
+      />
 
       <div className="replay-edit-body">
         <label htmlFor={bodyId}>Body ({MODE_LABELS[draft.bodyMode]})</label>
