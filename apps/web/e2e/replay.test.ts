@@ -212,6 +212,9 @@ describe("replays in a real browser", () => {
 
     await page.getByRole("link", { name: "Flaky" }).click();
     await page.waitForURL(`${t.rehook.url}/endpoints/${flaky.id}`);
+    // The URL changes before the endpoint's page replaces the list (whose create form has a
+    // Destination URL field too): wait for the field that holds this endpoint's destination.
+    await expect.poll(() => page.getByLabel("Destination URL").inputValue()).toBe(`http://127.0.0.1:${broken.port}/in`);
     await page.getByLabel("Destination URL").fill(`http://127.0.0.1:${fixed.port}/in`);
     await page.getByRole("button", { name: "Save changes" }).click();
     await expect.poll(() => page.getByRole("status").allTextContents()).toContainEqual(expect.stringContaining("Saved"));
