@@ -118,6 +118,34 @@ function ModeOption({ name, value, checked, onChange, label, children }: { name:
   );
 }
 
+/** A select of "None" (the empty value) or one of the choices: how each section is turned off or on. */
+function NoneOrChoice({
+  id,
+  name,
+  value,
+  onChange,
+  choices,
+  describedBy,
+}: {
+  id: string;
+  name: string;
+  value: string;
+  onChange: (value: string) => void;
+  choices: ReadonlyArray<{ value: string; label: string }>;
+  describedBy?: string;
+}) {
+  return (
+    <select id={id} name={name} value={value} onChange={(event) => onChange(event.target.value)} aria-describedby={describedBy}>
+      <option value="">None</option>
+      {choices.map((option) => (
+        <option key={option.value} value={option.value}>
+          {option.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 /**
  * A write-only secret: a password field that is never filled in, with a hint saying whether
  * one is saved (and its last four characters). Left empty, the saved one is kept.
@@ -160,14 +188,7 @@ export function HandshakeSettingsForm({ handshake, state }: { handshake: SavedHa
       <input type="hidden" name="intent" value="handshake" />
       <div className="field">
         <label htmlFor="handshake-provider">Provider</label>
-        <select id="handshake-provider" name="handshakeProvider" value={provider} onChange={(event) => setProvider(event.target.value)}>
-          <option value="">None</option>
-          {HANDSHAKE_CHOICES.map((option) => (
-            <option key={option.value} value={option.value}>
-              {option.label}
-            </option>
-          ))}
-        </select>
+        <NoneOrChoice id="handshake-provider" name="handshakeProvider" value={provider} onChange={setProvider} choices={HANDSHAKE_CHOICES} />
       </div>
       {choice ? <SecretField id="handshake-token" label={choice.tokenLabel} name="handshakeToken" noun="Token" saved={savedToken} hint={choice.tokenHint} /> : null}
       <SaveActions label="Save handshake" saving={state.saving} saved={state.saved} error={state.error} />
@@ -194,14 +215,14 @@ export function VerificationSettingsForm({ verification, state }: { verification
       <input type="hidden" name="intent" value="verification" />
       <div className="field">
         <label htmlFor="verification-scheme">Scheme</label>
-        <select id="verification-scheme" name="verificationScheme" value={scheme} onChange={(event) => setScheme(event.target.value)} aria-describedby="verification-scheme-hint">
-          <option value="">None</option>
-          {SIGNATURE_SCHEME_CHOICES.map((option) => (
-            <option key={option.value} value={option.value}>
-              {option.label}
-            </option>
-          ))}
-        </select>
+        <NoneOrChoice
+          id="verification-scheme"
+          name="verificationScheme"
+          value={scheme}
+          onChange={setScheme}
+          choices={SIGNATURE_SCHEME_CHOICES}
+          describedBy="verification-scheme-hint"
+        />
         <small id="verification-scheme-hint" className="hint">
           Each event records whether its signature was valid, invalid or missing.
         </small>
