@@ -1,5 +1,5 @@
 import { execFile, type ChildProcess } from "node:child_process";
-import { chmod, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { lstat, mkdtemp, readFile, realpath, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +11,9 @@ import { exited, runCli, startRehook } from "./run-cli.js";
 
 // The release bundle, as a server would get it: packed by the bundle script (or taken from
 // REHOOK_BUNDLE_TGZ), unpacked outside the repository and started with `node bin/rehook.js`.
+// Unpacked and run in private folders (0700, as under /root): as root, the embedded PostgreSQL
+// runs as user postgres, which cannot enter them, so its data and binaries go to
+// /var/lib/rehook-postgres (see "Release bundle" in the README).
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -24,12 +27,8 @@ let unpacked: string;
 let workDir: string;
 let server: ChildProcess | undefined;
 
-/** A folder the embedded PostgreSQL can enter when it runs as another user (we are root). */
-async function openTempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), prefix));
-  await chmod(dir, 0o755);
-  return dir;
-}
+/** A folder only its owner may enter (mkdtemp makes it 0700). */
+const privateTempDir = (prefix: string) => mkdtemp(path.join(tmpdir(), prefix));
 
 async function postmasterPid(): Promise<number | undefined> {
   const text = await readFile(path.join(workDir, ".rehook", "pg", "postmaster.pid"), "utf8").catch(() => undefined);
@@ -43,13 +42,13 @@ beforeAll(async () => {
     tgz = path.resolve(process.env.REHOOK_BUNDLE_TGZ);
   } else {
     // The bundle step alone: the suite runs against built packages already (see `pnpm test`).
-    bundleOut = await openTempDir("rehook-bundle-out-");
+    bundleOut = await privateTempDir("rehook-bundle-out-");
     const { stdout } = await run(process.execPath, [path.join(root, "tooling/bundle/src/main.mjs"), "--out", bundleOut], { cwd: root });
     bundleStdout = stdout;
     tgz = stdout.trimEnd().split("\n").at(-1)!;
   }
-  unpacked = await openTempDir("rehook-bundle-");
-  workDir = await openTempDir("rehook-bundle-work-");
+  unpacked = await privateTempDir("rehook-bundle-");
+  workDir = await privateTempDir("rehook-bundle-work-");
   await run("tar", ["-xzf", tgz, "-C", unpacked]);
 }, BUNDLE_TIMEOUT_MS);
 
@@ -57,6 +56,11 @@ afterAll(async () => {
   server?.kill("SIGKILL");
   const pid = workDir ? await postmasterPid() : undefined;
   if (pid) process.kill(pid, "SIGINT");
+  // Data kept outside the working folder for this run (linked from .rehook/pg): its data-<hash> folder goes too.
+  const link = workDir ? path.join(workDir, ".rehook", "pg") : undefined;
+  if (link && (await lstat(link).then((info) => info.isSymbolicLink(), () => false))) {
+    await rm(path.dirname(await realpath(link)), { recursive: true, force: true });
+  }
   for (const dir of [unpacked, workDir, bundleOut]) if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -81,7 +85,7 @@ describe("release bundle", () => {
     expect(entries.some((entry) => entry.startsWith(`${top}app/node_modules/@rehook/web`))).toBe(true);
   });
 
-  it("starts with node bin/rehook.js start from another folder, serves, and stops on SIGTERM with exit 0", async () => {
+  it("starts with node bin/rehook.js start from another private folder, serves, and stops on SIGTERM with exit 0", async () => {
     const entry = path.join(unpacked, `rehook-${version}`, "bin", "rehook.js");
     // No REHOOK_DATA_DIR: the embedded database goes to ./.rehook of the working directory.
     const env = { PORT: "0", HOST: "127.0.0.1", SHUTDOWN_DRAIN_MS: "0" };
@@ -90,6 +94,7 @@ describe("release bundle", () => {
     await waitFor(async () => (await fetch(`${started.url}/readyz`)).status === 200, "readyz to answer 200", 60_000);
     const pid = await postmasterPid();
     expect(pid).toBeDefined();
+    for (const dir of [unpacked, workDir]) expect((await stat(dir)).mode & 0o777).toBe(0o700); // still private
 
     const signup = await fetch(`${started.url}/signup`);
     expect(signup.status).toBe(200);

@@ -145,6 +145,16 @@ describe("rehook endpoint", () => {
     expect(cleared.verification).toBeNull();
   });
 
+  it("update refuses a token with an unpaired surrogate (a \\ud800 escape in its JSON) in one line, exit 1, instead of a database error", async () => {
+    const created = JSON.parse((await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "meta"], env)).stdout);
+    // argv cannot carry NUL or a lone surrogate; a JSON option can, as an escape.
+    const result = await runCli(["endpoint", "update", "--email", "dev@example.com", "--slug", created.slug, "--handshake", '{"provider":"meta","token":"abc\\ud800"}'], env);
+    expect(result.code).toBe(1);
+    expectOneLineError(result.stderr, /^rehook: Token must not contain NUL characters or unpaired surrogates/);
+    const [row] = await db.query<{ handshake: unknown }>("select handshake from endpoints where id = $1", [created.id]);
+    expect(row!.handshake).toBeNull();
+  });
+
   it("delete removes the endpoint; deleting it again is an error", async () => {
     const created = JSON.parse((await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "temp"], env)).stdout);
     const deleted = await runCli(["endpoint", "delete", "--email", "dev@example.com", "--slug", created.slug], env);
@@ -200,6 +210,19 @@ describe("rehook itself", () => {
     const result = await runCli(["migrate"], { ...env, PORT: "not-a-port" });
     expect(result.code).toBe(1);
     expectOneLineError(result.stderr, /invalid PORT/);
+  });
+
+  it("rehook start refuses a number that is not plain digits (RETENTION_DAYS=\" \", 0x10) with one line and exit 1, before serving", async () => {
+    // Before, both started a server (" " read as 0: keep events for ever), which this run would wait on until its timeout.
+    const cases: Array<[string, string, RegExp]> = [
+      ["RETENTION_DAYS", " ", /^rehook: invalid RETENTION_DAYS: " " is not a whole number from 0 to 3650 \(decimal digits only/],
+      ["MAX_PAYLOAD_BYTES", "0x10", /^rehook: invalid MAX_PAYLOAD_BYTES: "0x10" is not a whole number/],
+    ];
+    for (const [name, value, message] of cases) {
+      const result = await runCli(["start"], { ...env, PORT: "0", HOST: "127.0.0.1", [name]: value }, 20_000);
+      expect(result.code, `${name}=${JSON.stringify(value)}`).toBe(1);
+      expectOneLineError(result.stderr, message);
+    }
   });
 
   it("migrate is idempotent", async () => {

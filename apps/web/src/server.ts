@@ -9,6 +9,7 @@ import {
   JobRunner,
   countPendingEvents,
   createPool,
+  endpointIdsBySlug,
   ensureEventPartitions,
   EventBus,
   GroupCommitWriter,
@@ -36,6 +37,7 @@ import {
   DelayedAnswers,
   openApiDocument,
   RehookMetrics,
+  requestBodyBudget,
   sendError,
   type OriginPolicy,
 } from "@rehook/http";
@@ -48,7 +50,9 @@ import {
   endpointPurge,
   eventRetention,
   IngressRules,
+  KnownSlugs,
   scheduleUpkeep,
+  searchIndexing,
   sessionPurge,
   type ServiceContext,
 } from "@rehook/services";
@@ -68,6 +72,8 @@ export interface RehookServer {
   delivery: Pick<DeliveryDispatcher, "heldRetries" | "load">;
   /** Background jobs running on this instance (tests, diagnostics). */
   jobs: Pick<JobRunner, "runningCount" | "stopping">;
+  /** Request body bytes held in memory now, and the most this process allows (tests, diagnostics). */
+  bodyBudget: { readonly used: number; readonly limit: number };
   /** Starts shutdown's first step: /readyz answers 503 "draining" while every route still serves. */
   drain(): void;
   close(): Promise<void>;
@@ -113,8 +119,10 @@ export function createHttpServer(deps: {
   metrics?: RehookMetrics;
   /** Custom responses' delays, released at shutdown. */
   delayedAnswers?: DelayedAnswers;
+  /** Slugs checked before a capture's body is read (absent: every body is read first). */
+  knownSlugs?: KnownSlugs;
 }): Server {
-  const { ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers } = deps;
+  const { ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers, knownSlugs } = deps;
   const isDraining = deps.isDraining ?? (() => false);
   const listener = createRequestListener(
     {
@@ -126,6 +134,7 @@ export function createHttpServer(deps: {
         logger,
         metrics,
         delayedAnswers,
+        slugExists: knownSlugs && ((slug) => knownSlugs.exists(slug)),
       }),
       health: createHealthHandler(),
       readiness: createReadinessHandler({
@@ -283,6 +292,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
   jobs.register(countsCompaction(pool));
   jobs.register(activityCompaction(pool));
   jobs.register(eventRetention({ pool, logger, defaultDays: config.retentionDays }));
+  jobs.register(searchIndexing({ pool, logger }));
   // Today's partition must exist before the first capture; the retention job keeps the days ahead.
   const partitions = await ensureEventPartitions(pool, Date.now());
   for (const skipped of partitions.skipped) logger.warn("could not create an events partition", skipped);
@@ -290,16 +300,25 @@ export async function startServer(config: Config, logger: Logger, options: Start
   jobs.start();
   const bus = await EventBus.connect(database.url, (error) => logger.warn("event bus connection lost, reconnecting", { error: error.message }));
   const ingressRules = new IngressRules();
+  const knownSlugs = new KnownSlugs({ lookup: (slugs) => endpointIdsBySlug(pool, slugs) });
   bus.subscribe((message) => {
-    if (message.type === "endpoint.changed") ingressRules.forgetEndpoint(message.id);
+    if (message.type !== "endpoint.changed") return;
+    ingressRules.forgetEndpoint(message.id);
+    knownSlugs.endpointChanged(message.id, message.change);
   });
   // Changes announced while the bus was away went unheard.
-  bus.onReconnect(() => ingressRules.clear());
+  bus.onReconnect(() => {
+    ingressRules.clear();
+    knownSlugs.clear();
+  });
+  // One budget per process, shared by every route that reads a body.
+  requestBodyBudget.setLimit(config.maxBufferedBodyBytes);
   const ctx: ServiceContext = {
     orm: database.orm,
     writer,
     ingressRules,
     baseUrl: config.baseUrl,
+    captureBaseUrl: config.captureBaseUrl,
     addressPolicy,
     retentionDays: config.retentionDays,
     forwarder: dispatcher,
@@ -329,7 +348,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
   });
   let draining = false;
   const delayedAnswers = new DelayedAnswers();
-  const server = createHttpServer({ ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers, isDraining: () => draining });
+  const server = createHttpServer({ ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers, knownSlugs, isDraining: () => draining });
   const metricsServer = metrics && config.metricsPort !== undefined ? createMetricsServer(metrics, config, logger) : undefined;
   // Everything after the HTTP server, in the order it must be let go (one list for both exits).
   const release = async () => {
@@ -363,6 +382,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     database,
     delivery: dispatcher,
     jobs,
+    bodyBudget: requestBodyBudget,
     drain() {
       draining = true;
     },

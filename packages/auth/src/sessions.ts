@@ -1,4 +1,5 @@
 import { Lucia, TimeSpan } from "lucia";
+import { SECURE_SESSION_COOKIE_NAME, SESSION_COOKIE_NAME } from "@rehook/core";
 import type { EntityManager } from "@rehook/db";
 import { MikroOrmSessionAdapter } from "./lucia-adapter.js";
 
@@ -42,7 +43,7 @@ export function createSessionManager(options: { entityManager: () => EntityManag
   const lucia = new Lucia(new MikroOrmSessionAdapter(options.entityManager), {
     sessionExpiresIn: new TimeSpan(options.lifetimeDays ?? 30, "d"),
     // __Host- makes the browser refuse the cookie unless it is Secure, Path=/ and host-only: no subdomain or plain-http page can plant or shadow it.
-    sessionCookie: { name: options.secureCookies ? "__Host-rehook_session" : "rehook_session", expires: true, attributes: { secure: options.secureCookies, sameSite: "lax", path: "/" } },
+    sessionCookie: { name: options.secureCookies ? SECURE_SESSION_COOKIE_NAME : SESSION_COOKIE_NAME, expires: true, attributes: { secure: options.secureCookies, sameSite: "lax", path: "/" } },
     getUserAttributes: (attributes) => ({ email: attributes.email }),
   });
   const asCookie = (cookie: { name: string; serialize(): string }): SessionCookie => ({ name: cookie.name, serialized: cookie.serialize() });

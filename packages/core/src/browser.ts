@@ -16,6 +16,8 @@ export { INVITE_REQUIRED_MESSAGE, inviteRefusal, SIGNUP_CLOSED_MESSAGE, type Inv
 export { httpTone, reasonPhrase, type HttpTone } from "./http-status.js";
 // Logging in: where the login and sign-up forms may send the user afterwards.
 export { safeRedirectPath } from "./safe-redirect.js";
+// Text cut at a length without splitting a surrogate pair (the server refuses half of one).
+export { truncateText } from "./safe-text.js";
 // Retries: the presets and limits the endpoint page offers, the same ones the server checks.
 export {
   MAX_RETRY_ATTEMPTS,

@@ -7,19 +7,39 @@ const booleanString = z
   .enum(["true", "false", "1", "0", "yes", "no"])
   .transform((value) => value === "true" || value === "1" || value === "yes");
 
-const port = z.coerce.number().int().min(0).max(65535);
-const positiveInt = z.coerce.number().int().positive();
+/**
+ * A whole number as an environment variable must spell it: decimal digits only. Number()
+ * would read " " as 0 (RETENTION_DAYS=" " meant keep for ever), "0x10" as 16, and take
+ * "1e3", "+5" and "5.0" too; a typo should stop the start, not change the setting.
+ */
+export function parseDecimalInteger(raw: string): number | undefined {
+  if (!/^[0-9]+$/.test(raw)) return undefined;
+  const value = Number(raw);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/** An integer setting from `min` to `max`, read by parseDecimalInteger. */
+function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
+  const range = max === Number.MAX_SAFE_INTEGER ? `of ${min} or more` : `from ${min} to ${max}`;
+  return z.string().transform((raw, context) => {
+    const value = parseDecimalInteger(raw);
+    if (value !== undefined && value >= min && value <= max) return value;
+    context.addIssue({ code: "custom", message: `${JSON.stringify(raw)} is not a whole number ${range} (decimal digits only: no spaces, sign, decimal point, exponent or 0x)` });
+    return z.NEVER;
+  });
+}
+
+const port = wholeNumber(0, 65535);
+const positiveInt = wholeNumber(1);
 
 export const MAX_WORKERS = 64;
 const WORKERS_RULE = `must be an integer from 1 to ${MAX_WORKERS}, or auto`;
 
 /** WORKERS and `rehook start --workers`: a count of capture processes, or "auto" (one per core). */
 export function parseWorkers(raw: string): number | "auto" | undefined {
-  const value = raw.trim();
-  if (value === "auto") return "auto";
-  if (!/^\d+$/.test(value)) return undefined;
-  const count = Number(value);
-  return count >= 1 && count <= MAX_WORKERS ? count : undefined;
+  if (raw === "auto") return "auto";
+  const count = parseDecimalInteger(raw);
+  return count !== undefined && count >= 1 && count <= MAX_WORKERS ? count : undefined;
 }
 
 /** The message for a WORKERS value parseWorkers refuses. */
@@ -33,18 +53,20 @@ export const environmentSchema = z.object({
   PORT: port.default(8080),
   HOST: z.string().min(1).default("0.0.0.0"),
   BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  CAPTURE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
-  DATABASE_POOL_SIZE: positiveInt.max(200).default(10),
+  DATABASE_POOL_SIZE: wholeNumber(1, 200).default(10),
   REHOOK_DATA_DIR: z.string().min(1).optional(),
   MAX_PAYLOAD_BYTES: positiveInt.default(10 * MIB),
-  MAX_HEADER_COUNT: positiveInt.max(10_000).default(500),
+  MAX_BUFFERED_BODY_BYTES: positiveInt.optional(),
+  MAX_HEADER_COUNT: wholeNumber(1, 10_000).default(500),
   TRUST_PROXY: booleanString.default(false),
-  TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
+  TRUST_PROXY_HOPS: wholeNumber(1, 10).default(1),
   ALLOWED_ORIGINS: z.string().optional(),
   ALLOW_PRIVATE_DESTINATIONS: booleanString.default(false),
-  FORWARD_TIMEOUT_MS: positiveInt.max(300_000).default(30_000),
-  MAX_IN_FLIGHT_PER_ENDPOINT: positiveInt.max(2_000).default(200),
-  RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+  FORWARD_TIMEOUT_MS: wholeNumber(1, 300_000).default(30_000),
+  MAX_IN_FLIGHT_PER_ENDPOINT: wholeNumber(1, 2_000).default(200),
+  RETENTION_DAYS: wholeNumber(0, 3650).default(30),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   LOG_FORMAT: z.enum(["pretty", "json"]).default("pretty"),
   WORKERS: z
@@ -52,12 +74,12 @@ export const environmentSchema = z.object({
     .refine((value) => parseWorkers(value) !== undefined, WORKERS_RULE)
     .transform((value) => parseWorkers(value)!)
     .default(1),
-  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
+  SHUTDOWN_DRAIN_MS: wholeNumber(0, 120_000).default(5_000),
   CHAT_HOOKS_BASE: z.url({ protocol: /^https?$/ }).default("https://hooks.slack.com"),
   PUBLIC_API_ENABLED: booleanString.default(true),
-  API_RATE_LIMIT_PER_MINUTE: positiveInt.max(1_000_000).default(600),
-  SIGNUPS_PER_ADDRESS_PER_HOUR: positiveInt.max(1_000_000).default(20),
-  PASSWORD_HASH_CONCURRENCY: positiveInt.max(64).optional(),
+  API_RATE_LIMIT_PER_MINUTE: wholeNumber(1, 1_000_000).default(600),
+  SIGNUPS_PER_ADDRESS_PER_HOUR: wholeNumber(1, 1_000_000).default(20),
+  PASSWORD_HASH_CONCURRENCY: wholeNumber(1, 64).optional(),
   SIGNUP: z.enum(SIGNUP_MODES, { message: `must be one of ${SIGNUP_MODES.join(", ")}` }).default("open"),
   METRICS_ENABLED: booleanString.default(true),
   METRICS_TOKEN: z
@@ -75,10 +97,14 @@ export interface Config {
   port: number;
   host: string;
   baseUrl: string;
+  /** Where capture URLs are built from (CAPTURE_BASE_URL; unset: baseUrl). */
+  captureBaseUrl: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
   dataDir: string;
   maxPayloadBytes: number;
+  /** Request bytes all bodies being read may hold in memory at once in this process; past it, 503. */
+  maxBufferedBodyBytes: number;
   maxHeaderCount: number;
   /** Proxies in front of Rehook whose X-Forwarded-For entries are believed (0: none, TRUST_PROXY=false). */
   trustedProxyHops: number;
@@ -144,6 +170,50 @@ function allowedOrigins(raw: string | undefined): string[] {
     });
 }
 
+const LOOPBACK_HOSTNAMES = ["localhost", "127.0.0.1", "[::1]"];
+
+/**
+ * CAPTURE_BASE_URL without a trailing slash, once it is known to name another host than the
+ * dashboard's: browsers send a host's cookies to every port of it, so a capture URL on the
+ * dashboard's host (another port included) would still receive the session cookie.
+ */
+function separateCaptureBase(raw: string, dashboardOrigins: readonly string[], loopbackDashboard: boolean): string {
+  const url = new URL(raw);
+  if (url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`invalid CAPTURE_BASE_URL: ${raw} must be a plain http(s) address like https://hooks.example.com, without query, fragment or credentials`);
+  }
+  const dashboardHosts = new Set(dashboardOrigins.map((origin) => new URL(origin).hostname));
+  if (loopbackDashboard) for (const host of LOOPBACK_HOSTNAMES) dashboardHosts.add(host);
+  if (dashboardHosts.has(url.hostname)) {
+    throw new ConfigError(
+      `invalid CAPTURE_BASE_URL: ${url.hostname} is a host the dashboard answers at (BASE_URL, ALLOWED_ORIGINS${loopbackDashboard ? " or loopback, as BASE_URL is unset" : ""}); ` +
+        "give capture URLs a host of their own, like hooks.example.com, or leave CAPTURE_BASE_URL unset",
+    );
+  }
+  return raw.replace(/\/+$/, "");
+}
+
+/** MAX_BUFFERED_BODY_BYTES' least default. */
+export const DEFAULT_BUFFERED_BODY_BYTES = 256 * MIB;
+
+/** MAX_BUFFERED_BODY_BYTES' default: 256 MiB, or room for 4 bodies of MAX_PAYLOAD_BYTES if that is more. */
+export function defaultBufferedBodyBytes(maxPayloadBytes: number): number {
+  return Math.max(DEFAULT_BUFFERED_BODY_BYTES, 4 * maxPayloadBytes);
+}
+
+// The API's and the dashboard's own body caps (/api/v1, /trpc, the replay route) are 1 MiB.
+const LARGEST_DASHBOARD_BODY_BYTES = MIB;
+
+/** The budget must hold at least one body of the largest size any route accepts. */
+function bufferedBodyBytes(raw: number | undefined, maxPayloadBytes: number): number {
+  if (raw === undefined) return defaultBufferedBodyBytes(maxPayloadBytes);
+  const largest = Math.max(maxPayloadBytes, LARGEST_DASHBOARD_BODY_BYTES);
+  if (raw < largest) {
+    throw new ConfigError(`invalid MAX_BUFFERED_BODY_BYTES: ${raw} is less than the largest body a route accepts (${largest} bytes: MAX_PAYLOAD_BYTES, or 1 MiB for the API); give at least that`);
+  }
+  return raw;
+}
+
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
@@ -161,6 +231,8 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
   }
   const e = parsed.data;
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  const dashboardOrigins = [new URL(baseUrl).origin, ...allowedOrigins(e.ALLOWED_ORIGINS)];
+  const captureBaseUrl = e.CAPTURE_BASE_URL === undefined ? baseUrl : separateCaptureBase(e.CAPTURE_BASE_URL, dashboardOrigins, e.BASE_URL === undefined);
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
     throw new ConfigError(`invalid METRICS_PORT: it is PORT (${e.PORT}); give the metrics another port, or unset METRICS_PORT to serve /metrics on PORT`);
   }
@@ -168,13 +240,15 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     port: e.PORT,
     host: e.HOST,
     baseUrl,
+    captureBaseUrl,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     dataDir: e.REHOOK_DATA_DIR ?? defaultDataDir,
     maxPayloadBytes: e.MAX_PAYLOAD_BYTES,
+    maxBufferedBodyBytes: bufferedBodyBytes(e.MAX_BUFFERED_BODY_BYTES, e.MAX_PAYLOAD_BYTES),
     maxHeaderCount: e.MAX_HEADER_COUNT,
     trustedProxyHops: e.TRUST_PROXY ? e.TRUST_PROXY_HOPS : 0,
-    dashboardOrigins: [new URL(baseUrl).origin, ...allowedOrigins(e.ALLOWED_ORIGINS)],
+    dashboardOrigins,
     baseUrlIsDefault: e.BASE_URL === undefined,
     allowPrivateDestinations: e.ALLOW_PRIVATE_DESTINATIONS,
     forwardTimeoutMs: e.FORWARD_TIMEOUT_MS,

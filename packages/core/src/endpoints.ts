@@ -1,7 +1,6 @@
-import { z } from "zod";
+import { safeText } from "./text-input.js";
 
-export const endpointNameSchema = z
-  .string()
+export const endpointNameSchema = safeText()
   .trim()
   .min(1, "name is required")
   .max(100, "name must be at most 100 characters");

@@ -15,6 +15,15 @@
 export const SEARCHED_BODY_BYTES = 64 * 1024;
 /** Without a start time, a search looks at events of the last this many hours. */
 export const DEFAULT_SEARCH_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** How far back the search index holds events: the default window and two days more. Older days are searched by reading bodies. */
+export const SEARCH_INDEX_HOURS = 72;
+/**
+ * Events younger than this are not indexed yet (search reads their bodies meanwhile). An
+ * event's id is taken once its request is read, and its row commits within the capture
+ * statement's limits (5 s to connect, 30 s per statement) or not at all; a row appearing
+ * below the index's range afterwards would never be indexed, so the margin is wide.
+ */
+export const SEARCH_INDEX_LAG_MS = 60_000;
 /** Longest search text. */
 export const MAX_SEARCH_LENGTH = 200;
 

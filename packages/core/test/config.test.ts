@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, parseCapturePath, toIsoMillis, webhookUrl } from "../src/index.js";
+import { ConfigError, loadConfig, parseCapturePath, parseDecimalInteger, parseWorkers, toIsoMillis, webhookUrl } from "../src/index.js";
 
 describe("configuration", () => {
   it("has a default for everything", () => {
@@ -76,6 +76,56 @@ describe("configuration", () => {
 
   it("treats empty variables as unset", () => {
     expect(loadConfig({ DATABASE_URL: "" }, "/d").databaseUrl).toBeUndefined();
+    expect(loadConfig({ RETENTION_DAYS: "" }, "/d").retentionDays).toBe(30);
+  });
+
+  const NUMERIC_SETTINGS = [
+    "PORT",
+    "DATABASE_POOL_SIZE",
+    "MAX_PAYLOAD_BYTES",
+    "MAX_HEADER_COUNT",
+    "TRUST_PROXY_HOPS",
+    "FORWARD_TIMEOUT_MS",
+    "MAX_IN_FLIGHT_PER_ENDPOINT",
+    "RETENTION_DAYS",
+    "SHUTDOWN_DRAIN_MS",
+    "API_RATE_LIMIT_PER_MINUTE",
+    "SIGNUPS_PER_ADDRESS_PER_HOUR",
+    "PASSWORD_HASH_CONCURRENCY",
+    "METRICS_PORT",
+    "WORKERS",
+  ];
+
+  it("reads every numeric setting as plain decimal digits only: whitespace, hex, exponents, signs and fractions are refused", () => {
+    // Number() reads each of these as a number (" " as 0: RETENTION_DAYS=" " meant keep for ever).
+    for (const name of NUMERIC_SETTINGS) {
+      for (const bad of [" ", "\t", "0x10", "0o7", "0b1", "1e3", "+5", "5.0", " 5", "5 ", "Infinity", "99999999999999999999"]) {
+        expect(() => loadConfig({ [name]: bad }, "/d"), `${name}=${JSON.stringify(bad)}`).toThrow(ConfigError);
+        expect(() => loadConfig({ [name]: bad }, "/d"), `${name}=${JSON.stringify(bad)}`).toThrow(new RegExp(`^invalid ${name}: `));
+      }
+    }
+    expect(() => loadConfig({ RETENTION_DAYS: " " }, "/d")).toThrow('invalid RETENTION_DAYS: " " is not a whole number from 0 to 3650 (decimal digits only: no spaces, sign, decimal point, exponent or 0x)');
+    expect(() => loadConfig({ MAX_PAYLOAD_BYTES: "0x10" }, "/d")).toThrow('invalid MAX_PAYLOAD_BYTES: "0x10" is not a whole number of 1 or more');
+  });
+
+  it("still reads plain digits, 0 where it is allowed (RETENTION_DAYS=0 keeps events for ever), and leading zeros", () => {
+    expect(loadConfig({ RETENTION_DAYS: "0", PORT: "0", SHUTDOWN_DRAIN_MS: "0" }, "/d")).toMatchObject({ retentionDays: 0, port: 0, shutdownDrainMs: 0 });
+    expect(loadConfig({ RETENTION_DAYS: "3650", MAX_PAYLOAD_BYTES: "1048576", TRUST_PROXY: "true", TRUST_PROXY_HOPS: "010" }, "/d")).toMatchObject({
+      retentionDays: 3650,
+      maxPayloadBytes: 1_048_576,
+      trustedProxyHops: 10,
+    });
+    expect(() => loadConfig({ RETENTION_DAYS: "3651" }, "/d")).toThrow(/RETENTION_DAYS/);
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: "0" }, "/d")).toThrow(/DATABASE_POOL_SIZE/);
+  });
+
+  it("parses decimal integers strictly, and WORKERS (and --workers) with the same rule", () => {
+    expect(parseDecimalInteger("42")).toBe(42);
+    expect(parseDecimalInteger("007")).toBe(7);
+    for (const bad of ["", " ", " 4", "4 ", "0x10", "1e3", "+5", "-5", "5.0", "٣", "9007199254740993"]) expect(parseDecimalInteger(bad), bad).toBeUndefined();
+    expect(parseWorkers("4")).toBe(4);
+    expect(parseWorkers("auto")).toBe("auto");
+    for (const bad of [" 4", "4 ", "0x4", "4.0", "+4", " auto"]) expect(parseWorkers(bad), bad).toBeUndefined();
   });
 });
 

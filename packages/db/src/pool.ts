@@ -1,5 +1,6 @@
 import pg from "pg";
 import type { PoolStats } from "@rehook/core";
+import { SESSION_SETTINGS_SQL } from "./session-settings.js";
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -25,6 +26,8 @@ export function createPool(options: PoolOptions): Pool {
   });
   // An idle client that loses its server emits here; without a listener the process would crash.
   pool.on("error", (error) => options.onError?.(error));
+  // Queued before anything the pool hands the client out for; a failure surfaces on that first query.
+  pool.on("connect", (client) => void client.query(SESSION_SETTINGS_SQL).catch(() => undefined));
   return pool;
 }
 

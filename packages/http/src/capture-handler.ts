@@ -1,18 +1,20 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import {
+  CAPTURE_ANSWER_SECURITY_HEADERS,
   DOT_SEGMENT_REASON,
   hasDotSegment,
   headerListFromRaw,
   isValidSlug,
   notFoundMessage,
   parseCapturePath,
+  type ByteBudget,
   type CaptureMetrics,
   type Logger,
   type RenderedResponse,
 } from "@rehook/core";
 import type { CaptureInput, CaptureOutcome } from "@rehook/services";
-import { readBodyCapped } from "./body.js";
+import { readBodyCapped, refuseBody } from "./body.js";
 import { clientIp } from "./client-ip.js";
 import { DelayedAnswers } from "./delayed-answers.js";
 import { sendError, sendErrorAndClose, sendJsonText } from "./respond.js";
@@ -28,10 +30,19 @@ export interface CaptureHandlerOptions {
   metrics?: CaptureMetrics;
   /** Holds custom responses' delays (absent: a handler of its own). */
   delayedAnswers?: DelayedAnswers;
+  /**
+   * Whether an endpoint has this slug, asked before the body is read, so a made-up or deleted
+   * slug is answered 404 without taking its body in (absent: every body is read, and the
+   * capture statement stores it or finds no endpoint). Synchronous when known (see KnownSlugs).
+   */
+  slugExists?: (slug: string) => boolean | Promise<boolean>;
+  /** What bodies being read may hold in memory at once (absent: the process's budget). */
+  bodyBudget?: ByteBudget;
 }
 
-// Senders in a browser may read the answer; nothing here depends on cookies.
-const CORS = { "access-control-allow-origin": "*" };
+// Senders in a browser may read the answer; nothing here depends on cookies. Every answer
+// also carries the capture security headers: capture URLs may share the dashboard's origin.
+const CORS = { "access-control-allow-origin": "*", ...CAPTURE_ANSWER_SECURITY_HEADERS };
 
 function splitTarget(target: string): { pathname: string; query: string } {
   const mark = target.indexOf("?");
@@ -50,15 +61,36 @@ function answerPreflight(req: IncomingMessage, res: ServerResponse): void {
   res.end();
 }
 
-/** An endpoint's own answer (custom response or handshake): its headers win over the CORS default. */
+/** An endpoint's own answer (custom response or handshake): its headers win over the CORS default, never over the security headers. */
 function sendAnswer(res: ServerResponse, answer: RenderedResponse): void {
   if (res.destroyed || res.headersSent) return;
   const body = Buffer.from(answer.body, "utf8");
   const own = new Set(Object.keys(answer.headers).map((name) => name.toLowerCase()));
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(CORS)) if (!own.has(name)) headers[name] = value;
-  res.writeHead(answer.status, { ...headers, ...answer.headers, "content-length": String(body.byteLength) });
+  res.writeHead(answer.status, { ...headers, ...answer.headers, ...CAPTURE_ANSWER_SECURITY_HEADERS, "content-length": String(body.byteLength) });
   res.end(body);
+}
+
+/**
+ * Sends an endpoint's own answer; one node refuses (a header value it cannot send, saved
+ * before such values were refused) becomes a 500, or a closed connection once headers went.
+ * Never throws: a delayed answer runs in a timer, where a throw would end the process.
+ */
+function sendAnswerOrFail(res: ServerResponse, answer: RenderedResponse, logger: Logger, slug: string): void {
+  const before = new Set(res.getHeaderNames());
+  try {
+    sendAnswer(res, answer);
+  } catch (error) {
+    logger.error("a custom response could not be sent", { slug, error: String(error) });
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    // writeHead may have set some of the answer's headers before it refused one.
+    for (const name of res.getHeaderNames()) if (!before.has(name)) res.removeHeader(name);
+    sendError(res, 500, "internal", "The event was stored, but this endpoint's custom response could not be sent: its owner should save it again.", CORS);
+  }
 }
 
 /**
@@ -102,15 +134,31 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
       return;
     }
 
-    const read = await readBodyCapped(req, options.maxPayloadBytes);
+    if (options.slugExists) {
+      const known = options.slugExists(target.slug);
+      // Known slugs answer synchronously: the common case costs no await.
+      const exists = known === true || (known !== false && (await lookedUp(known, options.logger, target.slug)));
+      if (exists === "unavailable") {
+        sendErrorAndClose(res, 503, "unavailable", "The event could not be stored right now. Send it again in a few seconds.", { ...CORS, "retry-after": "5" });
+        metrics?.captureRejected("unavailable", since(started));
+        return;
+      }
+      if (!exists) {
+        sendErrorAndClose(res, 404, "not_found", notFoundMessage("endpoint slug", target.slug), CORS);
+        metrics?.captureRejected("not_found", since(started));
+        return;
+      }
+    }
+
+    const read = await readBodyCapped(req, options.maxPayloadBytes, options.bodyBudget);
     if (read.kind === "aborted") {
       // The sender hung up before finishing: nothing was acknowledged.
       metrics?.captureRejected("aborted", since(started));
       return;
     }
-    if (read.kind === "too_large") {
-      sendErrorAndClose(res, 413, "payload_too_large", `The body exceeds the limit of ${options.maxPayloadBytes} bytes. Send a smaller one.`, CORS);
-      metrics?.captureRejected("payload_too_large", since(started));
+    if (read.kind !== "complete") {
+      refuseBody(res, read.kind, `The body exceeds the limit of ${options.maxPayloadBytes} bytes. Send a smaller one.`, CORS);
+      metrics?.captureRejected(read.kind === "too_large" ? "payload_too_large" : "unavailable", since(started));
       return;
     }
 
@@ -130,6 +178,9 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
       sendError(res, 503, "unavailable", "The event could not be stored right now. Send it again in a few seconds.", { ...CORS, "retry-after": "5" });
       metrics?.captureRejected("unavailable", since(started));
       return;
+    } finally {
+      // Stored or not, this request is done with its body: its bytes go back to the budget.
+      read.release();
     }
     if (outcome.kind === "not_found") {
       sendError(res, 404, "not_found", notFoundMessage("endpoint slug", target.slug), CORS);
@@ -149,6 +200,17 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
       sendJsonText(res, 200, `{"received":true,"eventId":"${outcome.eventId}"}`, CORS);
       return;
     }
-    delayedAnswers.hold(outcome.delayMs, () => sendAnswer(res, answer), res);
+    const slug = target.slug;
+    delayedAnswers.hold(outcome.delayMs, () => sendAnswerOrFail(res, answer, options.logger, slug), res);
   };
+}
+
+/** A slug's lookup; "unavailable" when the database could not say. */
+async function lookedUp(lookup: Promise<boolean>, logger: Logger, slug: string): Promise<boolean | "unavailable"> {
+  try {
+    return await lookup;
+  } catch (error) {
+    logger.error("could not look up a capture slug", { slug, error: String(error) });
+    return "unavailable";
+  }
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isUserError } from "@rehook/core";
-import { currentSession, openEventExport, type ServiceContext } from "@rehook/services";
+import { captureBaseOf, currentSession, openEventExport, type ServiceContext } from "@rehook/services";
 import { exportFilter, parseWith } from "./api-v1/routes.js";
 import { EventExportQuery } from "./api-v1/schemas.js";
 import { STATUS_FOR_CODE } from "./error-status.js";
@@ -38,6 +38,6 @@ export function createEventExportRoute(options: { services: ServiceContext; stre
       sendError(res, STATUS_FOR_CODE[error.code], error.code, error.message);
       return;
     }
-    await sendEventExport(res, events, format, { baseUrl: options.services.baseUrl, bounds: options.streamBounds });
+    await sendEventExport(res, events, format, { baseUrl: captureBaseOf(options.services), bounds: options.streamBounds });
   };
 }

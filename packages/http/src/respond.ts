@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { errorBody, type ErrorCode } from "@rehook/core";
+import { endAfterRequest } from "./lingering-close.js";
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   sendJsonText(res, status, JSON.stringify(body), headers);
@@ -25,14 +26,20 @@ export function sendError(
 }
 
 /**
- * Answers and then closes the connection without reading the rest of the request:
- * for bodies that are too large, whose remaining bytes we refuse to take in.
+ * Answers, then closes the connection once the rest of the request has been read and dropped
+ * (within bounds: see endAfterRequest): for requests whose body we refuse to take in (too
+ * large, unknown slug, no room in the body budget). The sender reads the answer instead of a
+ * connection reset.
  */
 export function sendErrorAndClose(res: ServerResponse, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  res.once("finish", () => res.req.destroy());
-  sendError(res, status, code, message, { ...headers, connection: "close" });
+  const payload = JSON.stringify(errorBody(code, message));
+  const list: string[] = ["content-type", "application/json; charset=utf-8", "content-length", String(Buffer.byteLength(payload)), "connection", "close"];
+  for (const name in headers) list.push(name, headers[name]!);
+  res.writeHead(status, list);
+  res.write(payload);
+  endAfterRequest(res);
 }

@@ -1,7 +1,6 @@
-import { UserError, uuidv7 } from "@rehook/core";
+import { safeText, UserError, uuidv7 } from "@rehook/core";
 import { apiKeyDigest, isWellFormedApiKey, issueApiKey } from "@rehook/auth";
 import { findActiveApiKey, insertApiKey, listApiKeysOf, revokeOwnedApiKey, type ApiKey } from "@rehook/db";
-import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
 
@@ -25,7 +24,7 @@ function apiKeyView(key: ApiKey): ApiKeyView {
   };
 }
 
-const keyNameSchema = z.string().trim().min(1, "give the key a name").max(100, "the name must be at most 100 characters");
+const keyNameSchema = safeText("the name").trim().min(1, "give the key a name").max(100, "the name must be at most 100 characters");
 
 /** Issues a key; the whole key is in this answer only (only its digest is stored). */
 export async function createApiKey(ctx: Pick<ServiceContext, "orm">, input: { userId: string; name?: string }): Promise<{ key: string; apiKey: ApiKeyView }> {

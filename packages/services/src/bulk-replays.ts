@@ -1,4 +1,4 @@
-import { replayTarget, notFoundMessage, UserError, uuidv7, type Logger } from "@rehook/core";
+import { replayTarget, notFoundMessage, safeText, UserError, uuidv7, type Logger } from "@rehook/core";
 import {
   BULK_REPLAY_JOB,
   countOwnedEvents,
@@ -56,7 +56,7 @@ function jobView(job: ReplayJob): ReplayJobView {
 const bulkInput = z.object({
   endpointId: z.string().uuid("endpointId must be an endpoint id"),
   environment: z.enum(["original", "custom"], { message: "bulk replays go to the original destination or a custom URL" }),
-  customUrl: z.string().nullish(),
+  customUrl: safeText().nullish(),
   status: z.enum(["captured", "pending", "delivered", "failed"]).nullable().default("failed"),
 });
 

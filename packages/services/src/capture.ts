@@ -7,6 +7,7 @@ import {
   uuidv7,
   uuidv7Timestamp,
   webhookUrl,
+  withoutSessionCookie,
   type EventStatus,
   type HeaderList,
   type RenderedResponse,
@@ -36,14 +37,17 @@ export type CaptureOutcome =
 /** A rule change between the check and the write sends the request round again; more than this many in a row is a bug. */
 const MAX_RECHECKS = 3;
 
-type CaptureContext = Pick<ServiceContext, "writer" | "forwarder" | "ingressRules" | "baseUrl" | "now">;
+type CaptureContext = Pick<ServiceContext, "writer" | "forwarder" | "ingressRules" | "baseUrl" | "captureBaseUrl" | "now">;
 
 /**
  * Stores one captured request. Resolves "accepted" only once its row is committed;
  * rejects when the database could not take it (the caller answers 503, never 200).
  * An endpoint that checks signatures has the request checked first (see IngressRules).
  */
-export async function captureRequest(ctx: CaptureContext, input: CaptureInput): Promise<CaptureOutcome> {
+export async function captureRequest(ctx: CaptureContext, received: CaptureInput): Promise<CaptureOutcome> {
+  // The dashboard's session cookie is never stored, checked or forwarded (see withoutSessionCookie).
+  const headers = withoutSessionCookie(received.headers);
+  const input = headers === received.headers ? received : { ...received, headers };
   const { source, eventType } = detectSender({ headers: input.headers, body: input.body });
   const eventId = uuidv7();
   let rule = ctx.ingressRules?.get(input.slug);
@@ -88,8 +92,17 @@ function learn(ctx: CaptureContext, slug: string, endpointId: string, ingress: E
 }
 
 function signedRequest(ctx: CaptureContext, input: CaptureInput) {
-  const url = webhookUrl(ctx.baseUrl, input.slug) + input.subPath + (input.query ? `?${input.query}` : "");
+  const url = webhookUrl(calledBase(ctx, input.headers), input.slug) + input.subPath + (input.query ? `?${input.query}` : "");
   return { method: input.method, headers: input.headers, body: input.body, url, nowSeconds: Math.floor((ctx.now?.() ?? Date.now()) / 1000) };
+}
+
+/**
+ * The base of the URL the sender called (Twilio signs it): BASE_URL's when the request came to
+ * its host (a sender set up before CAPTURE_BASE_URL was), else CAPTURE_BASE_URL's.
+ */
+function calledBase(ctx: CaptureContext, headers: HeaderList): string {
+  if (!ctx.captureBaseUrl) return ctx.baseUrl;
+  return headerValue(headers, "host")?.toLowerCase() === new URL(ctx.baseUrl).host ? ctx.baseUrl : ctx.captureBaseUrl;
 }
 
 /** A provider's URL check gets its handshake answer; anything else the custom response, if any. */

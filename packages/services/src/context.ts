@@ -10,6 +10,8 @@ export interface ServiceContext {
   orm: Orm;
   writer: GroupCommitWriter;
   baseUrl: string;
+  /** CAPTURE_BASE_URL: capture URLs are built from it, on a host the dashboard's cookies never reach (unset: baseUrl). */
+  captureBaseUrl?: string;
   /** RETENTION_DAYS: how long an endpoint without its own retention keeps its events (0: for ever). */
   retentionDays: number;
   /** Which destination addresses are allowed (ALLOW_PRIVATE_DESTINATIONS). */
@@ -40,4 +42,9 @@ export interface ServiceContext {
   bulkReplays?: BulkReplays;
   /** Posts chat messages (the Settings test button; due notifications are posted by the notifier itself). */
   chat?: { post(webhookUrl: string, message: ChatMessage): Promise<DeliveryResult> };
+}
+
+/** Where this server's capture URLs start: CAPTURE_BASE_URL, else BASE_URL. */
+export function captureBaseOf(ctx: Pick<ServiceContext, "baseUrl" | "captureBaseUrl">): string {
+  return ctx.captureBaseUrl ?? ctx.baseUrl;
 }

@@ -31,7 +31,7 @@ import {
 } from "@rehook/db";
 import { checkDestination } from "@rehook/delivery";
 import { z } from "zod";
-import type { ServiceContext } from "./context.js";
+import { captureBaseOf, type ServiceContext } from "./context.js";
 import { ingressChanges, ingressSettingsSchema, ingressView, type IngressSettingsInput, type IngressView } from "./ingress-settings.js";
 import { parseInput } from "./validation.js";
 
@@ -66,7 +66,8 @@ export interface EndpointView extends IngressView {
   created_at: string;
 }
 
-export function endpointView(baseUrl: string, endpoint: Endpoint, defaultRetentionDays: number): EndpointView {
+/** `captureBase`: where capture URLs start (CAPTURE_BASE_URL, else BASE_URL). */
+export function endpointView(captureBase: string, endpoint: Endpoint, defaultRetentionDays: number): EndpointView {
   const delivered = Number(endpoint.deliveredCount);
   const failed = Number(endpoint.failedCount);
   const health = endpointHealth(delivered, failed);
@@ -74,7 +75,7 @@ export function endpointView(baseUrl: string, endpoint: Endpoint, defaultRetenti
     id: endpoint.id,
     name: endpoint.name,
     slug: endpoint.slug,
-    webhook_url: webhookUrl(baseUrl, endpoint.slug),
+    webhook_url: webhookUrl(captureBase, endpoint.slug),
     destination_url: endpoint.destinationUrl,
     health: { state: health.state, success_rate: health.successRate },
     delivered_count: delivered,
@@ -162,7 +163,7 @@ function noSuchEndpoint(ref: EndpointRef): UserError {
 }
 
 export async function createEndpoint(
-  ctx: Pick<ServiceContext, "orm" | "baseUrl" | "addressPolicy" | "retentionDays">,
+  ctx: Pick<ServiceContext, "orm" | "baseUrl" | "captureBaseUrl" | "addressPolicy" | "retentionDays">,
   input: { userId: string; name: string; destinationUrl?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } & DeliverySettings & IngressSettingsInput,
 ): Promise<EndpointView> {
   const parsed = parseInput(createEndpointInput, input);
@@ -188,7 +189,7 @@ export async function createEndpoint(
         ...ingress,
       });
       await announceEndpointChange(em, endpoint.id, "created");
-      return endpointView(ctx.baseUrl, endpoint, ctx.retentionDays);
+      return endpointView(captureBaseOf(ctx), endpoint, ctx.retentionDays);
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException) || attempt >= SLUG_ATTEMPTS) throw error;
     }
@@ -203,13 +204,13 @@ export interface EndpointListItem extends EndpointView {
   last_event_at: string | null;
 }
 
-export async function listEndpoints(ctx: Pick<ServiceContext, "orm" | "baseUrl" | "retentionDays">, input: { userId: string }): Promise<EndpointListItem[]> {
+export async function listEndpoints(ctx: Pick<ServiceContext, "orm" | "baseUrl" | "captureBaseUrl" | "retentionDays">, input: { userId: string }): Promise<EndpointListItem[]> {
   // Two queries side by side, each on its own fork (an EntityManager is not shared between them).
   const [endpoints, stats] = await Promise.all([listEndpointsOf(ctx.orm.em.fork(), input.userId), endpointEventStats(ctx.orm.em.fork(), input.userId)]);
   return endpoints.map((endpoint) => {
     const stat = stats.get(endpoint.id);
     return {
-      ...endpointView(ctx.baseUrl, endpoint, ctx.retentionDays),
+      ...endpointView(captureBaseOf(ctx), endpoint, ctx.retentionDays),
       event_count: stat?.eventCount ?? 0,
       // A UUIDv7 carries its millisecond: the id is the received time.
       last_event_at: stat?.lastEventId ? uuidv7Timestamp(stat.lastEventId).toISOString() : null,
@@ -217,10 +218,10 @@ export async function listEndpoints(ctx: Pick<ServiceContext, "orm" | "baseUrl" 
   });
 }
 
-export async function getEndpoint(ctx: Pick<ServiceContext, "orm" | "baseUrl" | "retentionDays">, input: { userId: string; endpoint: EndpointRef }): Promise<EndpointView> {
+export async function getEndpoint(ctx: Pick<ServiceContext, "orm" | "baseUrl" | "captureBaseUrl" | "retentionDays">, input: { userId: string; endpoint: EndpointRef }): Promise<EndpointView> {
   const endpoint = await findOwnedEndpoint(ctx.orm.em.fork(), input.userId, input.endpoint);
   if (!endpoint) throw noSuchEndpoint(input.endpoint);
-  return endpointView(ctx.baseUrl, endpoint, ctx.retentionDays);
+  return endpointView(captureBaseOf(ctx), endpoint, ctx.retentionDays);
 }
 
 const updateEndpointInput = ingressSettingsSchema.extend({
@@ -239,7 +240,7 @@ const updateEndpointInput = ingressSettingsSchema.extend({
  * (each event keeps the destination it was captured for); stored events can be replayed.
  */
 export async function updateEndpoint(
-  ctx: Pick<ServiceContext, "orm" | "baseUrl" | "addressPolicy" | "retentionDays">,
+  ctx: Pick<ServiceContext, "orm" | "baseUrl" | "captureBaseUrl" | "addressPolicy" | "retentionDays">,
   input: {
     userId: string;
     endpoint: EndpointRef;
@@ -269,7 +270,7 @@ export async function updateEndpoint(
   const endpoint = await updateOwnedEndpoint(em, input.userId, input.endpoint, changes);
   if (!endpoint) throw noSuchEndpoint(input.endpoint);
   await announceEndpointChange(em, endpoint.id, "updated");
-  return endpointView(ctx.baseUrl, endpoint, ctx.retentionDays);
+  return endpointView(captureBaseOf(ctx), endpoint, ctx.retentionDays);
 }
 
 /** Permanently removes an endpoint at once (its capture URL answers 404 from then on); its events are purged in the background. */

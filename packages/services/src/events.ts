@@ -4,6 +4,7 @@ import {
   MAX_SEARCH_LENGTH,
   notFoundMessage,
   rawBodyFileName,
+  safeText,
   SIGNATURE_STATUSES,
   UserError,
   withoutPartialUtf8,
@@ -41,20 +42,25 @@ import { parseInput } from "./validation.js";
 export type { EventSummary };
 export { MAX_EVENT_OFFSET };
 
-const optionalText = (name: string) => z.string().min(1, `${name} must not be empty`).max(200, `${name} is at most 200 characters`).optional();
+// Filter texts reach PostgreSQL as parameters: NUL or a lone surrogate is refused (safeText), not a failed statement.
+const optionalText = (name: string) => safeText().min(1, `${name} must not be empty`).max(200, `${name} is at most 200 characters`).optional();
 
-const listEventsInput = z
-  .object({
-    endpointId: z.string().uuid("endpoint_id must be an endpoint id").optional(),
-    status: z.enum(EVENT_STATUSES, { message: `status must be one of ${EVENT_STATUSES.join(", ")}` }).optional(),
-    source: optionalText("source"),
-    eventType: optionalText("event_type"),
-    signature: z.enum(SIGNATURE_STATUSES, { message: `signature must be one of ${SIGNATURE_STATUSES.join(", ")}` }).optional(),
-    receivedAfter: z.date().optional(),
-    receivedBefore: z.date().optional(),
+/** What the list, the export and the live feed filter on. */
+const eventFilterInput = z.object({
+  endpointId: z.string().uuid("endpoint_id must be an endpoint id").optional(),
+  status: z.enum(EVENT_STATUSES, { message: `status must be one of ${EVENT_STATUSES.join(", ")}` }).optional(),
+  source: optionalText("source"),
+  eventType: optionalText("event_type"),
+  signature: z.enum(SIGNATURE_STATUSES, { message: `signature must be one of ${SIGNATURE_STATUSES.join(", ")}` }).optional(),
+  receivedAfter: z.date().optional(),
+  receivedBefore: z.date().optional(),
+  search: safeText().min(1, "q must not be empty").max(MAX_SEARCH_LENGTH, `q is at most ${MAX_SEARCH_LENGTH} characters`).optional(),
+  unresolved: z.boolean().optional(),
+});
+
+const listEventsInput = eventFilterInput
+  .extend({
     before: z.string().uuid("the cursor is not one this server gave").optional(),
-    search: z.string().min(1, "q must not be empty").max(MAX_SEARCH_LENGTH, `q is at most ${MAX_SEARCH_LENGTH} characters`).optional(),
-    unresolved: z.boolean().optional(),
     offset: z
       .number()
       .int()
@@ -237,8 +243,10 @@ export async function openLiveEvents(
 ): Promise<AsyncGenerator<EventSummary[]>> {
   const bus: EventBus | undefined = ctx.bus;
   if (!bus) throw new UserError("unavailable", "Live updates are not available on this server. Reload the page to see new events.");
+  // Checked before a slot is taken: a search the database refuses would otherwise fail the stream at its first event.
+  const filter: LiveFilter = parseInput(eventFilterInput, input.filter);
   const release = takeStreamSlot(bus, input.userId, input.signal);
-  return liveRows({ orm: ctx.orm, bus }, input, loadRows, release);
+  return liveRows({ orm: ctx.orm, bus }, { ...input, filter }, loadRows, release);
 }
 
 /** The rows a live feed with this filter shows. */

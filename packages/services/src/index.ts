@@ -1,6 +1,7 @@
-export type { ServiceContext } from "./context.js";
+export { captureBaseOf, type ServiceContext } from "./context.js";
 export { captureRequest, type CaptureInput, type CaptureOutcome } from "./capture.js";
 export { IngressRules, type IngressRulesOptions } from "./ingress-rules.js";
+export { KnownSlugs, MAX_SLUG_LOOKUP_BATCH, MAX_SLUGS_WAITING_FOR_LOOKUP, SlugLookupBusyError, type KnownSlugsOptions } from "./known-slugs.js";
 export { MAX_SIGNATURE_PREFIX_LENGTH, type IngressSettingsInput, type IngressView } from "./ingress-settings.js";
 export {
   createEndpoint,
@@ -65,6 +66,7 @@ export {
 } from "./compare-responses.js";
 export { BulkReplays, MAX_RUNNING_BULK_REPLAYS_PER_USER, type BulkReplayDeps, type ReplayJobView } from "./bulk-replays.js";
 export { activityCompaction, countsCompaction, endpointPurge, eventRetention, scheduleUpkeep, sessionPurge, type RetentionOptions } from "./purges.js";
+export { SEARCH_INDEX_JOB, searchIndexing, type SearchIndexingOptions } from "./search-indexing.js";
 export { MAX_WAITING_EVENT_IDS, openEndpointEventStream, type FullEvent } from "./event-stream.js";
 export { limitStreams, MAX_STREAMS_PER_INSTANCE, MAX_STREAMS_PER_USER, StreamSlots, streamSlotsOf, type StreamLimits } from "./stream-slots.js";
 export { resumeEndpoint, retryEvent, retryFailedEvents, type RetryQueued } from "./retries.js";

@@ -4,9 +4,11 @@ import {
   handshakeRuleProblem,
   HMAC_ENCODINGS,
   HTTP_TOKEN,
+  isStorableText,
   MAX_SECRET_LENGTH,
   secretHint,
   SIGNATURE_SCHEMES,
+  UNSTORABLE_TEXT,
   UserError,
   verificationRuleProblem,
   type CustomResponse,
@@ -38,6 +40,7 @@ const verificationInputSchema = z.object({
     .min(1, "secret must not be empty")
     .max(MAX_SECRET_LENGTH, `secret must be at most ${MAX_SECRET_LENGTH} characters`)
     .refine(noControls, "secret must not contain control characters")
+    .refine(isStorableText, `secret ${UNSTORABLE_TEXT}`)
     .optional(),
   rejectInvalid: z.boolean("reject_invalid must be true or false").default(false),
   header: z.string().regex(HTTP_TOKEN, "header must be an HTTP header name, like X-Signature").max(100, "header must be at most 100 characters").optional(),
@@ -46,6 +49,7 @@ const verificationInputSchema = z.object({
     .string("prefix must be text")
     .max(MAX_SIGNATURE_PREFIX_LENGTH, `prefix must be at most ${MAX_SIGNATURE_PREFIX_LENGTH} characters`)
     .refine(noControls, "prefix must not contain control characters")
+    .refine(isStorableText, `prefix ${UNSTORABLE_TEXT}`)
     .optional(),
 });
 

@@ -17,6 +17,7 @@ import {
   type JobHandler,
   type Pool,
 } from "@rehook/db";
+import { SEARCH_INDEX_JOB } from "./search-indexing.js";
 
 /** The job runner's kinds for the recurring upkeep (one job each). */
 export const SESSION_PURGE_JOB = "purge_expired_sessions";
@@ -151,5 +152,5 @@ export function eventRetention(options: RetentionOptions): JobHandler {
 
 /** Makes sure the recurring upkeep jobs exist (at start; an existing one keeps its schedule). */
 export async function scheduleUpkeep(pool: Pool): Promise<void> {
-  for (const kind of [SESSION_PURGE_JOB, RETENTION_JOB, COUNTS_COMPACTION_JOB, ACTIVITY_COMPACTION_JOB]) await enqueueJob(pool, { kind, key: "all" });
+  for (const kind of [SESSION_PURGE_JOB, RETENTION_JOB, COUNTS_COMPACTION_JOB, ACTIVITY_COMPACTION_JOB, SEARCH_INDEX_JOB]) await enqueueJob(pool, { kind, key: "all" });
 }

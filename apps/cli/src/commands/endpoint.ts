@@ -71,6 +71,7 @@ function ingressOption(options: { response?: string; handshake?: string; verific
 const endpointContext = (orm: Orm, context: CommandContext) => ({
   orm,
   baseUrl: context.config.baseUrl,
+  captureBaseUrl: context.config.captureBaseUrl,
   addressPolicy: { allowPrivate: context.config.allowPrivateDestinations },
   retentionDays: context.config.retentionDays,
 });

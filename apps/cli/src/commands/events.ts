@@ -74,7 +74,7 @@ export const eventsExportCommand = defineCommand(
       let shownAt = Date.now();
       if (format === "har") await write(out, harStart("1"));
       for await (const event of events) {
-        await write(out, format === "ndjson" ? ndjsonLine(event) : `${exported === 0 ? "" : ","}${JSON.stringify(harEntry(event, context.config.baseUrl))}`);
+        await write(out, format === "ndjson" ? ndjsonLine(event) : `${exported === 0 ? "" : ","}${JSON.stringify(harEntry(event, context.config.captureBaseUrl))}`);
         exported += 1;
         if (Date.now() - shownAt >= PROGRESS_INTERVAL_MS) {
           progress(false);

@@ -84,7 +84,8 @@ export function ResponseSettingsForm({ response, state, resetting }: { response:
             <textarea id="response-body" name="responseBody" className="mono" rows={5} spellCheck={false} defaultValue={response?.body ?? ""} aria-describedby="response-body-hint" />
             <small id="response-body-hint" className="hint">
               Up to 64 KiB. <span className="mono">{"{{event_id}}"}</span> is replaced by the stored event&apos;s id. Without a Content-Type header, a body that looks
-              like JSON is sent as JSON, anything else as text.
+              like JSON is sent as JSON, anything else as text. Answers are data, never pages: HTML, XML, SVG, script and PDF types, cookies and redirects
+              off the capture URLs are refused.
             </small>
           </div>
         </div>

@@ -1,3 +1,4 @@
+import { truncateText } from "@rehook/core/browser";
 import { isUuid } from "./format";
 import { isSignatureStatus, type SignatureStatus } from "./ingress";
 
@@ -36,9 +37,13 @@ export function readListFilter<Status extends string>(request: Request, isStatus
   };
 }
 
-/** A text parameter, trimmed, at most 200 characters; blank is absent. */
+/**
+ * A text parameter, trimmed, at most 200 characters (never half a surrogate pair, which the
+ * server would refuse); blank is absent. Other text the server refuses (a NUL) is kept: the
+ * page answers 400 with the server's reason rather than quietly showing another filter.
+ */
 function textParam(params: URLSearchParams, name: string): string | undefined {
-  const value = (params.get(name) ?? "").trim().slice(0, 200);
+  const value = truncateText((params.get(name) ?? "").trim(), 200);
   return value === "" ? undefined : value;
 }
 

@@ -11,7 +11,7 @@ import { LiveIndicator } from "../components/live-status";
 import { useFeedKeys } from "../components/use-feed-keys";
 import { useLiveEvents } from "../components/use-live-events";
 import { EmptyCard, Icon, PageHeader, RouteError, TestEventSnippet } from "../components/ui";
-import { errorMessage } from "../lib/errors";
+import { errorMessage, throwIfBadRequest } from "../lib/errors";
 import { EVENT_STATUSES, isEventStatus, plural, STATUS_LABELS, type EventStatus } from "../lib/format";
 import { exportHref, hasListFilter, listFilterKey, readEventListFilter, SINCE_OPTIONS, sinceStart, type EventListFilter } from "../lib/list-filter";
 import { SIGNATURE_STATUS_CHOICES } from "../lib/ingress";
@@ -35,7 +35,10 @@ export async function loader({ context, request }: LoaderFunctionArgs) {
   requireUser(context, request);
   const filter = readEventListFilter(request, isEventStatus);
   const [page, endpoints, volume] = await Promise.all([
-    context.caller.events.list({ ...listInput(filter), limit: 50 }),
+    context.caller.events.list({ ...listInput(filter), limit: 50 }).catch((error: unknown) => {
+      throwIfBadRequest(error);
+      throw error;
+    }),
     context.caller.endpoints.list(),
     // The strip is not worth failing the page for: without it the feed shows alone.
     context.caller.events.volume({ range: "day" }).catch(() => null),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ACTIVITY_RANGES, curlCommand, describePayload, EVENT_STATUSES, forwardTarget, rawBodyFileName, SIGNATURE_STATUSES, webhookUrl } from "@rehook/core";
-import { compareResponses, contentEncodingOf, deleteEvent, eventActivity, getEvent, getEventAttempt, inspectEventBody, listEventResponses, listEvents, openLiveEvents, retryEvent } from "@rehook/services";
+import { captureBaseOf, compareResponses, contentEncodingOf, deleteEvent, eventActivity, getEvent, getEventAttempt, inspectEventBody, listEventResponses, listEvents, openLiveEvents, retryEvent } from "@rehook/services";
 import { protectedProcedure, router } from "../trpc.js";
 
 const filter = z.object({
@@ -39,7 +39,7 @@ export const eventsRouter = router({
    */
   get: protectedProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
     const { body, response, ...event } = await getEvent(ctx.services, { userId: ctx.user.id, eventId: input.id });
-    const captureUrl = `${webhookUrl(ctx.services.baseUrl, event.endpointSlug)}${event.path}${event.query ? `?${event.query}` : ""}`;
+    const captureUrl = `${webhookUrl(captureBaseOf(ctx.services), event.endpointSlug)}${event.path}${event.query ? `?${event.query}` : ""}`;
     const request = { method: event.method, url: captureUrl, headers: event.headers };
     const inspected = await inspectEventBody({ body, bodyTruncated: event.bodyTruncated, contentType: event.contentType, headers: event.headers });
     const fileName = rawBodyFileName(event.id, event.contentType, contentEncodingOf(event.headers));

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
+import { isStorableText, UNSTORABLE_TEXT } from "../safe-text.js";
 import type { RenderedResponse } from "./response.js";
 
 /** Providers that check a URL by a challenge before they send it anything. */
@@ -23,7 +24,8 @@ const tokenSchema = z
   .string("token must be text")
   .min(1, "token must not be empty")
   .max(MAX_HANDSHAKE_TOKEN_LENGTH, `token must be at most ${MAX_HANDSHAKE_TOKEN_LENGTH} characters`)
-  .refine((token) => !/[\u0000-\u001f\u007f]/.test(token), "token must not contain control characters");
+  .refine((token) => !/[\u0000-\u001f\u007f]/.test(token), "token must not contain control characters")
+  .refine(isStorableText, `token ${UNSTORABLE_TEXT}`);
 
 /** A handshake as given: `token` may be left out to keep the one saved (see the use case). */
 export const handshakeInputSchema = z.object({

@@ -1,5 +1,7 @@
 export * from "./response.js";
+export * from "./answer-policy.js";
 export * from "./handshake.js";
 export * from "./secret-hint.js";
 export * from "./verification/index.js";
 export * from "./wire.js";
+export * from "./session-cookie.js";

@@ -14,6 +14,7 @@ import { Migration20261124000000_admins_invites } from "./Migration2026112400000
 import { Migration20261125000000_event_minutes } from "./Migration20261125000000_event_minutes.js";
 import { Migration20261126000000_replay_request } from "./Migration20261126000000_replay_request.js";
 import { Migration20261127000000_ingress_control } from "./Migration20261127000000_ingress_control.js";
+import { Migration20261128000000_event_search } from "./Migration20261128000000_event_search.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -32,4 +33,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261125000000_event_minutes", class: Migration20261125000000_event_minutes },
   { name: "Migration20261126000000_replay_request", class: Migration20261126000000_replay_request },
   { name: "Migration20261127000000_ingress_control", class: Migration20261127000000_ingress_control },
+  { name: "Migration20261128000000_event_search", class: Migration20261128000000_event_search },
 ];

@@ -10,6 +10,8 @@ import {
   type HeaderList,
   type SignatureStatus,
 } from "@rehook/core";
+import { TRANSACTION_SETTINGS_SQL } from "../session-settings.js";
+import { searchIndexCoverage } from "./event-search-index.js";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 
 /** One row of the activity feed. */
@@ -146,6 +148,18 @@ function searchCondition(text: string): { sql: string; params: string[] } {
   };
 }
 
+/**
+ * The search predicate on `s` (event_search): the same comparisons as searchCondition, on the
+ * text the index job stored, so the trigram index can answer them.
+ */
+function indexedSearchCondition(text: string): { sql: string; params: string[] } {
+  const patterns = searchPatterns(text);
+  return {
+    sql: `((not s.body_escaped and s.body_text ilike ? escape '\\') or (s.body_escaped and s.body_text ilike ? escape '\\') or s.headers_text ilike ? escape '\\')`,
+    params: [patterns.body, patterns.escapedBody, patterns.headers],
+  };
+}
+
 /** Which of these events a search finds (the live feed of a search: a handful of ids at a time). */
 export async function eventIdsMatchingSearch(em: EntityManager, ids: string[], text: string): Promise<Set<string>> {
   const valid = ids.filter((id) => isUuid(id));
@@ -256,73 +270,97 @@ function eventPageQuery(userId: string, filter: EventFilter, limit: number): { s
 
 /** A keyset page of the user's events, newest first: the thousandth page costs what the first does. */
 export async function listEventSummaries(em: EntityManager, userId: string, filter: EventFilter, limit: number): Promise<EventSummary[]> {
-  if (filter.search && filter.receivedAfter) return searchEventSummaries(em, userId, { ...filter, receivedAfter: filter.receivedAfter }, limit);
+  if (filter.search && filter.receivedAfter) return searchEventSummaries(em, userId, { ...filter, receivedAfter: filter.receivedAfter, search: filter.search }, limit);
   const { sql, params } = eventPageQuery(userId, filter, limit);
   // The planner knows little of a row range's size and may think an endpoint's matches few
   // enough to collect and sort; for a busy endpoint and a deep offset that is every event it
   // has (17 s at 10M). Sorting priced out, each endpoint is read in index order, up to the page.
+  // Pricing out adds PostgreSQL's disable-cost (1e10) to the plan, far past the JIT thresholds:
+  // JIT is off for the transaction too, whatever session a pooler hands out (session-settings.ts).
   const rows = await em.transactional(async (tx) => {
+    await tx.execute(TRANSACTION_SETTINGS_SQL);
     await tx.execute("set local enable_sort = off");
     return tx.execute<SummaryRow[]>(sql, params);
   });
   return markResolvedByReplay(em, rows.map(toSummary));
 }
 
-/** The time slices a search's window is cut into, and how many are read at once (each on a connection of its own). */
+/** The time slices a search's window is cut into when read without the index, and how many reads run at once (each on a connection of its own). */
 export const SEARCH_SLICES = 48;
 export const SEARCH_SLICES_AT_ONCE = 2;
 
 /**
- * A search page. Bodies are read, not indexed (an index of them would cost capture more
- * than searches save), so the window is cut into SEARCH_SLICES slices of time, read newest
- * first, SEARCH_SLICES_AT_ONCE at a time, each through the events' primary key in time
- * order: reading stops once the slices read from the newest hold the page. A search with
- * many matches reads the newest slices only; one with few reads the whole window.
+ * A search page, read newest first in pieces of the window, SEARCH_SLICES_AT_ONCE at a time,
+ * until the pieces read from the newest hold the page. The part of the window the search
+ * index is complete for (event-search-index.ts) is one piece, read through its trigram index.
+ * The rest (the newest seconds the index job has not reached, days older than the index
+ * keeps, or the whole window where there is no index) is read from the bodies, cut into
+ * slices of time, each through the events' primary key: a search with many matches reads the
+ * newest slices only, one with few reads every slice.
  */
-async function searchEventSummaries(em: EntityManager, userId: string, filter: EventFilter & { receivedAfter: Date }, limit: number): Promise<EventSummary[]> {
+async function searchEventSummaries(em: EntityManager, userId: string, filter: EventFilter & { receivedAfter: Date; search: string }, limit: number): Promise<EventSummary[]> {
   const endpoints = endpointConditions(userId, filter);
   const owned = await em.getConnection().execute<Array<{ id: string }>>(`select p.id from endpoints p where ${endpoints.sql.join(" and ")}`, endpoints.params);
   if (owned.length === 0) return [];
   const endpointIds = `{${owned.map((row) => row.id).join(",")}}`;
-  const where = filterConditions(filter);
+  const where = filterConditions({ ...filter, search: undefined });
   const fromMs = filter.receivedAfter.getTime();
   const toMs = Math.max(fromMs, Math.min(filter.receivedBefore?.getTime() ?? Date.now(), filter.before ? uuidv7Timestamp(filter.before).getTime() + 1 : Date.now()));
-  // Slice k covers [bound(k + 1), bound(k)); the newest has no upper bound but the filter's own, the oldest starts at the window's start.
-  const bound = (k: number) => uuidv7Floor(toMs - ((toMs - fromMs) * k) / SEARCH_SLICES);
-  const readSlice = async (k: number): Promise<EventSummary[]> => {
-    const sliceWhere = [...where.sql, "e.id >= ?", ...(k > 0 ? ["e.id < ?"] : [])];
+  const low = uuidv7Floor(fromMs);
+  const coverage = await searchIndexCoverage(em);
+
+  /** Rows of `from` (events `e`, or the index `s` joined to them) with ids in [lowId, highId), highId undefined: no bound but the filter's. */
+  const readRange = (indexed: boolean, lowId: string, highId: string | undefined) => async (): Promise<EventSummary[]> => {
+    const search = indexed ? indexedSearchCondition(filter.search) : searchCondition(filter.search);
+    const key = indexed ? "s.id" : "e.id";
     const rows = await em.getConnection().execute<SummaryRow[]>(
       `select ${SUMMARY_COLUMNS}
-       from events e join endpoints p on p.id = e.endpoint_id
-       where e.endpoint_id = any(?::uuid[]) and ${sliceWhere.join(" and ")}
-       order by e.id desc
+       from ${indexed ? "event_search s join events e on e.id = s.id" : "events e"} join endpoints p on p.id = e.endpoint_id
+       where ${indexed ? "s" : "e"}.endpoint_id = any(?::uuid[]) and ${[...where.sql, search.sql, `${key} >= ?`, ...(highId ? [`${key} < ?`] : [])].join(" and ")}
+       order by ${key} desc
        limit ?`,
-      [endpointIds, ...where.params, k === SEARCH_SLICES - 1 ? uuidv7Floor(fromMs) : bound(k + 1), ...(k > 0 ? [bound(k)] : []), limit],
+      [endpointIds, ...where.params, ...search.params, lowId, ...(highId ? [highId] : []), limit],
     );
     return rows.map(toSummary);
   };
-  const slices: Array<EventSummary[] | undefined> = [];
-  // Done when every slice from the newest up to the one that completes the page has been read.
+  /** [lowId, highId) cut into its share of SEARCH_SLICES slices of time, newest first. */
+  const sliced = (lowId: string, highId: string | undefined) => {
+    const [startMs, endMs] = [Math.max(fromMs, uuidv7Timestamp(lowId).getTime()), highId ? Math.min(toMs, uuidv7Timestamp(highId).getTime()) : toMs];
+    const count = Math.max(1, Math.round((SEARCH_SLICES * Math.max(0, endMs - startMs)) / Math.max(1, toMs - fromMs)));
+    const bound = (k: number) => (k === 0 ? highId : k === count ? lowId : uuidv7Floor(endMs - ((endMs - startMs) * k) / count));
+    return Array.from({ length: count }, (_, k) => readRange(false, bound(k + 1)!, bound(k)));
+  };
+  const reads: Array<() => Promise<EventSummary[]>> = [];
+  if (coverage && coverage.through > low) {
+    const indexedFrom = coverage.from > low ? coverage.from : low;
+    reads.push(...sliced(coverage.through, undefined), readRange(true, indexedFrom, coverage.through));
+    if (indexedFrom > low) reads.push(...sliced(low, indexedFrom));
+  } else {
+    reads.push(...sliced(low, undefined));
+  }
+
+  const pieces: Array<EventSummary[] | undefined> = [];
+  // Done when every piece from the newest up to the one that completes the page has been read.
   const pageIsFull = () => {
     let found = 0;
-    for (const slice of slices) {
-      if (!slice) return false;
-      found += slice.length;
+    for (const piece of pieces) {
+      if (!piece) return false;
+      found += piece.length;
       if (found >= limit) return true;
     }
     return false;
   };
   let next = 0;
   const lane = async () => {
-    while (next < SEARCH_SLICES && !pageIsFull()) {
+    while (next < reads.length && !pageIsFull()) {
       const k = next;
       next += 1;
-      slices[k] = await readSlice(k);
+      pieces[k] = await reads[k]!();
     }
   };
   await Promise.all(Array.from({ length: SEARCH_SLICES_AT_ONCE }, lane));
-  // Slices are started in order, so those read form a run from the newest: their rows are newest first.
-  return markResolvedByReplay(em, slices.flatMap((slice) => slice ?? []).slice(0, limit));
+  // Pieces are started in order, so those read form a run from the newest: their rows are newest first.
+  return markResolvedByReplay(em, pieces.flatMap((piece) => piece ?? []).slice(0, limit));
 }
 
 /** The most an offset may skip (MAX_EVENT_OFFSET): deeper pages are read with the cursor. */

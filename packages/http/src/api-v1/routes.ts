@@ -1,5 +1,6 @@
 import { describePayload, ingressSettingsFromWire, issueSentence, UserError } from "@rehook/core";
 import {
+  captureBaseOf,
   createEndpoint,
   deleteEndpoint,
   deleteEvent,
@@ -236,7 +237,7 @@ export const ROUTES: Route[] = [
     async handle({ services, userId, query }, { res, streamBounds, onStreamDrop }) {
       // Filters are checked before the status line: a bad one is a 400, not a cut download.
       const events = openEventExport(services, { userId, filter: exportFilter(query) });
-      await sendEventExport(res, events, query.format, { baseUrl: services.baseUrl, bounds: streamBounds, onDrop: onStreamDrop, headers: { "rehook-api-version": "v1" } });
+      await sendEventExport(res, events, query.format, { baseUrl: captureBaseOf(services), bounds: streamBounds, onDrop: onStreamDrop, headers: { "rehook-api-version": "v1" } });
       return undefined;
     },
   }),

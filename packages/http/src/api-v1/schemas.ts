@@ -11,6 +11,7 @@ import {
   MAX_RETRY_ATTEMPTS,
   MAX_RETRY_DELAY_MS,
   MIN_RETRY_DELAY_MS,
+  safeText,
   SIGNATURE_SCHEMES,
   SIGNATURE_STATUSES,
 } from "@rehook/core";
@@ -43,13 +44,13 @@ const instant = (name: string) =>
 export const EventListQuery = z.object({
   status: z.enum(EVENT_STATUSES).optional(),
   endpoint_id: id.optional(),
-  source: z.string().min(1).max(200).optional().describe("Only events from this sender, e.g. stripe"),
-  event_type: z.string().min(1).max(200).optional().describe("Only events of this type, e.g. invoice.paid"),
+  // Text filters reach the database: NUL (%00) is a 400 naming the parameter, not a failed query.
+  source: safeText().min(1).max(200).optional().describe("Only events from this sender, e.g. stripe"),
+  event_type: safeText().min(1).max(200).optional().describe("Only events of this type, e.g. invoice.paid"),
   signature: z.enum(SIGNATURE_STATUSES).optional().describe("Only events whose signature check found this (endpoints with verification)"),
   received_after: instant("received_after").describe("Only events received at or after this time"),
   received_before: instant("received_before").describe("Only events received before this time"),
-  q: z
-    .string()
+  q: safeText()
     .min(1)
     .max(200)
     .optional()
@@ -212,8 +213,10 @@ const secretHint = z.object({ set: z.literal(true), last4: z.string().describe("
 const customResponse = z
   .object({
     status: z.int().describe("200 to 599"),
-    headers: z.record(z.string(), z.string()).optional().describe(`At most ${MAX_RESPONSE_HEADERS}; no CR/LF; not Content-Length, Transfer-Encoding, Connection or other framing headers`),
-    body: z.string().optional().describe(`Text, at most ${MAX_RESPONSE_BODY_BYTES} bytes; {{event_id}} becomes the stored event's id`),
+    headers: z.record(z.string(), z.string()).optional().describe(
+        `At most ${MAX_RESPONSE_HEADERS}; values printable ASCII; not framing headers (Content-Length, Transfer-Encoding, Connection…), not headers that act on the origin (Set-Cookie, Clear-Site-Data, Service-Worker-Allowed, Link, Refresh, Content-Security-Policy, X-Content-Type-Options, Strict-Transport-Security, WWW-Authenticate, Content-Disposition…); Location only a path under /api/webhook/; Content-Type not HTML, XML, SVG, script or PDF`,
+      ),
+    body: z.string().optional().describe(`Text, at most ${MAX_RESPONSE_BODY_BYTES} bytes, without NUL or unpaired surrogates; {{event_id}} becomes the stored event's id`),
     delay_ms: z.int().optional().describe(`Wait this long after the event is stored before answering (0 to ${MAX_RESPONSE_DELAY_MS})`),
   })
   .nullable()
