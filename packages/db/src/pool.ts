@@ -23,11 +23,12 @@ export function createPool(options: PoolOptions): Pool {
     idleTimeoutMillis: 30_000,
     query_timeout: 30_000,
     application_name: "rehook",
+    // pg-pool awaits the promise returned before it hands a new client out; a failure fails that connect.
+    onConnect: (client: pg.ClientBase) => client.query(SESSION_SETTINGS_SQL),
   });
   // An idle client that loses its server emits here; without a listener the process would crash.
   pool.on("error", (error) => options.onError?.(error));
-  // Queued before anything the pool hands the client out for; a failure surfaces on that first query.
-  pool.on("connect", (client) => void client.query(SESSION_SETTINGS_SQL).catch(() => undefined));
+
   return pool;
 }
 
