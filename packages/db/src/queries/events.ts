@@ -292,11 +292,12 @@ export const SEARCH_SLICES_AT_ONCE = 2;
 /**
  * A search page, read newest first in pieces of the window, SEARCH_SLICES_AT_ONCE at a time,
  * until the pieces read from the newest hold the page. The part of the window the search
- * index is complete for (event-search-index.ts) is one piece, read through its trigram index.
- * The rest (the newest seconds the index job has not reached, days older than the index
- * keeps, or the whole window where there is no index) is read from the bodies, cut into
- * slices of time, each through the events' primary key: a search with many matches reads the
- * newest slices only, one with few reads every slice.
+ * index is complete for (event-search-index.ts), but for its newest slice, is one piece,
+ * read through its trigram index. The rest (the newest seconds the index job has not
+ * reached, that slice, days older than the index keeps, or the whole window where there is
+ * no index) is read from the bodies, cut into slices of time, each through the events'
+ * primary key: a search with many matches reads the newest slices only, one with few reads
+ * every slice it cannot read through the index.
  */
 async function searchEventSummaries(em: EntityManager, userId: string, filter: EventFilter & { receivedAfter: Date; search: string }, limit: number): Promise<EventSummary[]> {
   const endpoints = endpointConditions(userId, filter);
@@ -309,31 +310,58 @@ async function searchEventSummaries(em: EntityManager, userId: string, filter: E
   const low = uuidv7Floor(fromMs);
   const coverage = await searchIndexCoverage(em);
 
-  /** Rows of `from` (events `e`, or the index `s` joined to them) with ids in [lowId, highId), highId undefined: no bound but the filter's. */
-  const readRange = (indexed: boolean, lowId: string, highId: string | undefined) => async (): Promise<EventSummary[]> => {
-    const search = indexed ? indexedSearchCondition(filter.search) : searchCondition(filter.search);
-    const key = indexed ? "s.id" : "e.id";
+  /** The events with ids in [lowId, highId) that match, read from their bodies through the primary key (highId undefined: no bound but the filter's). */
+  const readBodies = (lowId: string, highId: string | undefined) => async (): Promise<EventSummary[]> => {
+    const search = searchCondition(filter.search);
     const rows = await em.getConnection().execute<SummaryRow[]>(
       `select ${SUMMARY_COLUMNS}
-       from ${indexed ? "event_search s join events e on e.id = s.id" : "events e"} join endpoints p on p.id = e.endpoint_id
-       where ${indexed ? "s" : "e"}.endpoint_id = any(?::uuid[]) and ${[...where.sql, search.sql, `${key} >= ?`, ...(highId ? [`${key} < ?`] : [])].join(" and ")}
-       order by ${key} desc
+       from events e join endpoints p on p.id = e.endpoint_id
+       where e.endpoint_id = any(?::uuid[]) and ${[...where.sql, search.sql, "e.id >= ?", ...(highId ? ["e.id < ?"] : [])].join(" and ")}
+       order by e.id desc
        limit ?`,
       [endpointIds, ...where.params, ...search.params, lowId, ...(highId ? [highId] : []), limit],
     );
     return rows.map(toSummary);
   };
+  /*
+   * The matches with ids in [lowId, highId), found through the trigram index: every match of
+   * the range is collected first (materialized, with no LIMIT to tempt the planner into
+   * walking the primary key in order and filtering, which reads the whole range for a rare
+   * text), then the page is taken from them. The cost follows the number of matches, so this
+   * runs after the range's newest slice has been read from bodies: a text common enough to
+   * fill a page there never comes here.
+   */
+  const readIndexed = (lowId: string, highId: string) => async (): Promise<EventSummary[]> => {
+    const search = indexedSearchCondition(filter.search);
+    const rows = await em.getConnection().execute<SummaryRow[]>(
+      `with hits as materialized (
+         select s.id from event_search s where s.endpoint_id = any(?::uuid[]) and s.id >= ? and s.id < ? and ${search.sql}
+       )
+       select ${SUMMARY_COLUMNS}
+       from hits h join events e on e.id = h.id join endpoints p on p.id = e.endpoint_id
+       where ${[...where.sql, "e.id >= ?", "e.id < ?"].join(" and ")}
+       order by e.id desc
+       limit ?`,
+      [endpointIds, lowId, highId, ...search.params, ...where.params, lowId, highId, limit],
+    );
+    return rows.map(toSummary);
+  };
+  const sliceMs = Math.max(1, toMs - fromMs) / SEARCH_SLICES;
   /** [lowId, highId) cut into its share of SEARCH_SLICES slices of time, newest first. */
   const sliced = (lowId: string, highId: string | undefined) => {
     const [startMs, endMs] = [Math.max(fromMs, uuidv7Timestamp(lowId).getTime()), highId ? Math.min(toMs, uuidv7Timestamp(highId).getTime()) : toMs];
-    const count = Math.max(1, Math.round((SEARCH_SLICES * Math.max(0, endMs - startMs)) / Math.max(1, toMs - fromMs)));
+    const count = Math.max(1, Math.round(Math.max(0, endMs - startMs) / sliceMs));
     const bound = (k: number) => (k === 0 ? highId : k === count ? lowId : uuidv7Floor(endMs - ((endMs - startMs) * k) / count));
-    return Array.from({ length: count }, (_, k) => readRange(false, bound(k + 1)!, bound(k)));
+    return Array.from({ length: count }, (_, k) => readBodies(bound(k + 1)!, bound(k)));
   };
   const reads: Array<() => Promise<EventSummary[]>> = [];
   if (coverage && coverage.through > low) {
     const indexedFrom = coverage.from > low ? coverage.from : low;
-    reads.push(...sliced(coverage.through, undefined), readRange(true, indexedFrom, coverage.through));
+    // The index's newest slice is read from bodies; the rest of its range through the index.
+    const sliceStart = uuidv7Floor(Math.max(fromMs, uuidv7Timestamp(coverage.through).getTime() - sliceMs));
+    const indexedTo = sliceStart > indexedFrom ? sliceStart : indexedFrom;
+    reads.push(...sliced(coverage.through, undefined), readBodies(indexedTo, coverage.through));
+    if (indexedTo > indexedFrom) reads.push(readIndexed(indexedFrom, indexedTo));
     if (indexedFrom > low) reads.push(...sliced(low, indexedFrom));
   } else {
     reads.push(...sliced(low, undefined));
