@@ -354,41 +354,50 @@ async function searchEventSummaries(em: EntityManager, userId: string, filter: E
     const bound = (k: number) => (k === 0 ? highId : k === count ? lowId : uuidv7Floor(endMs - ((endMs - startMs) * k) / count));
     return Array.from({ length: count }, (_, k) => readBodies(bound(k + 1)!, bound(k)));
   };
-  const reads: Array<() => Promise<EventSummary[]>> = [];
+  // Stages run one after the other, each SEARCH_SLICES_AT_ONCE reads at a time: the index's
+  // read stands alone, so it starts only once everything newer has been read and the page is
+  // still not full (a common text would make it collect every match of the range).
+  const stages: Array<Array<() => Promise<EventSummary[]>>> = [];
   if (coverage && coverage.through > low) {
     const indexedFrom = coverage.from > low ? coverage.from : low;
     // The index's newest slice is read from bodies; the rest of its range through the index.
     const sliceStart = uuidv7Floor(Math.max(fromMs, uuidv7Timestamp(coverage.through).getTime() - sliceMs));
     const indexedTo = sliceStart > indexedFrom ? sliceStart : indexedFrom;
-    reads.push(...sliced(coverage.through, undefined), readBodies(indexedTo, coverage.through));
-    if (indexedTo > indexedFrom) reads.push(readIndexed(indexedFrom, indexedTo));
-    if (indexedFrom > low) reads.push(...sliced(low, indexedFrom));
+    stages.push([...sliced(coverage.through, undefined), readBodies(indexedTo, coverage.through)]);
+    if (indexedTo > indexedFrom) stages.push([readIndexed(indexedFrom, indexedTo)]);
+    if (indexedFrom > low) stages.push(sliced(low, indexedFrom));
   } else {
-    reads.push(...sliced(low, undefined));
+    stages.push(sliced(low, undefined));
   }
 
-  const pieces: Array<EventSummary[] | undefined> = [];
-  // Done when every piece from the newest up to the one that completes the page has been read.
-  const pageIsFull = () => {
-    let found = 0;
-    for (const piece of pieces) {
-      if (!piece) return false;
-      found += piece.length;
-      if (found >= limit) return true;
-    }
-    return false;
-  };
-  let next = 0;
-  const lane = async () => {
-    while (next < reads.length && !pageIsFull()) {
-      const k = next;
-      next += 1;
-      pieces[k] = await reads[k]!();
-    }
-  };
-  await Promise.all(Array.from({ length: SEARCH_SLICES_AT_ONCE }, lane));
-  // Pieces are started in order, so those read form a run from the newest: their rows are newest first.
-  return markResolvedByReplay(em, pieces.flatMap((piece) => piece ?? []).slice(0, limit));
+  const pieces: EventSummary[][] = [];
+  const found = () => pieces.reduce((sum, piece) => sum + piece.length, 0);
+  for (const reads of stages) {
+    if (found() >= limit) break;
+    const stage: Array<EventSummary[] | undefined> = [];
+    // Done when every read of the stage from its newest up to the one that completes the page has been read.
+    const pageIsFull = () => {
+      let count = found();
+      for (const piece of stage) {
+        if (!piece) return false;
+        count += piece.length;
+        if (count >= limit) return true;
+      }
+      return false;
+    };
+    let next = 0;
+    const lane = async () => {
+      while (next < reads.length && !pageIsFull()) {
+        const k = next;
+        next += 1;
+        stage[k] = await reads[k]!();
+      }
+    };
+    await Promise.all(Array.from({ length: SEARCH_SLICES_AT_ONCE }, lane));
+    // Reads are started in order, so those read form a run from the newest.
+    pieces.push(...stage.filter((piece): piece is EventSummary[] => piece !== undefined));
+  }
+  return markResolvedByReplay(em, pieces.flat().slice(0, limit));
 }
 
 /** The most an offset may skip (MAX_EVENT_OFFSET): deeper pages are read with the cursor. */
