@@ -89,7 +89,9 @@ describe("group commit writer", () => {
       const held = writer.write(request("held-aaaaaaaa"));
       let heldSettled = false;
       void held.finally(() => (heldSettled = true));
-      await expect.poll(async () => (await db.query<{ n: number }>("select count(*)::int as n from pg_locks where not granted"))[0]!.n).toBe(1);
+      // Waits of this test's database only: other test files share the server (a row lock's wait has no database of its own).
+      const waiting = "select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid where not l.granted and a.datname = current_database()";
+      await expect.poll(async () => (await db.query<{ n: number }>(waiting))[0]!.n).toBe(1);
       await expect(writer.write(request("free-aaaaaaaa"))).resolves.toMatchObject({ kind: "stored" });
       // Not before the first had run for overlapAfterMs (timers never fire early), and while it still waits.
       expect(performance.now() - started).toBeGreaterThanOrEqual(299);

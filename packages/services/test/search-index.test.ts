@@ -144,6 +144,26 @@ describe("the search index", () => {
     expect(await search("needle", { receivedAfter: new Date(Date.now() - 4 * DAY) })).toEqual([lagging, settled, ancient]);
   });
 
+  it("never reads the index for a text the range's newest slice already fills a page with", async () => {
+    const newest = [await insert(Buffer.from("common words"), [], 2 * 60_000), await insert(Buffer.from("common words"), [], 3 * 60_000)];
+    await insert(Buffer.from("common words"), [], 5 * HOUR);
+    await restartSearchIndex(pool, uuidv7Floor(Date.now() - DAY));
+    await indexNextEvents(pool, uuidv7Floor(Date.now()), 1_000);
+    // The index is locked: a search that read it would wait for the lock.
+    const locker = await pool.connect();
+    try {
+      await locker.query("begin");
+      await locker.query("lock table event_search in access exclusive mode");
+      // A page of 1 reads 2 (the second tells whether there is a next page): both in the newest slice.
+      const page = await listEvents({ orm }, { userId, search: "common", limit: 1 });
+      expect(page.events.map((event) => event.id)).toEqual([newest[0]]);
+      expect(page.nextCursor).not.toBeNull();
+    } finally {
+      await locker.query("rollback");
+      locker.release();
+    }
+  });
+
   it("leaves the other user's events out of an indexed search", async () => {
     const mine = await insert(Buffer.from("shared-needle mine"), [], HOUR);
     const strangerId = uuidv7();
