@@ -15,6 +15,8 @@
 export const SEARCHED_BODY_BYTES = 64 * 1024;
 /** Without a start time, a search looks at events of the last this many hours. */
 export const DEFAULT_SEARCH_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** The job runner's kind of the search index's upkeep (services' searchIndexing; the bench holds it by this name). */
+export const SEARCH_INDEX_JOB = "index_event_search";
 /** How far back the search index holds events: the default window and two days more. Older days are searched by reading bodies. */
 export const SEARCH_INDEX_HOURS = 72;
 /**

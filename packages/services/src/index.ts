@@ -66,7 +66,7 @@ export {
 } from "./compare-responses.js";
 export { BulkReplays, MAX_RUNNING_BULK_REPLAYS_PER_USER, type BulkReplayDeps, type ReplayJobView } from "./bulk-replays.js";
 export { activityCompaction, countsCompaction, endpointPurge, eventRetention, scheduleUpkeep, sessionPurge, type RetentionOptions } from "./purges.js";
-export { SEARCH_INDEX_JOB, searchIndexing, type SearchIndexingOptions } from "./search-indexing.js";
+export { searchIndexing, type SearchIndexingOptions } from "./search-indexing.js";
 export { MAX_WAITING_EVENT_IDS, openEndpointEventStream, type FullEvent } from "./event-stream.js";
 export { limitStreams, MAX_STREAMS_PER_INSTANCE, MAX_STREAMS_PER_USER, StreamSlots, streamSlotsOf, type StreamLimits } from "./stream-slots.js";
 export { resumeEndpoint, retryEvent, retryFailedEvents, type RetryQueued } from "./retries.js";

@@ -1,4 +1,4 @@
-import { uuidv7Floor, type Logger } from "@rehook/core";
+import { SEARCH_INDEX_JOB, uuidv7Floor, type Logger } from "@rehook/core";
 import {
   compactEventActivity,
   compactEventCounts,
@@ -17,7 +17,6 @@ import {
   type JobHandler,
   type Pool,
 } from "@rehook/db";
-import { SEARCH_INDEX_JOB } from "./search-indexing.js";
 
 /** The job runner's kinds for the recurring upkeep (one job each). */
 export const SESSION_PURGE_JOB = "purge_expired_sessions";

@@ -1,9 +1,7 @@
 import { performance } from "node:perf_hooks";
-import { SEARCH_INDEX_HOURS, SEARCH_INDEX_LAG_MS, uuidv7Floor, type Logger } from "@rehook/core";
+import { SEARCH_INDEX_HOURS, SEARCH_INDEX_JOB, SEARCH_INDEX_LAG_MS, uuidv7Floor, type Logger } from "@rehook/core";
 import { indexNextEvents, pruneSearchIndex, searchIndexAvailable, startSearchIndex, type JobHandler, type Pool } from "@rehook/db";
 
-/** The job runner's kind for the search index's upkeep (one job). */
-export const SEARCH_INDEX_JOB = "index_event_search";
 /** Events copied per statement. */
 export const SEARCH_INDEX_BATCH_ROWS = 1_000;
 /** Rows of days past SEARCH_INDEX_HOURS deleted per statement. */

@@ -11,7 +11,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { SEARCH_INDEX_HOURS, SEARCH_INDEX_LAG_MS, uuidv7Floor } from "@rehook/core";
+import { SEARCH_INDEX_HOURS, SEARCH_INDEX_JOB, SEARCH_INDEX_LAG_MS, uuidv7Floor } from "@rehook/core";
 import { dropEventPartition, ensureEventPartitions, eventPartitions, indexNextEvents, restartSearchIndex, startEmbeddedPostgres, type EmbeddedDatabase, type EventPartition } from "@rehook/db";
 import { runLoad, type LoadResult } from "./load.js";
 import { percentile } from "./percentile.js";
@@ -58,7 +58,6 @@ const RARE_EVENTS = 5;
 const COMMON = "lorem ipsum";
 /** How long the search index may take to catch up with the seed before the reads start. */
 const INDEX_CATCH_UP_LIMIT_MS = 30 * 60_000;
-const SEARCH_INDEX_JOB = "index_event_search";
 /** Rows per statement when the bench fills the index itself. */
 const SEARCH_FILL_BATCH_ROWS = 5_000;
 const PURGE_POLL_MS = 2_000;
