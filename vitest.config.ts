@@ -6,10 +6,9 @@ import { defineConfig } from "vitest/config";
 const root = path.dirname(fileURLToPath(import.meta.url));
 
 // Tests import our packages from source, so no rebuild is needed between edits.
-const workspacePackages = ["core", "db", "auth", "delivery", "services", "api", "http"];
+const workspacePackages = ["core", "db", "auth", "delivery", "services", "api", "http", "server"];
 const alias = Object.fromEntries([
   ...workspacePackages.map((name) => [`@rehook/${name}`, path.join(root, "packages", name, "src/index.ts")]),
-  ["@rehook/web", path.join(root, "apps/web/src/index.ts")],
   ["@rehook/vitest-config/postgres", path.join(root, "tooling/vitest/src/postgres.ts")],
   ["@rehook/vitest-config/processes", path.join(root, "tooling/vitest/src/processes.ts")],
   ["@rehook/vitest-config/sink", path.join(root, "tooling/vitest/src/sink.ts")],

@@ -2,7 +2,7 @@ import { vitePlugin as remix } from "@remix-run/dev";
 import { defineConfig } from "vite";
 
 // The dashboard's build: build/client (static assets) and build/server (the Remix handler
-// that src/remix-handler.ts loads). Server packages are never bundled into the browser:
+// that packages/server/src/remix-handler.ts loads). Server packages are never bundled into the browser:
 // app/ imports only types from @rehook/api.
 export default defineConfig({
   plugins: [

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Checks the dependency direction between workspace packages (see README, "Architecture"):
+// Checks the dependency direction between workspace packages (see docs/architecture.md):
 // every @rehook/* import in a package's source must be one its layer may use, and declared
 // in its package.json. Usage: check-dependencies.mjs [--package <dir>] (default: all).
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-/** Which workspace packages each one may import. Nothing may import apps, except the CLI its server. */
+/** Which workspace packages each one may import. Nothing imports an app (APPS): apps compose packages. */
 const ALLOWED = {
   "@rehook/core": [],
   "@rehook/db": ["@rehook/core"],
@@ -17,9 +17,14 @@ const ALLOWED = {
   "@rehook/services": ["@rehook/core", "@rehook/db", "@rehook/auth", "@rehook/delivery"],
   "@rehook/api": ["@rehook/core", "@rehook/services", "@rehook/auth"],
   "@rehook/http": ["@rehook/core", "@rehook/services", "@rehook/auth"],
-  "@rehook/web": ["@rehook/core", "@rehook/db", "@rehook/auth", "@rehook/delivery", "@rehook/services", "@rehook/api", "@rehook/http"],
-  "@rehook/cli": ["@rehook/core", "@rehook/db", "@rehook/services", "@rehook/web"],
+  "@rehook/server": ["@rehook/core", "@rehook/db", "@rehook/auth", "@rehook/delivery", "@rehook/services", "@rehook/api", "@rehook/http"],
+  // The dashboard's pages use the API's types and core's browser-safe helpers; its wiring
+  // tests start the composed server.
+  "@rehook/web": ["@rehook/core", "@rehook/api", "@rehook/server", "@rehook/db", "@rehook/auth", "@rehook/services", "@rehook/http", "@rehook/delivery"],
+  "@rehook/cli": ["@rehook/core", "@rehook/db", "@rehook/services", "@rehook/server"],
 };
+/** Apps compose packages; no package, app or test imports one (the CLI finds the dashboard's build files by path). */
+const APPS = ["@rehook/web", "@rehook/cli"];
 /** Test files may also use the shared test fixtures. */
 const TEST_ONLY = ["@rehook/vitest-config"];
 const SOURCE_DIRS = ["src", "app", "server", "test", "e2e"];
@@ -63,6 +68,8 @@ function check(dir) {
         if (target === name) {
           if (isTest) continue; // tests may use their package's public entry
           problems.push(`${where}: imports its own package ${specifier}; use a relative path`);
+        } else if (APPS.includes(target)) {
+          problems.push(`${where}: imports the app ${target}; apps are composed from packages and never imported`);
         } else if (isTest && TEST_ONLY.includes(target)) {
           continue;
         } else if (!allowed.includes(target)) {

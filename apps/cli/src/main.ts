@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { ConfigError, isUserError } from "@rehook/core";
-import { createLogger } from "@rehook/web";
+import { createLogger } from "@rehook/server";
 import { UsageError } from "./cli-error.js";
 import { apiKeyCreateCommand } from "./commands/apikey.js";
 import { endpointCreateCommand, endpointDeleteCommand, endpointSecretCommand, endpointUpdateCommand } from "./commands/endpoint.js";

@@ -13,7 +13,7 @@ import { exited, runCli, startRehook } from "./run-cli.js";
 // REHOOK_BUNDLE_TGZ), unpacked outside the repository and started with `node bin/rehook.js`.
 // Unpacked and run in private folders (0700, as under /root): as root, the embedded PostgreSQL
 // runs as user postgres, which cannot enter them, so its data and binaries go to
-// /var/lib/rehook-postgres (see "Release bundle" in the README).
+// /var/lib/rehook-postgres (see "Release bundle" in docs/install-and-operations.md).
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");

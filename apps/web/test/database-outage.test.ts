@@ -6,7 +6,8 @@ import { isProcessAlive } from "@rehook/vitest-config/processes";
 import { loadConfig, silentLogger } from "@rehook/core";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "@rehook/db";
 import { createEndpoint, createUser } from "@rehook/services";
-import { startServer, type RehookServer } from "../src/index.js";
+import { DASHBOARD_BUILD } from "./test-server.js";
+import { startServer, type RehookServer } from "@rehook/server";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { parsePromText } from "@rehook/vitest-config/prometheus-text";
 
@@ -27,7 +28,7 @@ const post = (body: string) => fetch(captureUrl, { method: "POST", body, headers
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "rehook-outage-"));
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent" }, dataDir);
-  rehook = await startServer(config, silentLogger);
+  rehook = await startServer(config, silentLogger, { dashboardBuild: DASHBOARD_BUILD });
   const ctx = { orm: rehook.database.orm, baseUrl: rehook.url, addressPolicy: { allowPrivate: false }, retentionDays: config.retentionDays };
   const user = await createUser(ctx, { email: "outage@example.com", password: "long enough" });
   const endpoint = await createEndpoint(ctx, { userId: user.id, name: "outage" });

@@ -2,8 +2,9 @@ import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@rehook/core";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
-import { createLogger, startServer, type RehookServer } from "../src/index.js";
-import { withRequestId } from "../src/request-context.js";
+import { DASHBOARD_BUILD } from "./test-server.js";
+import { createLogger, startServer, type RehookServer } from "@rehook/server";
+import { withRequestId } from "@rehook/server";
 import { DashboardClient } from "./dashboard-client.js";
 
 /** A stream that keeps everything written to it. */
@@ -27,7 +28,7 @@ let rehook: RehookServer;
 beforeAll(async () => {
   db = await createTestDatabase();
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: db.url, LOG_LEVEL: "debug", LOG_FORMAT: "json" }, "/unused");
-  rehook = await startServer(config, createLogger({ level: config.logLevel, format: config.logFormat, stream: serverLog.stream }));
+  rehook = await startServer(config, createLogger({ level: config.logLevel, format: config.logFormat, stream: serverLog.stream }), { dashboardBuild: DASHBOARD_BUILD });
 });
 afterAll(async () => {
   await rehook?.close();

@@ -5,7 +5,7 @@ import { createSessionManager } from "@rehook/auth";
 import { EventBus } from "@rehook/db";
 import { createEventBodyRoute, createOriginPolicy, createPublicApi, matchEventBodyRoute, type StreamBounds } from "@rehook/http";
 import type { ServiceContext } from "@rehook/services";
-import { createTrpcHandler } from "../src/trpc-handler.js";
+import { createTrpcHandler } from "@rehook/server";
 import type { TestServer } from "./test-server.js";
 
 export interface StreamInstance {

@@ -1,7 +1,11 @@
+import { fileURLToPath } from "node:url";
 import { loadConfig, silentLogger } from "@rehook/core";
 import { createEndpoint, createUser, type EndpointView } from "@rehook/services";
-import { startServer, type RehookServer } from "../src/index.js";
+import { startServer, type RehookServer } from "@rehook/server";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
+
+/** The dashboard this app builds (pnpm build), served by the test servers as the CLI serves it. */
+export const DASHBOARD_BUILD = fileURLToPath(new URL("../build/", import.meta.url));
 
 export interface TestServer {
   rehook: RehookServer;
@@ -15,7 +19,7 @@ export interface TestServer {
 export async function startTestServer(env: Record<string, string> = {}, db?: TestDatabase): Promise<TestServer> {
   const database = db ?? (await createTestDatabase());
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database.url, LOG_LEVEL: "silent", ...env }, "/unused");
-  const rehook = await startServer(config, silentLogger);
+  const rehook = await startServer(config, silentLogger, { dashboardBuild: DASHBOARD_BUILD });
   const ctx = { orm: rehook.database.orm, baseUrl: rehook.url, addressPolicy: { allowPrivate: config.allowPrivateDestinations }, retentionDays: config.retentionDays };
   const user = await createUser(ctx, { email: `owner-${Date.now()}-${Math.random()}@example.com`, password: "correct horse" });
   return {

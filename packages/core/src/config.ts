@@ -47,7 +47,7 @@ export const workersRule = WORKERS_RULE;
 
 /**
  * Every environment variable Rehook reads, with its default.
- * The README's configuration table lists the same set.
+ * The table in docs/configuration.md lists the same set.
  */
 export const environmentSchema = z.object({
   PORT: port.default(8080),

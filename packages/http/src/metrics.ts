@@ -18,7 +18,7 @@ import {
 import { sendError } from "./respond.js";
 
 /*
- * Every metric of GET /metrics, in one place (the README's "Metrics" section lists them).
+ * Every metric of GET /metrics, in one place (docs/install-and-operations.md, "Metrics", lists them).
  *
  * The hot paths (a capture, a stored delivery result, a batch statement, a chat post) only
  * add to plain numbers here: an increment, and for a histogram a walk over a dozen bounds.

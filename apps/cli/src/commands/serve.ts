@@ -1,5 +1,6 @@
 import type { Config, Logger } from "@rehook/core";
-import { startServer, type RehookServer } from "@rehook/web";
+import { startServer, type RehookServer } from "@rehook/server";
+import { dashboardBuildDir } from "../dashboard-build.js";
 
 export interface ServeOptions {
   /** Processes serving PORT side by side (1 without --workers). */
@@ -12,7 +13,7 @@ export interface ServeOptions {
 
 /** Serves until asked to stop, then finishes the requests in flight and releases everything. */
 export async function serveUntilStopped(config: Config, logger: Logger, options: ServeOptions): Promise<void> {
-  const rehook = await startServer(config, logger, { processes: options.processes });
+  const rehook = await startServer(config, logger, { processes: options.processes, dashboardBuild: dashboardBuildDir() });
   options.listening(rehook);
   await new Promise<void>((resolve, reject) => {
     let stopping = false;

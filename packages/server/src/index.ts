@@ -1,2 +1,4 @@
 export { createConsoleLogger, createJsonLogger, createLogger, type LogFormat, type LoggerOptions } from "./logger.js";
 export { createHttpServer, startServer, type RehookServer, type StartOptions } from "./server.js";
+export { createTrpcHandler } from "./trpc-handler.js";
+export { withRequestId } from "./request-context.js";

@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
 import type { Config, Logger } from "@rehook/core";
 import { AttemptLimiter, configurePasswordHashing, DEFAULT_HASH_CONCURRENCY, createSessionManager, LoginThrottle } from "@rehook/auth";
@@ -192,23 +191,20 @@ async function dashboardNotBuilt(_req: IncomingMessage, res: ServerResponse): Pr
   sendError(res, 503, "unavailable", "The dashboard is not built. Run pnpm build and start the server again.");
 }
 
-/** The built Remix app beside this package's dist/ (or src/ in tests). */
-const REMIX_BUILD = fileURLToPath(new URL("../build/", import.meta.url));
-
-async function createDashboard(ctx: ServiceContext, config: Config, origins: OriginPolicy, logger: Logger): Promise<Dashboard> {
+async function createDashboard(ctx: ServiceContext, config: Config, origins: OriginPolicy, logger: Logger, buildDir: string | undefined): Promise<Dashboard> {
   const options = { services: ctx, baseUrl: config.baseUrl, origins, trustedProxyHops: config.trustedProxyHops };
-  const serverBuild = path.join(REMIX_BUILD, "server/index.js");
+  const serverBuild = buildDir && path.join(buildDir, "server/index.js");
   // The API reference page reads the document from here, in-process: the server never fetches its own URLs.
   const document = config.publicApiEnabled ? openApiDocument(config.baseUrl) : null;
   let pages: Dashboard["pages"];
-  if (existsSync(serverBuild)) pages = createRemixHandler(await loadRemixBuild(serverBuild), { ...options, apiDocument: () => document });
-  else logger.warn("the dashboard is not built (run pnpm build): pages answer 503", { expected: serverBuild });
+  if (serverBuild && existsSync(serverBuild)) pages = createRemixHandler(await loadRemixBuild(serverBuild), { ...options, apiDocument: () => document });
+  else logger.warn("the dashboard is not built (run pnpm build): pages answer 503", { expected: serverBuild ?? "no dashboard build given" });
   return {
     trpc: createTrpcHandler({ ...options, logger }),
     replay: createReplayRoute({ services: ctx, origins, logger }),
     eventBody: createEventBodyRoute({ services: ctx }),
     eventExport: createEventExportRoute({ services: ctx }),
-    staticFiles: createStaticHandler(path.join(REMIX_BUILD, "client")),
+    staticFiles: buildDir ? createStaticHandler(path.join(buildDir, "client")) : async () => false,
     pages,
   };
 }
@@ -219,6 +215,11 @@ export interface StartOptions {
    * delivery threads and the password hashes a process runs by default are shared out among them.
    */
   processes?: number;
+  /**
+   * The dashboard's build (apps/web/build: server/ and client/). The server package never
+   * imports the app: whoever starts it says where the built pages are (unset: pages answer 503).
+   */
+  dashboardBuild?: string;
 }
 
 /** Opens the database (migrating it), builds the services and listens on PORT. */
@@ -338,7 +339,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
   // Without BASE_URL (local use) the dashboard also answers at loopback on the port actually bound.
   let boundPort: number | undefined;
   const origins = createOriginPolicy({ origins: config.dashboardOrigins, ...(config.baseUrlIsDefault ? { loopbackPort: () => boundPort } : {}) });
-  const dashboard = await createDashboard(ctx, config, origins, logger);
+  const dashboard = await createDashboard(ctx, config, origins, logger, options.dashboardBuild);
   const publicApi = createPublicApi({
     services: ctx,
     baseUrl: config.baseUrl,
