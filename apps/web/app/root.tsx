@@ -2,14 +2,8 @@ import type { LinksFunction, MetaFunction } from "@remix-run/node";
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import { StandalonePage } from "./components/ui";
 import { useNonce } from "./lib/nonce";
-import stylesheet from "./styles.css?url";
-import feedStylesheet from "./styles/feed.css?url";
-import adminStylesheet from "./styles/admin.css?url";
-import inspectorStylesheet from "./styles/inspector.css?url";
-import chartsStylesheet from "./styles/charts.css?url";
-import compareStylesheet from "./styles/compare.css?url";
-import ingressStylesheet from "./styles/ingress.css?url";
-import uplotStylesheet from "uplot/dist/uPlot.min.css?url";
+import tokensStylesheet from "./styles/tokens.css?url";
+import baseStylesheet from "./styles/base.css?url";
 
 const FAVICON =
   "data:image/svg+xml," +
@@ -17,17 +11,13 @@ const FAVICON =
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#4f46e5"/><text x="16" y="23" font-size="20" font-family="system-ui,sans-serif" font-weight="700" text-anchor="middle" fill="#fff">↺</text></svg>',
   );
 
+// Every page: the design tokens, then the base layer (reset, layout and the shared building
+// blocks). Each component or feature imports its own sheet, which Remix links after these on
+// the pages that use it; modules imported here (components/ui) must not import CSS, or their
+// sheet would come before these.
 export const links: LinksFunction = () => [
-  { rel: "stylesheet", href: stylesheet },
-  { rel: "stylesheet", href: feedStylesheet },
-  { rel: "stylesheet", href: adminStylesheet },
-  // The event page's payload inspector (after the main sheet: it builds on its tokens and classes).
-  { rel: "stylesheet", href: inspectorStylesheet },
-  // The activity charts: uPlot's own sheet, then ours on top of it.
-  { rel: "stylesheet", href: uplotStylesheet },
-  { rel: "stylesheet", href: chartsStylesheet },
-  { rel: "stylesheet", href: compareStylesheet },
-  { rel: "stylesheet", href: ingressStylesheet },
+  { rel: "stylesheet", href: tokensStylesheet },
+  { rel: "stylesheet", href: baseStylesheet },
   { rel: "icon", href: FAVICON, type: "image/svg+xml" },
 ];
 

@@ -4,6 +4,9 @@ import type uPlot from "uplot";
 import type { RouterOutputs } from "@rehook/api";
 import { ACTIVITY_RANGE_WORDS, ACTIVITY_RANGES, type ActivityRange } from "@rehook/core/browser";
 import { Chart, withAlpha, type ChartColors, type ChartSpec } from "./chart";
+// uPlot's own sheet first, ours on top of it (one module, so the order holds).
+import "uplot/dist/uPlot.min.css";
+import "./activity-charts.css";
 
 export type ActivitySeries = RouterOutputs["endpoints"]["activity"];
 

@@ -8,6 +8,7 @@ import { AttemptFact, OutcomeBadge, TimeUntil } from "./delivery";
 import { HeadersTable, PayloadBlock, type PayloadData } from "./payload";
 import { RelativeTime, useExactTime } from "./relative-time";
 import { Alert } from "./ui";
+import "./attempts.css";
 
 /** One delivery attempt as events.get lists it. */
 export interface AttemptSummary {

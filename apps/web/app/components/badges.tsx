@@ -2,7 +2,7 @@ import type { ComponentPropsWithoutRef } from "react";
 import { httpTone, reasonPhrase } from "@rehook/core/browser";
 import { formatPercent, HEALTH_LABELS, isEventStatus, STATUS_LABELS, type HealthState } from "../lib/format";
 
-/** A pill in one of the badge tones (`badge-…` in styles.css), with a coloured dot unless `dot` is false. */
+/** A pill in one of the badge tones (`badge-…` in styles/base/badges.css), with a coloured dot unless `dot` is false. */
 export function Badge({ tone, dot = true, children, ...span }: ComponentPropsWithoutRef<"span"> & { tone: string; dot?: boolean }) {
   return (
     <span className={`badge badge-${tone}`} {...span}>

@@ -6,6 +6,7 @@ import type { BulkJob } from "../lib/replay";
 import { trpc } from "../lib/trpc.client";
 import { SubmitButton, UrlField } from "./form-fields";
 import { Alert, Card, FormError, Icon } from "./ui";
+import "./bulk-replay.css";
 
 /** Which events a bulk replay takes ("all" is sent as null). */
 const SELECTIONS = [

@@ -6,6 +6,7 @@ import { Badge } from "./badges";
 import { CheckboxField, SaveActions, SubmitButton, TextField } from "./form-fields";
 import { useTickingNow } from "./hooks";
 import { RelativeTime } from "./relative-time";
+import "./delivery.css";
 
 /** "Paused" next to an endpoint's health, with the reason on hover. */
 export function PausedBadge({ reason }: { reason: string | null }) {

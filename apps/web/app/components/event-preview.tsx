@@ -9,6 +9,7 @@ import { requestPath, ResolvedByReplay, type FeedRow } from "./feed-row";
 import { PayloadBlock } from "./payload";
 import { useExactTime } from "./relative-time";
 import { Detail } from "./ui";
+import "./event-preview.css";
 
 type EventDetail = RouterOutputs["events"]["get"];
 

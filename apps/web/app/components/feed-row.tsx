@@ -8,6 +8,7 @@ import { EndpointCell, LatencyCell, Truncated } from "./data-table";
 import { TimeUntil } from "./delivery";
 import { RelativeTime } from "./relative-time";
 import { Icon } from "./ui";
+import "./feed-row.css";
 
 type EventSummary = RouterOutputs["events"]["list"]["events"][number];
 /** A feed row: receivedAt is a Date from tRPC, and may be a string after a loader. */
@@ -15,7 +16,7 @@ export type FeedRow = Omit<EventSummary, "receivedAt"> & { receivedAt: Date | st
 
 export type RowReplay = { state: "sending" } | { state: "done"; attempt: ReplayAttempt } | { state: "error"; message: string };
 
-/** The feed's columns; `col-…` classes set their widths in feed.css. */
+/** The feed's columns; `col-…` classes set their widths in feed-row.css. */
 export const FEED_COLUMNS = [
   { label: "Time", className: "col-time" },
   { label: "Endpoint", className: "col-endpoint cell-endpoint" },

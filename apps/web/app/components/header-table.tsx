@@ -1,3 +1,4 @@
+import "./header-table.css";
 /** One editable header row. */
 export interface EditableHeader {
   name: string;

@@ -4,6 +4,7 @@ import { HANDSHAKE_CHOICES, HMAC_ENCODINGS, secretHintText, SIGNATURE_SCHEME_CHO
 import { HeaderTable } from "./header-table";
 import { CheckboxField, SaveActions, SubmitButton, TextField } from "./form-fields";
 import { FormError, FormSuccess } from "./ui";
+import "./ingress-settings.css";
 
 /*
  * The endpoint page's ingress sections: what senders get back, a provider's URL handshake and

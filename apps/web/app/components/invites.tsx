@@ -4,6 +4,7 @@ import { DataTable } from "./data-table";
 import { IntentButton } from "./form-fields";
 import { RelativeTime } from "./relative-time";
 import { CopyField, FormError } from "./ui";
+import "./invites.css";
 
 type InviteRow = { id: string; created_at: string; expires_at: string; state: "open" | "used" | "expired" | "revoked"; used_by: string | null };
 /** The Settings action's answer, as far as invites read it (the new link travels in `key`). */

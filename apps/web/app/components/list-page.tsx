@@ -4,6 +4,7 @@ import { errorMessage } from "../lib/errors";
 import { plural } from "../lib/format";
 import { hasListFilter, listFilterKey, type EventListFilter } from "../lib/list-filter";
 import { EmptyCard, FormError } from "./ui";
+import "./list-page.css";
 
 /**
  * The filter form above a list page (Activity, Replays): an endpoint and a status. Each change

@@ -1,4 +1,5 @@
 import { RelativeTime } from "./relative-time";
+import "./live-status.css";
 
 /**
  * The live feed's connection as the subscription reports it: connecting (first attempt),

@@ -1,6 +1,7 @@
 import { useMemo } from "react";
 import { formatBytes, jsonTokens } from "../lib/format";
 import { DataTable } from "./data-table";
+import "./payload.css";
 
 /** What the server sends for a stored body (PayloadView without the parsed value). */
 export type PayloadData = { kind: "json"; pretty: string } | { kind: "text"; text: string } | { kind: "binary"; hex: string; size: number };

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import "./shell-notice.css";
 
 /** A one-time confirmation at the top of the page ("Event … was deleted."), dismissable. */
 export function ShellNotice({ text }: { text: string }) {

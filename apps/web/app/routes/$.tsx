@@ -2,6 +2,7 @@ import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/nod
 import { Link, useLoaderData, useLocation } from "@remix-run/react";
 import { ShellLayout } from "../components/shell-layout";
 import { EmptyState, PageHeader, StandalonePage } from "../components/ui";
+import "../features/account/not-found.css";
 
 export const meta: MetaFunction = () => [{ title: "Page not found · Rehook" }];
 

@@ -9,6 +9,7 @@ import { Card, CopyField, EmptyCard, FormError, FormSuccess, Icon, PageHeader, R
 import { errorMessage } from "../lib/errors";
 import { deliveryCounts, plural } from "../lib/format";
 import { requireUser } from "../lib/session.server";
+import "../features/endpoints/endpoints.css";
 
 export const meta: MetaFunction = () => [{ title: "Endpoints · Rehook" }];
 

@@ -5,7 +5,7 @@ import { HttpStatus, StatusBadge } from "../components/badges";
 import { CopyButton } from "../components/copy-button";
 import { HeadersTable, PayloadBlock, payloadText } from "../components/payload";
 import { RelativeTime, useExactTime } from "../components/relative-time";
-import { EditedBadge, EnvironmentChip } from "../components/replays";
+import { EditedBadge, EnvironmentChip } from "../features/replay/replay-table";
 import { Alert, Breadcrumb, Card, Detail, Icon, PageHeader, RouteError } from "../components/ui";
 import { throwIfNotFound } from "../lib/errors";
 import { formatLatency, isUuid } from "../lib/format";

@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { ListFilters, ListFooter, NoMatchesCard, useOlderPages } from "../components/list-page";
-import { ReplayTable } from "../components/replays";
+import { ReplayTable } from "../features/replay/replay-table";
 import { EmptyCard, Icon, PageHeader, RouteError } from "../components/ui";
 import { hasListFilter, listFilterKey, readListFilter, type ListFilter } from "../lib/list-filter";
 import type { ReplayRow } from "../lib/replay";

@@ -6,6 +6,7 @@ import { CredentialsForm } from "../components/credentials-form";
 import { StandalonePage } from "../components/ui";
 import { errorMessage } from "../lib/errors";
 import { redirectIfSignedIn } from "../lib/session.server";
+import "../features/account/signup.css";
 
 export const meta: MetaFunction = () => [{ title: "Sign up · Rehook" }];
 

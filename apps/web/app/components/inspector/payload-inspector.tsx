@@ -7,6 +7,7 @@ import { JsonTree } from "./json-tree";
 import { bodyWeight, hexOf, kindLabel, subjectOf, VIEW_LABELS, viewsOf, type BodyData, type BodyViewData, type Subject, type ViewId } from "./model";
 import { NumberedText } from "./numbered-text";
 import { FormTable, MultipartParts, QueryTable } from "./tables";
+import "./inspector.css";
 
 export type { BodyData } from "./model";
 

@@ -1,7 +1,7 @@
 import { useId } from "react";
-import { bodyError, EDIT_METHODS, type RequestDraft } from "../lib/replay-edit";
-import { HeaderTable } from "./header-table";
-import { FormError } from "./ui";
+import { bodyError, EDIT_METHODS, type RequestDraft } from "../../lib/replay-edit";
+import { HeaderTable } from "../../components/header-table";
+import { FormError } from "../../components/ui";
 
 const MODE_LABELS: Record<RequestDraft["bodyMode"], string> = {
   json: "JSON, pretty-printed",

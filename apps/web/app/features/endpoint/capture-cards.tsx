@@ -1,0 +1,38 @@
+import { Card, CopyField, Detail, TestEventSnippet } from "../../components/ui";
+import { keptForText } from "../../lib/format";
+import type { EndpointPageData } from "./endpoint-page";
+
+/** Side by side: the capture URL (what it accepts, where it forwards) and a curl command to try it. */
+export function CaptureCards({ endpoint }: { endpoint: EndpointPageData["endpoint"] }) {
+  return (
+    <div className="grid-2">
+      <Card
+        title="Capture URL"
+        description={
+          endpoint.destination_url ? (
+            <>Requests sent here are stored and forwarded to your destination.</>
+          ) : (
+            <>Requests sent here are stored so you can inspect them. Add a destination URL to forward them.</>
+          )
+        }
+      >
+        <CopyField value={endpoint.webhook_url} testId="capture-url" />
+        <dl className="kv compact">
+          <Detail term="Forwards to">
+            {endpoint.destination_url ? <span className="mono break">{endpoint.destination_url}</span> : <span className="muted">Capture only</span>}
+          </Detail>
+          <Detail term="Accepts" className="muted">
+            Any method, and any path below the URL (…/{endpoint.slug}/orders/42 too)
+          </Detail>
+          <Detail term="Events" className="muted">
+            <span data-testid="kept-for">{keptForText(endpoint.keptForDays)}</span>
+          </Detail>
+        </dl>
+      </Card>
+
+      <Card title="Send a test event" description="Run this in a terminal, then watch the event arrive in Activity.">
+        <TestEventSnippet webhookUrl={endpoint.webhook_url} />
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,116 @@
+import { redirect, type ActionFunctionArgs } from "@remix-run/node";
+import { errorMessage, throwIfNotFound } from "../../lib/errors";
+import { readHandshakeForm, readResponseForm, readVerificationForm } from "../../lib/ingress";
+import { noticeCookie } from "../../lib/notice.server";
+import { readRetryForm } from "../../lib/retries";
+import { requireUser } from "../../lib/session.server";
+import type { IngressIntent } from "./ingress-sections";
+
+/**
+ * The endpoint page's forms, by their `intent`: delete, resume, retryFailed, retries, the
+ * ingress sections, and the settings form (the default).
+ */
+export async function endpointAction({ request, context, params }: ActionFunctionArgs) {
+  requireUser(context, request);
+  const id = params.id ?? "";
+  const form = await request.formData();
+  const intent = String(form.get("intent") ?? "update");
+  if (intent === "delete") {
+    let name: string;
+    try {
+      name = (await context.caller.endpoints.get({ id })).name;
+      await context.caller.endpoints.delete({ id });
+    } catch (error) {
+      throwIfNotFound(error);
+      return { intent: "delete" as const, ok: false as const, error: errorMessage(error) };
+    }
+    const notice = `Endpoint “${name}” was deleted. Its capture URL no longer accepts requests, and its events are being removed.`;
+    return redirect("/", { status: 303, headers: { "Set-Cookie": noticeCookie(notice) } });
+  }
+  if (intent === "resume") {
+    try {
+      await context.caller.endpoints.resume({ id });
+      return { intent: "resume" as const, ok: true as const, error: null };
+    } catch (error) {
+      throwIfNotFound(error);
+      return { intent: "resume" as const, ok: false as const, error: errorMessage(error) };
+    }
+  }
+  if (intent === "retryFailed") {
+    try {
+      const { count } = await context.caller.endpoints.retryFailed({ id });
+      return { intent: "retryFailed" as const, ok: true as const, error: null, count, at: Date.now() };
+    } catch (error) {
+      throwIfNotFound(error);
+      return { intent: "retryFailed" as const, ok: false as const, error: errorMessage(error) };
+    }
+  }
+  if (intent === "retries") {
+    const read = readRetryForm(form);
+    if (!read.ok) return { intent: "retries" as const, ok: false as const, error: read.error };
+    try {
+      await context.caller.endpoints.update({ id, retryPolicy: read.retryPolicy, pauseAfterFailures: read.pauseAfterFailures });
+      return { intent: "retries" as const, ok: true as const, error: null, savedAt: Date.now() };
+    } catch (error) {
+      throwIfNotFound(error);
+      return { intent: "retries" as const, ok: false as const, error: errorMessage(error) };
+    }
+  }
+  if (intent === "response" || intent === "responseReset" || intent === "handshake" || intent === "verification") {
+    return saveIngress(context, id, intent, form);
+  }
+  return saveSettings(context, id, form);
+}
+
+/** The Settings form: name, destination, staging host, signing, proxy headers, retention. */
+async function saveSettings(context: ActionFunctionArgs["context"], id: string, form: FormData) {
+  // Blank: the server's default. Anything else goes to the use case, which says what is wrong with it.
+  const retentionDaysField = (value: FormDataEntryValue | null) => {
+    const text = String(value ?? "").trim();
+    return text === "" ? null : Number(text);
+  };
+  const blankToNull = (value: FormDataEntryValue | null) => {
+    const text = String(value ?? "").trim();
+    return text === "" ? null : text;
+  };
+  try {
+    await context.caller.endpoints.update({
+      id,
+      name: String(form.get("name") ?? ""),
+      destinationUrl: blankToNull(form.get("destinationUrl")),
+      stagingHost: blankToNull(form.get("stagingHost")),
+      signRequests: form.get("signRequests") !== null,
+      keepProxyHeaders: form.get("keepProxyHeaders") !== null,
+      retentionDays: retentionDaysField(form.get("retentionDays")),
+    });
+    return { intent: "update" as const, ok: true as const, error: null, savedAt: Date.now() };
+  } catch (error) {
+    throwIfNotFound(error);
+    return { intent: "update" as const, ok: false as const, error: errorMessage(error) };
+  }
+}
+
+/** One ingress section's form saved on its own: only its field of the endpoint is sent. */
+async function saveIngress(context: ActionFunctionArgs["context"], id: string, intent: IngressIntent, form: FormData) {
+  const read =
+    intent === "responseReset"
+      ? { ok: true as const, change: { response: null } }
+      : intent === "response"
+        ? withField("response", readResponseForm(form))
+        : intent === "handshake"
+          ? withField("handshake", readHandshakeForm(form))
+          : withField("verification", readVerificationForm(form));
+  if (!read.ok) return { intent, ok: false as const, error: read.error };
+  try {
+    await context.caller.endpoints.update({ id, ...read.change });
+    return { intent, ok: true as const, error: null, savedAt: Date.now() };
+  } catch (error) {
+    throwIfNotFound(error);
+    return { intent, ok: false as const, error: errorMessage(error) };
+  }
+}
+
+/** A form's change as the update's named field. */
+function withField<Field extends string, Change>(field: Field, read: { ok: true; change: Change } | { ok: false; error: string }) {
+  return read.ok ? { ok: true as const, change: { [field]: read.change } as Record<Field, Change> } : read;
+}

@@ -1,0 +1,61 @@
+import { useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useEffect, useState } from "react";
+import { BulkReplayCard } from "../../components/bulk-replay";
+import type { action, loader } from "../../routes/_app.endpoints.$id";
+import { CaptureCards } from "./capture-cards";
+import { DangerZone, DeleteEndpointDialog } from "./danger-zone";
+import { ActivityCard, RecentEventsCard } from "./endpoint-activity";
+import { EndpointHeader } from "./endpoint-header";
+import { IngressSections } from "./ingress-sections";
+import { RetriesCard, RetryFailedDialog } from "./retries-card";
+import { SettingsCard } from "./settings-card";
+import "./endpoint-page.css";
+
+/** What the endpoint page's loader answers, as the page reads it. */
+export type EndpointPageData = ReturnType<typeof useLoaderData<typeof loader>>;
+
+/** One endpoint: its capture URL, activity, settings, ingress, retries and deletion. */
+export function EndpointPage() {
+  const { endpoint, recent, more, range, activity } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const [confirming, setConfirming] = useState(false);
+  const [confirmingRetry, setConfirmingRetry] = useState(false);
+  const pendingIntent = navigation.state === "submitting" ? String(navigation.formData?.get("intent") ?? "") : null;
+  const updateResult = result?.intent === "update" ? result : undefined;
+  const deleteError = result?.intent === "delete" ? result.error : undefined;
+  const retriesResult = result?.intent === "retries" ? result : undefined;
+  const resumeResult = result?.intent === "resume" ? result : undefined;
+  const retryFailedResult = result?.intent === "retryFailed" ? result : undefined;
+  // The dialog closes once the retry has been asked for (the count shows on the page).
+  useEffect(() => {
+    if (retryFailedResult) setConfirmingRetry(false);
+  }, [retryFailedResult]);
+  useEffect(() => {
+    if (deleteError) setConfirming(false);
+  }, [deleteError, result]);
+  // Activity filtered to this endpoint.
+  const activityHref = `/events?endpointId=${encodeURIComponent(endpoint.id)}`;
+
+  return (
+    <>
+      <EndpointHeader endpoint={endpoint} activityHref={activityHref} resuming={pendingIntent === "resume"} resumeResult={resumeResult} />
+      <CaptureCards endpoint={endpoint} />
+      <ActivityCard endpoint={endpoint} range={range} activity={activity} />
+      <RecentEventsCard recent={recent} more={more} activityHref={activityHref} />
+      <BulkReplayCard endpointId={endpoint.id} destinationUrl={endpoint.destination_url} />
+      <SettingsCard endpoint={endpoint} saving={pendingIntent === "update"} result={updateResult} />
+      <IngressSections endpoint={endpoint} result={result} pendingIntent={pendingIntent} />
+      <RetriesCard
+        endpoint={endpoint}
+        saving={pendingIntent === "retries"}
+        result={retriesResult}
+        retryFailedResult={retryFailedResult}
+        onRetryFailed={() => setConfirmingRetry(true)}
+      />
+      <DangerZone error={deleteError} onDelete={() => setConfirming(true)} />
+      <DeleteEndpointDialog name={endpoint.name} open={confirming} busy={pendingIntent === "delete"} onClose={() => setConfirming(false)} />
+      <RetryFailedDialog endpoint={endpoint} open={confirmingRetry} busy={pendingIntent === "retryFailed"} onClose={() => setConfirmingRetry(false)} />
+    </>
+  );
+}

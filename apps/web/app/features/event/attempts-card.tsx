@@ -1,0 +1,84 @@
+import { Link } from "@remix-run/react";
+import { AttemptTimeline } from "../../components/attempts";
+import { TimeUntil } from "../../components/delivery";
+import { Alert, Card, Icon } from "../../components/ui";
+import type { EventPageData } from "./event-page";
+
+/** Retry now's progress: its request, then whether it was sent. */
+export type RetryState = { state: "idle" | "sending" | "sent" } | { state: "error"; message: string };
+
+/** Each attempt to deliver the event, the next one due, and Retry now. */
+export function AttemptsCard({
+  event,
+  nextAttemptAt,
+  canRetry,
+  forwardingPaused,
+  retry,
+  onRetry,
+}: {
+  event: EventPageData["event"];
+  nextAttemptAt: EventPageData["event"]["nextAttemptAt"];
+  canRetry: boolean;
+  forwardingPaused: boolean;
+  retry: RetryState;
+  onRetry: () => void;
+}) {
+  const attempts = event.attempts;
+  return (
+    <Card
+      title={
+        <>
+          Delivery attempts <span className="count-pill">{attempts.length}</span>
+        </>
+      }
+      description={
+        nextAttemptAt ? (
+          <span data-testid="next-attempt-line">
+            Next attempt <TimeUntil value={nextAttemptAt} className="fg" />, following the endpoint’s retry policy.
+          </span>
+        ) : event.status === "pending" ? (
+          "Forwarding now."
+        ) : (
+          "Each time Rehook forwarded this event to its destination, oldest first."
+        )
+      }
+      actions={
+        canRetry ? (
+          <button
+            type="button"
+            className="button secondary"
+            onClick={onRetry}
+            disabled={retry.state === "sending"}
+            aria-describedby={retry.state === "error" ? "retry-now-error" : undefined}
+          >
+            {retry.state === "sending" ? <span className="spinner spinner-small" aria-hidden="true" /> : <Icon name="refresh" />}
+            {retry.state === "sending" ? "Retrying…" : "Retry now"}
+          </button>
+        ) : undefined
+      }
+      className="attempts-card"
+    >
+      {forwardingPaused && canRetry ? (
+        <p className="note" data-testid="event-endpoint-paused">
+          Forwarding to <Link to={`/endpoints/${event.endpointId}`}>{event.endpointName}</Link> is paused: this event waits, and Retry now queues it, until
+          forwarding is resumed on the endpoint’s page.
+        </p>
+      ) : null}
+      {attempts.length === 0 ? (
+        <p className="muted">No attempt has finished yet.</p>
+      ) : (
+        <AttemptTimeline eventId={event.id} attempts={attempts} nextAttemptAt={nextAttemptAt} />
+      )}
+      <p className="sr-only" aria-live="polite">
+        {retry.state === "sent" ? "Retry started." : ""}
+      </p>
+      {retry.state === "error" ? (
+        <div className="recovery-result" id="retry-now-error">
+          <Alert tone="error" role="alert">
+            {retry.message}
+          </Alert>
+        </div>
+      ) : null}
+    </Card>
+  );
+}

@@ -1,0 +1,79 @@
+import { Link } from "@remix-run/react";
+import { SignatureBadge, StatusBadge } from "../../components/badges";
+import { CopyButton } from "../../components/copy-button";
+import { TimeUntil } from "../../components/delivery";
+import { DeleteEventButton } from "../../components/delete-event";
+import { ResolvedByReplay } from "../../components/feed-row";
+import { CopyPayloadButton, curlFromBody } from "../../components/inspector/payload-inspector";
+import { RelativeTime } from "../../components/relative-time";
+import { Breadcrumb, Icon, PageHeader } from "../../components/ui";
+import type { EventPageData } from "./event-page";
+
+/** The event's title, status, request line and actions (copy, replay, compare, delete). */
+export function EventHeader({
+  event,
+  body,
+  requestPath,
+  nextAttemptAt,
+  historyCount,
+  onReplay,
+}: {
+  event: EventPageData["event"];
+  body: EventPageData["body"];
+  requestPath: string;
+  nextAttemptAt: EventPageData["event"]["nextAttemptAt"];
+  /** Replays listed in the history (at least what the event's count says). */
+  historyCount: number;
+  onReplay: () => void;
+}) {
+  return (
+    <PageHeader
+      eyebrow={<Breadcrumb parent="Activity" to="/events" current={event.id.slice(-12)} currentClassName="mono" />}
+      title={<span className={`break${event.eventType === "unknown" ? " is-unknown-type" : ""}`}>{event.eventType}</span>}
+      beside={
+        <>
+          <StatusBadge status={event.status} />
+          {event.resolvedByReplay ? <ResolvedByReplay /> : null}
+          <SignatureBadge signature={event.signature} />
+        </>
+      }
+      description={
+        <span className="header-meta">
+          <span className="source-chip" title="Detected sender">
+            {event.source}
+          </span>
+          <span className="mono request-line">
+            <span className="method">{event.method}</span> <span className="break">{requestPath}</span>
+          </span>
+          <span>
+            Received <RelativeTime value={event.receivedAt} />
+          </span>
+          {nextAttemptAt ? (
+            <span className="next-attempt-meta" data-testid="next-attempt-header">
+              Next attempt <TimeUntil value={nextAttemptAt} />
+            </span>
+          ) : null}
+        </span>
+      }
+      actions={
+        <>
+          <CopyButton text={event.curl ?? (() => curlFromBody(event, body))} label="Copy as curl" className="button secondary" />
+          <CopyPayloadButton body={body} truncated={event.bodyTruncated} previewBytes={event.bodyPreviewBytes} />
+          <button type="button" className="button primary" onClick={onReplay} aria-keyshortcuts="R" title="Replay this event (R)">
+            <Icon name="refresh" />
+            Replay
+            <kbd className="kbd-hint" aria-hidden="true">
+              R
+            </kbd>
+          </button>
+          {event.attempts.length + Math.max(event.replayCount, historyCount) >= 2 ? (
+            <Link to={`/events/${event.id}/compare`} className="button secondary">
+              Compare responses
+            </Link>
+          ) : null}
+          <DeleteEventButton eventId={event.id} replayCount={event.replayCount} />
+        </>
+      }
+    />
+  );
+}

@@ -1,0 +1,79 @@
+import { useLoaderData } from "@remix-run/react";
+import { useCallback, useEffect, useState } from "react";
+import { errorMessage } from "../../lib/errors";
+import type { ReplayRow } from "../../lib/replay";
+import { trpc } from "../../lib/trpc.client";
+import type { loader } from "../../routes/_app.events.$id";
+import { ReplayDialog } from "../replay/replay-dialog";
+import { AttemptsCard, type RetryState } from "./attempts-card";
+import { DetailsCard } from "./details-card";
+import { EventDataTabs } from "./event-data-tabs";
+import { EventHeader } from "./event-header";
+import { HISTORY_LIMIT, ReplayHistoryCard } from "./replay-history-card";
+import { useReloadAfter, useReloadWhileWaiting, useReplayShortcut, useSerialReload } from "./use-event-reload";
+import "./event-page.css";
+
+/** What the event page's loader answers, as the page reads it. */
+export type EventPageData = ReturnType<typeof useLoaderData<typeof loader>>;
+
+/** One captured event: its details, data, delivery attempts and replays. */
+export function EventPage() {
+  const { event, body, requestPath, response, replayHints, forwardingPaused, history: loadedHistory, moreHistory: loadedMore } = useLoaderData<typeof loader>();
+  const reload = useSerialReload();
+  const waiting = event.status === "pending";
+  const nextAttemptAt = waiting ? event.nextAttemptAt : null;
+  const canRetry = (event.status === "pending" || event.status === "failed") && event.destinationUrl !== null;
+  const [retry, setRetry] = useState<RetryState>({ state: "idle" });
+
+  async function retryNow() {
+    setRetry({ state: "sending" });
+    try {
+      await trpc().events.retry.mutate({ id: event.id });
+      setRetry({ state: "sent" });
+      reload();
+    } catch (error) {
+      setRetry({ state: "error", message: errorMessage(error) });
+    }
+  }
+
+  useReloadAfter(nextAttemptAt, reload);
+  useReloadWhileWaiting(waiting, event, reload);
+
+  const [replaying, setReplaying] = useState(false);
+  const [history, setHistory] = useState<{ rows: ReplayRow[]; more: boolean }>({ rows: loadedHistory, more: loadedMore });
+  useEffect(() => setHistory({ rows: loadedHistory, more: loadedMore }), [loadedHistory, loadedMore]);
+  const refreshHistory = useCallback(() => {
+    trpc()
+      .replays.list.query({ eventId: event.id, limit: HISTORY_LIMIT })
+      .then((page) => setHistory({ rows: page.replays, more: page.nextCursor !== null }))
+      .catch(() => {});
+  }, [event.id]);
+  useReplayShortcut(setReplaying);
+
+  return (
+    <>
+      <EventHeader
+        event={event}
+        body={body}
+        requestPath={requestPath}
+        nextAttemptAt={nextAttemptAt}
+        historyCount={history.rows.length}
+        onReplay={() => setReplaying(true)}
+      />
+      <DetailsCard event={event} />
+      <EventDataTabs event={event} body={body} response={response} nextAttemptAt={nextAttemptAt} />
+      {event.attempts.length > 0 || canRetry || nextAttemptAt ? (
+        <AttemptsCard
+          event={event}
+          nextAttemptAt={nextAttemptAt}
+          canRetry={canRetry}
+          forwardingPaused={forwardingPaused}
+          retry={retry}
+          onRetry={() => void retryNow()}
+        />
+      ) : null}
+      <ReplayHistoryCard rows={history.rows} more={history.more} />
+      <ReplayDialog open={replaying} onClose={() => setReplaying(false)} eventId={event.id} hints={replayHints} onReplayed={refreshHistory} />
+    </>
+  );
+}

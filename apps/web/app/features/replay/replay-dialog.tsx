@@ -1,0 +1,212 @@
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { SubmitButton } from "../../components/form-fields";
+import { useModalDialog } from "../../components/hooks";
+import { FormError, Icon } from "../../components/ui";
+import { errorMessage } from "../../lib/errors";
+import { bodyError, draftOverrides } from "../../lib/replay-edit";
+import { ENVIRONMENT_LABELS, parseLocalPort, REPLAY_ENVIRONMENTS, type ReplayAttempt, type ReplayEnvironment, type TargetHint } from "../../lib/replay";
+import { useLocalPort, useRequestDraft } from "./replay-dialog-state";
+import { ReplayOutcome } from "./replay-outcome";
+import { CustomUrlField, LocalPortField } from "./replay-target-fields";
+import { RequestEditor } from "./request-editor";
+import { sendReplay } from "./send-replay";
+import { TargetOptions } from "./target-options";
+import "./replay-dialog.css";
+
+type SendState = { sending: boolean; attempt: ReplayAttempt | null; error: string | null };
+
+/** The first target that can be used: original, then staging, then local. */
+function defaultEnvironment(hints: Record<ReplayEnvironment, TargetHint>): ReplayEnvironment {
+  return REPLAY_ENVIRONMENTS.find((environment) => hints[environment].available) ?? "custom";
+}
+
+/** The "Replay event" dialog: pick a target, optionally edit the request, send, see the answer. */
+export function ReplayDialog({
+  open,
+  onClose,
+  eventId,
+  hints,
+  onReplayed,
+}: {
+  open: boolean;
+  onClose: () => void;
+  eventId: string;
+  hints: Record<ReplayEnvironment, TargetHint>;
+  onReplayed: (attempt: ReplayAttempt) => void;
+}) {
+  const ref = useModalDialog(open);
+  const customRef = useRef<HTMLInputElement>(null);
+  const titleId = useId();
+  const descriptionId = useId();
+  const [environment, setEnvironment] = useState<ReplayEnvironment>(() => defaultEnvironment(hints));
+  const [customUrl, setCustomUrl] = useState("");
+  const [customError, setCustomError] = useState<string | null>(null);
+  const [state, setState] = useState<SendState>({ sending: false, attempt: null, error: null });
+  const focusCustom = useRef(false);
+  const portRef = useRef<HTMLInputElement>(null);
+  const { portText, portError, setPortError, shownHints, typePort } = useLocalPort(hints);
+  const { original, draft, setDraft, loading: loadingEdit, startEditing } = useRequestDraft(eventId, (error) =>
+    setState({ sending: false, attempt: null, error: errorMessage(error) }),
+  );
+  // Edits go with server-side targets only: a local replay is sent by this browser as captured.
+  const editing = draft !== null && original !== null && environment !== "local";
+
+  // Closing ends the session: the next one keeps the target and URL, not the outcome.
+  function close() {
+    if (!state.sending) setState({ sending: false, attempt: null, error: null });
+    setCustomError(null);
+    setPortError(null);
+    onClose();
+  }
+
+  // A target that became unavailable (the endpoint changed) is not kept selected.
+  useEffect(() => {
+    if (!hints[environment].available) setEnvironment(defaultEnvironment(hints));
+  }, [hints, environment]);
+
+  // The outcome may be below the fold on a phone: bring it into view.
+  const outcomeRef = useRef<HTMLDivElement>(null);
+  const errorRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (state.attempt) outcomeRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }, [state.attempt]);
+  useEffect(() => {
+    if (state.error) errorRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }, [state.error]);
+
+  useEffect(() => {
+    if (environment === "custom" && focusCustom.current) customRef.current?.focus();
+    focusCustom.current = false;
+  }, [environment]);
+
+  async function send(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (state.sending) return;
+    const url = customUrl.trim();
+    if (environment === "custom" && url === "") {
+      setCustomError("Enter the URL to send the event to.");
+      customRef.current?.focus();
+      return;
+    }
+    const port = parseLocalPort(portText);
+    if (environment === "local" && !port.ok) {
+      setPortError(port.error);
+      portRef.current?.focus();
+      return;
+    }
+    const invalidBody = editing ? bodyError(draft) : null;
+    if (invalidBody) {
+      setState({ sending: false, attempt: null, error: invalidBody });
+      return;
+    }
+    setCustomError(null);
+    setState({ sending: true, attempt: null, error: null });
+    try {
+      const overrides = editing ? draftOverrides(draft, original) : null;
+      const attempt = await sendReplay({ eventId, environment, localPort: port.ok ? port.port : null, customUrl: url, overrides });
+      setState({ sending: false, attempt, error: null });
+      onReplayed(attempt);
+    } catch (error) {
+      setState({ sending: false, attempt: null, error: errorMessage(error) });
+    }
+  }
+
+  return (
+    <dialog
+      ref={ref}
+      className="dialog replay-dialog"
+      aria-labelledby={titleId}
+      aria-describedby={descriptionId}
+      onClose={close}
+      onCancel={close}
+      onClick={(event) => {
+        if (event.target === ref.current && !state.sending) close();
+      }}
+    >
+      <form className="dialog-content replay-form" onSubmit={send} noValidate>
+        <h2 id={titleId} className="dialog-title">
+          Replay event
+        </h2>
+        <p id={descriptionId} className="dialog-body replay-intro">
+          {editing
+            ? "Sends the request as edited below and records the answer. The event itself does not change."
+            : "Sends the stored request again — same method, headers and body bytes — and records the answer. The event itself does not change."}
+        </p>
+
+        <TargetOptions
+          hints={shownHints}
+          selected={environment}
+          disabled={state.sending}
+          onSelect={(option) => {
+            focusCustom.current = option === "custom";
+            setEnvironment(option);
+            setCustomError(null);
+            setPortError(null);
+            // An answer from another target would read as this one's.
+            setState({ sending: false, attempt: null, error: null });
+          }}
+        />
+
+        {environment === "custom" ? (
+          <CustomUrlField
+            inputRef={customRef}
+            value={customUrl}
+            error={customError}
+            disabled={state.sending}
+            onChange={(event) => {
+              setCustomUrl(event.target.value);
+              setCustomError(null);
+            }}
+          />
+        ) : null}
+
+        {environment === "local" ? (
+          <LocalPortField
+            inputRef={portRef}
+            value={portText}
+            error={portError}
+            disabled={state.sending}
+            onChange={(event) => typePort(event.target.value)}
+          />
+        ) : null}
+
+        {environment !== "local" ? (
+          <div className="replay-edit-toggle">
+            <button
+              type="button"
+              className="button secondary small"
+              aria-expanded={editing}
+              disabled={state.sending || loadingEdit}
+              onClick={() => (editing ? setDraft(null) : void startEditing())}
+            >
+              {editing ? "Send without edits" : loadingEdit ? "Loading…" : "Edit request"}
+            </button>
+          </div>
+        ) : null}
+        {editing ? <RequestEditor draft={draft} original={original} disabled={state.sending} onChange={setDraft} /> : null}
+
+        <div className="replay-result-area" aria-live="polite" ref={outcomeRef}>
+          {state.sending ? (
+            <p className="replay-sending muted">
+              <span className="spinner" aria-hidden="true" /> Sending to {ENVIRONMENT_LABELS[environment].toLowerCase()}…
+            </p>
+          ) : state.attempt ? (
+            <ReplayOutcome attempt={state.attempt} />
+          ) : null}
+        </div>
+        <div ref={errorRef} className="replay-error-area">
+          <FormError message={state.error} />
+        </div>
+
+        <div className="dialog-actions">
+          <button type="button" className="button secondary" onClick={close}>
+            Close
+          </button>
+          <SubmitButton busy={state.sending} busyLabel="Sending…" icon={<Icon name="send" />}>
+            {state.attempt ? "Send again" : "Send replay"}
+          </SubmitButton>
+        </div>
+      </form>
+    </dialog>
+  );
+}

@@ -1,0 +1,98 @@
+import { Form } from "@remix-run/react";
+import { Badge } from "../../components/badges";
+import { DataTable } from "../../components/data-table";
+import { IntentButton, SubmitButton, TextField } from "../../components/form-fields";
+import { useResetAfterCreate } from "../../components/hooks";
+import { RelativeTime } from "../../components/relative-time";
+import { CopyField, FormError } from "../../components/ui";
+import type { ActionReply } from "./action-reply";
+import { Section, usePendingIntent } from "./section";
+
+type ApiKeyRow = { id: string; name: string; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null };
+
+/** Generate a key (shown once), see when each was last used, revoke one. */
+export function ApiKeysSection({ apiKeys, result }: { apiKeys: ApiKeyRow[]; result: ActionReply | undefined }) {
+  const pending = usePendingIntent();
+  const created = result?.intent === "createKey" && result.ok ? result : null;
+  const formRef = useResetAfterCreate(created);
+  const createError = result?.intent === "createKey" && !result.ok ? result.error : null;
+  const revokeResult = result?.intent === "revokeKey" ? result : null;
+  const active = apiKeys.filter((key) => !key.revoked_at).length;
+
+  return (
+    <Section
+      id="api-keys"
+      icon="key"
+      title="API keys"
+      description={
+        <>
+          Use a key in the <code className="inline-code">Authorization: Bearer …</code> header to call the Rehook API from scripts and CI.
+        </>
+      }
+    >
+      <Form method="post" className="inline-form" ref={formRef} noValidate>
+        <input type="hidden" name="intent" value="createKey" />
+        <TextField id="key-name" label="Key name" name="name" required maxLength={100} autoComplete="off" placeholder="CI deploys" />
+        <SubmitButton busy={pending.intent === "createKey"} busyLabel="Generating…">
+          Generate key
+        </SubmitButton>
+      </Form>
+      <FormError message={createError} />
+
+      {created?.key ? (
+        <div className="new-secret" aria-labelledby="new-key-title">
+          <p id="new-key-title" className="new-secret-title">
+            New key “{created.name}”
+          </p>
+          <CopyField value={created.key} testId="new-api-key" />
+          <p className="new-secret-note">
+            <strong>Copy it now: it will not be shown again.</strong> Rehook stores only a hash of the key.
+          </p>
+        </div>
+      ) : null}
+
+      {revokeResult && !revokeResult.ok ? <FormError message={`Could not revoke the key: ${revokeResult.error}`} /> : null}
+
+      {apiKeys.length === 0 ? (
+        <p className="muted empty-inline">No API keys yet. Generate one above.</p>
+      ) : (
+        <div className="table-wrap">
+          <DataTable
+            className="keys-table"
+            caption={`API keys (${active} active)`}
+            columns={["Name", "Key", "Created", "Last used", { label: <span className="sr-only">Actions</span> }]}
+          >
+            {apiKeys.map((key) => {
+              const revoking = pending.intent === "revokeKey" && pending.id === key.id;
+              return (
+                <tr key={key.id} data-testid="api-key-row" className={key.revoked_at ? "is-revoked" : undefined}>
+                  <td data-label="Name" className="cell-strong">
+                    {key.name}
+                  </td>
+                  <td data-label="Key">
+                    <code className="inline-code">{key.prefix}…</code>
+                  </td>
+                  <td data-label="Created">
+                    <RelativeTime value={key.created_at} />
+                  </td>
+                  <td data-label="Last used">{key.last_used_at ? <RelativeTime value={key.last_used_at} /> : <span className="muted">Never</span>}</td>
+                  <td className="cell-actions">
+                    {key.revoked_at ? (
+                      <Badge tone="revoked" dot={false} title={`Revoked ${new Date(key.revoked_at).toISOString().slice(0, 10)}`}>
+                        Revoked
+                      </Badge>
+                    ) : (
+                      <IntentButton intent="revokeKey" id={key.id} className="button danger-outline small" busy={revoking} busyLabel="Revoking…">
+                        Revoke
+                      </IntentButton>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </DataTable>
+        </div>
+      )}
+    </Section>
+  );
+}
