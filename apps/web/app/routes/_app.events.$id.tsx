@@ -1,63 +1,11 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { curlInBody } from "../components/inspector/payload-inspector";
-import type { PayloadData } from "../components/payload";
 import { RouteError } from "../components/ui";
+import { loadEventPage } from "../features/event/event-data.server";
 import { EventPage } from "../features/event/event-page";
-import { HISTORY_LIMIT } from "../features/event/replay-history-card";
-import { throwIfNotFound } from "../lib/errors";
-import { replayHints } from "../lib/replay";
-import { requireUser } from "../lib/session.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `${data.event.eventType} · Activity · Rehook` : "Event · Rehook" }];
 
-/** The server's PayloadView without the parsed value (the page only needs the text). */
-function slim(payload: { kind: "json"; pretty: string } | { kind: "text"; text: string } | { kind: "binary"; hex: string; size: number }): PayloadData {
-  if (payload.kind === "json") return { kind: "json", pretty: payload.pretty };
-  if (payload.kind === "text") return { kind: "text", text: payload.text };
-  return { kind: "binary", hex: payload.hex, size: payload.size };
-}
-
-export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  requireUser(context, request);
-  let event;
-  try {
-    event = await context.caller.events.get({ id: params.id ?? "" });
-  } catch (error) {
-    throwIfNotFound(error);
-    throw error;
-  }
-  // The request body travels once, as `body` (the inspector's view); `payload` is left out.
-  const { payload: _payload, body, response, ...rest } = event;
-  // The endpoint as it is now: replays go to its current destination and staging host.
-  const [endpoint, history] = await Promise.all([
-    context.caller.endpoints.get({ id: event.endpointId }).catch(() => null),
-    context.caller.replays.list({ eventId: event.id, limit: HISTORY_LIMIT }).catch(() => ({ replays: [], nextCursor: null })),
-  ]);
-  return {
-    // A whole text body is in `body` already: the page builds the curl command from it instead.
-    event: { ...rest, curl: curlInBody(rest.bodyTruncated, body) ? null : rest.curl },
-    /** Forwarding to its endpoint is paused: attempts (Retry now too) wait until it is resumed. */
-    forwardingPaused: endpoint?.forwardingPaused ?? false,
-    replayHints: replayHints({
-      destinationUrl: endpoint?.destination_url ?? null,
-      stagingHost: endpoint?.staging_host ?? null,
-      path: event.path,
-      query: event.query,
-    }),
-    history: history.replays,
-    moreHistory: history.nextCursor !== null,
-    body,
-    requestPath: `/api/webhook/${event.endpointSlug}${event.path}${event.query ? `?${event.query}` : ""}`,
-    response: response && {
-      status: response.status,
-      headers: response.headers,
-      truncated: response.truncated,
-      latencyMs: response.latencyMs,
-      error: response.error,
-      payload: response.payload ? slim(response.payload) : null,
-    },
-  };
-}
+export const loader = (args: LoaderFunctionArgs) => loadEventPage(args);
 
 export default function EventRoute() {
   return <EventPage />;

@@ -2,14 +2,14 @@ import { useLoaderData } from "@remix-run/react";
 import { FilterField, ListFilters } from "../../components/list-page";
 import { SIGNATURE_STATUS_CHOICES } from "../../lib/ingress";
 import { listFilterKey, SINCE_OPTIONS } from "../../lib/list-filter";
-import type { loader } from "../../routes/_app.events._index";
+import type { loadActivityPage } from "./activity-data.server";
 import { RESOLVED_OPTIONS, STATUS_OPTIONS } from "./activity-filter";
 import { Feed } from "./feed";
 import "./activity.css";
 
 /** Activity: the filters, then the live feed (a new one for each filter). */
 export function ActivityPage() {
-  const { filter, events, nextCursor, endpoints, volume } = useLoaderData<typeof loader>();
+  const { filter, events, nextCursor, endpoints, volume } = useLoaderData<typeof loadActivityPage>();
   const filterKey = listFilterKey(filter);
   const filters = (
     <>

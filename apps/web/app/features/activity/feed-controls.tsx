@@ -1,12 +1,12 @@
 import { useLoaderData } from "@remix-run/react";
 import { plural } from "../../lib/format";
 import { exportHref } from "../../lib/list-filter";
-import type { loader } from "../../routes/_app.events._index";
+import type { loadActivityPage } from "./activity-data.server";
 import type { Filter } from "./activity-filter";
 
 /** Downloads of every event the current filters find (plain links: the server streams the file). */
 export function ExportLinks({ filter }: { filter: Filter }) {
-  const now = useLoaderData<typeof loader>().renderedAt;
+  const now = useLoaderData<typeof loadActivityPage>().renderedAt;
   return (
     <span className="feed-export" data-testid="feed-export">
       <a className="button secondary" href={exportHref(filter, "ndjson", now)} download title="Every event these filters find, one JSON object per line">

@@ -1,7 +1,7 @@
 import { useLoaderData } from "@remix-run/react";
 import { Badge } from "../../components/badges";
 import { EmptyCard, Icon, PageHeader } from "../../components/ui";
-import type { loader } from "../../routes/_app.api-docs";
+import type { loadApiDocs } from "./api-docs-data.server";
 import { Operation, OperationIndex } from "./operations";
 import { Overview } from "./overview";
 import "./api-docs.css";
@@ -11,7 +11,7 @@ const DOCUMENT_PATH = "/api/v1/openapi.json";
 
 /** The public API's reference, read from the OpenAPI document the server builds. */
 export function ApiDocsPage() {
-  const reference = useLoaderData<typeof loader>();
+  const reference = useLoaderData<typeof loadApiDocs>();
   return (
     <>
       <PageHeader

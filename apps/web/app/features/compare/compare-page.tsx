@@ -1,20 +1,16 @@
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { Alert, Breadcrumb, Card, EmptyCard, PageHeader } from "../../components/ui";
 import { utcTime } from "../../lib/format";
-import type { loader } from "../../routes/_app.events.$id_.compare";
+import type { ComparePageData, loadComparePage } from "./compare-data.server";
 import { ComparisonView } from "./comparison-view";
 import "./compare.css";
 
-export type Data = ReturnType<typeof useLoaderData<typeof loader>>;
-export type Comparison = NonNullable<Data["comparison"]>;
-export type Side = Comparison["left"];
-
-const optionText = (option: Data["options"][number]) =>
+const optionText = (option: ComparePageData["options"][number]) =>
   `${option.label} · ${utcTime(new Date(option.at))} · ${option.status ?? "no response"} · ${option.destinationUrl ?? "no destination"}`;
 
 /** Two of an event's responses side by side, picked by the form at the top. */
 export function CompareResponsesPage() {
-  const { eventId, eventType, options, left, right, comparison, problem } = useLoaderData<typeof loader>();
+  const { eventId, eventType, options, left, right, comparison, problem } = useLoaderData<typeof loadComparePage>();
   return (
     <>
       <PageHeader
@@ -56,7 +52,7 @@ export function CompareResponsesPage() {
   );
 }
 
-function Picker({ name, label, value, options }: { name: string; label: string; value: string | null; options: Data["options"] }) {
+function Picker({ name, label, value, options }: { name: string; label: string; value: string | null; options: ComparePageData["options"] }) {
   return (
     <div className="field compare-picker">
       <label htmlFor={`compare-${name}`}>{label} response</label>

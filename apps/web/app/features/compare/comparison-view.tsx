@@ -1,5 +1,5 @@
 import { Card } from "../../components/ui";
-import type { Comparison, Side } from "./compare-page";
+import type { Comparison, Side } from "./compare-data.server";
 import { BinarySide, SideSummary } from "./side-summary";
 
 /** The two responses' summaries, then their headers and bodies, difference by difference. */

@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { HttpStatus } from "../../components/badges";
 import { Card } from "../../components/ui";
 import { formatBytes, formatLatency, utcTime } from "../../lib/format";
-import type { Side } from "./compare-page";
+import type { Side } from "./compare-data.server";
 
 /** One side's status, latency, time, destination and body size; a replay links to its page. */
 export function SideSummary({ side, which, statusChanged }: { side: Side; which: "left" | "right"; statusChanged: boolean }) {

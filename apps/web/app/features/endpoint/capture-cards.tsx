@@ -1,6 +1,6 @@
 import { Card, CopyField, Detail, TestEventSnippet } from "../../components/ui";
 import { keptForText } from "../../lib/format";
-import type { EndpointPageData } from "./endpoint-page";
+import type { EndpointPageData } from "./endpoint-data.server";
 
 /** Side by side: the capture URL (what it accepts, where it forwards) and a curl command to try it. */
 export function CaptureCards({ endpoint }: { endpoint: EndpointPageData["endpoint"] }) {

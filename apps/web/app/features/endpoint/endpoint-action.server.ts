@@ -4,7 +4,9 @@ import { readHandshakeForm, readResponseForm, readVerificationForm } from "../..
 import { noticeCookie } from "../../lib/notice.server";
 import { readRetryForm } from "../../lib/retries";
 import { requireUser } from "../../lib/session.server";
-import type { IngressIntent } from "./ingress-sections";
+
+/** The ingress sections' forms, each saved on its own (features/endpoint/ingress-sections.tsx). */
+export type IngressIntent = "response" | "responseReset" | "handshake" | "verification";
 
 /**
  * The endpoint page's forms, by their `intent`: delete, resume, retryFailed, retries, the

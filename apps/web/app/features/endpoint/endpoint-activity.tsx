@@ -4,7 +4,7 @@ import { StatusBadge } from "../../components/badges";
 import { RelativeTime } from "../../components/relative-time";
 import { Card, Icon } from "../../components/ui";
 import { formatLatency } from "../../lib/format";
-import type { EndpointPageData } from "./endpoint-page";
+import type { EndpointPageData } from "./endpoint-data.server";
 
 /** The charts over the chosen range (the card says so when they could not be loaded). */
 export function ActivityCard({ endpoint, range, activity }: Pick<EndpointPageData, "endpoint" | "range" | "activity">) {

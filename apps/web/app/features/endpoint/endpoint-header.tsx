@@ -4,7 +4,7 @@ import { PausedBadge, PausedBanner } from "../../components/delivery";
 import { RelativeTime } from "../../components/relative-time";
 import { Breadcrumb, FormError, FormSuccess, Icon, PageHeader } from "../../components/ui";
 import { deliveryCounts } from "../../lib/format";
-import type { EndpointPageData } from "./endpoint-page";
+import type { EndpointPageData } from "./endpoint-data.server";
 
 type ResumeResult = { ok: true; error: null } | { ok: false; error: string } | undefined;
 

@@ -1,23 +1,21 @@
 import { useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { BulkReplayCard } from "../../components/bulk-replay";
-import type { action, loader } from "../../routes/_app.endpoints.$id";
 import { CaptureCards } from "./capture-cards";
 import { DangerZone, DeleteEndpointDialog } from "./danger-zone";
+import type { endpointAction } from "./endpoint-action.server";
 import { ActivityCard, RecentEventsCard } from "./endpoint-activity";
+import type { loadEndpointPage } from "./endpoint-data.server";
 import { EndpointHeader } from "./endpoint-header";
 import { IngressSections } from "./ingress-sections";
 import { RetriesCard, RetryFailedDialog } from "./retries-card";
 import { SettingsCard } from "./settings-card";
 import "./endpoint-page.css";
 
-/** What the endpoint page's loader answers, as the page reads it. */
-export type EndpointPageData = ReturnType<typeof useLoaderData<typeof loader>>;
-
 /** One endpoint: its capture URL, activity, settings, ingress, retries and deletion. */
 export function EndpointPage() {
-  const { endpoint, recent, more, range, activity } = useLoaderData<typeof loader>();
-  const result = useActionData<typeof action>();
+  const { endpoint, recent, more, range, activity } = useLoaderData<typeof loadEndpointPage>();
+  const result = useActionData<typeof endpointAction>();
   const navigation = useNavigation();
   const [confirming, setConfirming] = useState(false);
   const [confirmingRetry, setConfirmingRetry] = useState(false);

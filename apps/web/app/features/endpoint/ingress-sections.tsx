@@ -1,8 +1,8 @@
 import { HandshakeSettingsForm, ResponseSettingsForm, VerificationSettingsForm, type SectionState } from "../../components/ingress-settings";
 import { Card } from "../../components/ui";
-import type { EndpointPageData } from "./endpoint-page";
+import type { IngressIntent } from "./endpoint-action.server";
+import type { EndpointPageData } from "./endpoint-data.server";
 
-export type IngressIntent = "response" | "responseReset" | "handshake" | "verification";
 type Result = { intent: string; ok: boolean; error: string | null } | undefined;
 
 /** The confirmation each ingress intent shows once saved. */

@@ -3,7 +3,7 @@ import { RetrySettingsForm } from "../../components/delivery";
 import { IntentButton } from "../../components/form-fields";
 import { Card, FormError, FormSuccess, Icon } from "../../components/ui";
 import { plural } from "../../lib/format";
-import type { EndpointPageData } from "./endpoint-page";
+import type { EndpointPageData } from "./endpoint-data.server";
 
 type SaveResult = { ok: true; savedAt: number } | { ok: false; error: string } | undefined;
 type RetryFailedResult = { ok: true; count: number } | { ok: false; error: string } | undefined;

@@ -2,7 +2,7 @@ import { Form } from "@remix-run/react";
 import { CheckboxField, SaveActions, TextField, UrlField } from "../../components/form-fields";
 import { Card } from "../../components/ui";
 import { keptForText } from "../../lib/format";
-import type { EndpointPageData } from "./endpoint-page";
+import type { EndpointPageData } from "./endpoint-data.server";
 
 type UpdateResult = { ok: true; savedAt: number } | { ok: false; error: string } | undefined;
 

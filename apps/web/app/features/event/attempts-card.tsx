@@ -2,7 +2,7 @@ import { Link } from "@remix-run/react";
 import { AttemptTimeline } from "../../components/attempts";
 import { TimeUntil } from "../../components/delivery";
 import { Alert, Card, Icon } from "../../components/ui";
-import type { EventPageData } from "./event-page";
+import type { EventPageData } from "./event-data.server";
 
 /** Retry now's progress: its request, then whether it was sent. */
 export type RetryState = { state: "idle" | "sending" | "sent" } | { state: "error"; message: string };

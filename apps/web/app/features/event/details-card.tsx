@@ -3,7 +3,7 @@ import { ForwardedTo } from "../../components/forwarded-to";
 import { useExactTime } from "../../components/relative-time";
 import { Card, Detail } from "../../components/ui";
 import { formatBytes, formatLatency } from "../../lib/format";
-import type { EventPageData } from "./event-page";
+import type { EventPageData } from "./event-data.server";
 
 /** Where the event came from and went, its size, sender and id. */
 export function DetailsCard({ event }: { event: EventPageData["event"] }) {

@@ -2,7 +2,7 @@ import { httpTone } from "@rehook/core/browser";
 import { PayloadInspector } from "../../components/inspector/payload-inspector";
 import { HeadersTable } from "../../components/payload";
 import { Tabs } from "../../components/tabs";
-import type { EventPageData } from "./event-page";
+import type { EventPageData } from "./event-data.server";
 import { ResponsePanel } from "./response-panel";
 
 /** The request's payload and headers, and the destination's response, as tabs. */

@@ -7,7 +7,7 @@ import { ResolvedByReplay } from "../../components/feed-row";
 import { CopyPayloadButton, curlFromBody } from "../../components/inspector/payload-inspector";
 import { RelativeTime } from "../../components/relative-time";
 import { Breadcrumb, Icon, PageHeader } from "../../components/ui";
-import type { EventPageData } from "./event-page";
+import type { EventPageData } from "./event-data.server";
 
 /** The event's title, status, request line and actions (copy, replay, compare, delete). */
 export function EventHeader({

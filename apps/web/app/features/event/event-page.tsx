@@ -3,22 +3,20 @@ import { useCallback, useEffect, useState } from "react";
 import { errorMessage } from "../../lib/errors";
 import type { ReplayRow } from "../../lib/replay";
 import { trpc } from "../../lib/trpc.client";
-import type { loader } from "../../routes/_app.events.$id";
 import { ReplayDialog } from "../replay/replay-dialog";
 import { AttemptsCard, type RetryState } from "./attempts-card";
 import { DetailsCard } from "./details-card";
 import { EventDataTabs } from "./event-data-tabs";
+import type { loadEventPage } from "./event-data.server";
 import { EventHeader } from "./event-header";
-import { HISTORY_LIMIT, ReplayHistoryCard } from "./replay-history-card";
+import { HISTORY_LIMIT } from "./history-limit";
+import { ReplayHistoryCard } from "./replay-history-card";
 import { useReloadAfter, useReloadWhileWaiting, useReplayShortcut, useSerialReload } from "./use-event-reload";
 import "./event-page.css";
 
-/** What the event page's loader answers, as the page reads it. */
-export type EventPageData = ReturnType<typeof useLoaderData<typeof loader>>;
-
 /** One captured event: its details, data, delivery attempts and replays. */
 export function EventPage() {
-  const { event, body, requestPath, response, replayHints, forwardingPaused, history: loadedHistory, moreHistory: loadedMore } = useLoaderData<typeof loader>();
+  const { event, body, requestPath, response, replayHints, forwardingPaused, history: loadedHistory, moreHistory: loadedMore } = useLoaderData<typeof loadEventPage>();
   const reload = useSerialReload();
   const waiting = event.status === "pending";
   const nextAttemptAt = waiting ? event.nextAttemptAt : null;

@@ -2,9 +2,7 @@ import { Link } from "@remix-run/react";
 import { Card, Icon } from "../../components/ui";
 import type { ReplayRow } from "../../lib/replay";
 import { ReplayTable } from "../replay/replay-table";
-
-/** The replay history shows this many attempts; the Replays page has them all. */
-export const HISTORY_LIMIT = 20;
+import { HISTORY_LIMIT } from "./history-limit";
 
 /** The event's replays, newest first (HISTORY_LIMIT of them). */
 export function ReplayHistoryCard({ rows, more }: { rows: ReplayRow[]; more: boolean }) {

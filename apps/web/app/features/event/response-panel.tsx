@@ -7,7 +7,7 @@ import { HeadersTable, PayloadBlock } from "../../components/payload";
 import { RelativeTime } from "../../components/relative-time";
 import { Alert, Icon } from "../../components/ui";
 import { formatLatency } from "../../lib/format";
-import type { EventPageData } from "./event-page";
+import type { EventPageData } from "./event-data.server";
 
 /** The Response tab: the destination's answer, or why there is none (yet). */
 export function ResponsePanel({

@@ -1,17 +1,18 @@
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { Invites } from "../../components/invites";
 import { PageHeader } from "../../components/ui";
-import type { action, loader } from "../../routes/_app.settings";
 import { ApiKeysSection } from "./api-keys-section";
 import { NotificationsSection } from "./notifications-section";
 import { Section } from "./section";
 import { SecuritySection } from "./security-section";
+import type { settingsAction } from "./settings-actions.server";
+import type { loadSettingsPage } from "./settings-data.server";
 import "./settings.css";
 
 /** API keys, signing secrets, notifications and (for an admin) invites. */
 export function SettingsPage() {
-  const { apiKeys, endpoints, notifications, invites } = useLoaderData<typeof loader>();
-  const result = useActionData<typeof action>();
+  const { apiKeys, endpoints, notifications, invites } = useLoaderData<typeof loadSettingsPage>();
+  const result = useActionData<typeof settingsAction>();
   return (
     <>
       <PageHeader title="Settings" description="API access, signing secrets and notifications for your account." />
