@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { request } from "node:http";
 
 /**
@@ -97,4 +96,3 @@ export interface TrpcEnvelope {
   error?: { json: { message: string; data: { code: string; httpStatus: number; rehookCode: string | null } } };
 }
 
-export const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");

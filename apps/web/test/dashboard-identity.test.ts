@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DashboardClient, sha256Hex } from "./dashboard-client.js";
+import { DashboardClient } from "./dashboard-client.js";
 import { startTestServer, type TestServer } from "./test-server.js";
 
 let t: TestServer;
@@ -9,6 +9,9 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const password = "a long enough password";
+
+// The forms and the session cookie over HTTP. What the procedures do (the session row holds a
+// hash, logOut deletes it, failed-login limits) is tested in packages/api/test/auth.test.ts.
 
 describe("sign up, log in, log out", () => {
   it("signs up with a form post: 303 into the dashboard with a HttpOnly, SameSite=Lax, Path=/ session cookie", async () => {
@@ -22,14 +25,6 @@ describe("sign up, log in, log out", () => {
     expect(cookie).toMatch(/Path=\//);
     expect(cookie).not.toMatch(/Secure/); // BASE_URL is http here
     expect((await browser.get("/")).status).toBe(200);
-  });
-
-  it("stores only a SHA-256 of the session id", async () => {
-    const browser = new DashboardClient(t.rehook.url);
-    await browser.postForm("/signup", { email: "hashed@example.com", password });
-    const id = browser.sessionId()!;
-    const rows = await t.db.query<{ id: string }>("select s.id from sessions s join users u on u.id = s.user_id where u.email = 'hashed@example.com'");
-    expect(rows.map((r) => r.id)).toEqual([sha256Hex(id)]);
   });
 
   it("sends every dashboard page to /login without a session", async () => {
@@ -76,36 +71,19 @@ describe("sign up, log in, log out", () => {
     const reused = new DashboardClient(t.rehook.url);
     reused.cookie = `rehook_session=${id}`;
     expect((await reused.get("/settings")).headers.get("location")).toMatch(/^\/login/);
-    expect(await t.db.query("select 1 from sessions where id = $1", [sha256Hex(id)])).toHaveLength(0);
   });
 
-  it("limits failed logins per email, per address and per both, without locking out a NAT or the account's owner", async () => {
-    // Behind a trusted proxy, so each attempt can come from an address of its own.
-    const proxied = await startTestServer({ TRUST_PROXY: "true" }, t.db);
-    try {
-      const from = (address: string) => ({ "x-forwarded-for": address });
-      await new DashboardClient(proxied.rehook.url).postForm("/signup", { email: "limited@example.com", password }, from("192.0.2.200"));
-      await new DashboardClient(proxied.rehook.url).postForm("/signup", { email: "neighbour@example.com", password }, from("192.0.2.201"));
-      const attacker = new DashboardClient(proxied.rehook.url);
-      for (let i = 0; i < 10; i += 1) {
-        const attempt = await attacker.postForm("/login", { email: "limited@example.com", password: `wrong ${i}` }, from("198.51.100.7"));
-        expect(attempt.status).toBe(400);
-      }
-      // The attacker's 11th guess is refused before any password is checked, even a right one.
-      const refused = await attacker.postForm("/login", { email: "limited@example.com", password }, from("198.51.100.7"));
-      expect(refused.status).toBe(429);
-      expect(await refused.text()).toContain("There were too many failed logins. Try again in");
-
-      // Someone else behind the attacker's NAT still logs in to their own account.
-      expect((await new DashboardClient(proxied.rehook.url).postForm("/login", { email: "neighbour@example.com", password }, from("198.51.100.7"))).status).toBe(303);
-      // The owner, from an address that has not failed, gets in with the right password ...
-      expect((await new DashboardClient(proxied.rehook.url).postForm("/login", { email: "limited@example.com", password }, from("203.0.113.9"))).status).toBe(303);
-      // ... while a wrong guess from a fresh address is counted and the next one refused there.
-      expect((await attacker.postForm("/login", { email: "limited@example.com", password: "wrong again" }, from("203.0.113.50"))).status).toBe(400);
-      expect((await attacker.postForm("/login", { email: "limited@example.com", password }, from("203.0.113.50"))).status).toBe(429);
-    } finally {
-      await proxied.close();
+  it("answers a login the failed-login limit refuses with 429 and the reason on the page", async () => {
+    // Which attempts the limit refuses is tested on auth.logIn (packages/api/test/auth.test.ts); here, the form's answer.
+    await new DashboardClient(t.rehook.url).postForm("/signup", { email: "limited@example.com", password });
+    const attacker = new DashboardClient(t.rehook.url);
+    for (let i = 0; i < 10; i += 1) {
+      expect((await attacker.postForm("/login", { email: "limited@example.com", password: `wrong ${i}` })).status).toBe(400);
     }
+    const refused = await attacker.postForm("/login", { email: "limited@example.com", password });
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toContain("There were too many failed logins. Try again in");
+    expect(attacker.sessionId()).toBeNull();
   });
 
   it("refuses a form post from another site", async () => {

@@ -3,7 +3,6 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DashboardClient } from "./dashboard-client.js";
-import { head, rawRequest } from "./raw-http.js";
 import { startTestServer, type TestServer } from "./test-server.js";
 
 const SEEDED = 50_000;
@@ -12,7 +11,6 @@ const HEAP_GROWTH_BOUND = 64 * 1024 * 1024;
 
 let t: TestServer;
 let key: string;
-let dashboard: DashboardClient;
 let bulk: { id: string; slug: string };
 
 async function api(path: string, init: RequestInit = {}) {
@@ -57,7 +55,7 @@ async function countLines(response: Response, check?: (line: Record<string, unkn
 
 beforeAll(async () => {
   t = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: "true", API_RATE_LIMIT_PER_MINUTE: "1000" });
-  const client = (dashboard = new DashboardClient(t.rehook.url));
+  const client = new DashboardClient(t.rehook.url);
   await client.postForm("/signup", { email: "export@example.com", password: "a long enough password" });
   key = ((await client.mutate("apiKeys.create", { name: "tests" })).body.result!.data.json as { key: string }).key;
   const created = await api("/endpoints", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "bulk" }) });
@@ -79,20 +77,9 @@ afterAll(async () => {
   await t.close();
 });
 
+// The export's formats, filters, scoping and errors are tested in packages/http/test
+// (api-v1-events, event-export-route); here: a large export streams in flat memory over real sockets.
 describe("GET /api/v1/events/export", () => {
-  it("answers an unknown format with a 400 JSON error", async () => {
-    const response = await api("/events/export?format=csv");
-    expect(response.status).toBe(400);
-    const body = (await response.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe("validation_failed");
-    expect(body.error.message).toMatch(/^The request query is not valid\. .*ndjson/);
-  });
-
-  it("needs an API key", async () => {
-    const response = await fetch(`${t.rehook.url}/api/v1/events/export`);
-    expect(response.status).toBe(401);
-  });
-
   it(`streams ${SEEDED.toLocaleString("en-US")} events as NDJSON with flat memory`, async () => {
     const heap = sampleHeap();
     const response = await api(`/events/export?format=ndjson&endpoint_id=${bulk.id}`);
@@ -150,71 +137,5 @@ describe("GET /api/v1/events/export", () => {
     expect(rest).toBe("");
     expect(lines).toBe(SEEDED);
   }, 180_000);
-
-  it("exports HAR 1.2 with the capture URL, headers in order, and bodies that round-trip", async () => {
-    const created = await api("/endpoints", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "har" }) });
-    const endpoint = (await created.json()) as { id: string; slug: string; webhook_url: string };
-    const text = Buffer.from('{"hello":"wörld"}');
-    const binary = Buffer.from([0xff, 0x00, 0xfe, 0x80, 0x01, 0x02]);
-    const send = async (body: Buffer, contentType: string, path: string) =>
-      JSON.parse((await rawRequest(t.rehook.url, [head("POST", `/api/webhook/${endpoint.slug}${path}`, [["Content-Type", contentType], ["X-Dup", "a"], ["X-Dup", "b"], ["Content-Length", String(body.length)]]), body])).body)
-        .eventId as string;
-    const textId = await send(text, "application/json", "/stripe/v1?a=1&b=two%20words");
-    const binaryId = await send(binary, "application/octet-stream", "");
-
-    const response = await api(`/events/export?format=har&endpoint_id=${endpoint.id}`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get("content-disposition")).toBe('attachment; filename="rehook-events.har"');
-    const har = (await response.json()) as { log: { version: string; creator: { name: string }; entries: Array<Record<string, any>> } };
-    expect(har.log.version).toBe("1.2");
-    expect(har.log.creator.name).toBe("Rehook");
-    expect(har.log.entries).toHaveLength(2);
-    const [binaryEntry, textEntry] = har.log.entries as [Record<string, any>, Record<string, any>];
-    expect(textEntry.request.method).toBe("POST");
-    expect(textEntry.request.url).toBe(`${endpoint.webhook_url}/stripe/v1?a=1&b=two%20words`);
-    expect(textEntry.request.queryString).toEqual([
-      { name: "a", value: "1" },
-      { name: "b", value: "two words" },
-    ]);
-    expect(textEntry.request.headers.filter((h: { name: string }) => h.name === "X-Dup")).toEqual([
-      { name: "X-Dup", value: "a" },
-      { name: "X-Dup", value: "b" },
-    ]);
-    expect(textEntry.request.postData).toEqual({ mimeType: "application/json", text: text.toString("utf8") });
-    expect(binaryEntry.request.postData.encoding).toBe("base64");
-    expect(Buffer.from(binaryEntry.request.postData.text, "base64")).toEqual(binary);
-    expect(binaryEntry.request.bodySize).toBe(binary.length);
-    // Not forwarded (no destination): no answer.
-    expect(textEntry.response.status).toBe(0);
-    expect([textId, binaryId]).toHaveLength(2);
-  });
-
-  it("exports only the key's user's events", async () => {
-    const other = new DashboardClient(t.rehook.url);
-    await other.postForm("/signup", { email: "other@example.com", password: "a long enough password" });
-    const otherKey = ((await other.mutate("apiKeys.create", { name: "tests" })).body.result!.data.json as { key: string }).key;
-    const response = await fetch(`${t.rehook.url}/api/v1/events/export?endpoint_id=${bulk.id}`, { headers: { authorization: `Bearer ${otherKey}` } });
-    expect(response.status).toBe(200);
-    expect(await response.text()).toBe("");
-  });
 });
 
-describe("GET /api/events/export (the dashboard's Export link)", () => {
-  it("needs the session, checks the filters, and answers the signed-in user's events as an attachment", async () => {
-    expect((await fetch(`${t.rehook.url}/api/events/export`)).status).toBe(401);
-    const bad = await dashboard.get("/api/events/export?format=xml");
-    expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("validation_failed");
-
-    const created = await api("/endpoints", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "session export" }) });
-    const endpoint = (await created.json()) as { id: string; slug: string };
-    const body = Buffer.from("plain text");
-    await rawRequest(t.rehook.url, [head("POST", `/api/webhook/${endpoint.slug}`, [["Content-Type", "text/plain"], ["Content-Length", String(body.length)]]), body]);
-    const response = await dashboard.get(`/api/events/export?format=ndjson&endpoint_id=${endpoint.id}&status=captured`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get("content-disposition")).toBe('attachment; filename="rehook-events.ndjson"');
-    const lines = (await response.text()).trim().split("\n");
-    expect(lines).toHaveLength(1);
-    expect(Buffer.from((JSON.parse(lines[0]!) as { body_base64: string }).body_base64, "base64")).toEqual(body);
-  });
-});

@@ -6,6 +6,11 @@ import { DashboardClient } from "./dashboard-client.js";
 import { head, rawRequest } from "./raw-http.js";
 import { startTestServer, type TestServer } from "./test-server.js";
 
+// The notifier's posting, end to end on a real server (FORWARD_TIMEOUT_MS and BASE_URL of its
+// own): each message variant, folding a burst, and the provider's Retry-After. The settings'
+// use cases (triggers, pausing and resuming, the test message) are tested in
+// packages/services/test/notification-settings.test.ts.
+
 interface Post {
   url: string;
   at: number;
@@ -133,22 +138,6 @@ describe("chat notifications", () => {
     for (let i = 1; i < provider.posts.length; i += 1) expect(provider.posts[i]!.at - provider.posts[i - 1]!.at).toBeGreaterThanOrEqual(900);
   });
 
-  it("respects the triggers", async () => {
-    await saveSettings(`${provider.base}/T000/B000/XXXX`, ["failed"]);
-    const before = provider.posts.length;
-    mode = "ok";
-    await capture(forwarding.slug, "quiet.delivered");
-    await capture(captureOnly.slug, "quiet.captured");
-    mode = "503";
-    const failed = await capture(forwarding.slug, "loud.failed");
-    await waitFor(() => provider.posts.length > before, "the failed message");
-    mode = "ok";
-    const posted = provider.posts.slice(before);
-    expect(posted).toHaveLength(1);
-    expect(posted[0]!.json.blocks[1]!.text!.text).toContain("loud.failed");
-    expect(fields(posted[0]!)["*Event ID*"]).toContain(failed);
-  });
-
   it("folds a burst of 50 failures into a few messages, one of them a summary with counts per endpoint", async () => {
     const before = provider.posts.length;
     mode = "503";
@@ -182,47 +171,5 @@ describe("chat notifications", () => {
     provider.answer = (_post, res) => res.end("ok");
     const [refused, retried] = provider.posts.slice(before);
     expect(retried!.at - refused!.at).toBeGreaterThanOrEqual(1900);
-  });
-
-  it("pauses on channel_not_found, shows why in Settings, and resumes when a new URL is saved", async () => {
-    provider.answer = (_post, res) => {
-      res.statusCode = 404;
-      res.end("channel_not_found");
-    };
-    const before = provider.posts.length;
-    await capture(captureOnly.slug, "to.dead.channel");
-    let settings: { paused_reason: string | null; last_error: string | null; enabled: boolean } | undefined;
-    await waitFor(async () => {
-      settings = (await user.query("notifications.get")).body.result!.data.json as typeof settings;
-      return settings!.paused_reason !== null;
-    }, "notifications to pause");
-    expect(settings!.paused_reason).toBe("channel_not_found: the channel no longer exists or the app cannot post there: recreate the hook and save the new URL");
-    expect(settings!.enabled).toBe(true);
-    expect(provider.posts.length).toBe(before + 1);
-
-    // While paused nothing is queued or posted.
-    provider.answer = (_post, res) => res.end("ok");
-    await capture(captureOnly.slug, "while.paused");
-    expect(await t.db.query("select 1 from notification_outbox")).toHaveLength(0);
-
-    await saveSettings(`${provider.base}/T111/B111/YYYY`, ["captured"]);
-    expect(((await user.query("notifications.get")).body.result!.data.json as { paused_reason: string | null }).paused_reason).toBeNull();
-    await capture(captureOnly.slug, "after.resume");
-    await waitFor(() => provider.posts.some((post) => post.url === "/services/T111/B111/YYYY"), "a post to the new URL");
-    expect(provider.posts.at(-1)!.json.blocks[1]!.text!.text).toBe("after.resume was captured");
-  });
-
-  it("sends a test message on request and reports the provider's refusal with the fix", async () => {
-    const before = provider.posts.length;
-    const sent = await user.mutate("notifications.sendTest", {});
-    expect(sent.body.result!.data.json).toEqual({ ok: true, message: "Test message sent: check the channel." });
-    expect(provider.posts.length).toBe(before + 1);
-    provider.answer = (_post, res) => {
-      res.statusCode = 403;
-      res.end("invalid_token");
-    };
-    const refused = await user.mutate("notifications.sendTest", {});
-    provider.answer = (_post, res) => res.end("ok");
-    expect(refused.body.result!.data.json).toEqual({ ok: false, message: "invalid_token: the hook was revoked or rotated: save a new URL" });
   });
 });

@@ -1,10 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { silentLogger } from "@rehook/core";
-import { createSessionManager } from "@rehook/auth";
 import { EventBus } from "@rehook/db";
 import { createEventBodyRoute, createOriginPolicy, createPublicApi, matchEventBodyRoute, type StreamBounds } from "@rehook/http";
-import type { ServiceContext } from "@rehook/services";
+import type { Services } from "@rehook/services";
 import { createTrpcHandler } from "@rehook/server";
 import type { TestServer } from "./test-server.js";
 
@@ -25,14 +24,8 @@ export interface StreamInstance {
  */
 export async function startStreamInstance(t: TestServer, streamBounds: Partial<StreamBounds>): Promise<StreamInstance> {
   const bus = await EventBus.connect(t.db.url);
-  const orm = t.rehook.database.orm;
-  // Only what streams, downloads and authentication use: nothing here captures, forwards or logs in.
-  const services = {
-    orm,
-    bus,
-    baseUrl: t.rehook.url,
-    sessions: createSessionManager({ entityManager: () => orm.em.fork(), secureCookies: false }),
-  } as Partial<ServiceContext> as ServiceContext;
+  // The test server's graph with this instance's own bus (its stream slots are this instance's).
+  const services: Services = Object.freeze({ ...t.rehook.services, bus });
   const api = createPublicApi({ services, baseUrl: t.rehook.url, logger: silentLogger, enabled: true, requestsPerMinute: 100_000, streamBounds });
   const trpc = createTrpcHandler({
     services,

@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import superjson from "superjson";
 import { UserError, type ErrorCode } from "@rehook/core";
-import type { CurrentSession, ServiceContext } from "@rehook/services";
+import type { CurrentSession, Services } from "@rehook/services";
 
 /** Facts about an HTTP request to /trpc, for the cross-site checks. */
 export interface RequestFacts {
@@ -14,7 +14,7 @@ export interface RequestFacts {
 }
 
 export interface ApiContext {
-  services: ServiceContext;
+  services: Services;
   session: CurrentSession | null;
   /** The client's address (login rate limits). */
   clientAddress: string | null;

@@ -18,5 +18,5 @@ export const passwordSchema = z
 /** The password field of a log-in: anything non-empty up to the same maximum. */
 export const loginPasswordSchema = z
   .string()
-  .min(1, "enter your password")
+  .min(1, "password is required")
   .max(MAX_PASSWORD_LENGTH, `password must be at most ${MAX_PASSWORD_LENGTH} characters`);

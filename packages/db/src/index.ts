@@ -19,7 +19,7 @@ export * from "./queries/endpoints.js";
 export * from "./queries/deliveries.js";
 export { BUS_CHANNEL, EventBus, publish, type BusListener, type BusMessage } from "./event-bus.js";
 export { endpointIdsBySlug } from "./endpoint-slugs.js";
-export { UniqueConstraintViolationException } from "@mikro-orm/core";
+export { DuplicateRowError } from "./duplicate-row.js";
 export type { EntityManager } from "@mikro-orm/postgresql";
 export * from "./queries/events.js";
 export * from "./queries/api-keys.js";

@@ -39,8 +39,6 @@ export interface DispatcherOptions {
   maxInFlight?: number;
   /** Most deliveries to one endpoint at once (MAX_IN_FLIGHT_PER_ENDPOINT): a slow destination cannot take the others' room. */
   maxInFlightPerEndpoint?: number;
-  /** Told about every event that reached delivered or failed, or waits for a retry (live feed). */
-  onCompleted?: (events: CompletedEvent[]) => void;
   /** Jitters retry delays ([0, 1); Math.random unless a test fixes it). */
   retryRandom?: () => number;
   /** Longest retry wait kept in memory (MAX_HELD_RETRY_WAIT_MS); 0 sends every retry through the database. */
@@ -421,7 +419,6 @@ export class DeliveryDispatcher {
         this.retries.stored(batch, completed);
         this.countAttempts(batch, completed);
         this.stopSendingToPaused(completed);
-        if (completed.length > 0) this.options.onCompleted?.(completed);
       } catch (error) {
         this.retries.notStored(batch);
         // Not stored: the leases expire and the events are delivered again (at least once).

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isUserError } from "@rehook/core";
-import { openEventBody, type ServiceContext } from "@rehook/services";
+import { openEventBody, type Services } from "@rehook/services";
 import { STATUS_FOR_CODE } from "./error-status.js";
 import { sendEventBody } from "./event-body.js";
 import { sendError } from "./respond.js";
@@ -20,7 +20,7 @@ export function matchEventBodyRoute(path: string): string | undefined {
  * Content-Type (application/octet-stream when it had none). A read (no Origin check needed:
  * another site can start the download but cannot read it).
  */
-export function createEventBodyRoute(options: { services: ServiceContext; streamBounds?: Partial<StreamBounds> }) {
+export function createEventBodyRoute(options: { services: Services; streamBounds?: Partial<StreamBounds> }) {
   return sessionEventRoute(
     { services: options.services, methods: ["GET", "HEAD"], wrongMethod: "use GET to download an event's body" },
     async (req, res, { session, eventId }) => {

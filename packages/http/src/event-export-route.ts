@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isUserError } from "@rehook/core";
-import { captureBaseOf, currentSession, openEventExport, type ServiceContext } from "@rehook/services";
+import { captureBaseOf, currentSession, openEventExport, type Services } from "@rehook/services";
 import { exportFilter, parseWith } from "./api-v1/routes.js";
 import { EventExportQuery } from "./api-v1/schemas.js";
 import { STATUS_FOR_CODE } from "./error-status.js";
@@ -16,7 +16,7 @@ export const EVENT_EXPORT_PATH = "/api/events/export";
  * GET /api/v1/events/export is. A read (no Origin check: another site can start the
  * download but cannot read it).
  */
-export function createEventExportRoute(options: { services: ServiceContext; streamBounds?: Partial<StreamBounds> }) {
+export function createEventExportRoute(options: { services: Services; streamBounds?: Partial<StreamBounds> }) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== "GET") {
       sendError(res, 405, "method_not_allowed", "Use GET to export events.", { allow: "GET" });

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isUserError, type Logger } from "@rehook/core";
-import { replayEvent, type ServiceContext } from "@rehook/services";
+import { replayEvent, type Services } from "@rehook/services";
 import { readBodyOrRefuse } from "./body.js";
 import { STATUS_FOR_CODE } from "./error-status.js";
 import type { OriginPolicy } from "./origins.js";
@@ -20,7 +20,7 @@ export function matchReplayRoute(path: string): string | undefined {
  * POST /api/events/{eventId}/replay, authenticated by the session cookie: replays a stored
  * event and answers the attempt. The same use case as the dashboard's replay procedure.
  */
-export function createReplayRoute(options: { services: ServiceContext; origins: OriginPolicy; logger: Logger }) {
+export function createReplayRoute(options: { services: Services; origins: OriginPolicy; logger: Logger }) {
   return sessionEventRoute({ services: options.services, methods: ["POST"], wrongMethod: "use POST to replay an event" }, async (req, res, { session, eventId }) => {
     if (!options.origins.isSameOrigin(req)) {
       sendErrorAndClose(res, 403, "forbidden", "This cross-site request was refused. Send it from the dashboard itself.");

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { currentSession, type CurrentSession, type ServiceContext } from "@rehook/services";
+import { currentSession, type CurrentSession, type Services } from "@rehook/services";
 import { decodePathSegment, MALFORMED_PATH_MESSAGE } from "./path-segment.js";
 import { sendError } from "./respond.js";
 
@@ -11,7 +11,7 @@ export type SessionEventHandler = (req: IncomingMessage, res: ServerResponse, re
  * are malformed); then `handle` runs with the session and the id.
  */
 export function sessionEventRoute(
-  options: { services: ServiceContext; methods: readonly string[]; wrongMethod: string },
+  options: { services: Services; methods: readonly string[]; wrongMethod: string },
   handle: SessionEventHandler,
 ) {
   return async (req: IncomingMessage, res: ServerResponse, rawEventId: string): Promise<void> => {

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiContext } from "@rehook/api";
 import { clientIp, type OriginPolicy } from "@rehook/http";
-import { currentSession, type ServiceContext } from "@rehook/services";
+import { currentSession, type Services } from "@rehook/services";
 
 export interface DashboardOptions {
-  services: ServiceContext;
+  services: Services;
   baseUrl: string;
   /** Where the dashboard may be addressed and which Origin headers are ours. */
   origins: OriginPolicy;

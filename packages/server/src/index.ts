@@ -2,3 +2,4 @@ export { createConsoleLogger, createJsonLogger, createLogger, type LogFormat, ty
 export { createHttpServer, startServer, type RehookServer, type StartOptions } from "./server.js";
 export { createTrpcHandler } from "./trpc-handler.js";
 export { withRequestId } from "./request-context.js";
+export { openInfrastructure, type Infrastructure, type InfrastructureOptions } from "./infrastructure.js";

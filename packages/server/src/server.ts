@@ -3,25 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import type { Config, Logger } from "@rehook/core";
-import { AttemptLimiter, configurePasswordHashing, DEFAULT_HASH_CONCURRENCY, createSessionManager, LoginThrottle } from "@rehook/auth";
-import {
-  JobRunner,
-  countPendingEvents,
-  createPool,
-  endpointIdsBySlug,
-  ensureEventPartitions,
-  EventBus,
-  GroupCommitWriter,
-  isDatabaseReachable,
-  openDatabase,
-  pendingMigrations,
-  ormPoolStats,
-  poolStats,
-  publish,
-  type BusMessage,
-  type Database,
-  type Pool,
-} from "@rehook/db";
+import { isDatabaseReachable, pendingMigrations, type Database, type JobRunner, type Pool } from "@rehook/db";
 import {
   answerClientError,
   createCaptureHandler,
@@ -40,21 +22,9 @@ import {
   sendError,
   type OriginPolicy,
 } from "@rehook/http";
-import { createDeliveryPool, defaultDeliveryThreads, DEFAULT_MAX_IN_FLIGHT, DeliveryDispatcher, Notifier } from "@rehook/delivery";
-import {
-  activityCompaction,
-  BulkReplays,
-  captureRequest,
-  countsCompaction,
-  endpointPurge,
-  eventRetention,
-  IngressRules,
-  KnownSlugs,
-  scheduleUpkeep,
-  searchIndexing,
-  sessionPurge,
-  type ServiceContext,
-} from "@rehook/services";
+import type { DeliveryDispatcher } from "@rehook/delivery";
+import { captureRequest, KnownSlugs, type Services } from "@rehook/services";
+import { openInfrastructure } from "./infrastructure.js";
 import { createMetricsListener, createRequestListener } from "./request-listener.js";
 import { createRemixHandler, loadRemixBuild } from "./remix-handler.js";
 import { createStaticHandler } from "./static-files.js";
@@ -67,6 +37,8 @@ export interface RehookServer {
   /** Where GET /metrics is served when METRICS_PORT is set (METRICS_PORT=0 picks a free port). */
   metricsUrl?: string;
   database: Database;
+  /** The service graph this server runs (tests build a second instance's routes from it). */
+  services: Services;
   /** What forwarding holds in memory (tests, diagnostics). */
   delivery: Pick<DeliveryDispatcher, "heldRetries" | "load">;
   /** Background jobs running on this instance (tests, diagnostics). */
@@ -105,7 +77,7 @@ export interface Dashboard {
 }
 
 export function createHttpServer(deps: {
-  ctx: ServiceContext;
+  ctx: Services;
   pool: Pool;
   config: Config;
   logger: Logger;
@@ -191,7 +163,7 @@ async function dashboardNotBuilt(_req: IncomingMessage, res: ServerResponse): Pr
   sendError(res, 503, "unavailable", "The dashboard is not built. Run pnpm build and start the server again.");
 }
 
-async function createDashboard(ctx: ServiceContext, config: Config, origins: OriginPolicy, logger: Logger, buildDir: string | undefined): Promise<Dashboard> {
+async function createDashboard(ctx: Services, config: Config, origins: OriginPolicy, logger: Logger, buildDir: string | undefined): Promise<Dashboard> {
   const options = { services: ctx, baseUrl: config.baseUrl, origins, trustedProxyHops: config.trustedProxyHops };
   const serverBuild = buildDir && path.join(buildDir, "server/index.js");
   // The API reference page reads the document from here, in-process: the server never fetches its own URLs.
@@ -224,118 +196,8 @@ export interface StartOptions {
 
 /** Opens the database (migrating it), builds the services and listens on PORT. */
 export async function startServer(config: Config, logger: Logger, options: StartOptions = {}): Promise<RehookServer> {
-  const processes = options.processes ?? 1;
-  const hashes = config.passwordHashConcurrency ?? (processes > 1 ? Math.max(1, Math.floor(DEFAULT_HASH_CONCURRENCY / processes)) : undefined);
-  if (hashes) configurePasswordHashing({ concurrency: hashes });
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    migrate: true,
-    log: (message) => logger.info(message),
-  });
-  if (database.applied.length > 0) logger.info("applied migrations", { names: database.applied.join(",") });
-  const pool = createPool({
-    databaseUrl: database.url,
-    max: config.databasePoolSize,
-    onError: (error) => logger.warn("database connection lost", { error: error.message }),
-  });
-  // One registry per server (tests run several in one process). Pending events come from
-  // event_counts (a few rows per endpoint), cached 5 s; the pools are read in memory.
-  const metrics = config.metricsEnabled
-    ? new RehookMetrics({
-        logger,
-        pendingEvents: () => countPendingEvents(pool),
-        pools: () => [
-          { pool: "capture", stats: poolStats(pool) },
-          { pool: "orm", stats: ormPoolStats(database.orm) },
-        ],
-      })
-    : undefined;
-  const announce = (messages: BusMessage[]) =>
-    publish(pool, messages).catch((error: unknown) => logger.warn("could not announce on the event bus", { error: String(error) }));
-  // A batch occupies its worker slot until its slowest send ends: with a slot for every
-  // delivery the dispatcher may run (plus replays and chat posts), sends held by slow
-  // destinations never queue the others' batches behind them.
-  const deliveries = createDeliveryPool({ threads: defaultDeliveryThreads(processes), concurrentPerThread: DEFAULT_MAX_IN_FLIGHT + 256 });
-  const dispatcher = new DeliveryDispatcher({
-    db: pool,
-    deliveries,
-    timeoutMs: config.forwardTimeoutMs,
-    maxInFlightPerEndpoint: config.maxInFlightPerEndpoint,
-    allowPrivate: config.allowPrivateDestinations,
-    logger,
-    metrics,
-    onCompleted: (events) => void announce(events.map(({ pausedNow: _paused, ...event }) => ({ type: "event.status" as const, ...event }))),
-  });
-  const writer = new GroupCommitWriter(pool, {
-    fastPath: { leaseMs: dispatcher.leaseMs, hasRoom: () => dispatcher.hasRoom() },
-    metrics,
-  });
-  dispatcher.start();
-  const notifier = new Notifier({
-    db: pool,
-    deliveries,
-    baseUrl: config.baseUrl,
-    allowPrivate: config.allowPrivateDestinations,
-    logger,
-    postTimeoutMs: Math.min(10_000, config.forwardTimeoutMs),
-    metrics,
-  });
-  const outbound = { pool: deliveries, options: { timeoutMs: config.forwardTimeoutMs, allowPrivate: config.allowPrivateDestinations } };
-  const addressPolicy = { allowPrivate: config.allowPrivateDestinations };
-  // Background work other than forwarding (whose queue is the events table): chat posts, bulk replays, purges.
-  const jobs = new JobRunner({ db: pool, logger });
-  const bulkReplays = new BulkReplays({ orm: database.orm, outbound, addressPolicy, wakeJobs: () => jobs.wake() }, logger);
-  jobs.register(notifier.handler());
-  jobs.register(bulkReplays.handler());
-  jobs.register(sessionPurge(pool));
-  jobs.register(endpointPurge(pool));
-  jobs.register(countsCompaction(pool));
-  jobs.register(activityCompaction(pool));
-  jobs.register(eventRetention({ pool, logger, defaultDays: config.retentionDays }));
-  jobs.register(searchIndexing({ pool, logger }));
-  // Today's partition must exist before the first capture; the retention job keeps the days ahead.
-  const partitions = await ensureEventPartitions(pool, Date.now());
-  for (const skipped of partitions.skipped) logger.warn("could not create an events partition", skipped);
-  await scheduleUpkeep(pool);
-  jobs.start();
-  const bus = await EventBus.connect(database.url, (error) => logger.warn("event bus connection lost, reconnecting", { error: error.message }));
-  const ingressRules = new IngressRules();
-  const knownSlugs = new KnownSlugs({ lookup: (slugs) => endpointIdsBySlug(pool, slugs) });
-  bus.subscribe((message) => {
-    if (message.type !== "endpoint.changed") return;
-    ingressRules.forgetEndpoint(message.id);
-    knownSlugs.endpointChanged(message.id, message.change);
-  });
-  // Changes announced while the bus was away went unheard.
-  bus.onReconnect(() => {
-    ingressRules.clear();
-    knownSlugs.clear();
-  });
-  // One budget per process, shared by every route that reads a body.
-  requestBodyBudget.setLimit(config.maxBufferedBodyBytes);
-  const ctx: ServiceContext = {
-    orm: database.orm,
-    writer,
-    ingressRules,
-    baseUrl: config.baseUrl,
-    captureBaseUrl: config.captureBaseUrl,
-    addressPolicy,
-    retentionDays: config.retentionDays,
-    forwarder: dispatcher,
-    sessions: createSessionManager({ entityManager: () => database.orm.em.fork(), secureCookies: config.secureCookies }),
-    throttles: {
-      login: new LoginThrottle(),
-      signup: new AttemptLimiter({ maxFailures: config.signupsPerAddressPerHour, windowMs: 60 * 60_000 }),
-    },
-    signup: config.signup,
-    bus,
-    chatHooksBase: config.chatHooksBase,
-    maxPayloadBytes: config.maxPayloadBytes,
-    outbound,
-    chat: notifier,
-    bulkReplays,
-  };
+  const infra = await openInfrastructure(config, logger, { processes: options.processes ?? 1 });
+  const { services: ctx, pool, metrics, knownSlugs, dispatcher, jobs, database } = infra;
   // Without BASE_URL (local use) the dashboard also answers at loopback on the port actually bound.
   let boundPort: number | undefined;
   const origins = createOriginPolicy({ origins: config.dashboardOrigins, ...(config.baseUrlIsDefault ? { loopbackPort: () => boundPort } : {}) });
@@ -352,15 +214,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
   const server = createHttpServer({ ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers, knownSlugs, isDraining: () => draining });
   const metricsServer = metrics && config.metricsPort !== undefined ? createMetricsServer(metrics, config, logger) : undefined;
   // Everything after the HTTP server, in the order it must be let go (one list for both exits).
-  const release = async () => {
-    await jobs.stop();
-    await bus.close();
-    await writer.drain();
-    await dispatcher.stop();
-    await deliveries.close();
-    await pool.end();
-    await database.close();
-  };
+  const release = () => infra.release();
 
   let port: number;
   let metricsUrl: string | undefined;
@@ -381,6 +235,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     url,
     ...(metricsUrl ? { metricsUrl } : {}),
     database,
+    services: ctx,
     delivery: dispatcher,
     jobs,
     bodyBudget: requestBodyBudget,

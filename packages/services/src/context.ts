@@ -1,11 +1,14 @@
 import type { AddressPolicy, ChatMessage, SignupMode } from "@rehook/core";
-import type { BulkReplays } from "./bulk-replays.js";
 import type { IngressRules } from "./ingress-rules.js";
 import type { AttemptLimiter, LoginThrottle, SessionManager } from "@rehook/auth";
 import type { ClaimedEvent, EventBus, GroupCommitWriter, Orm } from "@rehook/db";
 import type { DeliveryPool, DeliveryResult, SendOptions } from "@rehook/delivery";
 
-/** What the use cases need from the outside world; the composition root builds it once. */
+/**
+ * What the use cases need from the outside world. Each use case asks for the members it uses
+ * (`Pick<ServiceContext, ...>`), so the compiler, not a runtime check, says what it needs;
+ * the composition root builds all of it once, with `createServices`.
+ */
 export interface ServiceContext {
   orm: Orm;
   writer: GroupCommitWriter;
@@ -31,17 +34,15 @@ export interface ServiceContext {
   /** Each capture URL's signature rule, checked before its row is written (absent: learnt per capture). */
   ingressRules?: IngressRules;
   /** The live feed's source: LISTEN/NOTIFY, so it hears every instance. */
-  bus?: EventBus;
+  bus: EventBus;
   /** Chat incoming-webhook URLs must start with this (CHAT_HOOKS_BASE). */
   chatHooksBase: string;
   /** Replays go out through the delivery workers with forwarding's limits. */
-  outbound?: { pool: DeliveryPool; options: SendOptions };
+  outbound: { pool: DeliveryPool; options: SendOptions };
   /** MAX_PAYLOAD_BYTES: the most bytes an edited replay's body may have (unset: 10 MiB, its default). */
   maxPayloadBytes?: number;
-  /** Runs bulk replays in the background. */
-  bulkReplays?: BulkReplays;
   /** Posts chat messages (the Settings test button; due notifications are posted by the notifier itself). */
-  chat?: { post(webhookUrl: string, message: ChatMessage): Promise<DeliveryResult> };
+  chat: { post(webhookUrl: string, message: ChatMessage): Promise<DeliveryResult> };
 }
 
 /** Where this server's capture URLs start: CAPTURE_BASE_URL, else BASE_URL. */

@@ -24,7 +24,7 @@ import {
   listEndpointsOf,
   retryPolicyColumns,
   updateOwnedEndpoint,
-  UniqueConstraintViolationException,
+  DuplicateRowError,
   type Endpoint,
   type EndpointChanges,
   type EndpointRef,
@@ -191,7 +191,7 @@ export async function createEndpoint(
       await announceEndpointChange(em, endpoint.id, "created");
       return endpointView(captureBaseOf(ctx), endpoint, ctx.retentionDays);
     } catch (error) {
-      if (!(error instanceof UniqueConstraintViolationException) || attempt >= SLUG_ATTEMPTS) throw error;
+      if (!(error instanceof DuplicateRowError) || attempt >= SLUG_ATTEMPTS) throw error;
     }
   }
 }

@@ -31,13 +31,12 @@ export async function openEndpointEventStream(
 ): Promise<AsyncGenerator<FullEvent>> {
   const endpoint = await findOwnedEndpoint(ctx.orm.em.fork(), input.userId, { id: input.endpointId });
   if (!endpoint) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
-  if (!ctx.bus) throw new UserError("unavailable", "Event streams are not available on this server. List events with GET /api/v1/events instead.");
   const release = takeStreamSlot(ctx.bus, input.userId, input.signal);
   return endpointEvents({ orm: ctx.orm, bus: ctx.bus }, input, release);
 }
 
 async function* endpointEvents(
-  ctx: Pick<ServiceContext, "orm"> & { bus: EventBus },
+  ctx: Pick<ServiceContext, "orm" | "bus">,
   input: { userId: string; endpointId: string; after?: string | null; signal: AbortSignal },
   release: () => void,
 ): AsyncGenerator<FullEvent> {

@@ -1,4 +1,5 @@
 export { captureBaseOf, type ServiceContext } from "./context.js";
+export { createServices, type ServiceInfrastructure, type Services } from "./service-graph.js";
 export { captureRequest, type CaptureInput, type CaptureOutcome } from "./capture.js";
 export { IngressRules, type IngressRulesOptions } from "./ingress-rules.js";
 export { KnownSlugs, MAX_SLUG_LOOKUP_BATCH, MAX_SLUGS_WAITING_FOR_LOOKUP, SlugLookupBusyError, type KnownSlugsOptions } from "./known-slugs.js";

@@ -60,7 +60,6 @@ export async function sendTestNotification(
   ctx: Pick<ServiceContext, "orm" | "chat" | "baseUrl">,
   input: { userId: string },
 ): Promise<{ ok: boolean; message: string }> {
-  if (!ctx.chat) throw new UserError("unavailable", "Chat notifications are not available on this server. Ask its operator to turn them on.");
   const settings = await findNotificationSettings(ctx.orm.em.fork(), input.userId);
   if (!settings?.webhookUrl) throw new UserError("unprocessable", "Save an incoming-webhook URL first, then send the test message.");
   const sample = notificationMessage(

@@ -97,7 +97,6 @@ export async function sendReplay(
   source: ReplaySourceRow,
   replay: { userId: string; environment: ReplayEnvironment; url: string; jobId?: string | null; overrides?: ReplayOverrides | null },
 ): Promise<ReplayAttempt> {
-  if (!ctx.outbound) throw new UserError("unavailable", "Replays are not available on this server. Ask its operator to run it with delivery turned on.");
   const edits = replay.overrides ?? {};
   const modified = edits.method !== undefined || edits.headers !== undefined || edits.body !== undefined;
   // Edits replace the stored parts and then get the same treatment: hop-by-hop headers

@@ -1,6 +1,6 @@
 import { emailSchema, passwordSchema, UserError, uuidv7 } from "@rehook/core";
 import { hashPassword } from "@rehook/auth";
-import { findUserByEmail, insertUser, UniqueConstraintViolationException, type EntityManager, type User } from "@rehook/db";
+import { findUserByEmail, insertUser, DuplicateRowError, type EntityManager, type User } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
 import { z } from "zod";
@@ -34,7 +34,7 @@ export async function createUser(
     });
     return { id: user.id, email: user.email, is_admin: user.isAdmin };
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) {
+    if (error instanceof DuplicateRowError) {
       throw new UserError("conflict", `A user with the email ${email} already exists. Log in instead, or use another email.`);
     }
     throw error;

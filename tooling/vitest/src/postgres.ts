@@ -29,6 +29,12 @@ function withDatabase(url: string, database: string): string {
 export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = inject("adminDatabaseUrl");
   const template = inject("templateDatabase");
+  // Unit projects start no PostgreSQL; without this, pg would try its defaults (a local server).
+  if (!adminUrl || !template) {
+    throw new Error(
+      "this test file needs PostgreSQL, but its vitest project does not start it: list it in a database project (vitest.config.ts)",
+    );
+  }
   const name = `rehook_test_${process.ppid}_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

@@ -1,12 +1,6 @@
 import { z } from "zod";
-import { UserError } from "@rehook/core";
-import { editableReplayRequest, getReplay, listReplays, localReplayRequest, recordLocalReplay, replayEvent, type BulkReplays, type ServiceContext } from "@rehook/services";
+import { editableReplayRequest, getReplay, listReplays, localReplayRequest, recordLocalReplay, replayEvent } from "@rehook/services";
 import { protectedProcedure, router } from "../trpc.js";
-
-function bulkReplays(ctx: { services: ServiceContext }): BulkReplays {
-  if (!ctx.services.bulkReplays) throw new UserError("unavailable", "Bulk replays are not available on this server. Replay events one at a time instead.");
-  return ctx.services.bulkReplays;
-}
 
 export const replaysRouter = router({
   /** Replays an event from the server (original, staging, custom; local when private addresses are open), edited by `overrides` if given. */
@@ -53,7 +47,7 @@ export const replaysRouter = router({
   /** Starts a bulk replay of an endpoint's events (failed ones unless another status is given). */
   startBulk: protectedProcedure
     .input(z.object({ endpointId: z.string(), environment: z.string(), customUrl: z.string().nullish(), status: z.string().nullable().optional() }))
-    .mutation(({ ctx, input }) => bulkReplays(ctx).start({ userId: ctx.user.id, ...input })),
+    .mutation(({ ctx, input }) => ctx.services.bulkReplays.start({ userId: ctx.user.id, ...input })),
 
-  bulk: protectedProcedure.input(z.object({ id: z.string() })).query(({ ctx, input }) => bulkReplays(ctx).get({ userId: ctx.user.id, jobId: input.id })),
+  bulk: protectedProcedure.input(z.object({ id: z.string() })).query(({ ctx, input }) => ctx.services.bulkReplays.get({ userId: ctx.user.id, jobId: input.id })),
 });

@@ -3,6 +3,7 @@ import type { Pool } from "../pool.js";
 import { capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { BODY_BYTES_PER_READ, byteBoundedIds } from "./events.js";
 import { enqueueNotifyJobs } from "../jobs/queue.js";
+import { announceEventsCte, BUS_CHANNEL_LITERAL } from "../event-bus.js";
 
 /** A pending event claimed for delivery, with what sending it needs. */
 export interface ClaimedEvent extends CapturedRequestFields {
@@ -340,9 +341,12 @@ notify as (
   where j.trips and n.enabled and n.paused_reason is null
   returning user_id
 ),
-notify_jobs as (${enqueueNotifyJobs("select user_id from notify")})
-select u.id, u.endpoint_id, p.user_id, u.status, coalesce(j.trips, false) as paused_now
-from updated u join endpoints p on p.id = u.endpoint_id left join judged j on j.endpoint_id = u.endpoint_id`;
+notify_jobs as (${enqueueNotifyJobs("select user_id from notify")}),
+stored as (select u.id, u.endpoint_id, p.user_id, u.status from updated u join endpoints p on p.id = u.endpoint_id),
+-- The live feeds of every instance hear of the new statuses (event.status) at commit, as they hear of captures.
+${announceEventsCte({ rows: "stored", type: "event.status", status: "status", channel: BUS_CHANNEL_LITERAL })}
+select s.id, s.endpoint_id, s.user_id, s.status, coalesce(j.trips, false) as paused_now, (select count(*) from announced) as announced
+from stored s left join judged j on j.endpoint_id = s.endpoint_id`;
 
 /** How a failed attempt reads in the breaker's paused_reason. */
 function failureText(outcome: DeliveryOutcome): string | null {

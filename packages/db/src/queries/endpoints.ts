@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { isUuid, retryPolicyFromColumns, type CustomResponse, type HandshakeRule, type RetryPolicy } from "@rehook/core";
 import { EndpointEntity, UserEntity, type Endpoint, type StoredVerification } from "../entities/index.js";
+import { insertingInto } from "../duplicate-row.js";
 import { BUS_CHANNEL } from "../event-bus.js";
 import { enqueueJobWith } from "../jobs/queue.js";
 
@@ -48,7 +49,7 @@ export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Pro
     createdAt: now,
     updatedAt: now,
   });
-  await em.persistAndFlush(endpoint);
+  await insertingInto("endpoints", () => em.persistAndFlush(endpoint));
   return endpoint;
 }
 

@@ -1,10 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { UserEntity, type User } from "../entities/index.js";
+import { insertingInto } from "../duplicate-row.js";
 
 /** Inserts a user; the first user of an install is an admin whatever `isAdmin` says (someone must be able to invite). */
 export async function insertUser(em: EntityManager, user: Pick<User, "id" | "email" | "passwordHash"> & { isAdmin?: boolean }): Promise<User> {
   const entity = em.create(UserEntity, { ...user, isAdmin: user.isAdmin ?? false, createdAt: new Date() });
-  await em.persistAndFlush(entity);
+  await insertingInto("users", () => em.persistAndFlush(entity));
   if (!entity.isAdmin) {
     // Ids are UUIDv7, in creation order: no smaller id means no earlier user.
     const promoted = await em

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isUserError, type Logger } from "@rehook/core";
-import { authenticateApiKey, type ServiceContext } from "@rehook/services";
+import { authenticateApiKey, type Services } from "@rehook/services";
 import { annotateAccess } from "../access-fields.js";
 import { readBodyOrRefuse } from "../body.js";
 import { STATUS_FOR_CODE } from "../error-status.js";
@@ -12,7 +12,7 @@ import { PerKeyRateLimit } from "./rate-limit.js";
 import { ROUTES, type Route } from "./routes.js";
 
 export interface PublicApiOptions {
-  services: ServiceContext;
+  services: Services;
   baseUrl: string;
   logger: Logger;
   /** PUBLIC_API_ENABLED=false turns every /api/v1 route into 404. */

@@ -20,7 +20,7 @@ import {
   type EndpointView,
   type ExportFilter,
   type ReplayAttemptView,
-  type ServiceContext,
+  type Services,
 } from "@rehook/services";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
@@ -33,7 +33,7 @@ import * as S from "./schemas.js";
 
 /** A request as the API handler hands it to a route: authenticated, body read, nothing validated. */
 export interface ApiRequest {
-  services: ServiceContext;
+  services: Services;
   userId: string;
   params: Record<string, string>;
   query: URLSearchParams;
@@ -44,7 +44,7 @@ type Parsed<T> = T extends z.ZodType ? z.infer<T> : undefined;
 
 /** What a route's own handler gets: query and body already validated against its schemas. */
 export interface ValidRequest<Q, B> {
-  services: ServiceContext;
+  services: Services;
   userId: string;
   params: Record<string, string>;
   query: Parsed<Q>;

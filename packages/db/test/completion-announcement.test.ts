@@ -1,0 +1,66 @@
+import { afterAll, describe, expect } from "vitest";
+import { uuidv7 } from "@rehook/core";
+import { test } from "../../../tooling/vitest/src/fixtures.js";
+import { waitFor } from "../../../tooling/vitest/src/wait-for.js";
+import { claimDueEvents, completeEvents, createPool, EventBus, type BusMessage, type Pool } from "../src/index.js";
+
+// Delivery results are announced by the statement that stores them (NOTIFY at commit), as
+// captures are: every instance's live feed hears them, and nothing is announced that did not commit.
+
+let pool: Pool;
+let bus: EventBus;
+const heard: BusMessage[] = [];
+
+describe("completing deliveries", () => {
+  afterAll(async () => {
+    await bus?.close();
+    await pool?.end();
+  });
+
+  test("announces each stored status on the bus, with the endpoint and its owner, and only what it stored", async ({ database }) => {
+    pool = createPool({ databaseUrl: database.url, max: 2 });
+    bus = await EventBus.connect(database.url);
+    bus.subscribe((message) => void heard.push(message));
+    const userId = uuidv7();
+    const endpointId = uuidv7();
+    await database.query("insert into users (id, email, password_hash) values ($1, 'done@example.com', 'x')", [userId]);
+    await database.query("insert into endpoints (id, user_id, name, slug, destination_url, secret) values ($1, $2, 'e', 'done-e', 'https://example.com/in', 'whsec_x')", [
+      endpointId,
+      userId,
+    ]);
+    const ids = [uuidv7(), uuidv7(), uuidv7()];
+    await database.query(
+      `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, size_bytes, source, event_type, status, destination_url)
+       select t.id, $1, now(), 'POST', '', '', '[]', '\\x7b7d', 2, 'unknown', 'unknown', 'pending', 'https://example.com/in' from unnest($2::uuid[]) as t(id)`,
+      [endpointId, ids],
+    );
+    const claimed = await claimDueEvents(pool, 10, 60_000, 1024 * 1024);
+    expect(claimed.map((event) => event.id).sort()).toEqual([...ids].sort());
+    const outcome = (id: string, status: "delivered" | "failed", attempt = 1) => ({
+      id,
+      attempt,
+      status,
+      retryInMs: null,
+      startedAt: Date.now(),
+      latencyMs: 5,
+      responseStatus: status === "delivered" ? 200 : 500,
+      responseHeaders: [],
+      responseBody: null,
+      responseTruncated: false,
+      error: null,
+    });
+    // The third result belongs to a claim the event never had (attempt 7): it is not stored, so not announced.
+    const completed = await completeEvents(pool, [outcome(ids[0]!, "delivered"), outcome(ids[1]!, "failed"), outcome(ids[2]!, "delivered", 7)]);
+    expect(completed.map((event) => event.id).sort()).toEqual([ids[0], ids[1]].sort());
+
+    await waitFor(() => heard.filter((message) => message.type === "event.status").length >= 2, "two status messages");
+    const statuses = heard.filter((message) => message.type === "event.status");
+    expect(statuses.map((message) => ({ ...message })).sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual(
+      [
+        { type: "event.status", id: ids[0], endpointId, userId, status: "delivered" },
+        { type: "event.status", id: ids[1], endpointId, userId, status: "failed" },
+      ].sort((a, b) => (a.id! < b.id! ? -1 : 1)),
+    );
+    expect(statuses.some((message) => message.type === "event.status" && message.id === ids[2])).toBe(false);
+  });
+});

@@ -1,0 +1,312 @@
+import { randomBytes } from "node:crypto";
+import { createServer, request, type IncomingMessage, type RequestListener } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { expect } from "vitest";
+import { silentLogger } from "@rehook/core";
+import { captureRequest, createApiKey, createUser, type Services, type UserView } from "@rehook/services";
+import { test as base } from "@rehook/vitest-config/service-fixtures";
+import { createPublicApi, type PublicApiOptions } from "../src/api-v1/handler.js";
+import { openApiDocument } from "../src/api-v1/openapi.js";
+import { ROUTES, type Route } from "../src/api-v1/routes.js";
+
+// The /api/v1 handler on a loopback server of its own, over the fixture's services: every
+// answer is checked against the OpenAPI document, and what was checked is recorded so that
+// each file can prove it exercised every answer its routes declare.
+
+export const BASE_URL = "http://rehook.test";
+export const PASSWORD = "a long enough password";
+/** An id no row has. */
+export const MISSING_ID = "0192f0e0-0000-7000-8000-000000000000";
+
+interface Operation {
+  responses: Record<string, { content?: Record<string, { schema: object }> }>;
+}
+export interface ApiDocument {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, object> };
+}
+
+export const document = openApiDocument(BASE_URL) as unknown as ApiDocument;
+
+/** Which test file exercises each route's own answers (its success and route-specific errors). */
+export const ROUTE_FILES: Record<string, "endpoints" | "events" | "replays"> = {
+  listEvents: "events",
+  exportEvents: "events",
+  getEvent: "events",
+  deleteEvent: "events",
+  getEventBody: "events",
+  replayEvent: "replays",
+  retryEvent: "replays",
+  recordLocalReplay: "replays",
+  streamEndpointEvents: "endpoints",
+  listEndpoints: "endpoints",
+  createEndpoint: "endpoints",
+  getEndpoint: "endpoints",
+  updateEndpoint: "endpoints",
+  resumeEndpoint: "replays",
+  retryFailedEvents: "replays",
+  deleteEndpoint: "endpoints",
+};
+
+/**
+ * Answers the handler gives before a route runs (key, rate limit, body media type and size):
+ * api-v1-openapi.test.ts exercises them for every route, the resource files the rest.
+ */
+export const HANDLER_STATUSES = ["401", "413", "415", "429"];
+
+const ajv = new Ajv2020({ strict: false, validateFormats: false });
+const validators = new Map<object, ValidateFunction>();
+function validatorOf(schema: object): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) {
+    // The document's own components, so that its $refs resolve.
+    validate = ajv.compile({ ...schema, components: document.components });
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
+const patterns = ROUTES.map((route) => ({ route, pattern: new RegExp(`^${route.path.replace(/\{\w+\}/g, "[^/]+")}$`) }));
+
+/** The route a method and path (under /api/v1, query allowed) are for, if any. */
+export function routeOf(method: string, path: string): Route | undefined {
+  const bare = path.split("?")[0]!;
+  return patterns.find(({ route, pattern }) => route.method === method && pattern.test(bare))?.route;
+}
+
+/** Checks a value against a schema of the document, failing with ajv's errors. */
+export function expectValid(schema: object, value: unknown, what: string): void {
+  const validate = validatorOf(schema);
+  expect(validate(value), `${what}: ${JSON.stringify(validate.errors)}`).toBe(true);
+}
+
+export interface ApiAnswer {
+  status: number;
+  headers: Headers;
+  /** The body as it came, and as UTF-8 text. */
+  bytes: Buffer;
+  text: string;
+  // Answers are JSON of many shapes; tests read them as the document describes.
+  json: any;
+}
+
+export interface CallOptions {
+  /** The API key; null sends no Authorization header. */
+  key: string | null;
+  /** A value is sent as JSON; a string as it is. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** The answer's media type when it is not one the document names (the HAR export is application/json). */
+  mediaType?: string;
+}
+
+export interface ApiServer {
+  url: string;
+  /** "METHOD /path/{template} STATUS" of each answer checked against the document. */
+  exercised: Set<string>;
+  call(method: string, path: string, options: CallOptions): Promise<ApiAnswer>;
+  /** Opens GET /endpoints/{id}/stream; each message's data is checked against the document. */
+  stream(path: string, key: string, headers?: Record<string, string>): Promise<EventStream>;
+  close(): Promise<void>;
+}
+
+export interface StreamMessage {
+  id?: string;
+  event?: string;
+  data: any;
+}
+
+export interface EventStream {
+  response: IncomingMessage;
+  next(): Promise<StreamMessage>;
+  close(): void;
+}
+
+/** Serves a request listener on 127.0.0.1 at a free port; a handler's throw is a 500, as the server's listener has it. */
+export async function listen(handle: (req: Parameters<RequestListener>[0], res: Parameters<RequestListener>[1]) => Promise<void>) {
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+      res.end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The API mounted under /api/v1 as the server mounts it; `record` collects what was checked (a file's servers may share one). */
+export async function startApi(
+  services: Services,
+  options: Partial<Omit<PublicApiOptions, "services">> & { record?: Set<string> } = {},
+): Promise<ApiServer> {
+  const { record, ...overrides } = options;
+  const api = createPublicApi({ services, baseUrl: BASE_URL, logger: silentLogger, enabled: true, requestsPerMinute: 100_000, ...overrides });
+  const exercised = record ?? new Set<string>();
+  const server = await listen(async (req, res) => {
+    if (!req.url?.startsWith("/api/v1")) {
+      res.writeHead(404).end();
+      return;
+    }
+    await api.handle(req, res);
+  });
+
+  /** The document's answer for this request's route and status (undefined when the path is no route's). */
+  function declared(method: string, path: string, status: number) {
+    const route = routeOf(method, path);
+    if (!route) return undefined;
+    const response = document.paths[route.path]![method.toLowerCase()]!.responses[String(status)];
+    expect(response, `${method} ${path} answered ${status}, which the document does not declare`).toBeDefined();
+    return { route, response: response! };
+  }
+
+  return {
+    url: server.url,
+    exercised,
+    async call(method, path, options) {
+      const headers: Record<string, string> = { ...(options.key === null ? {} : { authorization: `Bearer ${options.key}` }), ...options.headers };
+      if (options.body !== undefined && !headers["content-type"]) headers["content-type"] = "application/json";
+      const response = await fetch(`${server.url}/api/v1${path}`, {
+        method,
+        headers,
+        ...(options.body !== undefined ? { body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) } : {}),
+      });
+      const bytes = Buffer.from(await response.arrayBuffer());
+      const text = bytes.toString("utf8");
+      const mediaType = (response.headers.get("content-type") ?? "").split(";")[0]!.trim();
+      const json = mediaType === "application/json" && text ? JSON.parse(text) : undefined;
+      const found = declared(method, path, response.status);
+      if (found) {
+        expect(response.headers.get("rehook-api-version"), `${method} ${path}`).toBe("v1");
+        const content = found.response.content;
+        const what = `${method} ${path} ${response.status}`;
+        if (!content) expect(text, `${what} has no body in the document`).toBe("");
+        else if (options.mediaType) expect(mediaType, what).toBe(options.mediaType);
+        else {
+          const entry = content[mediaType];
+          expect(entry, `${what} answered ${mediaType}, which the document does not name`).toBeDefined();
+          if (mediaType === "application/json") expectValid(entry!.schema, json, what);
+          else if (mediaType === "application/x-ndjson") {
+            expectValid(entry!.schema, text, what);
+            for (const line of text.split("\n").filter(Boolean)) JSON.parse(line);
+          } else expectValid(entry!.schema, text, what);
+        }
+        if (!options.mediaType) exercised.add(`${method} ${found.route.path} ${response.status}`);
+      }
+      return { status: response.status, headers: response.headers, bytes, text, json };
+    },
+    async stream(path, key, extra = {}) {
+      const response = await new Promise<IncomingMessage>((resolve, reject) =>
+        request(`${server.url}/api/v1${path}`, { headers: { authorization: `Bearer ${key}`, ...extra } }, resolve)
+          .on("error", reject)
+          .end(),
+      );
+      const found = declared("GET", path, response.statusCode!);
+      expect(response.statusCode, `GET ${path}`).toBe(200);
+      expect(response.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+      expect(response.headers["rehook-api-version"]).toBe("v1");
+      const schema = found!.response.content!["text/event-stream"]!.schema;
+      exercised.add(`GET ${found!.route.path} 200`);
+      response.setEncoding("utf8");
+      const chunks = response[Symbol.asyncIterator]() as AsyncIterator<string>;
+      let buffered = "";
+      return {
+        response,
+        async next() {
+          for (;;) {
+            const end = buffered.indexOf("\n\n");
+            if (end !== -1) {
+              const block = buffered.slice(0, end);
+              buffered = buffered.slice(end + 2);
+              const fields = new Map<string, string>();
+              for (const line of block.split("\n")) {
+                const colon = line.indexOf(":");
+                if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart());
+              }
+              // retry: and ping comments carry no data.
+              if (!fields.has("data")) continue;
+              const data = JSON.parse(fields.get("data")!);
+              expectValid(schema, data, `GET ${path} message`);
+              return { id: fields.get("id"), event: fields.get("event"), data };
+            }
+            const chunk = await chunks.next();
+            if (chunk.done) throw new Error(`GET ${path}: the stream ended`);
+            buffered += chunk.value;
+          }
+        },
+        close: () => response.destroy(),
+      };
+    },
+    close: server.close,
+  };
+}
+
+/** Each answer the document declares for the file's routes, other than the handler's own, that no call exercised. */
+export function unexercised(api: ApiServer, file: (typeof ROUTE_FILES)[string]): string[] {
+  const missing: string[] = [];
+  for (const route of ROUTES.filter((r) => ROUTE_FILES[r.operationId] === file)) {
+    for (const status of Object.keys(document.paths[route.path]![route.method.toLowerCase()]!.responses)) {
+      if (HANDLER_STATUSES.includes(status)) continue;
+      const key = `${route.method} ${route.path} ${status}`;
+      if (!api.exercised.has(key)) missing.push(key);
+    }
+  }
+  return missing;
+}
+
+/** A user of the test's own with an API key: for scoping stories (their ids must answer as if missing). */
+export interface Person {
+  user: UserView;
+  key: string;
+}
+
+export async function newPerson(services: Services): Promise<Person> {
+  const user = await createUser(services, { email: `api-${randomBytes(6).toString("hex")}@example.com`, password: PASSWORD });
+  const { key } = await createApiKey(services, { userId: user.id, name: "tests" });
+  return { user, key };
+}
+
+export const test = base.extend<{ api: ApiServer; stranger: Person }>({
+  api: [
+    async ({ services }, use) => {
+      const api = await startApi(services);
+      try {
+        await use(api);
+      } finally {
+        await api.close();
+      }
+    },
+    { scope: "file" },
+  ],
+  stranger: async ({ services }, use) => {
+    await use(await newPerson(services));
+  },
+});
+
+/** Captures a request to the endpoint as the capture handler does; answers the stored event's id. */
+export async function capture(
+  services: Services,
+  slug: string,
+  body: string | Buffer,
+  options: { contentType?: string; headers?: Array<[string, string]>; subPath?: string; query?: string } = {},
+): Promise<string> {
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
+  const outcome = await captureRequest(services, {
+    slug,
+    method: "POST",
+    subPath: options.subPath ?? "",
+    query: options.query ?? "",
+    headers: options.headers ?? [["Content-Type", options.contentType ?? "application/json"]],
+    body: bytes,
+    clientIp: "192.0.2.1",
+  });
+  if (outcome.kind !== "accepted") throw new Error(`capture was not accepted: ${outcome.kind}`);
+  return outcome.eventId;
+}

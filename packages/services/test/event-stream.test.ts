@@ -1,0 +1,97 @@
+import { afterEach, describe, expect } from "vitest";
+import { createEndpoint, openEndpointEventStream, streamSlotsOf, type FullEvent } from "@rehook/services";
+import { capture, expectRefused, MISSING_ID, test } from "./support.js";
+
+// `rehook listen`'s stream of one endpoint's events, on the graph's LISTEN/NOTIFY bus: the
+// endpoint's new events whole and in order, a resumed stream's backlog first (from a little
+// before the last id seen, each id once), nothing of other endpoints, and an end when its
+// connection does.
+
+const streams: AbortController[] = [];
+afterEach(() => {
+  for (const controller of streams.splice(0)) controller.abort();
+});
+function connection(): AbortController {
+  const controller = new AbortController();
+  streams.push(controller);
+  return controller;
+}
+
+/** The next `count` events of a stream, with a time limit so a missing event fails the test. */
+async function take(stream: AsyncGenerator<FullEvent>, count: number, pending?: Promise<IteratorResult<FullEvent>>): Promise<FullEvent[]> {
+  const events: FullEvent[] = [];
+  let next = pending ?? stream.next();
+  while (events.length < count) {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`only ${events.length} of ${count} events arrived`)), 10_000)));
+    const result = await Promise.race([next, limit]).finally(() => clearTimeout(timer));
+    if (result.done) throw new Error(`the stream ended after ${events.length} events`);
+    events.push(result.value);
+    if (events.length < count) next = stream.next();
+  }
+  return events;
+}
+
+describe("openEndpointEventStream", () => {
+  test("sends the endpoint's new events whole, and none of another endpoint or user", async ({ services, user, other }) => {
+    const endpoint = await createEndpoint(services, { userId: user.id, name: "listened" });
+    const elsewhere = await createEndpoint(services, { userId: user.id, name: "elsewhere" });
+    const theirs = await createEndpoint(services, { userId: other.id, name: "theirs" });
+    const stream = await openEndpointEventStream(services, { userId: user.id, endpointId: endpoint.id, signal: connection().signal });
+    // The first read subscribes to the bus before it waits.
+    const first = stream.next();
+    await capture(services, elsewhere.slug, "{}");
+    await capture(services, theirs.slug, "{}");
+    const body = Buffer.from([0x7b, 0x7d, 0x00, 0xff]);
+    const id = await capture(services, endpoint.slug, body, [["Content-Type", "application/octet-stream"], ["X-Github-Event", "push"]], { method: "PUT", subPath: "/deep/path", query: "a=1&b=2" });
+    const second = await capture(services, endpoint.slug, "{}");
+    const [event, next] = await take(stream, 2, first);
+    expect(event).toMatchObject({
+      id,
+      endpointId: endpoint.id,
+      method: "PUT",
+      path: "/deep/path",
+      query: "a=1&b=2",
+      headers: [
+        ["Content-Type", "application/octet-stream"],
+        ["X-Github-Event", "push"],
+      ],
+      receivedAt: expect.any(Date),
+    });
+    expect(event!.body.equals(body)).toBe(true);
+    expect(next!.id).toBe(second);
+  });
+
+  test("resumed after an id, sends what was captured since (from a little before it) in order, then new events, each once", async ({ services, user }) => {
+    const endpoint = await createEndpoint(services, { userId: user.id, name: "resumed" });
+    const earlier = [await capture(services, endpoint.slug, "1"), await capture(services, endpoint.slug, "2"), await capture(services, endpoint.slug, "3")];
+    const stream = await openEndpointEventStream(services, { userId: user.id, endpointId: endpoint.id, after: earlier[1], signal: connection().signal });
+    // The overlap reaches back before `after`: the client drops ids it already has.
+    const backlog = await take(stream, 3);
+    expect(backlog.map((event) => event.id)).toEqual(earlier);
+    expect(backlog.map((event) => event.body.toString())).toEqual(["1", "2", "3"]);
+    const pending = stream.next();
+    const live = await capture(services, endpoint.slug, "4");
+    const [event] = await take(stream, 1, pending);
+    expect(event!.id).toBe(live);
+  });
+
+  test("ends when its connection closes, giving its slot back", async ({ services, user }) => {
+    const endpoint = await createEndpoint(services, { userId: user.id, name: "closed" });
+    const connected = connection();
+    const stream = await openEndpointEventStream(services, { userId: user.id, endpointId: endpoint.id, signal: connected.signal });
+    expect(streamSlotsOf(services.bus).open(user.id)).toBe(1);
+    const pending = stream.next();
+    connected.abort();
+    expect(await pending).toEqual({ done: true, value: undefined });
+    expect(streamSlotsOf(services.bus).open(user.id)).toBe(0);
+  });
+
+  test("refuses another user's endpoint and a missing one as not found", async ({ services, user, other }) => {
+    const theirs = await createEndpoint(services, { userId: other.id, name: "theirs" });
+    const message = (id: string) => `There is no endpoint with the id ${id}. It may have been deleted; list your endpoints to find the right id.`;
+    await expectRefused(openEndpointEventStream(services, { userId: user.id, endpointId: theirs.id, signal: connection().signal }), "not_found", message(theirs.id));
+    await expectRefused(openEndpointEventStream(services, { userId: user.id, endpointId: MISSING_ID, signal: connection().signal }), "not_found", message(MISSING_ID));
+    expect(streamSlotsOf(services.bus).open(user.id)).toBe(0);
+  });
+});

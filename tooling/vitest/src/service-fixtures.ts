@@ -1,0 +1,62 @@
+import { randomBytes } from "node:crypto";
+import { hashPassword } from "@rehook/auth";
+import { loadConfig, silentLogger, uuidv7, type Config } from "@rehook/core";
+import { insertUser } from "@rehook/db";
+import { openInfrastructure } from "@rehook/server";
+import { createApiKey, type Services, type UserView } from "@rehook/services";
+import { test as databaseTest } from "./fixtures.js";
+
+/**
+ * The service graph as the server builds it, on the file's own database, with no HTTP server:
+ * use cases, tRPC callers and API routes are tested through it directly.
+ */
+export interface ServiceFixtures {
+  /** The configuration the graph was built from (loopback destinations allowed, logs off). */
+  config: Config;
+  /** The complete graph (`createServices`), with its delivery workers, job runner and bus running. File-scoped. */
+  services: Services;
+  /** A user of the test's own (a fresh one per test, so tests never see each other's rows); its password is PASSWORD. */
+  user: UserView;
+  /** An API key of `user`: the key itself (shown once) and its id. */
+  apiKey: { key: string; id: string };
+}
+
+/** The fixture users' password (log in with it where a test needs a session from the login path). */
+export const PASSWORD = "correct horse battery";
+
+// One hash for every fixture user of a run: a password hash costs about 0.4 s at the
+// production cost, which per test would be most of a fast test's time. createUser's own
+// hashing is tested in packages/services.
+let passwordHash: Promise<string> | undefined;
+
+export const test = databaseTest.extend<ServiceFixtures>({
+  config: [
+    async ({ database }, use) => {
+      await use(loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent", ALLOW_PRIVATE_DESTINATIONS: "true", BASE_URL: "http://rehook.test" }, "/unused"));
+    },
+    { scope: "file" },
+  ],
+  services: [
+    async ({ config }, use) => {
+      const infra = await openInfrastructure(config, silentLogger, { processes: 1 });
+      try {
+        await use(infra.services);
+      } finally {
+        await infra.release();
+      }
+    },
+    { scope: "file" },
+  ],
+  user: async ({ services }, use) => {
+    passwordHash ??= hashPassword(PASSWORD);
+    const email = `user-${randomBytes(6).toString("hex")}@example.com`;
+    const user = await insertUser(services.orm.em.fork(), { id: uuidv7(), email, passwordHash: await passwordHash });
+    await use({ id: user.id, email: user.email, is_admin: user.isAdmin });
+  },
+  apiKey: async ({ services, user }, use) => {
+    const { key, apiKey } = await createApiKey(services, { userId: user.id, name: "test" });
+    await use({ key, id: apiKey.id });
+  },
+});
+
+export const it = test;
