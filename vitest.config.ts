@@ -34,7 +34,7 @@ const alias = Object.fromEntries([
  */
 const UNIT_PACKAGES = new Set(["core", "auth"]);
 const UNIT_FILES: Record<string, string[]> = {
-  http: ["capture-answer-failure", "event-body", "lingering-close", "metrics", "origins", "stream-backpressure"],
+  http: ["capture-answer-failure", "event-body", "export-formats", "lingering-close", "metrics", "origins", "presenters", "stream-backpressure"],
   delivery: ["destination-check", "fair-scheduler", "lookup-concurrency", "send", "stale-connection"],
   services: ["event-body-view", "known-slugs"],
 };

@@ -21,7 +21,7 @@ const ALLOWED = {
   // The dashboard's pages use the API's types and core's browser-safe helpers; its wiring
   // tests start the composed server.
   "@rehook/web": ["@rehook/core", "@rehook/api", "@rehook/server", "@rehook/db", "@rehook/auth", "@rehook/services", "@rehook/http", "@rehook/delivery"],
-  "@rehook/cli": ["@rehook/core", "@rehook/db", "@rehook/services", "@rehook/server"],
+  "@rehook/cli": ["@rehook/core", "@rehook/db", "@rehook/services", "@rehook/http", "@rehook/server"],
 };
 /** Apps compose packages; no package, app or test imports one (the CLI finds the dashboard's build files by path). */
 const APPS = ["@rehook/web", "@rehook/cli"];

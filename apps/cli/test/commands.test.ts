@@ -12,6 +12,16 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
+/*
+ * Each command here is a process of its own, which costs over a second of CPU to start, so
+ * the file's time is its number of commands. Once the first user exists (it must be the first,
+ * to be the admin), the tests share nothing but that user and run concurrently, as do the
+ * independent commands inside a test; run-cli caps how many processes run at once. The
+ * timeout covers a test's waits for a process slot on a busy machine; a command that hangs is
+ * still killed by runCli's own timeout.
+ */
+const concurrent = { concurrent: true, timeout: 300_000 };
+
 function expectOneLineError(stderr: string, pattern: RegExp) {
   expect(stderr).toMatch(pattern);
   expect(stderr.trim().split("\n")).toHaveLength(1);
@@ -28,17 +38,24 @@ describe("rehook user create", () => {
     expect(row!.password_hash).toMatch(/^scrypt\$/);
     expect(row!.password_hash).not.toContain("s3cret-pass");
   });
+});
 
+// The same group, after its first user: these need that user to exist and not to be theirs.
+describe("rehook user create", concurrent, () => {
   it("makes admins only when asked (after the first), and invite links only for admins", async () => {
-    const plain = await runCli(["user", "create", "--email", "plain@example.com", "--password", "s3cret-pass"], env);
+    const [plain, admin] = await Promise.all([
+      runCli(["user", "create", "--email", "plain@example.com", "--password", "s3cret-pass"], env),
+      runCli(["user", "create", "--email", "admin@example.com", "--password", "s3cret-pass", "--admin"], env),
+    ]);
     expect(JSON.parse(plain.stdout)).toMatchObject({ is_admin: false });
-    const admin = await runCli(["user", "create", "--email", "admin@example.com", "--password", "s3cret-pass", "--admin"], env);
     expect(JSON.parse(admin.stdout)).toMatchObject({ is_admin: true });
 
-    const refused = await runCli(["invite", "create", "--email", "plain@example.com"], env);
+    const [refused, invited] = await Promise.all([
+      runCli(["invite", "create", "--email", "plain@example.com"], env),
+      runCli(["invite", "create", "--email", "admin@example.com"], env),
+    ]);
     expect(refused.code).toBe(1);
     expectOneLineError(refused.stderr, /Only an admin of this Rehook server can manage invites\./);
-    const invited = await runCli(["invite", "create", "--email", "admin@example.com"], env);
     expect(invited.code).toBe(0);
     const [details, link] = invited.stdout.trim().split("\n");
     expect(JSON.parse(details!)).toMatchObject({ state: "open", used_by: null });
@@ -54,10 +71,12 @@ describe("rehook user create", () => {
   });
 
   it("refuses an invalid email and a short password", async () => {
-    const badEmail = await runCli(["user", "create", "--email", "not-an-email", "--password", "long enough"], env);
+    const [badEmail, shortPassword] = await Promise.all([
+      runCli(["user", "create", "--email", "not-an-email", "--password", "long enough"], env),
+      runCli(["user", "create", "--email", "x@example.com", "--password", "short"], env),
+    ]);
     expect(badEmail.code).toBe(1);
     expectOneLineError(badEmail.stderr, /Email must be a valid email address\./);
-    const shortPassword = await runCli(["user", "create", "--email", "x@example.com", "--password", "short"], env);
     expect(shortPassword.code).toBe(1);
     expectOneLineError(shortPassword.stderr, /at least 8 characters/);
   });
@@ -69,7 +88,7 @@ describe("rehook user create", () => {
   });
 });
 
-describe("rehook endpoint", () => {
+describe("rehook endpoint", concurrent, () => {
   it("create prints the endpoint: {id, name, slug, webhook_url, destination_url, health, …}", async () => {
     const result = await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "Stripe Prod", "--destination", "https://example.com/in"], env);
     expect(result.code).toBe(0);
@@ -85,10 +104,12 @@ describe("rehook endpoint", () => {
   });
 
   it("create refuses an unknown owner and a bad destination", async () => {
-    const unknown = await runCli(["endpoint", "create", "--email", "nobody@example.com", "--name", "x"], env);
+    const [unknown, badUrl] = await Promise.all([
+      runCli(["endpoint", "create", "--email", "nobody@example.com", "--name", "x"], env),
+      runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "x", "--destination", "ftp://example.com"], env),
+    ]);
     expect(unknown.code).toBe(1);
     expectOneLineError(unknown.stderr, /There is no user with the email nobody@example.com\. /);
-    const badUrl = await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "x", "--destination", "ftp://example.com"], env);
     expect(badUrl.code).toBe(1);
     expectOneLineError(badUrl.stderr, /destination URL refused: scheme ftp/);
   });
@@ -96,18 +117,25 @@ describe("rehook endpoint", () => {
   it("create refuses internal destinations with the reason, unless private destinations are allowed", async () => {
     const create = (destination: string, extra: Record<string, string> = {}) =>
       runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "internal", "--destination", destination], { ...env, ...extra });
-    const loopback = await create("http://127.0.0.1:3000/hook");
+    const [loopback, allowed, metadata] = await Promise.all([
+      create("http://127.0.0.1:3000/hook"),
+      create("http://127.0.0.1:3000/hook", { ALLOW_PRIVATE_DESTINATIONS: "true" }),
+      create("http://169.254.169.254/latest/meta-data/", { ALLOW_PRIVATE_DESTINATIONS: "true" }),
+    ]);
     expect(loopback.code).toBe(1);
     expectOneLineError(loopback.stderr, /destination URL refused: blocked: loopback address; a self-hosted server can allow private destinations with ALLOW_PRIVATE_DESTINATIONS=true$/m);
-    const allowed = await create("http://127.0.0.1:3000/hook", { ALLOW_PRIVATE_DESTINATIONS: "true" });
     expect(allowed.code).toBe(0);
-    const metadata = await create("http://169.254.169.254/latest/meta-data/", { ALLOW_PRIVATE_DESTINATIONS: "true" });
     expect(metadata.code).toBe(1);
     expectOneLineError(metadata.stderr, /cloud metadata address/);
   });
 
   it("secret prints the whsec_ secret, --rotate replaces it, --sign turns signing on", async () => {
-    const created = JSON.parse((await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "signed", "--sign"], env)).stdout);
+    // An unknown slug needs no endpoint: ask while the endpoint is being created.
+    const [creation, missing] = await Promise.all([
+      runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "signed", "--sign"], env),
+      runCli(["endpoint", "secret", "--email", "dev@example.com", "--slug", "nope-12345678"], env),
+    ]);
+    const created = JSON.parse(creation.stdout);
     const [row] = await db.query<{ sign_requests: boolean; secret: string }>("select sign_requests, secret from endpoints where id = $1", [created.id]);
     expect(row!.sign_requests).toBe(true);
     const shown = JSON.parse((await runCli(["endpoint", "secret", "--email", "dev@example.com", "--slug", created.slug], env)).stdout);
@@ -115,7 +143,6 @@ describe("rehook endpoint", () => {
     const rotated = JSON.parse((await runCli(["endpoint", "secret", "--email", "dev@example.com", "--slug", created.slug, "--rotate"], env)).stdout);
     expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(rotated.secret).not.toBe(row!.secret);
-    const missing = await runCli(["endpoint", "secret", "--email", "dev@example.com", "--slug", "nope-12345678"], env);
     expect(missing.code).toBe(1);
     expectOneLineError(missing.stderr, /There is no endpoint with the slug nope-12345678\. /);
   });
@@ -135,13 +162,17 @@ describe("rehook endpoint", () => {
     const [row] = await db.query<{ verification: { secret: string } }>("select verification from endpoints where id = $1", [created.id]);
     expect(row!.verification.secret).toBe("whsec_cli_secret_1234");
 
-    const badJson = await runCli(["endpoint", "update", "--email", "dev@example.com", "--slug", created.slug, "--response", "{status: 202"], env);
+    // Refused updates change nothing, so they can run beside the one that clears the check.
+    const [badJson, badValue, clearing] = await Promise.all([
+      runCli(["endpoint", "update", "--email", "dev@example.com", "--slug", created.slug, "--response", "{status: 202"], env),
+      runCli(["endpoint", "update", "--email", "dev@example.com", "--slug", created.slug, "--response", '{"status":700}'], env),
+      runCli(["endpoint", "update", "--email", "dev@example.com", "--slug", created.slug, "--verification", "null"], env),
+    ]);
     expect(badJson.code).toBe(2);
     expectOneLineError(badJson.stderr, /--response must be JSON/);
-    const badValue = await runCli(["endpoint", "update", "--email", "dev@example.com", "--slug", created.slug, "--response", '{"status":700}'], env);
     expect(badValue.code).toBe(1);
     expectOneLineError(badValue.stderr, /status must be a whole number from 200 to 599/i);
-    const cleared = JSON.parse((await runCli(["endpoint", "update", "--email", "dev@example.com", "--slug", created.slug, "--verification", "null"], env)).stdout);
+    const cleared = JSON.parse(clearing.stdout);
     expect(cleared.verification).toBeNull();
   });
 
@@ -166,25 +197,30 @@ describe("rehook endpoint", () => {
   });
 });
 
-describe("rehook itself", () => {
+describe("rehook itself", concurrent, () => {
   it("prints help for every command and exits 0", async () => {
-    for (const command of [[], ["start"], ["migrate"], ["user", "create"], ["endpoint", "create"], ["endpoint", "delete"], ["endpoint", "secret"]]) {
-      const result = await runCli([...command, "--help"], env);
-      expect(result.code, command.join(" ")).toBe(0);
+    const commands = [[], ["start"], ["migrate"], ["user", "create"], ["endpoint", "create"], ["endpoint", "delete"], ["endpoint", "secret"]];
+    const results = await Promise.all(commands.map((command) => runCli([...command, "--help"], env)));
+    for (const [index, result] of results.entries()) {
+      expect(result.code, commands[index]!.join(" ")).toBe(0);
       expect(result.stdout).toMatch(/^Usage: rehook/);
     }
   });
 
   it("prints its version, and the commands of a group (user, endpoint) with --help or alone", async () => {
-    const version = await runCli(["--version"], env);
+    const groups = ["user", "endpoint"];
+    const [version, alone, ...helps] = await Promise.all([
+      runCli(["--version"], env),
+      runCli(["endpoint"], env),
+      ...groups.map((group) => runCli([group, "--help"], env)),
+    ]);
     expect(version).toMatchObject({ code: 0, stdout: expect.stringMatching(/^rehook \d+\.\d+\.\d+\n$/) });
-    for (const group of ["user", "endpoint"]) {
-      const help = await runCli([group, "--help"], env);
+    for (const [index, group] of groups.entries()) {
+      const help = helps[index]!;
       expect(help.code, group).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: rehook ${group} <command>`));
       expect(help.stdout).toContain(`rehook ${group} create`);
     }
-    const alone = await runCli(["endpoint"], env);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain("rehook endpoint delete");
   });
@@ -198,10 +234,9 @@ describe("rehook itself", () => {
   });
 
   it("rejects unknown commands and flags with one line and exit code 2", async () => {
-    const unknown = await runCli(["frobnicate"], env);
+    const [unknown, badFlag] = await Promise.all([runCli(["frobnicate"], env), runCli(["migrate", "--force"], env)]);
     expect(unknown.code).toBe(2);
     expectOneLineError(unknown.stderr, /unknown command "frobnicate"/);
-    const badFlag = await runCli(["migrate", "--force"], env);
     expect(badFlag.code).toBe(2);
     expectOneLineError(badFlag.stderr, /Unknown option '--force'/);
   });
@@ -218,8 +253,9 @@ describe("rehook itself", () => {
       ["RETENTION_DAYS", " ", /^rehook: invalid RETENTION_DAYS: " " is not a whole number from 0 to 3650 \(decimal digits only/],
       ["MAX_PAYLOAD_BYTES", "0x10", /^rehook: invalid MAX_PAYLOAD_BYTES: "0x10" is not a whole number/],
     ];
-    for (const [name, value, message] of cases) {
-      const result = await runCli(["start"], { ...env, PORT: "0", HOST: "127.0.0.1", [name]: value }, 20_000);
+    const results = await Promise.all(cases.map(([name, value]) => runCli(["start"], { ...env, PORT: "0", HOST: "127.0.0.1", [name]: value }, 20_000)));
+    for (const [index, [name, value, message]] of cases.entries()) {
+      const result = results[index]!;
       expect(result.code, `${name}=${JSON.stringify(value)}`).toBe(1);
       expectOneLineError(result.stderr, message);
     }
@@ -238,7 +274,7 @@ describe("rehook itself", () => {
   });
 });
 
-describe("rehook apikey", () => {
+describe("rehook apikey", concurrent, () => {
   it("create prints the key's details, then the pk_live_ key alone on the last line", async () => {
     const result = await runCli(["apikey", "create", "--email", "dev@example.com", "--name", "deploys"], env);
     expect(result.code).toBe(0);

@@ -63,4 +63,20 @@ describe("rehook events export", () => {
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
     expect(result.stderr).toMatch(/--format must be one of ndjson, har/);
   });
+
+  it("reads the contract's filter fields as flags: a value each field refuses is one line naming the flag", async () => {
+    const [signature, after, text] = await Promise.all([
+      runCli(["events", "export", "--email", "export@example.com", "--signature", "forged"], env),
+      runCli(["events", "export", "--email", "export@example.com", "--received-after", "yesterday"], env),
+      runCli(["events", "export", "--email", "export@example.com", "--source", "s".repeat(201)], env),
+    ]);
+    expect(signature.stderr).toMatch(/--signature must be one of valid, invalid, missing/);
+    expect(after.stderr).toMatch(/--received-after must be a date and time/);
+    // The rest is the contract's own check, as the API and the dashboard answer it.
+    expect(text.stderr).toMatch(/Source: too big/);
+    for (const result of [signature, after, text]) {
+      expect(result.code).not.toBe(0);
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -21,8 +22,35 @@ export interface Entry {
   cwd?: string;
 }
 
+/*
+ * Each `rehook` process spends over a second of CPU loading its modules, so a file that runs
+ * commands concurrently would otherwise start more processes than there are cores and slow
+ * every one of them towards its timeout. Commands wait for a slot; the timeout starts with
+ * the process.
+ */
+const cliSlots = Math.max(2, availableParallelism() * 2);
+let cliRunning = 0;
+const cliQueue: Array<() => void> = [];
+
+async function withCliSlot<T>(run: () => Promise<T>): Promise<T> {
+  if (cliRunning >= cliSlots) await new Promise<void>((resolve) => cliQueue.push(resolve));
+  else cliRunning += 1;
+  try {
+    return await run();
+  } finally {
+    // Hand the slot straight to the next waiter, or free it.
+    const next = cliQueue.shift();
+    if (next) next();
+    else cliRunning -= 1;
+  }
+}
+
 /** Runs the built `rehook` command as a user would, with only the given environment. */
-export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000, { entry = CLI, cwd }: Entry = {}): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000, entry: Entry = {}): Promise<CliResult> {
+  return withCliSlot(() => spawnCli(args, env, timeoutMs, entry));
+}
+
+function spawnCli(args: string[], env: Record<string, string>, timeoutMs: number, { entry = CLI, cwd }: Entry): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [entry, ...args], {
       cwd,

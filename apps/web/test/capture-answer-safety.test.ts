@@ -183,11 +183,11 @@ describe("CAPTURE_BASE_URL", () => {
     expect((await user.postForm("/signup", { email: "separate@example.com", password: "a long enough password" })).status).toBe(303);
     const created = await user.mutate("endpoints.create", { name: "Separate" });
     expect(created.status).toBe(200);
-    const endpoint = created.body.result!.data.json as { id: string; slug: string; webhook_url: string };
-    expect(endpoint.webhook_url).toBe(`http://${captureHost}/api/webhook/${endpoint.slug}`);
+    const endpoint = created.body.result!.data.json as { id: string; slug: string; webhookUrl: string };
+    expect(endpoint.webhookUrl).toBe(`http://${captureHost}/api/webhook/${endpoint.slug}`);
     const apiKey = ((await user.mutate("apiKeys.create", { name: "tests" })).body.result!.data.json as { key: string }).key;
     const viaApi = await fetchWithHost(new URL(`/api/v1/endpoints/${endpoint.id}`, separate.rehook.url), captureHost, { headers: { authorization: `Bearer ${apiKey}` } });
-    expect(((await viaApi.json()) as { webhook_url: string }).webhook_url).toBe(endpoint.webhook_url);
+    expect(((await viaApi.json()) as { webhook_url: string }).webhook_url).toBe(endpoint.webhookUrl);
 
     // The dashboard answers only at BASE_URL's host: on the capture host, with the session cookie or not, 421.
     const onCaptureHost = new DashboardClient(separate.rehook.url, `http://${captureHost}`, captureHost);

@@ -32,7 +32,7 @@ beforeAll(async () => {
   const ctx = { orm: rehook.database.orm, baseUrl: rehook.url, addressPolicy: { allowPrivate: false }, retentionDays: config.retentionDays };
   const user = await createUser(ctx, { email: "outage@example.com", password: "long enough" });
   const endpoint = await createEndpoint(ctx, { userId: user.id, name: "outage" });
-  captureUrl = endpoint.webhook_url;
+  captureUrl = endpoint.webhookUrl;
 });
 
 afterAll(async () => {

@@ -189,7 +189,7 @@ describe("forwarding with private destinations closed (the default)", () => {
       const endpoint = await closed.createEndpoint("was-public", "https://hooks.example.com/in");
       // As if its DNS now pointed inside: bypass the save-time check.
       await closed.db.query("update endpoints set destination_url = $1 where id = $2", [`http://127.0.0.1:${destination.port}/`, endpoint.id]);
-      const response = await fetch(endpoint.webhook_url.replace(/^http:\/\/[^/]+/, closed.rehook.url), { method: "POST", body: "{}" });
+      const response = await fetch(endpoint.webhookUrl.replace(/^http:\/\/[^/]+/, closed.rehook.url), { method: "POST", body: "{}" });
       const { eventId } = (await response.json()) as { eventId: string };
       let row: EventRow | undefined;
       await waitFor(async () => {

@@ -4,40 +4,49 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./test-server.js";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 
-// A stock node:http server (default 5 s keep-alive) in a process of its own, so its idle
-// timers run whatever Rehook's threads are doing. One line on stdout per request it answers.
+// Stock node:http servers (default 5 s keep-alive) in a process of their own, so their idle
+// timers run whatever Rehook's threads are doing. Each listens on its own port, so each is an
+// origin of its own with a connection pool of its own. One line on stdout per request answered.
 const DESTINATION_SCRIPT = `
 const http = require("node:http");
-const server = http.createServer((req, res) => {
-  req.resume();
-  req.on("end", () => {
-    process.stdout.write("request " + req.url + "\\n");
-    res.end("ok");
+const count = Number(process.argv[1]);
+const ports = [];
+for (let index = 0; index < count; index += 1) {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      process.stdout.write("request " + index + " " + req.url + "\\n");
+      res.end("ok");
+    });
   });
-});
-server.listen(0, "127.0.0.1", () => process.stdout.write("port " + server.address().port + "\\n"));
+  server.listen(0, "127.0.0.1", () => {
+    ports[index] = server.address().port;
+    if (ports.filter(Boolean).length === count) process.stdout.write("ports " + ports.join(",") + "\\n");
+  });
+}
 `;
 
-interface Destination {
-  port: number;
-  requests: string[];
+interface Destinations {
+  ports: number[];
+  /** The paths each server was sent, by server. */
+  requests: string[][];
   stop(): Promise<void>;
 }
 
-async function startDestination(): Promise<Destination> {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ["-e", DESTINATION_SCRIPT]);
-  const requests: string[] = [];
-  const port = await new Promise<number>((resolve, reject) => {
+async function startDestinations(count: number): Promise<Destinations> {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ["-e", DESTINATION_SCRIPT, String(count)]);
+  const requests: string[][] = Array.from({ length: count }, () => []);
+  const ports = await new Promise<number[]>((resolve, reject) => {
     child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`destination exited (${code}) before listening`)));
+    child.once("exit", (code) => reject(new Error(`destinations exited (${code}) before listening`)));
     createInterface({ input: child.stdout }).on("line", (line) => {
-      const [word, value] = line.split(" ");
-      if (word === "port") resolve(Number(value));
-      if (word === "request") requests.push(value!);
+      const [word, first, second] = line.split(" ");
+      if (word === "ports") resolve(first!.split(",").map(Number));
+      if (word === "request") requests[Number(first)]!.push(second!);
     });
   });
   return {
-    port,
+    ports,
     requests,
     stop: () =>
       new Promise((resolve) => {
@@ -48,34 +57,46 @@ async function startDestination(): Promise<Destination> {
   };
 }
 
-// Gaps straddling the destination's 5 s keep-alive (and the agent's 4 s): a pooled socket
+// Gaps straddling the destinations' 5 s keep-alive (and the agent's 4 s): a pooled socket
 // is sometimes still open, sometimes closed by the server just before it would be reused.
+// The idle time is what is tested, and it cannot be shortened; but each destination's pool
+// idles on its own, so the sequences run side by side: each of the six destinations gets
+// three events, the two gaps between them summing to 9.5 s, and every gap is taken twice,
+// as in the one sequence of twelve events (50 s) this replaces.
 const GAPS_MS = [3_500, 4_000, 4_500, 5_000, 5_500, 6_000];
-const EVENTS = 12;
+const SEQUENCES = GAPS_MS.map((gap, index) => [gap, GAPS_MS[GAPS_MS.length - 1 - index]!]);
+const EVENTS_PER_DESTINATION = 3;
+const EVENTS = SEQUENCES.length * EVENTS_PER_DESTINATION;
 
 let t: TestServer;
-let destination: Destination;
+let destinations: Destinations;
 
 beforeAll(async () => {
-  destination = await startDestination();
+  destinations = await startDestinations(SEQUENCES.length);
   t = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: "true" });
 });
 afterAll(async () => {
   await t?.close();
-  await destination?.stop();
+  await destinations?.stop();
 });
+
+/** Sends one destination's events through its endpoint, waiting its gaps between them; their ids. */
+async function sendWithGaps(slug: string, gaps: number[]): Promise<string[]> {
+  const eventIds: string[] = [];
+  for (let i = 0; i < EVENTS_PER_DESTINATION; i += 1) {
+    // The wait between sends is what this test is about: idle time on pooled sockets.
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, gaps[i - 1]));
+    const response = await fetch(`${t.rehook.url}/api/webhook/${slug}/${i}`, { method: "POST", body: JSON.stringify({ i }) });
+    expect(response.status).toBe(200);
+    eventIds.push(((await response.json()) as { eventId: string }).eventId);
+  }
+  return eventIds;
+}
 
 describe("forwarding over pooled keep-alive connections", () => {
   it("delivers every event to a server whose idle connections time out between sends", { timeout: 100_000 }, async () => {
-    const endpoint = await t.createEndpoint("keep-alive", `http://127.0.0.1:${destination.port}/in`);
-    const eventIds: string[] = [];
-    for (let i = 0; i < EVENTS; i += 1) {
-      // The wait between sends is what this test is about: idle time on pooled sockets.
-      if (i > 0) await new Promise((resolve) => setTimeout(resolve, GAPS_MS[(i - 1) % GAPS_MS.length]));
-      const response = await fetch(`${t.rehook.url}/api/webhook/${endpoint.slug}/${i}`, { method: "POST", body: JSON.stringify({ i }) });
-      expect(response.status).toBe(200);
-      eventIds.push(((await response.json()) as { eventId: string }).eventId);
-    }
+    const endpoints = await Promise.all(destinations.ports.map((port, index) => t.createEndpoint(`keep-alive-${index}`, `http://127.0.0.1:${port}/in`)));
+    const eventIds = (await Promise.all(endpoints.map((endpoint, index) => sendWithGaps(endpoint.slug, SEQUENCES[index]!)))).flat();
 
     let rows: Array<{ status: string; error: string | null }> = [];
     await waitFor(async () => {
@@ -83,7 +104,9 @@ describe("forwarding over pooled keep-alive connections", () => {
       return rows.length === EVENTS && rows.every((row) => row.status !== "pending");
     }, "every event to settle");
     expect(rows.filter((row) => row.status !== "delivered")).toEqual([]);
-    expect(destination.requests).toHaveLength(EVENTS);
-    expect([...destination.requests].sort()).toEqual(Array.from({ length: EVENTS }, (_, i) => `/in/${i}`).sort());
+    expect(destinations.requests.flat()).toHaveLength(EVENTS);
+    for (const requests of destinations.requests) {
+      expect([...requests].sort()).toEqual(Array.from({ length: EVENTS_PER_DESTINATION }, (_, i) => `/in/${i}`).sort());
+    }
   });
 });

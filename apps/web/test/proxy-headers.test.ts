@@ -159,8 +159,8 @@ describe("keep_proxy_headers on the endpoint", () => {
 
   it("is a checkbox on the endpoint page, next to signing and what a signature proves", async () => {
     const created = await dashboard.mutate("endpoints.create", { name: "Page", destinationUrl: `http://127.0.0.1:${sink.port}/page` });
-    const endpoint = created.body.result!.data.json as { id: string; name: string; keep_proxy_headers: boolean };
-    expect(endpoint.keep_proxy_headers).toBe(false);
+    const endpoint = created.body.result!.data.json as { id: string; name: string; keepProxyHeaders: boolean };
+    expect(endpoint.keepProxyHeaders).toBe(false);
     const page = await (await dashboard.get(`/endpoints/${endpoint.id}`)).text();
     expect(page).toContain('name="keepProxyHeaders"');
     expect(page).toContain("proves that Rehook forwarded this exact request, not who originally sent it");
@@ -168,7 +168,7 @@ describe("keep_proxy_headers on the endpoint", () => {
     const save = (fields: Record<string, string>) =>
       dashboard.postForm(`/endpoints/${endpoint.id}`, { intent: "update", name: "Page", destinationUrl: `http://127.0.0.1:${sink.port}/page`, ...fields });
     expect((await save({ keepProxyHeaders: "on" })).status).toBe(200);
-    const read = async () => ((await dashboard.query("endpoints.get", { id: endpoint.id })).body.result!.data.json as { keep_proxy_headers: boolean }).keep_proxy_headers;
+    const read = async () => ((await dashboard.query("endpoints.get", { id: endpoint.id })).body.result!.data.json as { keepProxyHeaders: boolean }).keepProxyHeaders;
     expect(await read()).toBe(true);
     expect((await save({})).status).toBe(200);
     expect(await read()).toBe(false);

@@ -1,7 +1,8 @@
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPool, EventBus, eventSummariesByIds, publish, type EventSummary } from "@rehook/db";
+import { uuidv7 } from "@rehook/core";
+import { createPool, EventBus, eventSummariesByIds, GroupCommitWriter, type EventSummary } from "@rehook/db";
 import { limitStreams, MAX_STREAMS_PER_USER, openLiveEvents, streamSlotsOf, type LiveRowLoader } from "@rehook/services";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { DashboardClient } from "./dashboard-client.js";
@@ -140,16 +141,16 @@ describe("event streams respect backpressure", () => {
       const res = instance.responses[0]!.res;
       // Feed rows are small: many events with long (stored as is) types fill the sockets' buffers.
       const type = "t".repeat(4_000);
-      const ids = await t.db.query<{ id: string }>(
-        `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, size_bytes, source, event_type, status)
-         select gen_random_uuid(), $1, now(), 'POST', '', '', '[]', '', 0, 'unknown', $2 || n, 'captured' from generate_series(1, 4000) as n
-         returning id`,
-        [a.endpoint.id, type],
-      );
       const pool = createPool({ databaseUrl: t.db.url, max: 1 });
       try {
-        // Announced as the capture writer does (the feed reads the rows when their turn comes).
-        await publish(pool, ids.map(({ id }) => ({ type: "event.created" as const, id, endpointId: a.endpoint.id, userId: a.userId, status: "captured" as const })));
+        // Stored and announced by the capture statement (the feed reads the rows when their turn comes).
+        const writer = new GroupCommitWriter(pool);
+        const results = await Promise.all(
+          Array.from({ length: 4000 }, (_, n) =>
+            writer.write({ id: uuidv7(), slug: a.endpoint.slug, receivedAt: new Date(), method: "POST", path: "", query: "", headers: [], body: Buffer.alloc(0), contentType: null, clientIp: null, source: "unknown", eventType: `${type}${n + 1}` }),
+          ),
+        );
+        expect(results.every((result) => result.kind === "stored")).toBe(true);
       } finally {
         await pool.end();
       }

@@ -2,8 +2,22 @@ import { describe, expect } from "vitest";
 import { test } from "@rehook/vitest-config/service-fixtures";
 import { anonymousCaller, anotherUser, callerFor, capture, dashboardRequest, expectRefused, MISSING_ID, rehookCode, type Caller } from "./caller.js";
 
-/** Snake-cased settings the dashboard never sees: the procedures camelCase them. */
-const SNAKE_SETTINGS = ["retry_policy", "pause_after_failures", "consecutive_failures", "forwarding_paused", "paused_reason", "paused_at", "retention_days", "kept_for_days"];
+/** Wire (snake_case) names the dashboard never sees: the procedures answer the domain view. */
+const SNAKE_SETTINGS = [
+  "webhook_url",
+  "destination_url",
+  "retry_policy",
+  "pause_after_failures",
+  "consecutive_failures",
+  "forwarding_paused",
+  "paused_reason",
+  "paused_at",
+  "retention_days",
+  "kept_for_days",
+  "created_at",
+  "event_count",
+  "last_event_at",
+];
 
 describe("without a session", () => {
   test("every endpoints procedure answers UNAUTHORIZED", async ({ services }) => {
@@ -28,7 +42,7 @@ describe("without a session", () => {
 });
 
 describe("endpoints.create, get, list", () => {
-  test("answers the endpoint with its settings camelCased, and lists it", async ({ services, user }) => {
+  test("answers the endpoint as the domain view (camelCase names, Date times), and lists it", async ({ services, user }) => {
     const { caller } = await callerFor(services, user);
     const created = await caller.endpoints.create({
       name: "Orders",
@@ -41,8 +55,8 @@ describe("endpoints.create, get, list", () => {
     expect(created).toMatchObject({
       name: "Orders",
       slug: expect.stringMatching(/^orders-/),
-      webhook_url: `http://rehook.test/api/webhook/${created.slug}`,
-      destination_url: null,
+      webhookUrl: `http://rehook.test/api/webhook/${created.slug}`,
+      destinationUrl: null,
       retryPolicy: { maxAttempts: 3, initialDelayMs: 1000, maxDelayMs: 60_000 },
       pauseAfterFailures: 5,
       consecutiveFailures: 0,
@@ -55,6 +69,7 @@ describe("endpoints.create, get, list", () => {
       handshake: null,
       // The secret is write-only: a hint of it comes back.
       verification: { scheme: "stripe", rejectInvalid: false, secret: { set: true, last4: "1234" } },
+      createdAt: expect.any(Date),
     });
     for (const key of SNAKE_SETTINGS) expect(created, key).not.toHaveProperty(key);
     expect(JSON.stringify(created)).not.toContain("whsec_abcdefgh1234");
@@ -62,7 +77,7 @@ describe("endpoints.create, get, list", () => {
     expect(await caller.endpoints.get({ id: created.id })).toEqual(created);
     const listed = await caller.endpoints.list();
     expect(listed.map((e) => e.id)).toEqual([created.id]);
-    expect(listed[0]).toMatchObject({ name: "Orders", retryPolicy: created.retryPolicy, event_count: 0, keptForDays: 7 });
+    expect(listed[0]).toMatchObject({ name: "Orders", retryPolicy: created.retryPolicy, eventCount: 0, lastEventAt: null, keptForDays: 7 });
     for (const key of SNAKE_SETTINGS) expect(listed[0], key).not.toHaveProperty(key);
   });
 
@@ -89,9 +104,9 @@ describe("endpoints.create, get, list", () => {
     const { caller } = await callerFor(services, user);
     await expectRefused(caller.endpoints.create({ name: "x", pauseAfterFailures: 0 }), "BAD_REQUEST", /pause_after_failures must be a whole number from 1 to 10000, or null/);
     await expectRefused(caller.endpoints.create({ name: "x", verification: { scheme: "stripe" } }), "BAD_REQUEST", "A stripe signature check needs the secret the sender signs with.");
-    // An unknown scheme never reaches the use case: the input schema refuses it.
-    const schema = await expectRefused(caller.endpoints.create({ name: "x", verification: { scheme: "nope" as "stripe", secret: "s" } }), "BAD_REQUEST");
-    expect(rehookCode(schema)).toBeNull();
+    // An unknown scheme is refused by the contract's input, with the same kind of sentence.
+    const schema = await expectRefused(caller.endpoints.create({ name: "x", verification: { scheme: "nope" as "stripe", secret: "s" } }), "BAD_REQUEST", /^Scheme must be one of /);
+    expect(rehookCode(schema)).toBe("validation_failed");
     expect(await caller.endpoints.list()).toEqual([]);
   });
 });
@@ -112,8 +127,8 @@ describe("endpoints.update, delete", () => {
       id: created.id,
       slug: created.slug,
       name: "After",
-      destination_url: "http://127.0.0.1:9/hook",
-      staging_host: "staging.example.com",
+      destinationUrl: "http://127.0.0.1:9/hook",
+      stagingHost: "staging.example.com",
       retryPolicy: { maxAttempts: 2, initialDelayMs: 500, maxDelayMs: 5_000 },
       retentionDays: 0,
       keptForDays: 0,
@@ -167,10 +182,10 @@ describe("endpoints.resume, retryFailed, activity", () => {
     expect(activity.totals.captured).toBe(1);
   });
 
-  test("refuses a range it does not know before the use case runs", async ({ services, user }) => {
+  test("refuses a range it does not know before the use case runs, with the contract's sentence", async ({ services, user }) => {
     const { caller } = await callerFor(services, user);
-    const error = await expectRefused(caller.endpoints.activity({ id: MISSING_ID, range: "year" as "hour" }), "BAD_REQUEST");
-    expect(rehookCode(error)).toBeNull();
+    const error = await expectRefused(caller.endpoints.activity({ id: MISSING_ID, range: "year" as "hour" }), "BAD_REQUEST", /^Range: /);
+    expect(rehookCode(error)).toBe("validation_failed");
   });
 });
 

@@ -54,13 +54,14 @@ describe("replays.create, list, get", () => {
     const replay = await caller.replays.create({ eventId, environment: "custom", customUrl: sinkUrl() });
     expect(replay).toMatchObject({
       id: expect.any(String),
-      event_id: eventId,
+      eventId,
       environment: "custom",
       status: "delivered",
-      response_status: 200,
-      response_body: "replayed",
-      destination_url: sinkUrl(),
+      responseStatus: 200,
+      responseBody: "replayed",
+      destinationUrl: sinkUrl(),
       error: null,
+      replayedAt: expect.any(Date),
       modified: false,
     });
     expect(sink.received.slice(received).map((r) => r.body.toString())).toEqual(['{"type":"order.created"}']);
@@ -69,7 +70,7 @@ describe("replays.create, list, get", () => {
     expect(listed.replays.map((r) => r.id)).toEqual([replay.id]);
     expect(listed.nextCursor).toBeNull();
     const whole = await caller.replays.get({ id: replay.id });
-    expect(whole).toMatchObject({ ...replay, response_body_base64: Buffer.from("replayed").toString("base64"), request_body_base64: null });
+    expect(whole).toMatchObject({ ...replay, responseBodyBase64: Buffer.from("replayed").toString("base64"), requestBodyBase64: null });
   });
 
   test("sends the edits given as overrides, and marks the attempt modified", async ({ services, user }) => {
@@ -85,13 +86,13 @@ describe("replays.create, list, get", () => {
     expect(replay).toMatchObject({ status: "delivered", modified: true });
     const sent = sink.received.slice(received);
     expect(sent.map((r) => [r.method, r.url, r.body.toString()])).toEqual([["PUT", "/edited", "edited"]]);
-    expect((await caller.replays.get({ id: replay.id })).request_body_base64).toBe(Buffer.from("edited").toString("base64"));
+    expect((await caller.replays.get({ id: replay.id })).requestBodyBase64).toBe(Buffer.from("edited").toString("base64"));
   });
 
   test("refuses an unknown environment (BAD_REQUEST) and an original replay of a capture-only endpoint (UNPROCESSABLE_CONTENT)", async ({ services, user }) => {
     const { caller } = await callerFor(services, user);
     const { eventId } = await capturedEvent(services, caller);
-    const environment = await expectRefused(caller.replays.create({ eventId, environment: "moon" }), "BAD_REQUEST", "Environment must be one of original, staging, local, custom.");
+    const environment = await expectRefused(caller.replays.create({ eventId, environment: "moon" as "custom" }), "BAD_REQUEST", "Environment must be one of original, staging, local, custom.");
     expect(rehookCode(environment)).toBe("validation_failed");
     const original = await expectRefused(caller.replays.create({ eventId, environment: "original" }), "UNPROCESSABLE_CONTENT");
     expect(rehookCode(original)).toBe("unprocessable");
@@ -123,7 +124,7 @@ describe("replays.editSource, localRequest, recordLocal", () => {
       bodyBase64: Buffer.from("{}").toString("base64"),
     });
     const recorded = await caller.replays.recordLocal({ eventId, localPort: 4000, result: { status: 204, body: null, latencyMs: 12, error: null } });
-    expect(recorded).toMatchObject({ event_id: eventId, environment: "local", status: "delivered", response_status: 204, latency_ms: 12 });
+    expect(recorded).toMatchObject({ eventId, environment: "local", status: "delivered", responseStatus: 204, latencyMs: 12 });
     const failed = await caller.replays.recordLocal({ eventId, result: { status: null, body: null, latencyMs: 3, error: null } });
     expect(failed).toMatchObject({ status: "failed", error: "no answer" });
     expect((await caller.replays.list({ eventId })).replays).toHaveLength(2);
@@ -136,7 +137,7 @@ describe("replays.startBulk, bulk", () => {
     const { caller } = await callerFor(services, user);
     const { endpoint } = await capturedEvent(services, caller);
     const job = await caller.replays.startBulk({ endpointId: endpoint.id, environment: "custom", customUrl: sinkUrl() });
-    expect(job).toMatchObject({ endpoint_id: endpoint.id, environment: "custom", custom_url: sinkUrl(), status_filter: "failed", total: 0 });
+    expect(job).toMatchObject({ endpointId: endpoint.id, environment: "custom", customUrl: sinkUrl(), statusFilter: "failed", total: 0 });
     await waitFor(async () => (await caller.replays.bulk({ id: job.id })).state === "finished", "the bulk replay to finish");
     expect(await caller.replays.bulk({ id: job.id })).toMatchObject({ id: job.id, total: 0, done: 0 });
   });

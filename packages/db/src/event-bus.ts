@@ -1,6 +1,5 @@
 import pg from "pg";
 import type { EventStatus } from "@rehook/core";
-import type { Pool } from "./pool.js";
 
 /**
  * What instances tell each other through PostgreSQL: the live feed and cache invalidation
@@ -14,33 +13,6 @@ export type BusMessage =
   | { type: "endpoint.changed"; id: string; change: "created" | "updated" | "deleted" };
 
 export const BUS_CHANNEL = "rehook_events";
-// NOTIFY payloads must stay under 8000 bytes: messages travel as JSON arrays below that.
-const MAX_PAYLOAD_BYTES = 7_500;
-
-function chunks(messages: BusMessage[]): string[] {
-  const payloads: string[] = [];
-  let current: string[] = [];
-  let size = 2;
-  for (const message of messages) {
-    const text = JSON.stringify(message);
-    if (current.length > 0 && size + text.length + 1 > MAX_PAYLOAD_BYTES) {
-      payloads.push(`[${current.join(",")}]`);
-      current = [];
-      size = 2;
-    }
-    current.push(text);
-    size += text.length + 1;
-  }
-  if (current.length > 0) payloads.push(`[${current.join(",")}]`);
-  return payloads;
-}
-
-/** Announces messages to every instance (including this one) in as few NOTIFYs as fit. */
-export async function publish(pool: Pool, messages: BusMessage[]): Promise<void> {
-  if (messages.length === 0) return;
-  const payloads = chunks(messages);
-  await pool.query({ name: "rehook_bus_publish", text: "select pg_notify($1, payload) from unnest($2::text[]) as payload", values: [BUS_CHANNEL, payloads] });
-}
 
 /**
  * How statements announce events from SQL: one message per endpoint and status naming many

@@ -17,7 +17,7 @@ export * from "./queries/users.js";
 export * from "./queries/invites.js";
 export * from "./queries/endpoints.js";
 export * from "./queries/deliveries.js";
-export { BUS_CHANNEL, EventBus, publish, type BusListener, type BusMessage } from "./event-bus.js";
+export { BUS_CHANNEL, EventBus, type BusListener, type BusMessage } from "./event-bus.js";
 export { endpointIdsBySlug } from "./endpoint-slugs.js";
 export { DuplicateRowError } from "./duplicate-row.js";
 export type { EntityManager } from "@mikro-orm/postgresql";

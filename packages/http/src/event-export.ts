@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
-import { harEntry, harStart, HAR_END, ndjsonLine, type ExportedEvent, type ExportFormat } from "@rehook/core";
+import type { ExportedEvent, ExportFormat } from "@rehook/core";
+import { harEntry, harStart, HAR_END, ndjsonLine } from "./export/index.js";
 import { PieceWriter } from "./piece-writer.js";
 import type { StreamBounds } from "./stream-backpressure.js";
 

@@ -16,12 +16,27 @@ export { createReplayRoute, matchReplayRoute } from "./replay-route.js";
 export { createEventBodyRoute, matchEventBodyRoute } from "./event-body-route.js";
 export { downloadContentType, sendEventBody, type SendEventBodyOptions } from "./event-body.js";
 export { sendEventExport, type ExportOptions } from "./event-export.js";
+export { harEntry, harStart, HAR_END, ndjsonLine } from "./export/index.js";
 export { createEventExportRoute, EVENT_EXPORT_PATH } from "./event-export-route.js";
 export { PieceWriter, type Piece } from "./piece-writer.js";
 export { DEFAULT_STREAM_BOUNDS, MAX_STREAM_BLOCKED_MS, MAX_STREAM_QUEUED_BYTES, watchBackpressure, type BackpressureWatch, type StreamBounds } from "./stream-backpressure.js";
 export { SseWriter, type SsePiece } from "./sse-writer.js";
 export { createPublicApi, type PublicApiOptions } from "./api-v1/handler.js";
 export { API_VERSION, openApiDocument } from "./api-v1/openapi.js";
+export { deliverySettingsFromWire, ingressSettingsFromWire, type DeliverySettingsWire, type IngressSettingsWire } from "./api-v1/endpoint-input.js";
+export {
+  PUBLIC_ENDPOINT_FIELDS,
+  restEndpoint,
+  restEndpointListItem,
+  restReplayAttempt,
+  sessionReplayAttempt,
+  wireApiKey,
+  wireEndpoint,
+  wireInvite,
+  wireUser,
+  type RestEndpoint,
+  type WireEndpoint,
+} from "./api-v1/presenters/index.js";
 export {
   Buckets,
   CAPTURE_BATCH_BUCKETS,

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isUserError, type Logger } from "@rehook/core";
-import { replayEvent, type Services } from "@rehook/services";
+import { parseInput, replayContracts, type Services } from "@rehook/services";
+import { sessionReplayAttempt } from "./api-v1/presenters/replay-attempt.js";
 import { readBodyOrRefuse } from "./body.js";
 import { STATUS_FOR_CODE } from "./error-status.js";
 import type { OriginPolicy } from "./origins.js";
@@ -41,15 +42,16 @@ export function createReplayRoute(options: { services: Services; origins: Origin
       return;
     }
     try {
-      const attempt = await replayEvent(options.services, {
-        userId: session.user.id,
+      // The dashboard's replay (replays.create), with the lenient reading of a hand-written body this route always had.
+      const replay = replayContracts.replayEventContract;
+      const input = parseInput(replay.input, {
         eventId,
         environment: String(body.environment ?? ""),
         customUrl: typeof body.customUrl === "string" ? body.customUrl : body.customUrl === undefined || body.customUrl === null ? null : String(body.customUrl),
         overrides: body.overrides,
       });
-      const { id, status, response_status, response_body, latency_ms, destination_url, replayed_at, modified } = attempt;
-      sendJson(res, 200, { id, status, response_status, response_body, latency_ms, destination_url, replayed_at, modified });
+      const attempt = replay.output.parse(await replay.run(options.services, { userId: session.user.id }, input));
+      sendJson(res, 200, sessionReplayAttempt(attempt));
     } catch (error) {
       if (!isUserError(error)) throw error;
       sendError(res, STATUS_FOR_CODE[error.code], error.code, error.message);

@@ -20,7 +20,7 @@ describe("the service graph", () => {
 
   test("runs use cases on the file's database, scoped to the fixture's user", async ({ services, user }) => {
     const endpoint = await createEndpoint(services, { userId: user.id, name: "graph" });
-    expect(endpoint.webhook_url).toBe(`http://rehook.test/api/webhook/${endpoint.slug}`);
+    expect(endpoint.webhookUrl).toBe(`http://rehook.test/api/webhook/${endpoint.slug}`);
     const listed = await listEndpoints(services, { userId: user.id });
     expect(listed.map((item) => item.id)).toEqual([endpoint.id]);
   });

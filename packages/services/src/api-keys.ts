@@ -8,9 +8,9 @@ export interface ApiKeyView {
   id: string;
   name: string;
   prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
 }
 
 function apiKeyView(key: ApiKey): ApiKeyView {
@@ -18,9 +18,9 @@ function apiKeyView(key: ApiKey): ApiKeyView {
     id: key.id,
     name: key.name,
     prefix: key.prefix,
-    created_at: key.createdAt.toISOString(),
-    last_used_at: key.lastUsedAt?.toISOString() ?? null,
-    revoked_at: key.revokedAt?.toISOString() ?? null,
+    createdAt: key.createdAt,
+    lastUsedAt: key.lastUsedAt,
+    revokedAt: key.revokedAt,
   };
 }
 

@@ -19,37 +19,39 @@ import type { ServiceContext } from "./context.js";
 import { checkedReplayTarget, sendReplay } from "./replays.js";
 import { parseInput } from "./validation.js";
 
+/** A bulk replay: what it replays, where to, and how far it got. */
 export interface ReplayJobView {
   id: string;
-  endpoint_id: string;
+  endpointId: string;
   environment: string;
-  custom_url: string | null;
-  status_filter: string | null;
+  customUrl: string | null;
+  /** The status of the events it replays (null: every event). */
+  statusFilter: string | null;
   state: "running" | "finished" | "interrupted";
   total: number;
   done: number;
   delivered: number;
   failed: number;
   error: string | null;
-  created_at: string;
-  finished_at: string | null;
+  createdAt: Date;
+  finishedAt: Date | null;
 }
 
 function jobView(job: ReplayJob): ReplayJobView {
   return {
     id: job.id,
-    endpoint_id: job.endpoint.id,
+    endpointId: job.endpoint.id,
     environment: job.environment,
-    custom_url: job.customUrl,
-    status_filter: job.statusFilter,
+    customUrl: job.customUrl,
+    statusFilter: job.statusFilter,
     state: job.state as ReplayJobView["state"],
     total: job.total,
     done: job.done,
     delivered: job.delivered,
     failed: job.failed,
     error: job.error,
-    created_at: job.createdAt.toISOString(),
-    finished_at: job.finishedAt?.toISOString() ?? null,
+    createdAt: job.createdAt,
+    finishedAt: job.finishedAt,
   };
 }
 

@@ -1,11 +1,7 @@
 import {
   DEFAULT_SEARCH_WINDOW_MS,
-  EVENT_STATUSES,
-  MAX_SEARCH_LENGTH,
   notFoundMessage,
   rawBodyFileName,
-  safeText,
-  SIGNATURE_STATUSES,
   UserError,
   withoutPartialUtf8,
   type EventStatus,
@@ -33,60 +29,23 @@ import {
   type EventFilter,
   type EventSummary,
 } from "@rehook/db";
-import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { MAX_WAITING_EVENT_IDS } from "./event-stream.js";
 import { takeStreamSlot } from "./stream-slots.js";
 import { parseInput } from "./validation.js";
+import { eventFilterInput, listEventsInput, type EventFilterInput, type EventPage, type EventView, type ListEventsInput } from "./schemas/events.js";
 
 export type { EventSummary };
 export { MAX_EVENT_OFFSET };
 
-// Filter texts reach PostgreSQL as parameters: NUL or a lone surrogate is refused (safeText), not a failed statement.
-const optionalText = (name: string) => safeText().min(1, `${name} must not be empty`).max(200, `${name} is at most 200 characters`).optional();
-
-/** What the list, the export and the live feed filter on. */
-const eventFilterInput = z.object({
-  endpointId: z.string().uuid("endpoint_id must be an endpoint id").optional(),
-  status: z.enum(EVENT_STATUSES, { message: `status must be one of ${EVENT_STATUSES.join(", ")}` }).optional(),
-  source: optionalText("source"),
-  eventType: optionalText("event_type"),
-  signature: z.enum(SIGNATURE_STATUSES, { message: `signature must be one of ${SIGNATURE_STATUSES.join(", ")}` }).optional(),
-  receivedAfter: z.date().optional(),
-  receivedBefore: z.date().optional(),
-  search: safeText().min(1, "q must not be empty").max(MAX_SEARCH_LENGTH, `q is at most ${MAX_SEARCH_LENGTH} characters`).optional(),
-  unresolved: z.boolean().optional(),
-});
-
-const listEventsInput = eventFilterInput
-  .extend({
-    before: z.string().uuid("the cursor is not one this server gave").optional(),
-    offset: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_EVENT_OFFSET, `offset is at most ${MAX_EVENT_OFFSET}: page deeper with the cursor (meta.next_cursor)`)
-      .default(0),
-    limit: z.number().int().min(1).max(100).default(50),
-  })
-  .refine((input) => input.offset === 0 || input.before === undefined, { message: "give either offset or cursor, not both" });
-
-export type ListEventsInput = z.input<typeof listEventsInput>;
-
-export interface EventPage {
-  events: EventSummary[];
-  /** Pass as `before` for the next (older) page; null on the last page. */
-  nextCursor: string | null;
-  /** With `withTotal`: how many match; `capped` when only COUNT_CAP were counted (filters the per-status counts cannot answer). */
-  total?: { value: number; capped: boolean };
-}
+export type { ListEventsInput, EventPage, EventView };
 
 /** The list's input checked, as a filter and its paging (the export reads the same filter). */
-export function parseEventListInput(input: ListEventsInput): { filter: EventFilter; limit: number; offset: number } {
-  const { limit, offset, ...parsed } = parseInput(listEventsInput, input);
+export function parseEventListInput(input: ListEventsInput): { filter: EventFilter; limit: number; offset: number; withTotal: boolean } {
+  const { limit, offset, withTotal, ...parsed } = parseInput(listEventsInput, input);
   // A search without a start looks at the last day: bodies are scanned, so the window bounds the work.
   const filter = parsed.search && !parsed.receivedAfter ? { ...parsed, receivedAfter: new Date(Date.now() - DEFAULT_SEARCH_WINDOW_MS) } : parsed;
-  return { filter, limit, offset };
+  return { filter, limit, offset, withTotal };
 }
 
 /**
@@ -94,9 +53,9 @@ export function parseEventListInput(input: ListEventsInput): { filter: EventFilt
  * dashboard and the API's cursor) or by a bounded offset. The total, when asked for, comes
  * from the per-status counts (exact, a few rows) unless a filter they cannot answer is set.
  */
-export async function listEvents(ctx: Pick<ServiceContext, "orm">, input: { userId: string; withTotal?: boolean } & ListEventsInput): Promise<EventPage> {
-  const { userId, withTotal, ...rest } = input;
-  const { limit, offset, filter } = parseEventListInput(rest);
+export async function listEvents(ctx: Pick<ServiceContext, "orm">, input: { userId: string } & ListEventsInput): Promise<EventPage> {
+  const { userId, ...rest } = input;
+  const { limit, offset, filter, withTotal } = parseEventListInput(rest);
   const em = ctx.orm.em.fork();
   // One row more than asked tells whether another page exists.
   const rows = offset > 0 ? await listEventSummariesAt(em, userId, filter, limit + 1, offset) : await listEventSummaries(em, userId, filter, limit + 1);
@@ -118,15 +77,6 @@ async function countMatching(em: EntityManager, userId: string, filter: EventFil
 
 /** The most of a body that an event's page and `GET /api/v1/events/{id}` carry; the rest is downloaded raw. */
 export const PAYLOAD_PREVIEW_BYTES = 256 * 1024;
-
-/** One event as the dashboard and the API show it: the stored detail, the answer grouped. */
-export interface EventView extends Omit<EventDetail, "body" | "responseHeaders" | "responseBody" | "responseTruncated"> {
-  /** The body, or its first PAYLOAD_PREVIEW_BYTES (cut before a split UTF-8 character) when `bodyTruncated`. */
-  body: Uint8Array;
-  response: { status: number | null; headers: HeaderList | null; body: Uint8Array | null; truncated: boolean; latencyMs: number | null; error: string | null } | null;
-  /** Every recorded attempt to forward it, first to last. */
-  attempts: DeliveryAttemptSummary[];
-}
 
 /**
  * One of the user's events, its body only up to PAYLOAD_PREVIEW_BYTES (a 10 MiB body is
@@ -209,17 +159,8 @@ export async function openEventBody(ctx: Pick<ServiceContext, "orm">, input: { u
   return { ...found, fileName: rawBodyFileName(input.eventId, found.contentType, found.contentEncoding), chunks: chunks() };
 }
 
-export interface LiveFilter {
-  endpointId?: string;
-  status?: EventStatus;
-  source?: string;
-  eventType?: string;
-  signature?: SignatureStatus;
-  /** Only events this search finds (checked in the database for the few ids at hand). */
-  search?: string;
-  /** Leave out events a replay has delivered. */
-  unresolved?: boolean;
-}
+/** What a live feed shows: the list's filter (a search is checked in the database for the few ids at hand). */
+export type LiveFilter = EventFilterInput;
 
 /** Feed rows one live read asks for (and one message to the browser carries) at most. */
 export const LIVE_BATCH_IDS = 200;

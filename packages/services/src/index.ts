@@ -54,6 +54,7 @@ export {
   replayAttemptView,
   replayEvent,
   type ReplayAttemptView,
+  type ReplayDetail,
   type ReplaySummary,
 } from "./replays.js";
 export {
@@ -85,3 +86,10 @@ export {
 } from "./event-body-view.js";
 export { eventActivity, type ActivityPoint, type ActivityView } from "./event-activity.js";
 export { EXPORT_PAGE_EVENTS, openEventExport, type ExportFilter } from "./event-export.js";
+export { defineContract, wireName, type Actor, type Contract, type RestMapping, type Role } from "./contracts/contract.js";
+export * as eventContracts from "./contracts/events.js";
+export { eventFilterFields, eventFilterInput, eventSummary, listEventsInput, type EventFilterInput } from "./schemas/events.js";
+export * as replayContracts from "./contracts/replays.js";
+export { replayAttempt, replayEventInput } from "./schemas/replays.js";
+export * as settingsContracts from "./contracts/settings.js";
+export * as endpointContracts from "./contracts/endpoints.js";

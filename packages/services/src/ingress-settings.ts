@@ -15,7 +15,6 @@ import {
   type HandshakeProvider,
   type HandshakeRule,
   type HmacEncoding,
-  type IngressSettingsNames,
   type SecretHint,
   type SignatureScheme,
 } from "@rehook/core";
@@ -59,8 +58,12 @@ export const ingressSettingsSchema = z.object({
   handshake: handshakeInputSchema.nullable().optional(),
   verification: verificationInputSchema.nullable().optional(),
 });
-/** Unchecked: the use case parses it with ingressSettingsSchema. */
-export type IngressSettingsInput = IngressSettingsNames;
+/** The settings as callers name them (a field left out stays out; null clears it). Unchecked: the use case parses it with ingressSettingsSchema. */
+export interface IngressSettingsInput {
+  response?: { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | null;
+  handshake?: { provider: string; token?: string } | null;
+  verification?: { scheme: string; secret?: string; rejectInvalid?: boolean; header?: string; encoding?: string; prefix?: string } | null;
+}
 type ParsedIngress = z.infer<typeof ingressSettingsSchema>;
 
 const invalid = (message: string) => new UserError("validation_failed", message);
@@ -101,11 +104,11 @@ export function ingressChanges(
 }
 
 export interface IngressView {
-  response: { status: number; headers: Record<string, string>; body: string; delay_ms: number } | null;
+  response: { status: number; headers: Record<string, string>; body: string; delayMs: number } | null;
   handshake: { provider: HandshakeProvider; token: SecretHint | null } | null;
   verification: {
     scheme: SignatureScheme;
-    reject_invalid: boolean;
+    rejectInvalid: boolean;
     secret: SecretHint;
     header?: string;
     encoding?: HmacEncoding;
@@ -116,11 +119,11 @@ export interface IngressView {
 export function ingressView(endpoint: Pick<Endpoint, "customResponse" | "handshake" | "verification">): IngressView {
   const { customResponse: response, handshake, verification } = endpoint;
   return {
-    response: response && { status: response.status, headers: response.headers, body: response.body, delay_ms: response.delayMs },
+    response: response && { status: response.status, headers: response.headers, body: response.body, delayMs: response.delayMs },
     handshake: handshake && { provider: handshake.provider, token: handshake.token ? secretHint(handshake.token) : null },
     verification: verification && {
       scheme: verification.scheme,
-      reject_invalid: verification.rejectInvalid,
+      rejectInvalid: verification.rejectInvalid,
       secret: secretHint(verification.secret),
       ...(verification.header ? { header: verification.header } : {}),
       ...(verification.encoding ? { encoding: verification.encoding } : {}),

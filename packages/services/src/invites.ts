@@ -19,10 +19,11 @@ const LISTED_INVITES = 50;
 
 export interface InviteView {
   id: string;
-  created_at: string;
-  expires_at: string;
+  createdAt: Date;
+  expiresAt: Date;
   state: InviteState;
-  used_by: string | null;
+  /** The email of the user who signed up with it. */
+  usedBy: string | null;
 }
 
 type Clocked = Pick<ServiceContext, "orm" | "now">;
@@ -31,10 +32,10 @@ const clock = (ctx: Clocked) => (ctx.now ?? Date.now)();
 function inviteView(invite: Invite, now: number): InviteView {
   return {
     id: invite.id,
-    created_at: invite.createdAt.toISOString(),
-    expires_at: invite.expiresAt.toISOString(),
+    createdAt: invite.createdAt,
+    expiresAt: invite.expiresAt,
     state: inviteState(invite, now),
-    used_by: invite.usedBy?.email ?? null,
+    usedBy: invite.usedBy?.email ?? null,
   };
 }
 

@@ -6,21 +6,21 @@ import { parseInput } from "./validation.js";
 
 export interface NotificationSettingsView {
   enabled: boolean;
-  webhook_url: string | null;
+  webhookUrl: string | null;
   triggers: NotificationTrigger[];
   /** Why posting stopped (a fatal answer from the provider), until a new URL is saved. */
-  paused_reason: string | null;
-  last_error: string | null;
+  pausedReason: string | null;
+  lastError: string | null;
 }
 
 function view(settings: NotificationSettings | null): NotificationSettingsView {
-  if (!settings) return { enabled: false, webhook_url: null, triggers: ["failed"], paused_reason: null, last_error: null };
+  if (!settings) return { enabled: false, webhookUrl: null, triggers: ["failed"], pausedReason: null, lastError: null };
   return {
     enabled: settings.enabled,
-    webhook_url: settings.webhookUrl,
+    webhookUrl: settings.webhookUrl,
     triggers: settings.triggers.filter((t): t is NotificationTrigger => (NOTIFICATION_TRIGGERS as readonly string[]).includes(t)),
-    paused_reason: settings.pausedReason,
-    last_error: settings.lastError,
+    pausedReason: settings.pausedReason,
+    lastError: settings.lastError,
   };
 }
 

@@ -28,21 +28,23 @@ import { checkDestination, outboundTask, type DeliveryResult } from "@rehook/del
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
+import { replayEventInput } from "./schemas/replays.js";
 
 export type { ReplaySummary };
 
-/** A replay attempt as the replay route and the dashboard answer it. */
+/** A replay attempt: where it went, how the destination answered, and when. */
 export interface ReplayAttemptView {
   id: string;
-  event_id: string;
+  eventId: string;
   environment: string;
   status: string;
-  response_status: number | null;
-  response_body: string | null;
-  latency_ms: number | null;
-  destination_url: string;
+  responseStatus: number | null;
+  /** The answer's body as text (null: none). */
+  responseBody: string | null;
+  latencyMs: number | null;
+  destinationUrl: string;
   error: string | null;
-  replayed_at: string;
+  replayedAt: Date;
   /** Sent with edits (method, headers or body) rather than as captured. */
   modified: boolean;
 }
@@ -50,23 +52,32 @@ export interface ReplayAttemptView {
 export function replayAttemptView(attempt: ReplayAttempt, eventId: string): ReplayAttemptView {
   return {
     id: attempt.id,
-    event_id: eventId,
+    eventId,
     environment: attempt.environment,
     status: attempt.status,
-    response_status: attempt.responseStatus,
-    response_body: attempt.responseBody ? attempt.responseBody.toString("utf8") : null,
-    latency_ms: attempt.latencyMs,
-    destination_url: attempt.destinationUrl,
+    responseStatus: attempt.responseStatus,
+    responseBody: attempt.responseBody ? attempt.responseBody.toString("utf8") : null,
+    latencyMs: attempt.latencyMs,
+    destinationUrl: attempt.destinationUrl,
     error: attempt.error,
-    replayed_at: attempt.replayedAt.toISOString(),
+    replayedAt: attempt.replayedAt,
     modified: attempt.modified,
   };
 }
 
-const replayInput = z.object({
-  environment: z.enum(REPLAY_ENVIRONMENTS, { message: `environment must be one of ${REPLAY_ENVIRONMENTS.join(", ")}` }),
-  customUrl: z.string().nullish(),
-});
+/** One attempt with its whole response and what was sent (bytes as base64, so they cross tRPC). */
+export interface ReplayDetail extends ReplayAttemptView {
+  responseHeaders: HeaderList | null;
+  responseTruncated: boolean;
+  responseBodyBase64: string | null;
+  /** What was sent (null on older attempts and local replays). */
+  requestMethod: string | null;
+  requestHeaders: HeaderList | null;
+  /** Null for a plain replay: it sent the event's own bytes. */
+  requestBodyBase64: string | null;
+}
+
+const replayInput = replayEventInput.pick({ environment: true, customUrl: true });
 
 function noSuchEvent(eventId: string): UserError {
   return new UserError("not_found", notFoundMessage("event", eventId));
@@ -240,28 +251,16 @@ export async function listReplays(
 }
 
 /** One attempt with its whole response. */
-export async function getReplay(
-  ctx: Pick<ServiceContext, "orm">,
-  input: { userId: string; attemptId: string },
-): Promise<
-  ReplayAttemptView & {
-    response_headers: HeaderList | null;
-    response_truncated: boolean;
-    response_body_base64: string | null;
-    request_method: string | null;
-    request_headers: HeaderList | null;
-    request_body_base64: string | null;
-  }
-> {
+export async function getReplay(ctx: Pick<ServiceContext, "orm">, input: { userId: string; attemptId: string }): Promise<ReplayDetail> {
   const attempt = await findOwnedReplayAttempt(ctx.orm.em.fork(), input.userId, input.attemptId);
   if (!attempt) throw new UserError("not_found", `There is no replay with the id ${input.attemptId}. Check the id, or list replays to find it.`);
   return {
     ...replayAttemptView(attempt, attempt.event.id),
-    response_headers: attempt.responseHeaders,
-    response_truncated: attempt.responseTruncated,
-    response_body_base64: attempt.responseBody ? attempt.responseBody.toString("base64") : null,
-    request_method: attempt.requestMethod,
-    request_headers: attempt.requestHeaders,
-    request_body_base64: attempt.requestBody ? attempt.requestBody.toString("base64") : null,
+    responseHeaders: attempt.responseHeaders,
+    responseTruncated: attempt.responseTruncated,
+    responseBodyBase64: attempt.responseBody ? attempt.responseBody.toString("base64") : null,
+    requestMethod: attempt.requestMethod,
+    requestHeaders: attempt.requestHeaders,
+    requestBodyBase64: attempt.requestBody ? attempt.requestBody.toString("base64") : null,
   };
 }

@@ -10,7 +10,7 @@ const createUserInput = z.object({ email: emailSchema, password: passwordSchema,
 export interface UserView {
   id: string;
   email: string;
-  is_admin: boolean;
+  isAdmin: boolean;
 }
 
 /**
@@ -32,7 +32,7 @@ export async function createUser(
       await afterInsert?.(inserted.id);
       return inserted;
     });
-    return { id: user.id, email: user.email, is_admin: user.isAdmin };
+    return { id: user.id, email: user.email, isAdmin: user.isAdmin };
   } catch (error) {
     if (error instanceof DuplicateRowError) {
       throw new UserError("conflict", `A user with the email ${email} already exists. Log in instead, or use another email.`);

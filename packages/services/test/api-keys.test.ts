@@ -10,7 +10,7 @@ describe("createApiKey", () => {
   test("answers the whole key once and stores only its digest", async ({ services, user, database }) => {
     const { key, apiKey } = await createApiKey(services, { userId: user.id, name: "  ci  " });
     expect(key).toMatch(/^pk_live_[0-9A-Za-z]{40}$/);
-    expect(apiKey).toEqual({ id: apiKey.id, name: "ci", prefix: key.slice(0, 12), created_at: expect.any(String), last_used_at: null, revoked_at: null });
+    expect(apiKey).toEqual({ id: apiKey.id, name: "ci", prefix: key.slice(0, 12), createdAt: expect.any(Date), lastUsedAt: null, revokedAt: null });
     const [row] = await database.query<{ key_hash: Buffer; prefix: string }>("select key_hash, prefix from api_keys where id = $1", [apiKey.id]);
     expect(row!.key_hash.equals(createHash("sha256").update(key).digest())).toBe(true);
     expect(row!.prefix).toBe(apiKey.prefix);
@@ -37,7 +37,7 @@ describe("listApiKeys", () => {
     await createApiKey(services, { userId: other.id, name: "theirs" });
     await revokeApiKey(services, { userId: user.id, keyId: first.apiKey.id });
     const listed = await listApiKeys(services, { userId: user.id });
-    expect(listed.map((key) => [key.name, key.revoked_at === null])).toEqual([
+    expect(listed.map((key) => [key.name, key.revokedAt === null])).toEqual([
       ["second", true],
       ["first", false],
     ]);
@@ -51,7 +51,7 @@ describe("revokeApiKey and authenticateApiKey", () => {
     expect(await authenticateApiKey(services, `Bearer ${key}`)).toEqual({ userId: user.id, keyId: apiKey.id, prefix: apiKey.prefix });
     // The scheme is case-insensitive and trailing blanks are ignored.
     expect(await authenticateApiKey(services, `bearer ${key}  `)).toMatchObject({ keyId: apiKey.id });
-    expect((await listApiKeys(services, { userId: user.id }))[0]!.last_used_at).not.toBeNull();
+    expect((await listApiKeys(services, { userId: user.id }))[0]!.lastUsedAt).not.toBeNull();
 
     await revokeApiKey(services, { userId: user.id, keyId: apiKey.id });
     expect(await authenticateApiKey(services, `Bearer ${key}`)).toBeNull();

@@ -54,9 +54,9 @@ describe("start and get", () => {
     const { endpoint, ids } = await failedEvents(services, user.id, 3);
     const before = sink.received.filter((request) => request.url === "/replayed").length;
     const started = await services.bulkReplays.start({ userId: user.id, endpointId: endpoint.id, environment: "custom", customUrl: url("/replayed") });
-    expect(started).toMatchObject({ endpoint_id: endpoint.id, environment: "custom", custom_url: url("/replayed"), status_filter: "failed", state: "running", total: 3, finished_at: null });
+    expect(started).toMatchObject({ endpointId: endpoint.id, environment: "custom", customUrl: url("/replayed"), statusFilter: "failed", state: "running", total: 3, finishedAt: null });
     const done = await finished(services, user.id, started.id);
-    expect(done).toMatchObject({ state: "finished", total: 3, done: 3, delivered: 3, failed: 0, error: null, finished_at: expect.any(String) });
+    expect(done).toMatchObject({ state: "finished", total: 3, done: 3, delivered: 3, failed: 0, error: null, finishedAt: expect.any(Date) });
     expect(sink.received.filter((request) => request.url === "/replayed").length - before).toBe(3);
     const replays = await listReplays(services, { userId: user.id, endpointId: endpoint.id });
     expect(replays.replays.map((replay) => replay.eventId).sort()).toEqual([...ids].sort());
@@ -67,7 +67,7 @@ describe("start and get", () => {
   test("to the original destination, counting what it refuses as failed; status null takes every event", async ({ services, user }) => {
     const { endpoint } = await failedEvents(services, user.id, 2);
     const started = await services.bulkReplays.start({ userId: user.id, endpointId: endpoint.id, environment: "original", status: null });
-    expect(started).toMatchObject({ status_filter: null, total: 2, custom_url: null });
+    expect(started).toMatchObject({ statusFilter: null, total: 2, customUrl: null });
     expect(await finished(services, user.id, started.id)).toMatchObject({ state: "finished", done: 2, delivered: 0, failed: 2 });
   });
 

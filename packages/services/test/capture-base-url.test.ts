@@ -53,8 +53,8 @@ async function signatureOf(outcome: Awaited<ReturnType<typeof captureRequest>>):
 describe("CAPTURE_BASE_URL", () => {
   it("is where endpoints' capture URLs start", async () => {
     const endpoint = await createEndpoint(ctx(), { userId, name: "Shown" });
-    expect(endpoint.webhook_url).toBe(`${captureBaseUrl}/api/webhook/${endpoint.slug}`);
-    expect((await getEndpoint(ctx(), { userId, endpoint: { id: endpoint.id } })).webhook_url).toBe(endpoint.webhook_url);
+    expect(endpoint.webhookUrl).toBe(`${captureBaseUrl}/api/webhook/${endpoint.slug}`);
+    expect((await getEndpoint(ctx(), { userId, endpoint: { id: endpoint.id } })).webhookUrl).toBe(endpoint.webhookUrl);
   });
 
   it("checks a Twilio signature against the URL of the host the request came to", async () => {

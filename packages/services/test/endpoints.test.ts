@@ -44,26 +44,26 @@ describe("createEndpoint", () => {
       id: expect.any(String),
       name: "Stripe Prod",
       slug: expect.stringMatching(/^stripe-prod-[a-z0-9]{8}$/),
-      webhook_url: `http://rehook.test/api/webhook/${endpoint.slug}`,
-      destination_url: "http://127.0.0.1:9/in",
-      health: { state: "capturing", success_rate: null },
-      delivered_count: 0,
-      failed_count: 0,
-      staging_host: null,
-      sign_requests: false,
-      keep_proxy_headers: false,
-      retry_policy: null,
-      pause_after_failures: null,
-      consecutive_failures: 0,
-      forwarding_paused: false,
-      paused_reason: null,
-      paused_at: null,
-      retention_days: null,
-      kept_for_days: 30,
+      webhookUrl: `http://rehook.test/api/webhook/${endpoint.slug}`,
+      destinationUrl: "http://127.0.0.1:9/in",
+      health: { state: "capturing", successRate: null },
+      deliveredCount: 0,
+      failedCount: 0,
+      stagingHost: null,
+      signRequests: false,
+      keepProxyHeaders: false,
+      retryPolicy: null,
+      pauseAfterFailures: null,
+      consecutiveFailures: 0,
+      forwardingPaused: false,
+      pausedReason: null,
+      pausedAt: null,
+      retentionDays: null,
+      keptForDays: 30,
       response: null,
       handshake: null,
       verification: null,
-      created_at: expect.any(String),
+      createdAt: expect.any(Date),
     });
     await waitFor(() => heard.some((change) => change.id === endpoint.id && change.change === "created"), "the creation to be announced");
   });
@@ -80,13 +80,13 @@ describe("createEndpoint", () => {
       retentionDays: 0,
     });
     expect(endpoint).toMatchObject({
-      destination_url: null,
-      sign_requests: true,
-      keep_proxy_headers: true,
-      retry_policy: { max_attempts: 5, initial_delay_ms: 1_000, max_delay_ms: 60_000 },
-      pause_after_failures: 3,
-      retention_days: 0,
-      kept_for_days: 0,
+      destinationUrl: null,
+      signRequests: true,
+      keepProxyHeaders: true,
+      retryPolicy: { maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 60_000 },
+      pauseAfterFailures: 3,
+      retentionDays: 0,
+      keptForDays: 0,
     });
   });
 
@@ -123,10 +123,10 @@ describe("listEndpoints and getEndpoint", () => {
     const listed = await listEndpoints(services, { userId: user.id });
     expect(listed.map((endpoint) => endpoint.id).sort()).toEqual([quiet.id, busy.id].sort());
     const byId = new Map(listed.map((endpoint) => [endpoint.id, endpoint]));
-    expect(byId.get(quiet.id)).toMatchObject({ event_count: 0, last_event_at: null });
-    expect(byId.get(busy.id)!.event_count).toBe(2);
+    expect(byId.get(quiet.id)).toMatchObject({ eventCount: 0, lastEventAt: null });
+    expect(byId.get(busy.id)!.eventCount).toBe(2);
     const [row] = await services.orm.em.fork().getConnection().execute<Array<{ received_at: Date }>>("select received_at from events where id = ?", [newest]);
-    expect(byId.get(busy.id)!.last_event_at).toBe(new Date(row!.received_at).toISOString());
+    expect(byId.get(busy.id)!.lastEventAt).toEqual(new Date(row!.received_at));
   });
 
   test("get finds the endpoint by id or slug; another user's answers as missing", async ({ services, user, other }) => {
@@ -145,7 +145,7 @@ describe("updateEndpoint", () => {
     const endpoint = await createEndpoint(services, { userId: user.id, name: "before", destinationUrl: "http://127.0.0.1:9/a", retryPolicy: { maxAttempts: 2, initialDelayMs: 1_000, maxDelayMs: 1_000 } });
     const heard = changesHeard(services);
     const renamed = await updateEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id }, changes: { name: "after", stagingHost: "  Staging.Example.com:8443 " } });
-    expect(renamed).toEqual({ ...endpoint, name: "after", staging_host: "staging.example.com:8443" });
+    expect(renamed).toEqual({ ...endpoint, name: "after", stagingHost: "staging.example.com:8443" });
     await waitFor(() => heard.some((change) => change.id === endpoint.id && change.change === "updated"), "the change to be announced");
 
     const cleared = await updateEndpoint(services, {
@@ -155,14 +155,14 @@ describe("updateEndpoint", () => {
     });
     expect(cleared).toMatchObject({
       slug: endpoint.slug,
-      destination_url: null,
-      staging_host: null,
-      retry_policy: null,
-      pause_after_failures: 5,
-      retention_days: 7,
-      kept_for_days: 7,
-      sign_requests: true,
-      keep_proxy_headers: true,
+      destinationUrl: null,
+      stagingHost: null,
+      retryPolicy: null,
+      pauseAfterFailures: 5,
+      retentionDays: 7,
+      keptForDays: 7,
+      signRequests: true,
+      keepProxyHeaders: true,
     });
     expect(await getEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id } })).toEqual(cleared);
   });

@@ -16,7 +16,7 @@ async function endpointWith(services: Services, userId: string, settings: Ingres
 describe("custom response", () => {
   test("is saved with its defaults, shown, and answered at capture", async ({ services, user }) => {
     const endpoint = await endpointWith(services, user.id, { response: { status: 202, headers: { "X-Reply": "yes" }, body: "queued {{event_id}}" } });
-    expect(endpoint.response).toEqual({ status: 202, headers: { "X-Reply": "yes" }, body: "queued {{event_id}}", delay_ms: 0 });
+    expect(endpoint.response).toEqual({ status: 202, headers: { "X-Reply": "yes" }, body: "queued {{event_id}}", delayMs: 0 });
     const outcome = await captureRequest(services, { slug: endpoint.slug, method: "POST", subPath: "", query: "", headers: [], body: Buffer.from("{}"), clientIp: null });
     expect(outcome).toMatchObject({ kind: "accepted", delayMs: 0, answer: { status: 202 } });
   });
@@ -38,7 +38,7 @@ describe("custom response", () => {
 describe("signature check", () => {
   test("shows the secret only as set with its last four characters, and never stores it in the view", async ({ services, user }) => {
     const endpoint = await endpointWith(services, user.id, { verification: { scheme: "github", secret: SECRET, rejectInvalid: true } });
-    expect(endpoint.verification).toEqual({ scheme: "github", reject_invalid: true, secret: { set: true, last4: "abcd" } });
+    expect(endpoint.verification).toEqual({ scheme: "github", rejectInvalid: true, secret: { set: true, last4: "abcd" } });
     expect(JSON.stringify(endpoint)).not.toContain(SECRET);
     // A short secret is not shown even in part.
     const short = await endpointWith(services, user.id, { verification: { scheme: "github", secret: "short-one" } });
@@ -49,7 +49,7 @@ describe("signature check", () => {
     const endpoint = await endpointWith(services, user.id, { verification: { scheme: "github", secret: SECRET } });
     const update = (verification: IngressSettingsInput["verification"]) => updateEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id }, changes: { verification } });
     const stricter = await update({ scheme: "github", rejectInvalid: true });
-    expect(stricter.verification).toEqual({ scheme: "github", reject_invalid: true, secret: { set: true, last4: "abcd" } });
+    expect(stricter.verification).toEqual({ scheme: "github", rejectInvalid: true, secret: { set: true, last4: "abcd" } });
     await expectRefused(update({ scheme: "stripe" }), "validation_failed", "A stripe signature check needs the secret the sender signs with.");
     expect((await getEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id } })).verification).toEqual(stricter.verification);
     expect((await update(null)).verification).toBeNull();
@@ -59,7 +59,7 @@ describe("signature check", () => {
 
   test("hmac-sha256 needs its header, defaults to hex, keeps a prefix; the others take none of these", async ({ services, user }) => {
     const generic = await endpointWith(services, user.id, { verification: { scheme: "hmac-sha256", secret: SECRET, header: "X-Signature", prefix: "sha256=" } });
-    expect(generic.verification).toEqual({ scheme: "hmac-sha256", reject_invalid: false, secret: { set: true, last4: "abcd" }, header: "X-Signature", encoding: "hex", prefix: "sha256=" });
+    expect(generic.verification).toEqual({ scheme: "hmac-sha256", rejectInvalid: false, secret: { set: true, last4: "abcd" }, header: "X-Signature", encoding: "hex", prefix: "sha256=" });
     await expectRefused(
       endpointWith(services, user.id, { verification: { scheme: "hmac-sha256", secret: SECRET } }),
       "validation_failed",

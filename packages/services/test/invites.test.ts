@@ -40,7 +40,7 @@ describe("sign-up modes", () => {
   it("makes the first user an admin, and no later one unless asked", async () => {
     expect((await db.query<{ is_admin: boolean }>("select is_admin from users where id = $1", [adminId]))[0]!.is_admin).toBe(true);
     const second = await createUser({ orm }, { email: "second@example.com", password });
-    expect(second.is_admin).toBe(false);
+    expect(second.isAdmin).toBe(false);
     await expect(createInvite(context("invite"), { userId: second.id })).rejects.toThrow(/Only an admin/);
   });
 
@@ -53,7 +53,7 @@ describe("sign-up modes", () => {
     const ctx = context("invite");
     await expect(signUp(ctx, { email: "y@example.com", password, clientAddress: null })).rejects.toThrow(/by invitation/);
     const { url, invite } = await createInvite(ctx, { userId: adminId });
-    expect(invite).toMatchObject({ state: "open", expires_at: new Date(now + INVITE_TTL_MS).toISOString() });
+    expect(invite).toMatchObject({ state: "open", expiresAt: new Date(now + INVITE_TTL_MS) });
     const token = tokenOf(url);
     expect(await checkInvite(ctx, token)).toBe("open");
 
@@ -61,7 +61,7 @@ describe("sign-up modes", () => {
     expect(signed.user.email).toBe("y@example.com");
     await expect(signUp(ctx, { email: "z@example.com", password, clientAddress: null, invite: token })).rejects.toThrow(/already been used/);
     expect(await checkInvite(ctx, token)).toBe("used");
-    expect((await listInvites(ctx, { userId: adminId }))[0]).toMatchObject({ id: invite.id, state: "used", used_by: "y@example.com" });
+    expect((await listInvites(ctx, { userId: adminId }))[0]).toMatchObject({ id: invite.id, state: "used", usedBy: "y@example.com" });
   });
 
   it("invite: a refused sign-up (email taken) leaves the invite unused", async () => {

@@ -46,13 +46,13 @@ afterAll(async () => {
 const base = () => `http://127.0.0.1:${provider.port}/services`;
 /** The graph with the fake provider as CHAT_HOOKS_BASE (hooks must start with it). */
 const withChat = (services: Services): Services => ({ ...services, chatHooksBase: base() });
-const OFF = { enabled: false, webhook_url: null, triggers: ["failed"], paused_reason: null, last_error: null };
+const OFF = { enabled: false, webhookUrl: null, triggers: ["failed"], pausedReason: null, lastError: null };
 
 describe("getNotificationSettings and saveNotificationSettings", () => {
   test("a user without settings reads them off, for failures; saving answers what is stored, triggers once each in their order", async ({ services, user }) => {
     expect(await getNotificationSettings(services, { userId: user.id })).toEqual(OFF);
     const saved = await saveNotificationSettings(withChat(services), { userId: user.id, enabled: true, webhookUrl: `${base()}/T/B/X`, triggers: ["captured", "failed", "captured"] });
-    expect(saved).toEqual({ enabled: true, webhook_url: `${base()}/T/B/X`, triggers: ["failed", "captured"], paused_reason: null, last_error: null });
+    expect(saved).toEqual({ enabled: true, webhookUrl: `${base()}/T/B/X`, triggers: ["failed", "captured"], pausedReason: null, lastError: null });
     expect(await getNotificationSettings(services, { userId: user.id })).toEqual(saved);
   });
 
@@ -93,7 +93,7 @@ describe("sendTestNotification", () => {
     };
     expect(await sendTestNotification(services, { userId: user.id })).toEqual({ ok: false, message: "invalid_token: the hook was revoked or rotated: save a new URL" });
     // Trying a URL out does not pause anything.
-    expect((await getNotificationSettings(services, { userId: user.id })).paused_reason).toBeNull();
+    expect((await getNotificationSettings(services, { userId: user.id })).pausedReason).toBeNull();
   });
 });
 
@@ -129,9 +129,9 @@ describe("what the saved settings make the notifier post", () => {
     let settings = await getNotificationSettings(services, { userId: user.id });
     await waitFor(async () => {
       settings = await getNotificationSettings(services, { userId: user.id });
-      return settings.paused_reason !== null;
+      return settings.pausedReason !== null;
     }, "notifications to pause");
-    expect(settings.paused_reason).toBe("channel_not_found: the channel no longer exists or the app cannot post there: recreate the hook and save the new URL");
+    expect(settings.pausedReason).toBe("channel_not_found: the channel no longer exists or the app cannot post there: recreate the hook and save the new URL");
     expect(settings.enabled).toBe(true);
     expect(posts.length).toBe(before + 1);
 
@@ -141,8 +141,8 @@ describe("what the saved settings make the notifier post", () => {
     expect(await database.query("select 1 from notification_outbox where user_id = $1", [user.id])).toHaveLength(0);
 
     const resumed = await saveNotificationSettings(withChat(services), { userId: user.id, enabled: true, webhookUrl: `${base()}/T111/B111/YYYY`, triggers: ["captured"] });
-    expect(resumed.paused_reason).toBeNull();
-    expect((await getNotificationSettings(services, { userId: user.id })).paused_reason).toBeNull();
+    expect(resumed.pausedReason).toBeNull();
+    expect((await getNotificationSettings(services, { userId: user.id })).pausedReason).toBeNull();
     await capture(services, captureOnly.slug, JSON.stringify({ type: "after.resume" }));
     await waitFor(() => posts.some((post) => post.url === "/services/T111/B111/YYYY"), "a post to the new URL");
     expect(posts.at(-1)!.json.blocks[1]!.text!.text).toBe("after.resume was captured");

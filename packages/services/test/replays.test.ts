@@ -71,7 +71,7 @@ describe("edit-and-replay (replayEvent with overrides)", () => {
       ["X-Gone", "hop"],
     ];
     const replay = await replayEvent(services, { userId: user.id, eventId, environment: "custom", customUrl: toSink(), overrides: { method: "PUT", headers, body: text } });
-    expect(replay).toMatchObject({ event_id: eventId, environment: "custom", status: "delivered", response_status: 200, response_body: "ok", destination_url: toSink(), modified: true });
+    expect(replay).toMatchObject({ eventId, environment: "custom", status: "delivered", responseStatus: 200, responseBody: "ok", destinationUrl: toSink(), modified: true });
     const got = sink.received.at(-1)!;
     expect(got.method).toBe("PUT");
     expect(got.url).toBe("/edited");
@@ -152,7 +152,7 @@ describe("edit-and-replay (replayEvent with overrides)", () => {
     const { secret } = await endpointSecret(services, { userId: user.id, endpoint: { id: endpoint.id } });
     const text = '{"signed":"edit"}';
     const replay = await replayEvent(services, { userId: user.id, eventId, environment: "original", overrides: { headers: [["Content-Type", "application/json"]], body: text } });
-    expect(replay).toMatchObject({ status: "delivered", modified: true, destination_url: `http://127.0.0.1:${sink.port}/in` });
+    expect(replay).toMatchObject({ status: "delivered", modified: true, destinationUrl: `http://127.0.0.1:${sink.port}/in` });
     const got = sink.received.at(-1)!;
     expect(got.body.toString()).toBe(text);
     const value = (name: string) => pairs(got.rawHeaders).find(([n]) => n.toLowerCase() === name)![1];
@@ -172,7 +172,7 @@ describe("replayEvent's targets", () => {
     sinkStatus = 500;
     try {
       const replay = await replayEvent(services, { userId: user.id, eventId, environment: "custom", customUrl: toSink("/down") });
-      expect(replay).toMatchObject({ status: "failed", response_status: 500, response_body: "refused", error: "destination answered 500" });
+      expect(replay).toMatchObject({ status: "failed", responseStatus: 500, responseBody: "refused", error: "destination answered 500" });
     } finally {
       sinkStatus = 200;
     }
@@ -181,12 +181,12 @@ describe("replayEvent's targets", () => {
 
   test("original keeps the captured sub-path and query; staging swaps the host for the staging host", async ({ services, user }) => {
     const { endpoint, eventId } = await deliveredEvent(services, user.id, { subPath: "/orders/7", query: "a=1" });
-    expect((await replayEvent(services, { userId: user.id, eventId, environment: "original" })).destination_url).toBe(`http://127.0.0.1:${sink.port}/in/orders/7?a=1`);
+    expect((await replayEvent(services, { userId: user.id, eventId, environment: "original" })).destinationUrl).toBe(`http://127.0.0.1:${sink.port}/in/orders/7?a=1`);
     expect(sink.received.at(-1)!.url).toBe("/in/orders/7?a=1");
     await expectRefused(replayEvent(services, { userId: user.id, eventId, environment: "staging" }), "unprocessable", /set a staging hostname on the endpoint first/);
     await updateEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id }, changes: { stagingHost: `localhost:${sink.port}` } });
     const staged = await replayEvent(services, { userId: user.id, eventId, environment: "staging" });
-    expect(staged).toMatchObject({ environment: "staging", status: "delivered", destination_url: `http://localhost:${sink.port}/in/orders/7?a=1` });
+    expect(staged).toMatchObject({ environment: "staging", status: "delivered", destinationUrl: `http://localhost:${sink.port}/in/orders/7?a=1` });
   });
 
   test("refuses what is wrong in itself (400) apart from what this endpoint or the address policy cannot do (422)", async ({ services, user }) => {
@@ -229,11 +229,11 @@ describe("local replays", () => {
   test("recordLocalReplay stores the browser's result: 2xx delivered, anything else or no answer failed", async ({ services, user }) => {
     const { eventId } = await deliveredEvent(services, user.id);
     const ok = await recordLocalReplay(services, { userId: user.id, eventId, localPort: 4000, result: { status: 204, body: "", latencyMs: 12, error: null } });
-    expect(ok).toMatchObject({ event_id: eventId, environment: "local", status: "delivered", response_status: 204, latency_ms: 12, destination_url: "http://localhost:4000/in", modified: false });
+    expect(ok).toMatchObject({ eventId, environment: "local", status: "delivered", responseStatus: 204, latencyMs: 12, destinationUrl: "http://localhost:4000/in", modified: false });
     const refused = await recordLocalReplay(services, { userId: user.id, eventId, result: { status: 500, body: "boom", latencyMs: 3, error: null } });
-    expect(refused).toMatchObject({ status: "failed", response_status: 500, response_body: "boom", destination_url: "http://localhost:3000/in", error: null });
+    expect(refused).toMatchObject({ status: "failed", responseStatus: 500, responseBody: "boom", destinationUrl: "http://localhost:3000/in", error: null });
     const silent = await recordLocalReplay(services, { userId: user.id, eventId, result: { status: null, body: null, latencyMs: 0, error: null } });
-    expect(silent).toMatchObject({ status: "failed", response_status: null, error: "no answer" });
+    expect(silent).toMatchObject({ status: "failed", responseStatus: null, error: "no answer" });
     // Text from the user's machine is made storable rather than refused.
     const odd = await recordLocalReplay(services, { userId: user.id, eventId, result: { status: null, body: null, latencyMs: 0, error: "refused\u0000here" } });
     expect(odd.error).not.toContain("\u0000");
@@ -317,12 +317,12 @@ describe("listReplays and getReplay", () => {
     const { eventId } = await deliveredEvent(services, user.id);
     const edited = await replayEvent(services, { userId: user.id, eventId, environment: "custom", customUrl: toSink(), overrides: { method: "PUT", body: "edited" } });
     const got = await getReplay(services, { userId: user.id, attemptId: edited.id });
-    expect(got).toMatchObject({ ...edited, response_truncated: false, response_body_base64: Buffer.from("ok").toString("base64"), request_method: "PUT", request_body_base64: Buffer.from("edited").toString("base64") });
-    expect(got.response_headers).toContainEqual(["x-sink", "yes"]);
+    expect(got).toMatchObject({ ...edited, responseTruncated: false, responseBodyBase64: Buffer.from("ok").toString("base64"), requestMethod: "PUT", requestBodyBase64: Buffer.from("edited").toString("base64") });
+    expect(got.responseHeaders).toContainEqual(["x-sink", "yes"]);
     // What was sent, as stored: the captured headers (Content-Length is the sender's, from the bytes).
-    expect(got.request_headers).toEqual(capturedHeaders);
+    expect(got.requestHeaders).toEqual(capturedHeaders);
     const plain = await replayEvent(services, { userId: user.id, eventId, environment: "custom", customUrl: toSink() });
-    expect(await getReplay(services, { userId: user.id, attemptId: plain.id })).toMatchObject({ request_method: "POST", request_body_base64: null, modified: false });
+    expect(await getReplay(services, { userId: user.id, attemptId: plain.id })).toMatchObject({ requestMethod: "POST", requestBodyBase64: null, modified: false });
     const missing = (id: string) => `There is no replay with the id ${id}. Check the id, or list replays to find it.`;
     await expectRefused(getReplay(services, { userId: other.id, attemptId: edited.id }), "not_found", missing(edited.id));
     await expectRefused(getReplay(services, { userId: user.id, attemptId: MISSING_ID }), "not_found", missing(MISSING_ID));

@@ -67,11 +67,11 @@ describe("automatic retries", () => {
   test("keeps the event pending with next_attempt_at between attempts, records each, and counts only the final outcome", async ({ services, user, database }) => {
     const flaky = await createEndpoint(services, { userId: user.id, name: "flaky", destinationUrl: destination.url(), retryPolicy: fastPolicy(4) });
     expect(await getEndpoint(services, { userId: user.id, endpoint: { id: flaky.id } })).toMatchObject({
-      retry_policy: { max_attempts: 4, initial_delay_ms: 100, max_delay_ms: 200 },
-      pause_after_failures: null,
-      forwarding_paused: false,
-      paused_reason: null,
-      paused_at: null,
+      retryPolicy: { maxAttempts: 4, initialDelayMs: 100, maxDelayMs: 200 },
+      pauseAfterFailures: null,
+      forwardingPaused: false,
+      pausedReason: null,
+      pausedAt: null,
     });
     // The second answer is held until the test has seen the event pending with a retry scheduled.
     let release: (() => void) | undefined;
@@ -256,14 +256,14 @@ describe("circuit breaker", () => {
       retryPolicy: { maxAttempts: 3, initialDelayMs: 3_600_000, maxDelayMs: 3_600_000 },
       pauseAfterFailures: 2,
     });
-    expect(endpoint.pause_after_failures).toBe(2);
+    expect(endpoint.pauseAfterFailures).toBe(2);
     const read = () => getEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id } });
 
     const first = [await capture(services, endpoint.slug, "1"), await capture(services, endpoint.slug, "2")];
-    await waitFor(async () => (await read()).forwarding_paused, "the breaker to trip");
+    await waitFor(async () => (await read()).forwardingPaused, "the breaker to trip");
     const paused = await read();
-    expect(paused.paused_reason).toBe("2 consecutive failed attempts (last: destination answered 500)");
-    expect(new Date(paused.paused_at!).getTime()).not.toBeNaN();
+    expect(paused.pausedReason).toBe("2 consecutive failed attempts (last: destination answered 500)");
+    expect(new Date(paused.pausedAt!).getTime()).not.toBeNaN();
     expect(await statuses(database, first)).toEqual([
       ["pending", 1],
       ["pending", 1],
@@ -296,7 +296,7 @@ describe("circuit breaker", () => {
     });
 
     expect(await resumeEndpoint(services, { userId: user.id, endpointId: endpoint.id })).toEqual({ rescheduled: expect.any(Number) });
-    expect(await read()).toMatchObject({ forwarding_paused: false, paused_reason: null, paused_at: null, consecutive_failures: 0 });
+    expect(await read()).toMatchObject({ forwardingPaused: false, pausedReason: null, pausedAt: null, consecutiveFailures: 0 });
     const all = [...first, later];
     await waitFor(async () => (await statuses(database, all)).every(([status]) => status === "delivered"), "the backlog to drain");
     expect(target.received.filter((r) => r.url === "/in").map((r) => r.body.toString())).toEqual(["1", "2", "1", "2", "3"]);
@@ -317,13 +317,13 @@ describe("circuit breaker", () => {
     healthy = false;
     const failedAgain = await capture(services, created.slug, "c");
     await waitFor(async () => (await statuses(database, [failedAgain]))[0]![0] === "failed", "another failure");
-    expect(await read()).toMatchObject({ forwarding_paused: false, consecutive_failures: 1 });
+    expect(await read()).toMatchObject({ forwardingPaused: false, consecutiveFailures: 1 });
 
     const off = await updateEndpoint(services, { userId: user.id, endpoint: { id: created.id }, changes: { pauseAfterFailures: null } });
-    expect(off.pause_after_failures).toBeNull();
+    expect(off.pauseAfterFailures).toBeNull();
     const more = [await capture(services, created.slug, "d"), await capture(services, created.slug, "e")];
     await waitFor(async () => (await statuses(database, more)).every(([status]) => status === "failed"), "more failures");
-    expect(await read()).toMatchObject({ forwarding_paused: false, consecutive_failures: 3 });
+    expect(await read()).toMatchObject({ forwardingPaused: false, consecutiveFailures: 3 });
   });
 
   test("resuming an endpoint that is not paused only restarts its count", async ({ services, user, database }) => {
@@ -331,9 +331,9 @@ describe("circuit breaker", () => {
     const endpoint = await createEndpoint(services, { userId: user.id, name: "unpaused", destinationUrl: `http://127.0.0.1:${target.port}/unpaused`, pauseAfterFailures: 5 });
     const failed = await capture(services, endpoint.slug, "x");
     await waitFor(async () => (await statuses(database, [failed]))[0]![0] === "failed", "a failure");
-    expect((await getEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id } })).consecutive_failures).toBe(1);
+    expect((await getEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id } })).consecutiveFailures).toBe(1);
     expect(await resumeEndpoint(services, { userId: user.id, endpointId: endpoint.id })).toEqual({ rescheduled: 0 });
-    expect(await getEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id } })).toMatchObject({ consecutive_failures: 0, forwarding_paused: false });
+    expect(await getEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id } })).toMatchObject({ consecutiveFailures: 0, forwardingPaused: false });
     // The failed event stays failed: resuming is not retrying.
     expect(await statuses(database, [failed])).toEqual([["failed", 1]]);
   });

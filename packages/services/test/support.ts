@@ -19,7 +19,7 @@ export const test = base.extend<{ other: UserView }>({
    */
   other: async ({ services }, use) => {
     const user = await insertUser(services.orm.em.fork(), { id: uuidv7(), email: `other-${randomBytes(6).toString("hex")}@example.com`, passwordHash: "unusable" });
-    await use({ id: user.id, email: user.email, is_admin: user.isAdmin });
+    await use({ id: user.id, email: user.email, isAdmin: user.isAdmin });
   },
 });
 

@@ -13,15 +13,15 @@ describe("createUser", () => {
   test("makes the server's first user an admin, a later one only when asked", async ({ services, database }) => {
     const before = await database.query("select 1 from users");
     const first = await createUser(services, { email: unique("first"), password: PASSWORD });
-    expect(first.is_admin).toBe(before.length === 0);
-    expect((await createUser(services, { email: unique("later"), password: PASSWORD })).is_admin).toBe(false);
-    expect((await createUser(services, { email: unique("admin"), password: PASSWORD, isAdmin: true })).is_admin).toBe(true);
+    expect(first.isAdmin).toBe(before.length === 0);
+    expect((await createUser(services, { email: unique("later"), password: PASSWORD })).isAdmin).toBe(false);
+    expect((await createUser(services, { email: unique("admin"), password: PASSWORD, isAdmin: true })).isAdmin).toBe(true);
   });
 
   test("stores the email trimmed and lower-cased, and a hash of the password", async ({ services, database }) => {
     const email = unique("Mixed");
     const user = await createUser(services, { email: `  ${email.toUpperCase()} `, password: PASSWORD });
-    expect(user).toEqual({ id: user.id, email: email.toLowerCase(), is_admin: false });
+    expect(user).toEqual({ id: user.id, email: email.toLowerCase(), isAdmin: false });
     const [row] = await database.query<{ email: string; password_hash: string }>("select email, password_hash from users where id = $1", [user.id]);
     expect(row!.email).toBe(email.toLowerCase());
     expect(row!.password_hash).not.toContain(PASSWORD);

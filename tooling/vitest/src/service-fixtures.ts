@@ -51,7 +51,7 @@ export const test = databaseTest.extend<ServiceFixtures>({
     passwordHash ??= hashPassword(PASSWORD);
     const email = `user-${randomBytes(6).toString("hex")}@example.com`;
     const user = await insertUser(services.orm.em.fork(), { id: uuidv7(), email, passwordHash: await passwordHash });
-    await use({ id: user.id, email: user.email, is_admin: user.isAdmin });
+    await use({ id: user.id, email: user.email, isAdmin: user.isAdmin });
   },
   apiKey: async ({ services, user }, use) => {
     const { key, apiKey } = await createApiKey(services, { userId: user.id, name: "test" });

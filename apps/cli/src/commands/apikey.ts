@@ -1,3 +1,4 @@
+import { wireApiKey } from "@rehook/http";
 import { createApiKey, requireUserByEmail } from "@rehook/services";
 import { defineCommand } from "./define.js";
 import { withDatabase } from "./with-database.js";
@@ -14,10 +15,12 @@ export const apiKeyCreateCommand = defineCommand(
     },
   } as const,
   async (options, context) => {
-    const { key, apiKey } = await withDatabase(context, async ({ orm }) => {
+    const created = await withDatabase(context, async ({ orm }) => {
       const user = await requireUserByEmail({ orm }, options.email);
       return createApiKey({ orm }, { userId: user.id, name: options.name ?? "cli" });
     });
+    const { key } = created;
+    const apiKey = wireApiKey(created.apiKey);
     if (options.json) return { ...apiKey, key };
     context.stdout.write(`${JSON.stringify(apiKey)}\n${key}\n`);
     return undefined;

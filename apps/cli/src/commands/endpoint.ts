@@ -1,4 +1,5 @@
-import { ingressSettingsFromWire, RETRY_PRESETS, type IngressSettingsWire, type RetryPolicy } from "@rehook/core";
+import { RETRY_PRESETS, type RetryPolicy } from "@rehook/core";
+import { ingressSettingsFromWire, wireEndpoint, type IngressSettingsWire } from "@rehook/http";
 import { createEndpoint, deleteEndpoint, endpointSecret, requireUserByEmail, updateEndpoint } from "@rehook/services";
 import type { Orm } from "@rehook/db";
 import { UsageError } from "../cli-error.js";
@@ -104,7 +105,7 @@ export const endpointCreateCommand = defineCommand(
         retryPolicy,
         pauseAfterFailures,
         retentionDays: retention,
-      }),
+      }).then(wireEndpoint),
     );
   },
 );
@@ -137,7 +138,9 @@ export const endpointUpdateCommand = defineCommand(
     if (Object.keys(changes).length === 0) {
       throw new UsageError("There is nothing to change. Give --retention-days, --retention-default, --retry-preset, --pause-after, --response, --handshake or --verification.");
     }
-    return asUser(context, options.email, (orm, userId) => updateEndpoint(endpointContext(orm, context), { userId, endpoint: { slug: options.slug }, changes }));
+    return asUser(context, options.email, (orm, userId) =>
+      updateEndpoint(endpointContext(orm, context), { userId, endpoint: { slug: options.slug }, changes }).then(wireEndpoint),
+    );
   },
 );
 

@@ -1,3 +1,4 @@
+import { wireInvite } from "@rehook/http";
 import { createInvite, requireUserByEmail } from "@rehook/services";
 import { defineCommand } from "./define.js";
 import { withDatabase } from "./with-database.js";
@@ -13,10 +14,12 @@ export const inviteCreateCommand = defineCommand(
     },
   } as const,
   async (options, context) => {
-    const { url, invite } = await withDatabase(context, async ({ orm }) => {
+    const created = await withDatabase(context, async ({ orm }) => {
       const admin = await requireUserByEmail({ orm }, options.email);
       return createInvite({ orm, baseUrl: context.config.baseUrl }, { userId: admin.id });
     });
+    const { url } = created;
+    const invite = wireInvite(created.invite);
     if (options.json) return { ...invite, url };
     context.stdout.write(`${JSON.stringify(invite)}\n${url}\n`);
     return undefined;

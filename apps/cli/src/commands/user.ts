@@ -1,3 +1,4 @@
+import { wireUser } from "@rehook/http";
 import { createUser } from "@rehook/services";
 import { defineCommand } from "./define.js";
 import { withDatabase } from "./with-database.js";
@@ -13,5 +14,6 @@ export const userCreateCommand = defineCommand(
       admin: { type: "boolean", description: "may make invite links (the first user of a server is an admin anyway)" },
     },
   } as const,
-  (options, context) => withDatabase(context, ({ orm }) => createUser({ orm }, { email: options.email, password: options.password, isAdmin: options.admin })),
+  (options, context) =>
+    withDatabase(context, ({ orm }) => createUser({ orm }, { email: options.email, password: options.password, isAdmin: options.admin }).then(wireUser)),
 );

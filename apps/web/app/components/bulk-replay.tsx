@@ -83,7 +83,7 @@ export function BulkReplayCard({ endpointId, destinationUrl }: { endpointId: str
     }
   }
 
-  const chosen = SELECTIONS.find((option) => option.value === (job ? (job.status_filter ?? "all") : selection)) ?? SELECTIONS[0];
+  const chosen = SELECTIONS.find((option) => option.value === (job ? (job.statusFilter ?? "all") : selection)) ?? SELECTIONS[0];
   const busy = starting || running;
 
   return (

@@ -93,7 +93,7 @@ export function RetrySettingsForm({
         </div>
       </fieldset>
       {choice === "custom" ? (
-        <div className="retry-custom" data-testid="retry-custom">
+        <div className="retry-custom field-box" data-testid="retry-custom">
           <TextField
             id="retry-max-attempts"
             label="Max attempts"

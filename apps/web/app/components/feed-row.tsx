@@ -121,16 +121,16 @@ function RowReplayControl({ state, onReplay }: { state: RowReplay | undefined; o
   const attempt = state?.state === "done" ? state.attempt : null;
   const announcement = attempt
     ? attempt.status === "delivered"
-      ? `Replayed to the original destination: HTTP ${attempt.response_status}`
-      : `Replay failed${attempt.response_status !== null ? `: HTTP ${attempt.response_status}` : attempt.error ? `: ${attempt.error}` : ""}`
+      ? `Replayed to the original destination: HTTP ${attempt.responseStatus}`
+      : `Replay failed${attempt.responseStatus !== null ? `: HTTP ${attempt.responseStatus}` : attempt.error ? `: ${attempt.error}` : ""}`
     : "";
   return (
     <div className="row-replay">
       {attempt ? (
-        <Link to={`/replays/${attempt.id}`} className="row-replay-outcome" data-testid="row-replay-result" data-status={attempt.status} title={attempt.error ?? `Sent to ${attempt.destination_url}`}>
+        <Link to={`/replays/${attempt.id}`} className="row-replay-outcome" data-testid="row-replay-result" data-status={attempt.status} title={attempt.error ?? `Sent to ${attempt.destinationUrl}`}>
           <Badge tone={attempt.status === "delivered" ? "delivered" : "failed"}>
             {attempt.status === "delivered" ? "Replayed" : "Replay failed"}
-            {attempt.response_status !== null ? <span className="badge-extra"> · {attempt.response_status}</span> : null}
+            {attempt.responseStatus !== null ? <span className="badge-extra"> · {attempt.responseStatus}</span> : null}
           </Badge>
         </Link>
       ) : state?.state === "error" ? (

@@ -54,7 +54,7 @@ export function ResponseSettingsForm({ response, state, resetting }: { response:
         </div>
       </fieldset>
       {custom ? (
-        <div className="ingress-panel" data-testid="response-custom">
+        <div className="ingress-panel field-box" data-testid="response-custom">
           <div className="ingress-pair">
             <TextField id="response-status" label="Status" hint="200 to 599." name="responseStatus" inputMode="numeric" autoComplete="off" defaultValue={String(response?.status ?? 200)} />
             <TextField
@@ -257,7 +257,7 @@ export function VerificationSettingsForm({ verification, state }: { verification
 /** The generic scheme's own settings: which header carries the signature, how it is encoded, and what comes before it. */
 function HmacFields({ verification }: { verification: SavedVerification | null }) {
   return (
-    <div className="ingress-panel ingress-triple" data-testid="verification-hmac">
+    <div className="ingress-panel ingress-triple field-box" data-testid="verification-hmac">
       <TextField
         id="verification-header"
         label="Header"

@@ -6,7 +6,7 @@ import { RelativeTime } from "./relative-time";
 import { CopyField, FormError } from "./ui";
 import "./invites.css";
 
-type InviteRow = { id: string; created_at: string; expires_at: string; state: "open" | "used" | "expired" | "revoked"; used_by: string | null };
+type InviteRow = { id: string; createdAt: Date; expiresAt: Date; state: "open" | "used" | "expired" | "revoked"; usedBy: string | null };
 /** The Settings action's answer, as far as invites read it (the new link travels in `key`). */
 type InviteReply = { intent: string; ok: boolean; id: string | null; key: string | null; error: string | null } | undefined;
 
@@ -45,14 +45,14 @@ export function Invites({ invites, result }: { invites: InviteRow[]; result: Inv
             {invites.map((invite) => (
               <tr key={invite.id} data-testid="invite-row">
                 <td data-label="Created">
-                  <RelativeTime value={invite.created_at} />
+                  <RelativeTime value={invite.createdAt} />
                 </td>
-                <td data-label="Expires">{invite.state === "open" ? <RelativeTime value={invite.expires_at} /> : <span className="muted">—</span>}</td>
+                <td data-label="Expires">{invite.state === "open" ? <RelativeTime value={invite.expiresAt} /> : <span className="muted">—</span>}</td>
                 <td data-label="State">
                   <Badge tone={STATE_TONE[invite.state]} dot={false}>
                     {STATE_LABEL[invite.state]}
                   </Badge>
-                  {invite.used_by ? <span className="muted small invite-used-by"> by {invite.used_by}</span> : null}
+                  {invite.usedBy ? <span className="muted small invite-used-by"> by {invite.usedBy}</span> : null}
                 </td>
                 <td className="cell-actions">
                   {invite.state === "open" ? (

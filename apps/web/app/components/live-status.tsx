@@ -20,8 +20,8 @@ const TITLES: Record<Connection, string> = {
 export function LiveIndicator({ state, lastEventAt }: { state: Connection; lastEventAt: Date | string | null }) {
   return (
     <span className="live-status">
-      <span className={`live-indicator live-${state}`} data-testid="live-indicator" data-state={state} title={TITLES[state]} role="status">
-        <span className="live-dot" aria-hidden="true" />
+      <span className={`badge live-indicator live-${state}`} data-testid="live-indicator" data-state={state} title={TITLES[state]} role="status">
+        <span className="badge-dot live-dot" aria-hidden="true" />
         {LABELS[state]}
       </span>
       {state !== "live" && state !== "connecting" && lastEventAt ? (

@@ -72,7 +72,7 @@ export function HeadersTable({ headers, testId = "header-row", caption }: { head
   if (headers.length === 0) return <p className="muted">No headers.</p>;
   return (
     <div className="table-wrap">
-      <DataTable className="headers-table" caption={caption} columns={["Name", "Value"]}>
+      <DataTable className="headers-table stacks-on-phone" caption={caption} columns={["Name", "Value"]}>
         {headers.map(([name, value], index) => (
           <tr key={index} data-testid={testId}>
             <td className="mono header-name">{name}</td>

@@ -55,7 +55,7 @@ export function Tabs({ items, label, initial }: { items: TabItem[]; label: strin
             >
               {item.label}
               {item.extra !== undefined ? (
-                <span className={item.extraTone ? `tab-extra tab-extra-${item.extraTone}` : "tab-extra"} aria-hidden="true">
+                <span className={item.extraTone ? `count-pill tab-extra tab-extra-${item.extraTone}` : "count-pill tab-extra"} aria-hidden="true">
                   {item.extra}
                 </span>
               ) : null}

@@ -67,8 +67,8 @@ export function plural(count: number, one: string, many = `${one}s`): string {
 }
 
 /** An endpoint's finished deliveries: "12 delivered · 1 failed". */
-export function deliveryCounts(endpoint: { delivered_count: number; failed_count: number }): string {
-  return `${endpoint.delivered_count.toLocaleString("en-US")} delivered · ${endpoint.failed_count.toLocaleString("en-US")} failed`;
+export function deliveryCounts(endpoint: { deliveredCount: number; failedCount: number }): string {
+  return `${endpoint.deliveredCount.toLocaleString("en-US")} delivered · ${endpoint.failedCount.toLocaleString("en-US")} failed`;
 }
 
 /** The first-run command that sends a sample event to a capture URL. */

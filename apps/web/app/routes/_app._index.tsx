@@ -108,16 +108,16 @@ export default function Endpoints() {
                   </Link>
                   <span className="endpoint-badges">
                     {endpoint.forwardingPaused ? <PausedBadge reason={endpoint.pausedReason} /> : null}
-                    <HealthBadge state={endpoint.health.state} rate={endpoint.health.success_rate} captureOnly={!endpoint.destination_url} />
+                    <HealthBadge state={endpoint.health.state} rate={endpoint.health.successRate} captureOnly={!endpoint.destinationUrl} />
                   </span>
                 </div>
-                <CopyField value={endpoint.webhook_url} testId="capture-url" />
+                <CopyField value={endpoint.webhookUrl} testId="capture-url" />
                 <div className="endpoint-row-meta">
                   <span className="endpoint-destination">
                     <Icon name="arrow-right" />
-                    {endpoint.destination_url ? (
-                      <span className="mono truncate" title={endpoint.destination_url} data-testid="destination">
-                        {endpoint.destination_url}
+                    {endpoint.destinationUrl ? (
+                      <span className="mono truncate" title={endpoint.destinationUrl} data-testid="destination">
+                        {endpoint.destinationUrl}
                       </span>
                     ) : (
                       <span className="muted" data-testid="destination">
@@ -127,18 +127,18 @@ export default function Endpoints() {
                   </span>
                   <span className="endpoint-stats">
                     <span className="endpoint-events" data-testid="event-count">
-                      {plural(endpoint.event_count, "event")}
+                      {plural(endpoint.eventCount, "event")}
                     </span>
                     <span className="endpoint-last-event" data-testid="last-event">
-                      {endpoint.last_event_at ? (
+                      {endpoint.lastEventAt ? (
                         <>
-                          Last received <RelativeTime value={endpoint.last_event_at} />
+                          Last received <RelativeTime value={endpoint.lastEventAt} />
                         </>
                       ) : (
                         "Nothing received yet"
                       )}
                     </span>
-                    {endpoint.destination_url ? (
+                    {endpoint.destinationUrl ? (
                       <span className="endpoint-counts" data-testid="counts">
                         {deliveryCounts(endpoint)}
                       </span>

@@ -28,9 +28,9 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     throw error;
   }
   // The body travels once, as base64: the page decodes it and picks JSON, text or hex.
-  const { response_body: _text, ...rest } = attempt;
+  const { responseBody: _text, ...rest } = attempt;
   const event = await context.caller.events
-    .get({ id: attempt.event_id })
+    .get({ id: attempt.eventId })
     .then((found) => ({
       eventType: found.eventType,
       method: found.method,
@@ -45,10 +45,10 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 
 export default function ReplayAttemptPage() {
   const { attempt, event } = useLoaderData<typeof loader>();
-  const replayedAt = useExactTime(attempt.replayed_at);
-  const body = useMemo(() => (attempt.response_body_base64 === null ? null : payloadOf(base64Bytes(attempt.response_body_base64))), [attempt.response_body_base64]);
-  const headers = attempt.response_headers;
-  const sentBody = useMemo(() => (attempt.request_body_base64 === null ? null : payloadOf(base64Bytes(attempt.request_body_base64))), [attempt.request_body_base64]);
+  const replayedAt = useExactTime(attempt.replayedAt);
+  const body = useMemo(() => (attempt.responseBodyBase64 === null ? null : payloadOf(base64Bytes(attempt.responseBodyBase64))), [attempt.responseBodyBase64]);
+  const headers = attempt.responseHeaders;
+  const sentBody = useMemo(() => (attempt.requestBodyBase64 === null ? null : payloadOf(base64Bytes(attempt.requestBodyBase64))), [attempt.requestBodyBase64]);
   const eventType = event?.eventType ?? "event";
 
   return (
@@ -70,11 +70,11 @@ export default function ReplayAttemptPage() {
           <span className="header-meta">
             <EnvironmentChip environment={attempt.environment} />
             <span className="mono request-line">
-              {attempt.request_method ? <span className="method">{attempt.request_method}</span> : event ? <span className="method">{event.method}</span> : null}{" "}
-              <span className="break">{attempt.destination_url}</span>
+              {attempt.requestMethod ? <span className="method">{attempt.requestMethod}</span> : event ? <span className="method">{event.method}</span> : null}{" "}
+              <span className="break">{attempt.destinationUrl}</span>
             </span>
             <span>
-              Replayed <RelativeTime value={attempt.replayed_at} />
+              Replayed <RelativeTime value={attempt.replayedAt} />
             </span>
           </span>
         }
@@ -82,13 +82,13 @@ export default function ReplayAttemptPage() {
           <>
             {event?.lastAttempt ? (
               <Link
-                to={`/events/${attempt.event_id}/compare?left=delivery:${event.lastAttempt}&right=replay:${attempt.id}`}
+                to={`/events/${attempt.eventId}/compare?left=delivery:${event.lastAttempt}&right=replay:${attempt.id}`}
                 className="button secondary"
               >
                 Compare with the original
               </Link>
             ) : null}
-            <Link to={`/events/${attempt.event_id}`} className="button secondary">
+            <Link to={`/events/${attempt.eventId}`} className="button secondary">
               <Icon name="arrow-right" />
               Open the event
             </Link>
@@ -99,7 +99,7 @@ export default function ReplayAttemptPage() {
       <Card title="Details">
         <dl className="kv details-grid">
           <Detail term="Event">
-            <Link to={`/events/${attempt.event_id}`} className="break">
+            <Link to={`/events/${attempt.eventId}`} className="break">
               {eventType}
             </Link>
           </Detail>
@@ -110,21 +110,21 @@ export default function ReplayAttemptPage() {
           </Detail>
           <Detail term="Target URL" wide>
             <span className="mono break" data-testid="replay-destination">
-              {attempt.destination_url}
+              {attempt.destinationUrl}
             </span>
           </Detail>
-          <Detail term="Response">{attempt.response_status !== null ? <HttpStatus code={attempt.response_status} /> : <span className="muted">No response</span>}</Detail>
-          <Detail term="Latency">{formatLatency(attempt.latency_ms)}</Detail>
+          <Detail term="Response">{attempt.responseStatus !== null ? <HttpStatus code={attempt.responseStatus} /> : <span className="muted">No response</span>}</Detail>
+          <Detail term="Latency">{formatLatency(attempt.latencyMs)}</Detail>
           <Detail term="Attempt ID" wide className="mono break">
             {attempt.id}
           </Detail>
         </dl>
       </Card>
 
-      {attempt.request_headers ? (
+      {attempt.requestHeaders ? (
         <Card title={attempt.modified ? "Request sent (edited)" : "Request sent"} className="replay-request">
           <h3 className="subheading">Headers sent</h3>
-          <HeadersTable headers={attempt.request_headers} testId="request-header-row" caption="Request headers sent" />
+          <HeadersTable headers={attempt.requestHeaders} testId="request-header-row" caption="Request headers sent" />
           <h3 className="subheading">Body sent</h3>
           {sentBody ? (
             <PayloadBlock payload={sentBody} testId="request-body" label="Body sent" />
@@ -143,9 +143,9 @@ export default function ReplayAttemptPage() {
       >
         <div className="response">
           <div className="response-summary">
-            <HttpStatus code={attempt.response_status} />
+            <HttpStatus code={attempt.responseStatus} />
             <span className="muted">
-              Latency <strong className="fg">{formatLatency(attempt.latency_ms)}</strong>
+              Latency <strong className="fg">{formatLatency(attempt.latencyMs)}</strong>
             </span>
           </div>
           {attempt.error ? (
@@ -165,7 +165,7 @@ export default function ReplayAttemptPage() {
           )}
           <h3 className="subheading">Response body</h3>
           {body ? <PayloadBlock payload={body} testId="response-body" label="Response body" /> : <p className="muted">The target sent no body.</p>}
-          {attempt.response_truncated ? <p className="note">The response body was truncated: only its beginning was stored.</p> : null}
+          {attempt.responseTruncated ? <p className="note">The response body was truncated: only its beginning was stored.</p> : null}
         </div>
       </Card>
     </>

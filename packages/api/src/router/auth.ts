@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { SIGNUP_MODES } from "@rehook/core";
+import type { SessionUser } from "@rehook/auth";
 import { checkInvite, logIn, logOut, signUp, signupMode } from "@rehook/services";
 import { protectedProcedure, publicProcedure, router } from "../trpc.js";
 
@@ -6,22 +8,27 @@ const credentials = z.object({ email: z.string(), password: z.string() });
 // An invite token is 32 characters; anything much longer is refused before it is hashed.
 const inviteToken = z.string().max(200).nullish();
 
+// The session's own procedures: they set and end the cookie, so they are not contracts (which
+// know nothing of cookies); each still declares what it answers.
+const user = z.custom<SessionUser>();
+const signupPolicy = z.object({ mode: z.enum(SIGNUP_MODES), invite: z.custom<Awaited<ReturnType<typeof checkInvite>>>().nullable() });
+
 export const authRouter = router({
-  me: publicProcedure.query(({ ctx }) => ctx.session?.user ?? null),
+  me: publicProcedure.output(user.nullable()).query(({ ctx }) => ctx.session?.user ?? null),
 
   /** Who may sign up here, and (given a link's token) whether that invite can be used. */
-  signupPolicy: publicProcedure.input(z.object({ invite: inviteToken })).query(async ({ ctx, input }) => {
+  signupPolicy: publicProcedure.input(z.object({ invite: inviteToken })).output(signupPolicy).query(async ({ ctx, input }) => {
     const mode = signupMode(ctx.services);
     return { mode, invite: mode === "invite" && input.invite ? await checkInvite(ctx.services, input.invite) : null };
   }),
 
-  signUp: publicProcedure.input(credentials.extend({ invite: inviteToken })).mutation(async ({ ctx, input }) => {
+  signUp: publicProcedure.input(credentials.extend({ invite: inviteToken })).output(user).mutation(async ({ ctx, input }) => {
     const signedIn = await signUp(ctx.services, { ...input, clientAddress: ctx.clientAddress });
     ctx.setCookie(signedIn.cookie.serialized);
     return signedIn.user;
   }),
 
-  logIn: publicProcedure.input(credentials).mutation(async ({ ctx, input }) => {
+  logIn: publicProcedure.input(credentials).output(user).mutation(async ({ ctx, input }) => {
     const signedIn = await logIn(ctx.services, { ...input, clientAddress: ctx.clientAddress });
     // A new session id at every login; the one the browser had (if any) ends.
     if (ctx.session) await logOut(ctx.services, ctx.session.sessionId);
@@ -29,7 +36,7 @@ export const authRouter = router({
     return signedIn.user;
   }),
 
-  logOut: protectedProcedure.mutation(async ({ ctx }) => {
+  logOut: protectedProcedure.output(z.null()).mutation(async ({ ctx }) => {
     ctx.setCookie((await logOut(ctx.services, ctx.session.sessionId)).serialized);
     return null;
   }),

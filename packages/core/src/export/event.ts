@@ -27,6 +27,3 @@ export interface ExportedEvent {
 
 export const EXPORT_FORMATS = ["ndjson", "har"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
-/** Bytes as base64 without copying them first. */
-export const toBase64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");

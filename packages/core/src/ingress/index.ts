@@ -3,5 +3,4 @@ export * from "./answer-policy.js";
 export * from "./handshake.js";
 export * from "./secret-hint.js";
 export * from "./verification/index.js";
-export * from "./wire.js";
 export * from "./session-cookie.js";

@@ -15,8 +15,10 @@ import {
   SIGNATURE_SCHEMES,
   SIGNATURE_STATUSES,
 } from "@rehook/core";
-import { MAX_EVENT_OFFSET, MAX_PAUSE_AFTER_FAILURES, MAX_RETENTION_DAYS } from "@rehook/services";
+import { eventContracts, MAX_PAUSE_AFTER_FAILURES, MAX_RETENTION_DAYS } from "@rehook/services";
 import { z } from "zod";
+import { restQuerySchema } from "./contract-route.js";
+import { EVENT_LIST_WIRE } from "./cursor.js";
 
 // The public API's contract: these schemas validate requests, shape responses, and are
 // turned into the OpenAPI document (openapi.ts), so the three cannot drift apart.
@@ -35,38 +37,8 @@ export const ErrorResponse = z.object({
 
 export const PageMeta = z.object({ total: z.int().min(0), limit: z.int().min(1), offset: z.int().min(0) });
 
-const instant = (name: string) =>
-  z.iso
-    .datetime({ offset: true, message: `${name} must be an ISO 8601 date-time, e.g. 2026-11-22T08:00:00Z` })
-    .transform((value) => new Date(value))
-    .optional();
-
-export const EventListQuery = z.object({
-  status: z.enum(EVENT_STATUSES).optional(),
-  endpoint_id: id.optional(),
-  // Text filters reach the database: NUL (%00) is a 400 naming the parameter, not a failed query.
-  source: safeText().min(1).max(200).optional().describe("Only events from this sender, e.g. stripe"),
-  event_type: safeText().min(1).max(200).optional().describe("Only events of this type, e.g. invoice.paid"),
-  signature: z.enum(SIGNATURE_STATUSES).optional().describe("Only events whose signature check found this (endpoints with verification)"),
-  received_after: instant("received_after").describe("Only events received at or after this time"),
-  received_before: instant("received_before").describe("Only events received before this time"),
-  q: safeText()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe(
-      "Text the body (its first 64 KiB) or the headers (names and values) contain; ASCII letters match in either case. Searches the last 24 hours unless received_after says otherwise; total then counts only up to the page",
-    ),
-  cursor: z.string().min(1).max(200).optional().describe("meta.next_cursor of the previous page: the next (older) page, stable while new events arrive"),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  offset: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_EVENT_OFFSET, `offset is at most ${MAX_EVENT_OFFSET}: page deeper with cursor (meta.next_cursor)`)
-    .default(0)
-    .describe(`At most ${MAX_EVENT_OFFSET}; use cursor for deeper pages`),
-});
+/** The list's query: the events.list contract's input under its wire names (q, cursor), limit 20 by default. */
+export const EventListQuery = restQuerySchema(eventContracts.listEventsContract, EVENT_LIST_WIRE);
 
 export const EventSummary = z.object({
   id,

@@ -25,6 +25,6 @@ export async function loadActivityPage({ context, request }: LoaderFunctionArgs)
     volume,
     events: page.events,
     nextCursor: page.nextCursor,
-    endpoints: endpoints.map((endpoint) => ({ id: endpoint.id, name: endpoint.name, webhook_url: endpoint.webhook_url, destination_url: endpoint.destination_url })),
+    endpoints: endpoints.map((endpoint) => ({ id: endpoint.id, name: endpoint.name, webhookUrl: endpoint.webhookUrl, destinationUrl: endpoint.destinationUrl })),
   };
 }

@@ -2,7 +2,7 @@ import { EVENT_STATUSES, STATUS_LABELS, type EventStatus } from "../../lib/forma
 import { sinceStart, type EventListFilter } from "../../lib/list-filter";
 
 export type Filter = EventListFilter<EventStatus>;
-export type EndpointOption = { id: string; name: string; webhook_url: string; destination_url: string | null };
+export type EndpointOption = { id: string; name: string; webhookUrl: string; destinationUrl: string | null };
 
 export const STATUS_OPTIONS = EVENT_STATUSES.map((status) => ({ value: status, label: STATUS_LABELS[status] }));
 export const RESOLVED_OPTIONS = [{ value: "1", label: "Hide resolved by replay" }];

@@ -43,7 +43,7 @@ export function FeedEmpty({ filter, endpoints }: { filter: Filter; endpoints: En
         Send a request to <strong>{endpoint.name}</strong> and it will appear here straight away — no need to reload.
       </p>
       <div className="empty-snippet">
-        <TestEventSnippet webhookUrl={endpoint.webhook_url} />
+        <TestEventSnippet webhookUrl={endpoint.webhookUrl} />
       </div>
     </EmptyCard>
   );

@@ -43,7 +43,7 @@ export function Feed({
   const split = useSplitView();
   const { replays, replayRow } = useRowReplays();
   // Capture-only endpoints have no original destination to replay to: no button on their rows.
-  const captureOnly = new Set(endpoints.filter((endpoint) => !endpoint.destination_url).map((endpoint) => endpoint.id));
+  const captureOnly = new Set(endpoints.filter((endpoint) => !endpoint.destinationUrl).map((endpoint) => endpoint.id));
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
 
@@ -147,7 +147,7 @@ export function Feed({
       <div className={`feed-layout${split ? " is-split" : ""}`} data-testid="feed-layout" data-split={split}>
         <div className="feed-list">
           <div className="card table-card">
-            <DataTable className="events-table" caption="Events, newest first. j and k move the selection, Enter opens it, / searches." columns={FEED_COLUMNS}>
+            <DataTable className="events-table stacks-on-phone" caption="Events, newest first. j and k move the selection, Enter opens it, / searches." columns={FEED_COLUMNS}>
               {state.rows.map((row) => (
                 <EventRow
                   key={row.id}

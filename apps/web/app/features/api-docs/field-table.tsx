@@ -5,7 +5,7 @@ import type { FieldView, OperationView } from "../../lib/openapi";
 export function FieldTable({ caption, fields, showIn = false }: { caption: string; fields: FieldView[]; showIn?: boolean }) {
   return (
     <div className="table-wrap">
-      <DataTable className="api-table" caption={caption} columns={showIn ? ["Name", "In", "Required", "Type"] : ["Name", "Required", "Type"]}>
+      <DataTable className="api-table stacks-on-phone" caption={caption} columns={showIn ? ["Name", "In", "Required", "Type"] : ["Name", "Required", "Type"]}>
         {fields.map((field) => (
           <tr key={`${field.in}:${field.name}`}>
             <td data-label="Name" className="api-field-name">

@@ -9,17 +9,17 @@ export function CaptureCards({ endpoint }: { endpoint: EndpointPageData["endpoin
       <Card
         title="Capture URL"
         description={
-          endpoint.destination_url ? (
+          endpoint.destinationUrl ? (
             <>Requests sent here are stored and forwarded to your destination.</>
           ) : (
             <>Requests sent here are stored so you can inspect them. Add a destination URL to forward them.</>
           )
         }
       >
-        <CopyField value={endpoint.webhook_url} testId="capture-url" />
+        <CopyField value={endpoint.webhookUrl} testId="capture-url" />
         <dl className="kv compact">
           <Detail term="Forwards to">
-            {endpoint.destination_url ? <span className="mono break">{endpoint.destination_url}</span> : <span className="muted">Capture only</span>}
+            {endpoint.destinationUrl ? <span className="mono break">{endpoint.destinationUrl}</span> : <span className="muted">Capture only</span>}
           </Detail>
           <Detail term="Accepts" className="muted">
             Any method, and any path below the URL (…/{endpoint.slug}/orders/42 too)
@@ -31,7 +31,7 @@ export function CaptureCards({ endpoint }: { endpoint: EndpointPageData["endpoin
       </Card>
 
       <Card title="Send a test event" description="Run this in a terminal, then watch the event arrive in Activity.">
-        <TestEventSnippet webhookUrl={endpoint.webhook_url} />
+        <TestEventSnippet webhookUrl={endpoint.webhookUrl} />
       </Card>
     </div>
   );

@@ -17,7 +17,7 @@ export function ActivityCard({ endpoint, range, activity }: Pick<EndpointPageDat
       actions={<RangeControl current={range} hrefFor={(choice) => `?range=${choice}`} />}
     >
       {activity ? (
-        <EndpointActivityCharts series={activity} forwards={endpoint.destination_url !== null} />
+        <EndpointActivityCharts series={activity} forwards={endpoint.destinationUrl !== null} />
       ) : (
         <p className="muted">The charts could not be loaded. Reload the page to try again.</p>
       )}

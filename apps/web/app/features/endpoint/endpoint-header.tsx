@@ -27,11 +27,11 @@ export function EndpointHeader({
         title={endpoint.name}
         description={
           <span className="header-meta">
-            <HealthBadge state={endpoint.health.state} rate={endpoint.health.success_rate} captureOnly={!endpoint.destination_url} />
+            <HealthBadge state={endpoint.health.state} rate={endpoint.health.successRate} captureOnly={!endpoint.destinationUrl} />
             {endpoint.forwardingPaused ? <PausedBadge reason={endpoint.pausedReason} /> : null}
             <span>{deliveryCounts(endpoint)}</span>
             <span>
-              Created <RelativeTime value={endpoint.created_at} />
+              Created <RelativeTime value={endpoint.createdAt} />
             </span>
           </span>
         }

@@ -41,7 +41,7 @@ export function EndpointPage() {
       <CaptureCards endpoint={endpoint} />
       <ActivityCard endpoint={endpoint} range={range} activity={activity} />
       <RecentEventsCard recent={recent} more={more} activityHref={activityHref} />
-      <BulkReplayCard endpointId={endpoint.id} destinationUrl={endpoint.destination_url} />
+      <BulkReplayCard endpointId={endpoint.id} destinationUrl={endpoint.destinationUrl} />
       <SettingsCard endpoint={endpoint} saving={pendingIntent === "update"} result={updateResult} />
       <IngressSections endpoint={endpoint} result={result} pendingIntent={pendingIntent} />
       <RetriesCard

@@ -32,7 +32,7 @@ export function RetriesCard({
       <RetrySettingsForm
         key={retryKey}
         settings={{ retryPolicy: endpoint.retryPolicy, pauseAfterFailures: endpoint.pauseAfterFailures, consecutiveFailures: endpoint.consecutiveFailures }}
-        hasDestination={endpoint.destination_url !== null}
+        hasDestination={endpoint.destinationUrl !== null}
         saving={saving}
         saved={!!result?.ok}
         error={result && !result.ok ? result.error : null}
@@ -42,7 +42,7 @@ export function RetriesCard({
           <p className="danger-title">Retry failed events</p>
           <p className="muted small">Gives every failed event of this endpoint one more attempt, to its destination.</p>
         </div>
-        <button type="button" className="button secondary" onClick={onRetryFailed} disabled={endpoint.destination_url === null}>
+        <button type="button" className="button secondary" onClick={onRetryFailed} disabled={endpoint.destinationUrl === null}>
           <Icon name="refresh" />
           Retry failed events
         </button>
@@ -80,7 +80,7 @@ export function RetryFailedDialog({ endpoint, open, busy, onClose }: { endpoint:
       description={
         <p>
           Every event of “{endpoint.name}” whose delivery failed goes back to pending and is sent again to{" "}
-          <span className="mono break">{endpoint.destination_url ?? "its destination"}</span> once more (one new attempt each). Your destination may receive requests
+          <span className="mono break">{endpoint.destinationUrl ?? "its destination"}</span> once more (one new attempt each). Your destination may receive requests
           it has already answered.
         </p>
       }

@@ -10,7 +10,7 @@ type UpdateResult = { ok: true; savedAt: number } | { ok: false; error: string }
 export function SettingsCard({ endpoint, saving, result }: { endpoint: EndpointPageData["endpoint"]; saving: boolean; result: UpdateResult }) {
   const savedAt = result?.ok ? result.savedAt : 0;
   // A new key after a save shows the stored (normalised) values; an error keeps what was typed.
-  const formKey = [endpoint.name, endpoint.destination_url, endpoint.staging_host, endpoint.sign_requests, endpoint.keep_proxy_headers, savedAt].join("\u0000");
+  const formKey = [endpoint.name, endpoint.destinationUrl, endpoint.stagingHost, endpoint.signRequests, endpoint.keepProxyHeaders, savedAt].join("\u0000");
   return (
     <Card title="Settings" description="Changes apply to events captured from now on; stored events keep the destination they were captured for.">
       <Form method="post" className="form-stack" key={formKey} noValidate>
@@ -22,7 +22,7 @@ export function SettingsCard({ endpoint, saving, result }: { endpoint: EndpointP
           hint="Leave blank to capture only."
           name="destinationUrl"
           placeholder="https://api.example.com/webhooks"
-          defaultValue={endpoint.destination_url ?? ""}
+          defaultValue={endpoint.destinationUrl ?? ""}
         />
         <TextField
           id="settings-staging"
@@ -32,7 +32,7 @@ export function SettingsCard({ endpoint, saving, result }: { endpoint: EndpointP
           spellCheck={false}
           autoComplete="off"
           placeholder="staging.example.com"
-          defaultValue={endpoint.staging_host ?? ""}
+          defaultValue={endpoint.stagingHost ?? ""}
         />
         <CheckboxField
           id="settings-sign"
@@ -44,14 +44,14 @@ export function SettingsCard({ endpoint, saving, result }: { endpoint: EndpointP
             </>
           }
           name="signRequests"
-          defaultChecked={endpoint.sign_requests}
+          defaultChecked={endpoint.signRequests}
         />
         <CheckboxField
           id="settings-proxy-headers"
           label="Keep proxy headers"
           hint="Forward and replay the sender's X-Forwarded-*, Forwarded and X-Real-IP headers. Off by default: anyone can write them."
           name="keepProxyHeaders"
-          defaultChecked={endpoint.keep_proxy_headers}
+          defaultChecked={endpoint.keepProxyHeaders}
         />
         <TextField
           id="settings-retention"

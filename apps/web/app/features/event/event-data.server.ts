@@ -36,8 +36,8 @@ export async function loadEventPage({ request, context, params }: LoaderFunction
     /** Forwarding to its endpoint is paused: attempts (Retry now too) wait until it is resumed. */
     forwardingPaused: endpoint?.forwardingPaused ?? false,
     replayHints: replayHints({
-      destinationUrl: endpoint?.destination_url ?? null,
-      stagingHost: endpoint?.staging_host ?? null,
+      destinationUrl: endpoint?.destinationUrl ?? null,
+      stagingHost: endpoint?.stagingHost ?? null,
       path: event.path,
       query: event.query,
     }),

@@ -9,15 +9,15 @@ import { EditedBadge } from "./replay-table";
 
 /** One attempt's outcome, as the replay dialog shows it. */
 export function ReplayOutcome({ attempt }: { attempt: ReplayAttempt }) {
-  const preview = useMemo(() => (attempt.response_body === null ? null : previewBody(attempt.response_body)), [attempt.response_body]);
+  const preview = useMemo(() => (attempt.responseBody === null ? null : previewBody(attempt.responseBody)), [attempt.responseBody]);
   return (
     <div className="replay-outcome" data-testid="replay-result" data-status={attempt.status}>
       <div className="response-summary">
         <StatusBadge status={attempt.status} />
-        {attempt.response_status !== null ? <HttpStatus code={attempt.response_status} /> : null}
+        {attempt.responseStatus !== null ? <HttpStatus code={attempt.responseStatus} /> : null}
         {attempt.modified ? <EditedBadge /> : null}
         <span className="muted">
-          Latency <strong className="fg">{formatLatency(attempt.latency_ms)}</strong>
+          Latency <strong className="fg">{formatLatency(attempt.latencyMs)}</strong>
         </span>
         <Link to={`/replays/${attempt.id}`} className="text-link replay-outcome-link">
           Open attempt <Icon name="arrow-right" />
@@ -26,7 +26,7 @@ export function ReplayOutcome({ attempt }: { attempt: ReplayAttempt }) {
       <p className="muted small">
         {environmentLabel(attempt.environment)} · sent to{" "}
         <span className="mono break fg" data-testid="replay-destination">
-          {attempt.destination_url}
+          {attempt.destinationUrl}
         </span>
       </p>
       {attempt.error ? (
@@ -39,7 +39,7 @@ export function ReplayOutcome({ attempt }: { attempt: ReplayAttempt }) {
           <PayloadBlock payload={preview.payload} testId="replay-response-body" label="Response body" />
           {preview.cut ? <p className="muted small">Only the beginning is shown here: open the attempt for the whole body.</p> : null}
         </>
-      ) : attempt.response_status !== null ? (
+      ) : attempt.responseStatus !== null ? (
         <p className="muted small">The target sent no body.</p>
       ) : null}
     </div>

@@ -36,11 +36,11 @@ export function ReplayTable({ rows, withEvent, caption }: { rows: ReplayRow[]; w
     { label: "Latency", className: "num" },
   ];
   return (
-    <DataTable className={`replays-table${withEvent ? "" : " is-compact"}`} caption={caption} columns={columns}>
+    <DataTable className={`replays-table stacks-on-phone${withEvent ? "" : " is-compact"}`} caption={caption} columns={columns}>
       {rows.map((row) => (
         <tr key={row.id} data-testid="replay-row" data-replay-id={row.id} data-status={row.status} className="replay-row" onClick={(event) => open(event, `/replays/${row.id}`)}>
           <td data-label="Time" className="cell-time">
-            <Link to={`/replays/${row.id}`} className="replay-link" prefetch="intent">
+            <Link to={`/replays/${row.id}`} className="replay-link truncate" prefetch="intent">
               <span className="sr-only">Replayed </span>
               <RelativeTime value={row.replayedAt} />
             </Link>

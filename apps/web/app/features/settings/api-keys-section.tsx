@@ -8,7 +8,7 @@ import { CopyField, FormError } from "../../components/ui";
 import type { ActionReply } from "./action-reply";
 import { Section, usePendingIntent } from "./section";
 
-type ApiKeyRow = { id: string; name: string; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null };
+type ApiKeyRow = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null };
 
 /** Generate a key (shown once), see when each was last used, revoke one. */
 export function ApiKeysSection({ apiKeys, result }: { apiKeys: ApiKeyRow[]; result: ActionReply | undefined }) {
@@ -17,7 +17,7 @@ export function ApiKeysSection({ apiKeys, result }: { apiKeys: ApiKeyRow[]; resu
   const formRef = useResetAfterCreate(created);
   const createError = result?.intent === "createKey" && !result.ok ? result.error : null;
   const revokeResult = result?.intent === "revokeKey" ? result : null;
-  const active = apiKeys.filter((key) => !key.revoked_at).length;
+  const active = apiKeys.filter((key) => !key.revokedAt).length;
 
   return (
     <Section
@@ -58,14 +58,14 @@ export function ApiKeysSection({ apiKeys, result }: { apiKeys: ApiKeyRow[]; resu
       ) : (
         <div className="table-wrap">
           <DataTable
-            className="keys-table"
+            className="keys-table stacks-on-phone"
             caption={`API keys (${active} active)`}
             columns={["Name", "Key", "Created", "Last used", { label: <span className="sr-only">Actions</span> }]}
           >
             {apiKeys.map((key) => {
               const revoking = pending.intent === "revokeKey" && pending.id === key.id;
               return (
-                <tr key={key.id} data-testid="api-key-row" className={key.revoked_at ? "is-revoked" : undefined}>
+                <tr key={key.id} data-testid="api-key-row" className={key.revokedAt ? "is-revoked" : undefined}>
                   <td data-label="Name" className="cell-strong">
                     {key.name}
                   </td>
@@ -73,12 +73,12 @@ export function ApiKeysSection({ apiKeys, result }: { apiKeys: ApiKeyRow[]; resu
                     <code className="inline-code">{key.prefix}…</code>
                   </td>
                   <td data-label="Created">
-                    <RelativeTime value={key.created_at} />
+                    <RelativeTime value={key.createdAt} />
                   </td>
-                  <td data-label="Last used">{key.last_used_at ? <RelativeTime value={key.last_used_at} /> : <span className="muted">Never</span>}</td>
+                  <td data-label="Last used">{key.lastUsedAt ? <RelativeTime value={key.lastUsedAt} /> : <span className="muted">Never</span>}</td>
                   <td className="cell-actions">
-                    {key.revoked_at ? (
-                      <Badge tone="revoked" dot={false} title={`Revoked ${new Date(key.revoked_at).toISOString().slice(0, 10)}`}>
+                    {key.revokedAt ? (
+                      <Badge tone="revoked" dot={false} title={`Revoked ${key.revokedAt.toISOString().slice(0, 10)}`}>
                         Revoked
                       </Badge>
                     ) : (

@@ -9,10 +9,10 @@ import { TRIGGERS } from "./triggers";
 
 type NotificationSettings = {
   enabled: boolean;
-  webhook_url: string | null;
+  webhookUrl: string | null;
   triggers: string[];
-  paused_reason: string | null;
-  last_error: string | null;
+  pausedReason: string | null;
+  lastError: string | null;
 };
 
 /** Chat notifications: on or off, the webhook URL, what triggers them; save and send a test. */
@@ -22,10 +22,10 @@ export function NotificationsSection({ settings, result }: { settings: Notificat
   const testing = pending.intent === "testNotification";
   const saved = !saving && result?.intent === "saveNotifications" ? result : null;
   const tested = !testing && result?.intent === "testNotification" ? result : null;
-  const formKey = [settings.enabled, settings.webhook_url, settings.triggers.join(",")].join("|");
-  const paused = settings.paused_reason;
+  const formKey = [settings.enabled, settings.webhookUrl, settings.triggers.join(",")].join("|");
+  const paused = settings.pausedReason;
   // Pausing records its reason as the last error too: show it once, in the banner.
-  const lastError = settings.last_error && settings.last_error !== paused ? settings.last_error : null;
+  const lastError = settings.lastError && settings.lastError !== paused ? settings.lastError : null;
   return (
     <Section
       id="notifications"
@@ -49,7 +49,7 @@ export function NotificationsSection({ settings, result }: { settings: Notificat
           hint="A Slack incoming-webhook URL. It is kept private and only used for these messages."
           name="webhookUrl"
           placeholder="https://hooks.slack.com/services/…"
-          defaultValue={settings.webhook_url ?? ""}
+          defaultValue={settings.webhookUrl ?? ""}
         />
         <fieldset className="fieldset">
           <legend>Notify me when an event is</legend>

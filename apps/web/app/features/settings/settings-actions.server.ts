@@ -53,7 +53,7 @@ async function testNotification({ caller, form, intent }: Submission): Promise<A
   const [sent, saved] = await Promise.all([caller.notifications.sendTest(), caller.notifications.get()]);
   const typed = String(form.get("webhookUrl") ?? "").trim();
   const note =
-    typed !== "" && saved.webhook_url !== null && typed !== saved.webhook_url
+    typed !== "" && saved.webhookUrl !== null && typed !== saved.webhookUrl
       ? "This went to the saved URL, not the one in the field: save the new URL first to try it."
       : null;
   return sent.ok ? reply(intent, { message: sent.message, note }) : reply(intent, { ok: false, message: "The provider refused the test message.", error: sent.message, note });

@@ -13,7 +13,7 @@ export async function loadSettingsPage({ request, context }: LoaderFunctionArgs)
   return {
     apiKeys,
     invites,
-    endpoints: endpoints.map((endpoint) => ({ id: endpoint.id, name: endpoint.name, webhook_url: endpoint.webhook_url })),
+    endpoints: endpoints.map((endpoint) => ({ id: endpoint.id, name: endpoint.name, webhookUrl: endpoint.webhookUrl })),
     notifications,
   };
 }

@@ -1,98 +1,36 @@
-import { describePayload } from "@rehook/core";
 import {
   captureBaseOf,
-  deleteEvent,
-  getEvent,
-  listEvents,
+  eventContracts,
+  replayContracts,
   openEventBody,
   openEventExport,
   recordLocalReplay,
-  replayEvent,
-  retryEvent,
   type ExportFilter,
-  type ReplayAttemptView,
 } from "@rehook/services";
-import type { z } from "zod";
 import { sendEventBody } from "../../event-body.js";
 import { sendEventExport } from "../../event-export.js";
-import { eventCursor } from "../cursor.js";
+import { contractRoute, fromWire } from "../contract-route.js";
+import { EVENT_LIST_WIRE } from "../cursor.js";
+import { restEventDetail, restEventList, restRetryQueued } from "../presenters/event.js";
 import { defineRoute, type Route } from "../route.js";
 import * as S from "../schemas.js";
+import { restReplayAttempt } from "../presenters/replay-attempt.js";
 
-/** A replay attempt as the public API shows it (no response body, as the spec has it). */
-const publicAttempt = ({ id, status, response_status, latency_ms, destination_url, replayed_at, modified }: ReplayAttemptView) => ({
-  id,
-  modified,
-  status,
-  response_status,
-  latency_ms,
-  destination_url,
-  replayed_at,
-});
-
-function eventPayload(body: Uint8Array, contentType: string | null): { payload: unknown; payload_encoding: "json" | "utf8" | "base64" } {
-  const view = describePayload(body, contentType);
-  if (view.kind === "json") return { payload: view.value, payload_encoding: "json" };
-  if (view.kind === "text") return { payload: view.text, payload_encoding: "utf8" };
-  return { payload: Buffer.from(body).toString("base64"), payload_encoding: "base64" };
-}
-
-function responseBody(body: Uint8Array | null): { body: string | null; body_encoding: "utf8" | "base64" } {
-  if (!body) return { body: null, body_encoding: "utf8" };
-  const view = describePayload(body, null);
-  return view.kind === "binary" ? { body: Buffer.from(body).toString("base64"), body_encoding: "base64" } : { body: Buffer.from(body).toString("utf8"), body_encoding: "utf8" };
-}
-
-type FilterQuery = Pick<z.infer<typeof S.EventListQuery>, "status" | "endpoint_id" | "source" | "event_type" | "signature" | "received_after" | "received_before" | "q">;
-
-/** The list's filter names as the use cases take them: the list, the export and the dashboard's export link share them. */
-export function exportFilter(query: FilterQuery): ExportFilter {
-  return {
-    status: query.status,
-    endpointId: query.endpoint_id,
-    source: query.source,
-    eventType: query.event_type,
-    signature: query.signature,
-    receivedAfter: query.received_after,
-    receivedBefore: query.received_before,
-    search: query.q,
-  };
+/** The list's filters (wire names) as the use cases take them: the export and the dashboard's export link read the list's. */
+export function exportFilter(query: Record<string, unknown>): ExportFilter {
+  const { before: _cursor, limit: _limit, offset: _offset, withTotal: _total, ...filter } = fromWire(eventContracts.listEventsContract, query);
+  return filter as ExportFilter;
 }
 
 
-/** The /api/v1 routes of events. The handlers only translate: the use cases are the dashboard's. */
+/** The /api/v1 routes of events: derived from their contracts, or (streams) translating to the dashboard's use cases. */
 export const EVENT_ROUTES: Route[] = [
-  defineRoute({
-    method: "GET",
-    path: "/events",
-    operationId: "listEvents",
-    summary: "List events, newest first",
-    query: S.EventListQuery,
-    success: { status: 200, schema: S.EventList, description: "A page of events" },
+  contractRoute(eventContracts.listEventsContract, {
+    description: "A page of events",
+    schema: S.EventList,
     errors: [400],
-    async handle({ services, userId, query }) {
-      const page = await listEvents(services, {
-        userId,
-        withTotal: true,
-        ...exportFilter(query),
-        before: query.cursor === undefined ? undefined : eventCursor.decode(query.cursor),
-        limit: query.limit,
-        offset: query.offset,
-      });
-      return {
-        status: 200,
-        body: {
-          data: page.events.map((e) => ({ id: e.id, source: e.source, event_type: e.eventType, status: e.status, signature: e.signature, latency_ms: e.latencyMs, received_at: e.receivedAt.toISOString(), resolved_by_replay: e.resolvedByReplay })),
-          meta: {
-            total: page.total!.value,
-            total_capped: page.total!.capped,
-            limit: query.limit,
-            offset: query.offset,
-            next_cursor: page.nextCursor === null ? null : eventCursor.encode(page.nextCursor),
-          },
-        },
-      };
-    },
+    wire: EVENT_LIST_WIRE,
+    present: restEventList,
   }),
   defineRoute({
     method: "GET",
@@ -109,66 +47,8 @@ export const EVENT_ROUTES: Route[] = [
       return undefined;
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/events/{id}",
-    operationId: "getEvent",
-    summary: "Get one event with its headers, payload (its first 256 KiB at most: see payload_truncated) and the destination's response",
-    success: { status: 200, schema: S.EventDetail, description: "The event" },
-    errors: [404],
-    async handle({ services, userId, params }) {
-      const event = await getEvent(services, { userId, eventId: params.id! });
-      return {
-        status: 200,
-        body: {
-          id: event.id,
-          endpoint_id: event.endpointId,
-          source: event.source,
-          event_type: event.eventType,
-          status: event.status,
-          signature: event.signature,
-          latency_ms: event.latencyMs,
-          received_at: event.receivedAt.toISOString(),
-          resolved_by_replay: event.resolvedByReplay,
-          method: event.method,
-          path: event.path,
-          query: event.query,
-          headers: event.headers,
-          ...eventPayload(event.body, event.contentType),
-          payload_truncated: event.bodyTruncated,
-          size_bytes: event.sizeBytes,
-          response: event.response && {
-            status: event.response.status,
-            headers: event.response.headers,
-            ...responseBody(event.response.body),
-            latency_ms: event.response.latencyMs,
-          },
-          replay_count: event.replayCount,
-          attempts: event.attempts.map((a) => ({
-            attempt: a.attempt,
-            started_at: a.startedAt.toISOString(),
-            latency_ms: a.latencyMs,
-            response_status: a.responseStatus,
-            error: a.error,
-            outcome: a.outcome,
-          })),
-          next_attempt_at: event.nextAttemptAt?.toISOString() ?? null,
-        },
-      };
-    },
-  }),
-  defineRoute({
-    method: "DELETE",
-    path: "/events/{id}",
-    operationId: "deleteEvent",
-    summary: "Delete an event with its delivery attempts and replays (permanent)",
-    success: { status: 204, description: "Deleted" },
-    errors: [404],
-    async handle({ services, userId, params }) {
-      await deleteEvent(services, { userId, eventId: params.id! });
-      return { status: 204 };
-    },
-  }),
+  contractRoute(eventContracts.getEventContract, { description: "The event", schema: S.EventDetail, errors: [404], present: restEventDetail }),
+  contractRoute(eventContracts.deleteEventContract, { description: "Deleted", errors: [404] }),
   defineRoute({
     method: "GET",
     path: "/events/{id}/body",
@@ -182,33 +62,22 @@ export const EVENT_ROUTES: Route[] = [
       return undefined;
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/events/{id}/replay",
-    operationId: "replayEvent",
-    summary: "Send a stored event again to a URL",
-    body: S.ReplayRequest,
-    success: { status: 200, schema: S.ReplayResponse, description: "The replay attempt (the event's own status does not change)" },
+  contractRoute(replayContracts.replayEventContract, {
+    description: "The replay attempt (the event's own status does not change)",
+    schema: S.ReplayResponse,
     errors: [400, 404, 413, 415, 422],
-    async handle({ services, userId, params, body }) {
-      const attempt = await replayEvent(services, { userId, eventId: params.id!, environment: "custom", customUrl: body.destination_url, overrides: body.overrides });
-      return { status: 200, body: publicAttempt(attempt) };
+    wire: {
+      // The API requires the URL (its replays are always custom) and documents the edits' shape.
+      customUrl: { schema: S.ReplayRequest.shape.destination_url },
+      overrides: { schema: S.ReplayRequest.shape.overrides },
     },
+    present: restReplayAttempt,
   }),
-  defineRoute({
-    method: "POST",
-    path: "/events/{id}/retry",
-    operationId: "retryEvent",
-    summary: "Retry now: a new attempt of a pending or failed event itself (not a replay), due at once; queued but not sent while its endpoint is paused",
-    success: { status: 202, schema: S.RetryEventResponse, description: "The event is pending, due now" },
+  contractRoute(eventContracts.retryEventContract, {
+    description: "The event is pending, due now",
+    schema: S.RetryEventResponse,
     errors: [404, 409, 422],
-    async handle({ services, userId, params }) {
-      const queued = await retryEvent(services, { userId, eventId: params.id! });
-      return {
-        status: 202,
-        body: { id: queued.id, status: queued.status, next_attempt_at: queued.nextAttemptAt.toISOString(), forwarding_paused: queued.forwardingPaused, message: queued.message },
-      };
-    },
+    present: restRetryQueued,
   }),
   defineRoute({
     method: "POST",
@@ -224,7 +93,7 @@ export const EVENT_ROUTES: Route[] = [
         eventId: params.id!,
         result: { status: body.status, body: body.body ?? null, latencyMs: body.latency_ms, error: body.error ?? null },
       });
-      return { status: 201, body: publicAttempt(attempt) };
+      return { status: 201, body: restReplayAttempt(attempt) };
     },
   }),
 ];

@@ -1,4 +1,5 @@
-import { toBase64, type ExportedEvent } from "./event.js";
+import type { ExportedEvent } from "@rehook/core";
+import { toBase64 } from "./base64.js";
 
 /** One NDJSON line (with its "\n"): the event's fields, headers in order, bodies as base64. */
 export function ndjsonLine(event: ExportedEvent): string {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { harEntry, harStart, HAR_END, ndjsonLine, type ExportedEvent } from "../src/index.js";
+import type { ExportedEvent } from "@rehook/core";
+import { harEntry, harStart, HAR_END, ndjsonLine } from "../src/index.js";
 
 const event = (overrides: Partial<ExportedEvent> = {}): ExportedEvent => ({
   id: "0190f5b2-0000-7000-8000-000000000001",

@@ -1,8 +1,5 @@
-import { webhookUrl } from "../endpoints.js";
-import type { HeaderList } from "../headers.js";
-import { reasonPhrase } from "../http-status.js";
-import { decodeUtf8Text } from "../payload-view.js";
-import { toBase64, type ExportedEvent } from "./event.js";
+import { decodeUtf8Text, reasonPhrase, webhookUrl, type ExportedEvent, type HeaderList } from "@rehook/core";
+import { toBase64 } from "./base64.js";
 
 /** The start of a HAR 1.2 document; entries follow, joined by ",", then HAR_END. */
 export const harStart = (version: string) => `{"log":{"version":"1.2","creator":{"name":"Rehook","version":${JSON.stringify(version)}},"entries":[`;

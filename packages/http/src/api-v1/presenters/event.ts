@@ -1,0 +1,83 @@
+import { describePayload } from "@rehook/core";
+import type { EventSummary, EventView, RetryQueued } from "@rehook/services";
+import { eventCursor } from "../cursor.js";
+
+/** The body as the API's payload: the parsed value for JSON, text for UTF-8, base64 for the rest. */
+function eventPayload(body: Uint8Array, contentType: string | null): { payload: unknown; payload_encoding: "json" | "utf8" | "base64" } {
+  const view = describePayload(body, contentType);
+  if (view.kind === "json") return { payload: view.value, payload_encoding: "json" };
+  if (view.kind === "text") return { payload: view.text, payload_encoding: "utf8" };
+  return { payload: Buffer.from(body).toString("base64"), payload_encoding: "base64" };
+}
+
+function responseBody(body: Uint8Array | null): { body: string | null; body_encoding: "utf8" | "base64" } {
+  if (!body) return { body: null, body_encoding: "utf8" };
+  const view = describePayload(body, null);
+  return view.kind === "binary" ? { body: Buffer.from(body).toString("base64"), body_encoding: "base64" } : { body: Buffer.from(body).toString("utf8"), body_encoding: "utf8" };
+}
+
+/** A listed event as the API shows it. */
+export function restEventSummary(event: Pick<EventSummary, "id" | "source" | "eventType" | "status" | "signature" | "latencyMs" | "receivedAt" | "resolvedByReplay">) {
+  return {
+    id: event.id,
+    source: event.source,
+    event_type: event.eventType,
+    status: event.status,
+    signature: event.signature,
+    latency_ms: event.latencyMs,
+    received_at: event.receivedAt.toISOString(),
+    resolved_by_replay: event.resolvedByReplay,
+  };
+}
+
+/** A page of events with the paging the request asked for. */
+export function restEventList(page: { events: EventSummary[]; nextCursor: string | null; total?: { value: number; capped: boolean } }, input: { limit?: unknown; offset?: unknown }) {
+  return {
+    data: page.events.map(restEventSummary),
+    meta: {
+      total: page.total!.value,
+      total_capped: page.total!.capped,
+      limit: input.limit,
+      offset: input.offset,
+      next_cursor: page.nextCursor === null ? null : eventCursor.encode(page.nextCursor),
+    },
+  };
+}
+
+/** One event as GET /events/{id} shows it: the payload preview, the answer, every attempt. */
+export function restEventDetail(event: EventView) {
+  const { id, ...summary } = restEventSummary(event);
+  return {
+    id,
+    endpoint_id: event.endpointId,
+    ...summary,
+    method: event.method,
+    path: event.path,
+    query: event.query,
+    headers: event.headers,
+    ...eventPayload(event.body, event.contentType),
+    payload_truncated: event.bodyTruncated,
+    size_bytes: event.sizeBytes,
+    response: event.response && {
+      status: event.response.status,
+      headers: event.response.headers,
+      ...responseBody(event.response.body),
+      latency_ms: event.response.latencyMs,
+    },
+    replay_count: event.replayCount,
+    attempts: event.attempts.map((a) => ({
+      attempt: a.attempt,
+      started_at: a.startedAt.toISOString(),
+      latency_ms: a.latencyMs,
+      response_status: a.responseStatus,
+      error: a.error,
+      outcome: a.outcome,
+    })),
+    next_attempt_at: event.nextAttemptAt?.toISOString() ?? null,
+  };
+}
+
+/** A retry queued, as POST /events/{id}/retry answers it. */
+export function restRetryQueued(queued: RetryQueued) {
+  return { id: queued.id, status: queued.status, next_attempt_at: queued.nextAttemptAt.toISOString(), forwarding_paused: queued.forwardingPaused, message: queued.message };
+}

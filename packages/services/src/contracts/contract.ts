@@ -1,0 +1,65 @@
+import type { ErrorCode } from "@rehook/core";
+import type { z } from "zod";
+import type { Services } from "../service-graph.js";
+
+/**
+ * The role a team member will need for an operation (teams land next): a viewer reads, a
+ * member sends and changes, an admin manages people and keys. Until then every signed-in
+ * user holds all three for their own data.
+ */
+export type Role = "viewer" | "member" | "admin";
+
+/** Who asks: the signed-in user (dashboard), the API key's user, or the CLI's --email. */
+export interface Actor {
+  userId: string;
+}
+
+/** How an operation appears in the public REST API (/api/v1). */
+export interface RestMapping {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  /** Under /api/v1, OpenAPI style: /events/{id}. */
+  path: string;
+  /** The success status (204 answers no body). */
+  status: number;
+  operationId: string;
+  summary: string;
+  /** Path parameters and the input field each fills: { id: "eventId" }. */
+  params?: Record<string, string>;
+  /** Wire names that are not the field's snake_case: { search: "q" }. */
+  names?: Record<string, string>;
+  /** Defaults the wire has instead of the contract's: { limit: 20 }. */
+  defaults?: Record<string, unknown>;
+  /** Input the REST API sets itself and never reads from the wire: { withTotal: true }. */
+  fixed?: Record<string, unknown>;
+  /** Input fields the REST API does not offer (dashboard-only). */
+  omit?: readonly string[];
+}
+
+/**
+ * One operation, described once: its input and output (camelCase domain types), the errors
+ * it answers, the role it needs, how it looks on REST when it is public, and what it runs.
+ * The tRPC procedure, the /api/v1 route, the session routes, the CLI and the OpenAPI document
+ * are derived from it; none of them writes the input again.
+ */
+export interface Contract<Input extends z.ZodType = z.ZodType, Output extends z.ZodType = z.ZodType> {
+  /** "events.list": the tRPC path. */
+  name: string;
+  summary: string;
+  kind: "query" | "mutation";
+  role: Role;
+  input: Input;
+  output: Output;
+  /** Codes it can answer besides validation_failed, unauthorized and rate_limited. */
+  errors: readonly ErrorCode[];
+  rest?: RestMapping;
+  run(services: Services, actor: Actor, input: z.output<Input>): Promise<z.input<Output>>;
+}
+
+export function defineContract<Input extends z.ZodType, Output extends z.ZodType>(contract: Contract<Input, Output>): Contract<Input, Output> {
+  return Object.freeze(contract);
+}
+
+/** A field's name on the REST wire: its own snake_case unless the mapping names another. */
+export function wireName(mapping: Pick<RestMapping, "names">, field: string): string {
+  return mapping.names?.[field] ?? field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}

@@ -1,0 +1,111 @@
+import { z } from "zod";
+import type { ReplayJobView } from "../bulk-replays.js";
+import { editableReplayRequest, getReplay, listReplays, localReplayRequest, recordLocalReplay, replayEvent } from "../replays.js";
+import { replayAttempt, replayEventInput } from "../schemas/replays.js";
+import { defineContract } from "./contract.js";
+
+export const replayEventContract = defineContract({
+  name: "replays.create",
+  summary: "Replays an event from the server (original, staging, custom; local when private addresses are open), edited by `overrides` if given",
+  kind: "mutation",
+  role: "member",
+  input: replayEventInput,
+  output: replayAttempt,
+  errors: ["not_found", "unprocessable", "payload_too_large"],
+  rest: {
+    method: "POST",
+    path: "/events/{id}/replay",
+    status: 200,
+    operationId: "replayEvent",
+    summary: "Send a stored event again to a URL",
+    params: { id: "eventId" },
+    names: { customUrl: "destination_url" },
+    fixed: { environment: "custom" },
+  },
+  run: (services, actor, input) => replayEvent(services, { userId: actor.userId, ...input }),
+});
+
+// Dashboard-only operations. Their answers are built in one place each and never parsed from
+// outside, so they are declared by their TypeScript types.
+type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+const eventRef = z.object({ eventId: z.string() });
+
+export const editSourceContract = defineContract({
+  name: "replays.editSource",
+  summary: 'The request "Edit request" starts from (method, sendable headers, body bytes)',
+  kind: "query",
+  role: "viewer",
+  input: eventRef,
+  output: z.custom<Answer<typeof editableReplayRequest>>(),
+  errors: ["not_found"],
+  run: (services, actor, input) => editableReplayRequest(services, { userId: actor.userId, ...input }),
+});
+
+export const localRequestContract = defineContract({
+  name: "replays.localRequest",
+  summary: "What the browser sends for a local replay (it reaches the developer's localhost, we cannot)",
+  kind: "query",
+  role: "member",
+  input: eventRef.extend({ localPort: z.number().optional() }),
+  output: z.custom<Answer<typeof localReplayRequest>>(),
+  errors: ["not_found"],
+  run: (services, actor, input) => localReplayRequest(services, { userId: actor.userId, ...input }),
+});
+
+export const recordLocalContract = defineContract({
+  name: "replays.recordLocal",
+  summary: "Records the browser's local replay with the browser's result",
+  kind: "mutation",
+  role: "member",
+  input: eventRef.extend({
+    localPort: z.number().optional(),
+    result: z.object({ status: z.number().nullable(), body: z.string().nullable(), latencyMs: z.number(), error: z.string().nullable() }),
+  }),
+  output: replayAttempt,
+  errors: ["not_found"],
+  run: (services, actor, input) => recordLocalReplay(services, { userId: actor.userId, ...input }),
+});
+
+export const listReplaysContract = defineContract({
+  name: "replays.list",
+  summary: "The user's replay attempts, newest first, a page at a time",
+  kind: "query",
+  role: "viewer",
+  input: z.object({ eventId: z.string().optional(), endpointId: z.string().optional(), status: z.string().optional(), before: z.string().optional(), limit: z.number().optional() }),
+  output: z.custom<Answer<typeof listReplays>>(),
+  errors: [],
+  run: (services, actor, input) => listReplays(services, { userId: actor.userId, ...input }),
+});
+
+export const getReplayContract = defineContract({
+  name: "replays.get",
+  summary: "One replay attempt with its whole response and what was sent",
+  kind: "query",
+  role: "viewer",
+  input: z.object({ id: z.string() }),
+  output: z.custom<Answer<typeof getReplay>>(),
+  errors: ["not_found"],
+  run: (services, actor, input) => getReplay(services, { userId: actor.userId, attemptId: input.id }),
+});
+
+export const startBulkContract = defineContract({
+  name: "replays.startBulk",
+  summary: "Starts a bulk replay of an endpoint's events (failed ones unless another status is given)",
+  kind: "mutation",
+  role: "member",
+  input: z.object({ endpointId: z.string(), environment: z.string(), customUrl: z.string().nullish(), status: z.string().nullable().optional() }),
+  output: z.custom<ReplayJobView>(),
+  errors: ["not_found", "unprocessable", "rate_limited"],
+  run: (services, actor, input) => services.bulkReplays.start({ userId: actor.userId, ...input }),
+});
+
+export const bulkStatusContract = defineContract({
+  name: "replays.bulk",
+  summary: "A bulk replay's progress",
+  kind: "query",
+  role: "viewer",
+  input: z.object({ id: z.string() }),
+  output: z.custom<ReplayJobView>(),
+  errors: ["not_found"],
+  run: (services, actor, input) => services.bulkReplays.get({ userId: actor.userId, jobId: input.id }),
+});

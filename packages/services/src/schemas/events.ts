@@ -1,0 +1,125 @@
+import { EVENT_STATUSES, MAX_SEARCH_LENGTH, safeText, SIGNATURE_STATUSES } from "@rehook/core";
+import { MAX_EVENT_OFFSET } from "@rehook/db";
+import { z } from "zod";
+
+// The events' inputs and outputs, once: the use cases parse with them and the contracts
+// (contracts/events.ts) hand them to tRPC, REST, the CLI and OpenAPI. Messages name the
+// public API's field names (endpoint_id, q), which the dashboard never gets wrong.
+
+// Filter texts reach PostgreSQL as parameters: NUL or a lone surrogate is refused (safeText), not a failed statement.
+const filterText = () => safeText().min(1).max(200);
+
+/** What the list, the export and the live feed filter on. */
+export const eventFilterFields = {
+  status: z.enum(EVENT_STATUSES).optional(),
+  endpointId: z.uuid().optional(),
+  source: filterText().optional().describe("Only events from this sender, e.g. stripe"),
+  eventType: filterText().optional().describe("Only events of this type, e.g. invoice.paid"),
+  signature: z.enum(SIGNATURE_STATUSES).optional().describe("Only events whose signature check found this (endpoints with verification)"),
+  receivedAfter: z.date().optional().describe("Only events received at or after this time"),
+  receivedBefore: z.date().optional().describe("Only events received before this time"),
+  search: safeText()
+    .min(1)
+    .max(MAX_SEARCH_LENGTH)
+    .optional()
+    .describe(
+      "Text the body (its first 64 KiB) or the headers (names and values) contain; ASCII letters match in either case. Searches the last 24 hours unless received_after says otherwise; total then counts only up to the page",
+    ),
+  /** Leave out failed events a replay has since delivered (the dashboard's "unresolved"). */
+  unresolved: z.boolean().optional(),
+};
+
+export const eventFilterInput = z.object(eventFilterFields);
+export type EventFilterInput = z.input<typeof eventFilterInput>;
+
+export const listEventsInput = z
+  .object({
+    ...eventFilterFields,
+    before: z.uuid("the cursor is not one this server gave").optional().describe("The last event id of the previous page: the next (older) page, stable while new events arrive"),
+    limit: z.number().int().min(1).max(100).default(50),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_EVENT_OFFSET, `offset is at most ${MAX_EVENT_OFFSET}: page deeper with cursor (meta.next_cursor)`)
+      .default(0)
+      .describe(`At most ${MAX_EVENT_OFFSET}; use cursor for deeper pages`),
+    /** Count the matches too (the API's meta.total). */
+    withTotal: z.boolean().default(false),
+  })
+  .refine((input) => input.offset === 0 || input.before === undefined, { message: "give either offset or cursor, not both" });
+
+export type ListEventsInput = z.input<typeof listEventsInput>;
+
+const headerList = z.array(z.tuple([z.string(), z.string()]));
+
+export const eventSummary = z.object({
+  id: z.string(),
+  endpointId: z.string(),
+  endpointName: z.string(),
+  method: z.string(),
+  path: z.string(),
+  query: z.string(),
+  sizeBytes: z.number(),
+  source: z.string(),
+  eventType: z.string(),
+  status: z.enum(EVENT_STATUSES),
+  signature: z.enum(SIGNATURE_STATUSES).nullable(),
+  latencyMs: z.number().nullable(),
+  responseStatus: z.number().nullable(),
+  receivedAt: z.date(),
+  nextAttemptAt: z.date().nullable(),
+  resolvedByReplay: z.boolean(),
+});
+
+export const eventPage = z.object({
+  events: z.array(eventSummary),
+  /** Pass as `before` for the next (older) page; null on the last page. */
+  nextCursor: z.string().nullable(),
+  /** With `withTotal`: how many match; `capped` when counting stopped at the cap. */
+  total: z.object({ value: z.number(), capped: z.boolean() }).optional(),
+});
+export type EventPage = z.infer<typeof eventPage>;
+
+export const deliveryAttemptSummary = z.object({
+  attempt: z.number(),
+  startedAt: z.date(),
+  latencyMs: z.number(),
+  responseStatus: z.number().nullable(),
+  error: z.string().nullable(),
+  outcome: z.enum(["delivered", "failed"]),
+});
+
+const bytes = z.instanceof(Uint8Array);
+
+/** One event as the dashboard and the API show it: the stored detail, the destination's answer grouped. */
+export const eventView = eventSummary.extend({
+  headers: headerList,
+  /** The body, or its first PAYLOAD_PREVIEW_BYTES (cut before a split UTF-8 character) when `bodyTruncated`. */
+  body: bytes,
+  bodyTruncated: z.boolean(),
+  contentType: z.string().nullable(),
+  clientIp: z.string().nullable(),
+  destinationUrl: z.string().nullable(),
+  forwardedAt: z.date().nullable(),
+  completedAt: z.date().nullable(),
+  error: z.string().nullable(),
+  endpointSlug: z.string(),
+  replayCount: z.number(),
+  response: z
+    .object({
+      status: z.number().nullable(),
+      headers: headerList.nullable(),
+      body: bytes.nullable(),
+      truncated: z.boolean(),
+      latencyMs: z.number().nullable(),
+      error: z.string().nullable(),
+    })
+    .nullable(),
+  /** Every recorded attempt to forward it, first to last. */
+  attempts: z.array(deliveryAttemptSummary),
+});
+export type EventView = z.infer<typeof eventView>;
+
+/** An event named by its id (the REST path's {id}). */
+export const eventIdInput = z.object({ id: z.string() });
