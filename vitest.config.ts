@@ -8,6 +8,8 @@ const root = path.dirname(fileURLToPath(import.meta.url));
 // Tests import our packages from source, so no rebuild is needed between edits.
 const workspacePackages = ["core", "db", "auth", "delivery", "services", "api", "http", "server"];
 const alias = Object.fromEntries([
+  // Before the package's own entry: a subpath would otherwise resolve under its index file.
+  ["@rehook/server/logger", path.join(root, "packages/server/src/logger.ts")],
   ...workspacePackages.map((name) => [`@rehook/${name}`, path.join(root, "packages", name, "src/index.ts")]),
   ["@rehook/vitest-config/postgres", path.join(root, "tooling/vitest/src/postgres.ts")],
   ["@rehook/vitest-config/fixtures", path.join(root, "tooling/vitest/src/fixtures.ts")],

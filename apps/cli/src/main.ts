@@ -1,34 +1,28 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { ConfigError, isUserError } from "@rehook/core";
-import { createLogger } from "@rehook/server";
+import { createLogger } from "@rehook/server/logger";
 import { UsageError } from "./cli-error.js";
-import { apiKeyCreateCommand } from "./commands/apikey.js";
-import { endpointCreateCommand, endpointDeleteCommand, endpointSecretCommand, endpointUpdateCommand } from "./commands/endpoint.js";
-import { listenCommand } from "./commands/listen.js";
-import { migrateCommand } from "./commands/migrate.js";
-import { startCommand } from "./commands/start.js";
+import { COMMANDS, type CommandEntry } from "./commands/registry.js";
 import type { Command } from "./commands/types.js";
-import { userCreateCommand } from "./commands/user.js";
-import { inviteCreateCommand } from "./commands/invite.js";
-import { eventsExportCommand } from "./commands/events.js";
 import { clientFromEnvironment, configFromEnvironment } from "./env.js";
 
-const commands: Command[] = [startCommand, migrateCommand, userCreateCommand, endpointCreateCommand, endpointUpdateCommand, endpointDeleteCommand, endpointSecretCommand, apiKeyCreateCommand, inviteCreateCommand, eventsExportCommand, listenCommand];
+/** The commands of these entries, loaded (for their summaries in the help). */
+const loaded = (entries: CommandEntry[]): Promise<Command[]> => Promise.all(entries.map((entry) => entry.load()));
 
 /** One line per command: its words and what it does. */
 const commandRows = (listed: Command[]) => listed.map((command) => `  rehook ${command.path.join(" ").padEnd(18)} ${command.summary}`);
 
-function overview(): string {
-  const rows = commandRows(commands);
+async function overview(): Promise<string> {
+  const rows = commandRows(await loaded(COMMANDS));
   return ["Usage: rehook <command> [options]", "", "Commands:", ...rows, "", "Run `rehook <command> --help` for a command's options."].join("\n");
 }
 
 /** `rehook user --help`, `rehook endpoint` and the like: the commands under a group word. */
-function groupHelp(word: string): string | undefined {
-  const members = commands.filter((command) => command.path.length > 1 && command.path[0] === word);
+async function groupHelp(word: string): Promise<string | undefined> {
+  const members = COMMANDS.filter((entry) => entry.path.length > 1 && entry.path[0] === word);
   if (members.length === 0) return undefined;
-  const rows = commandRows(members);
+  const rows = commandRows(await loaded(members));
   return [`Usage: rehook ${word} <command> [options]`, "", "Commands:", ...rows, "", `Run \`rehook ${word} <command> --help\` for a command's options.`].join("\n");
 }
 
@@ -38,24 +32,22 @@ function version(): string {
   return manifest.version;
 }
 
-function findCommand(argv: string[]): { command: Command; rest: string[] } | undefined {
-  for (const command of commands) {
-    if (command.path.every((word, index) => argv[index] === word)) return { command, rest: argv.slice(command.path.length) };
-  }
-  return undefined;
+async function findCommand(argv: string[]): Promise<{ command: Command; rest: string[] } | undefined> {
+  const entry = COMMANDS.find((candidate) => candidate.path.every((word, index) => argv[index] === word));
+  return entry && { command: await entry.load(), rest: argv.slice(entry.path.length) };
 }
 
 async function main(argv: string[]): Promise<number> {
   if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
-    process.stdout.write(`${overview()}\n`);
+    process.stdout.write(`${await overview()}\n`);
     return argv.length === 0 ? 2 : 0;
   }
   if (argv[0] === "--version" || argv[0] === "-V") {
     process.stdout.write(`rehook ${version()}\n`);
     return 0;
   }
-  const found = findCommand(argv);
-  const group = found ? undefined : groupHelp(argv[0]!);
+  const found = await findCommand(argv);
+  const group = found ? undefined : await groupHelp(argv[0]!);
   if (group) {
     // A group word alone is a question (exit 2, like rehook alone); with --help, an answer.
     const asked = argv[1] === "--help" || argv[1] === "-h";

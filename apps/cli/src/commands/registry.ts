@@ -1,0 +1,25 @@
+import type { Command } from "./types.js";
+
+/**
+ * Every command by the words that select it, loaded only when it runs: a command's module
+ * pulls in what it needs (the database, the server), and `rehook listen`, a client, needs
+ * none of it. Listing them all (`rehook --help`) loads them all.
+ */
+export interface CommandEntry {
+  path: string[];
+  load(): Promise<Command>;
+}
+
+export const COMMANDS: CommandEntry[] = [
+  { path: ["start"], load: async () => (await import("./start.js")).startCommand },
+  { path: ["migrate"], load: async () => (await import("./migrate.js")).migrateCommand },
+  { path: ["user", "create"], load: async () => (await import("./user.js")).userCreateCommand },
+  { path: ["endpoint", "create"], load: async () => (await import("./endpoint.js")).endpointCreateCommand },
+  { path: ["endpoint", "update"], load: async () => (await import("./endpoint.js")).endpointUpdateCommand },
+  { path: ["endpoint", "delete"], load: async () => (await import("./endpoint.js")).endpointDeleteCommand },
+  { path: ["endpoint", "secret"], load: async () => (await import("./endpoint.js")).endpointSecretCommand },
+  { path: ["apikey", "create"], load: async () => (await import("./apikey.js")).apiKeyCreateCommand },
+  { path: ["invite", "create"], load: async () => (await import("./invite.js")).inviteCreateCommand },
+  { path: ["events", "export"], load: async () => (await import("./events.js")).eventsExportCommand },
+  { path: ["listen"], load: async () => (await import("./listen.js")).listenCommand },
+];
