@@ -36,7 +36,7 @@ describe("without a session", () => {
       (c) => c.replays.create({ eventId: MISSING_ID, environment: "custom", customUrl: sinkUrl() }),
       (c) => c.replays.editSource({ eventId: MISSING_ID }),
       (c) => c.replays.localRequest({ eventId: MISSING_ID }),
-      (c) => c.replays.recordLocal({ eventId: MISSING_ID, result: { status: 200, body: null, latencyMs: 1, error: null } }),
+      (c) => c.replays.recordLocal({ eventId: MISSING_ID, status: 200, body: null, latencyMs: 1, error: null }),
       (c) => c.replays.list({}),
       (c) => c.replays.get({ id: MISSING_ID }),
       (c) => c.replays.startBulk({ endpointId: MISSING_ID, environment: "custom", customUrl: sinkUrl() }),
@@ -123,9 +123,9 @@ describe("replays.editSource, localRequest, recordLocal", () => {
       keepProxyHeaders: false,
       bodyBase64: Buffer.from("{}").toString("base64"),
     });
-    const recorded = await caller.replays.recordLocal({ eventId, localPort: 4000, result: { status: 204, body: null, latencyMs: 12, error: null } });
+    const recorded = await caller.replays.recordLocal({ eventId, localPort: 4000, status: 204, body: null, latencyMs: 12, error: null });
     expect(recorded).toMatchObject({ eventId, environment: "local", status: "delivered", responseStatus: 204, latencyMs: 12 });
-    const failed = await caller.replays.recordLocal({ eventId, result: { status: null, body: null, latencyMs: 3, error: null } });
+    const failed = await caller.replays.recordLocal({ eventId, status: null, body: null, latencyMs: 3, error: null });
     expect(failed).toMatchObject({ status: "failed", error: "no answer" });
     expect((await caller.replays.list({ eventId })).replays).toHaveLength(2);
     await expectRefused(caller.replays.localRequest({ eventId, localPort: 70_000 }), "BAD_REQUEST");
@@ -168,7 +168,7 @@ describe("another user's event, replay and job", () => {
       ["replays.create", eventId, (id) => bob.replays.create({ eventId: id, environment: "custom", customUrl: sinkUrl() })],
       ["replays.editSource", eventId, (id) => bob.replays.editSource({ eventId: id })],
       ["replays.localRequest", eventId, (id) => bob.replays.localRequest({ eventId: id })],
-      ["replays.recordLocal", eventId, (id) => bob.replays.recordLocal({ eventId: id, result: { status: 200, body: null, latencyMs: 1, error: null } })],
+      ["replays.recordLocal", eventId, (id) => bob.replays.recordLocal({ eventId: id, status: 200, body: null, latencyMs: 1, error: null })],
       ["replays.get", replay.id, (id) => bob.replays.get({ id })],
       ["replays.startBulk", endpoint.id, (id) => bob.replays.startBulk({ endpointId: id, environment: "custom", customUrl: sinkUrl() })],
       ["replays.bulk", job.id, (id) => bob.replays.bulk({ id })],

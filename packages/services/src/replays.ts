@@ -5,7 +5,6 @@ import {
   parseReplayOverrides,
   REPLAY_ENVIRONMENTS,
   replayTarget,
-  storableText,
   notFoundMessage,
   UserError,
   uuidv7,
@@ -28,7 +27,7 @@ import { checkDestination, outboundTask, type DeliveryResult } from "@rehook/del
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
-import { replayEventInput } from "./schemas/replays.js";
+import { localReplayResult, replayEventInput } from "./schemas/replays.js";
 
 export type { ReplaySummary };
 
@@ -156,13 +155,6 @@ export async function replayEvent(
   return replayAttemptView(attempt, source.id);
 }
 
-const browserResult = z.object({
-  status: z.number().int().min(0).max(999).nullable(),
-  body: z.string().max(256 * 1024).nullable(),
-  latencyMs: z.number().int().min(0).max(3_600_000),
-  // Text from the caller's machine: NUL or lone surrogates must not reach a PostgreSQL text column.
-  error: z.string().max(2_000).nullable().transform((error) => (error === null ? null : storableText(error))),
-});
 
 /** The browser's chosen local port: 3000 unless it says otherwise. */
 const localPortInput = z.number().int().min(1).max(65_535).default(DEFAULT_LOCAL_PORT);
@@ -175,7 +167,7 @@ export async function recordLocalReplay(
   ctx: Pick<ServiceContext, "orm">,
   input: { userId: string; eventId: string; localPort?: number; result: { status: number | null; body: string | null; latencyMs: number; error: string | null } },
 ): Promise<ReplayAttemptView> {
-  const result = parseInput(browserResult, input.result);
+  const result = parseInput(localReplayResult, input.result);
   const localPort = parseInput(localPortInput, input.localPort);
   const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
   if (!source) throw noSuchEvent(input.eventId);

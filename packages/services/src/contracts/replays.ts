@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ReplayJobView } from "../bulk-replays.js";
 import { editableReplayRequest, getReplay, listReplays, localReplayRequest, recordLocalReplay, replayEvent } from "../replays.js";
-import { replayAttempt, replayEventInput } from "../schemas/replays.js";
+import { recordLocalReplayInput, replayAttempt, replayEventInput } from "../schemas/replays.js";
 import { defineContract } from "./contract.js";
 
 export const replayEventContract = defineContract({
@@ -54,16 +54,23 @@ export const localRequestContract = defineContract({
 
 export const recordLocalContract = defineContract({
   name: "replays.recordLocal",
-  summary: "Records the browser's local replay with the browser's result",
+  summary: "Records a replay made from the caller's machine (the dashboard's browser, rehook listen) with its result",
   kind: "mutation",
   role: "member",
-  input: eventRef.extend({
-    localPort: z.number().optional(),
-    result: z.object({ status: z.number().nullable(), body: z.string().nullable(), latencyMs: z.number(), error: z.string().nullable() }),
-  }),
+  input: recordLocalReplayInput,
   output: replayAttempt,
   errors: ["not_found"],
-  run: (services, actor, input) => recordLocalReplay(services, { userId: actor.userId, ...input }),
+  rest: {
+    method: "POST",
+    path: "/events/{id}/local-replays",
+    status: 201,
+    operationId: "recordLocalReplay",
+    summary: "Record a replay made from the caller's machine (rehook listen) with its result",
+    params: { id: "eventId" },
+    omit: ["localPort"],
+  },
+  run: (services, actor, { eventId, localPort, status, latencyMs, body, error }) =>
+    recordLocalReplay(services, { userId: actor.userId, eventId, localPort, result: { status, latencyMs, body: body ?? null, error: error ?? null } }),
 });
 
 export const listReplaysContract = defineContract({

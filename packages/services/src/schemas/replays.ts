@@ -1,4 +1,4 @@
-import { REPLAY_ENVIRONMENTS } from "@rehook/core";
+import { REPLAY_ENVIRONMENTS, storableText } from "@rehook/core";
 import { z } from "zod";
 
 /** A replay attempt: where it went, how the destination answered, and when. */
@@ -27,3 +27,26 @@ export const replayEventInput = z.object({
   overrides: z.unknown().optional(),
 });
 export type ReplayEventInput = z.input<typeof replayEventInput>;
+
+/** What a replay made from the caller's machine (the dashboard's browser, rehook listen) got back. */
+export const localReplayResult = z.object({
+  status: z.number().int().min(0).max(999).nullable(),
+  body: z.string().max(256 * 1024).nullable(),
+  latencyMs: z.number().int().min(0).max(3_600_000),
+  // Text from the caller's machine: NUL or lone surrogates must not reach a PostgreSQL text column.
+  error: z
+    .string()
+    .max(2_000)
+    .nullable()
+    .transform((error) => (error === null ? null : storableText(error))),
+});
+
+/** Recording a local replay: the event, the port it went to (the dashboard's), and the result (body and error may be left out). */
+export const recordLocalReplayInput = z.object({
+  eventId: z.string(),
+  localPort: z.number().optional(),
+  status: localReplayResult.shape.status,
+  latencyMs: localReplayResult.shape.latencyMs,
+  body: localReplayResult.shape.body.optional(),
+  error: z.string().max(2_000).nullable().optional(),
+});

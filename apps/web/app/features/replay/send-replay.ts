@@ -19,7 +19,7 @@ export async function sendReplay(request: {
     rememberLocalPort(localPort);
     const local = await trpc().replays.localRequest.query({ eventId, localPort });
     const result = await performLocalReplay(local);
-    return trpc().replays.recordLocal.mutate({ eventId, localPort, result });
+    return trpc().replays.recordLocal.mutate({ eventId, localPort, ...result });
   }
   return trpc().replays.create.mutate({ eventId, environment, customUrl: environment === "custom" ? customUrl : null, ...(overrides ? { overrides } : {}) });
 }

@@ -4,7 +4,6 @@ import {
   replayContracts,
   openEventBody,
   openEventExport,
-  recordLocalReplay,
   type ExportFilter,
 } from "@rehook/services";
 import { sendEventBody } from "../../event-body.js";
@@ -79,21 +78,17 @@ export const EVENT_ROUTES: Route[] = [
     errors: [404, 409, 422],
     present: restRetryQueued,
   }),
-  defineRoute({
-    method: "POST",
-    path: "/events/{id}/local-replays",
-    operationId: "recordLocalReplay",
-    summary: "Record a replay made from the caller's machine (rehook listen) with its result",
-    body: S.LocalReplayRequest,
-    success: { status: 201, schema: S.LocalReplayResponse, description: "The recorded attempt (environment local)" },
+  contractRoute(replayContracts.recordLocalContract, {
+    description: "The recorded attempt (environment local)",
+    schema: S.LocalReplayResponse,
     errors: [400, 404, 413, 415],
-    async handle({ services, userId, params, body }) {
-      const attempt = await recordLocalReplay(services, {
-        userId,
-        eventId: params.id!,
-        result: { status: body.status, body: body.body ?? null, latencyMs: body.latency_ms, error: body.error ?? null },
-      });
-      return { status: 201, body: restReplayAttempt(attempt) };
+    // The API's documented limits and sentences for what the caller's machine reports.
+    wire: {
+      status: { schema: S.LocalReplayRequest.shape.status },
+      latencyMs: { schema: S.LocalReplayRequest.shape.latency_ms },
+      body: { schema: S.LocalReplayRequest.shape.body },
+      error: { schema: S.LocalReplayRequest.shape.error },
     },
+    present: restReplayAttempt,
   }),
 ];
