@@ -17,7 +17,7 @@ export interface ResponseOption {
   kind: "delivery" | "replay";
   /** "Delivery attempt 2" or "Replay (staging)". */
   label: string;
-  at: string;
+  at: Date;
   status: number | null;
   outcome: string;
   destinationUrl: string | null;
@@ -71,7 +71,7 @@ export async function listEventResponses(ctx: Pick<ServiceContext, "orm">, input
       ref: `delivery:${attempt.attempt}`,
       kind: "delivery",
       label: attempt.attempt === 1 ? "Original delivery" : `Retry (attempt ${attempt.attempt})`,
-      at: attempt.startedAt.toISOString(),
+      at: attempt.startedAt,
       status: attempt.responseStatus,
       outcome: attempt.outcome,
       destinationUrl: event.destinationUrl,
@@ -93,7 +93,7 @@ function replayOption(replay: {
     ref: `replay:${replay.id}`,
     kind: "replay",
     label: replayLabel(replay.environment),
-    at: replay.replayedAt.toISOString(),
+    at: replay.replayedAt,
     status: replay.responseStatus,
     outcome: replay.status,
     destinationUrl: replay.destinationUrl,
@@ -114,7 +114,7 @@ async function loadResponse(
       ref: `delivery:${found.attempt}`,
       kind: "delivery",
       label: found.attempt === 1 ? "Original delivery" : `Retry (attempt ${found.attempt})`,
-      at: found.startedAt.toISOString(),
+      at: found.startedAt,
       status: found.responseStatus,
       outcome: found.outcome,
       destinationUrl: event.destinationUrl,

@@ -25,7 +25,7 @@ export function SideSummary({ side, which, statusChanged }: { side: Side; which:
           {statusChanged ? <span className="diff-flag">changed</span> : null}
         </Row>
         <Row term="Latency">{formatLatency(side.latencyMs)}</Row>
-        <Row term="At">{utcTime(new Date(side.at))}</Row>
+        <Row term="At">{utcTime(side.at)}</Row>
         <Row term="Destination">
           <span className="mono break">{side.destinationUrl ?? "—"}</span>
         </Row>
