@@ -72,6 +72,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Two files at a time even on 2 cores (vitest's default is cores − 1): most files wait on
+    // PostgreSQL, child processes or a browser, so a second one fills that time (996 s against
+    // 1,164 s for the whole run, docs/benchmarks.md).
+    maxWorkers: 2,
     // Only unit projects use threads. Their files share one module graph per worker (a file's
     // imports are not evaluated again for each file), which is most of a unit run's time (core:
     // about 8 s instead of 30). So a unit file leaves no state behind: no vi.mock, no fake timers
