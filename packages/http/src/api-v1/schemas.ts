@@ -252,11 +252,6 @@ export const EndpointListItem = Endpoint.extend({
 
 export const EndpointList = z.object({ data: z.array(EndpointListItem), meta: PageMeta });
 
-export const EndpointListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  offset: z.coerce.number().int().min(0).default(0),
-});
-
 export const EndpointCreate = z
   .object({
     name: z.string(),
@@ -289,8 +284,6 @@ export const RetryFailedResponse = z.object({
   forwarding_paused: queuedWhilePaused,
   message: z.string(),
 });
-
-export const IdParam = z.object({ id });
 
 export const StreamQuery = z.object({ after: id.optional().describe("Resume after this event id (or send Last-Event-ID)") });
 
