@@ -1,3 +1,4 @@
+import type { Contract } from "@rehook/services";
 import { z } from "zod";
 import type { OptionSpec } from "./args.js";
 import { UsageError } from "./cli-error.js";
@@ -11,6 +12,13 @@ function baseOf(field: z.ZodType): z.ZodType {
   let base = field;
   while (base instanceof z.ZodOptional || base instanceof z.ZodDefault) base = base.unwrap() as z.ZodType;
   return base;
+}
+
+/** A contract's input fields (its input is an object, perhaps one that may be left out as a whole). */
+export function contractFields(contract: Pick<Contract, "name" | "input">): Record<string, z.ZodType> {
+  const base = baseOf(contract.input);
+  if (!(base instanceof z.ZodObject)) throw new Error(`${contract.name}'s input is not an object`);
+  return base.shape as Record<string, z.ZodType>;
 }
 
 /** The flags for `fields`, named by `flags` (field → flag name), with help for fields that have no description. */
@@ -36,6 +44,10 @@ export function fromFlags(fields: Record<string, z.ZodType>, flags: Record<strin
       const date = new Date(value);
       if (Number.isNaN(date.getTime())) throw new UsageError(`--${flag} must be a date and time, e.g. 2026-01-31T12:00:00Z`);
       input[field] = date;
+    } else if (base instanceof z.ZodNumber) {
+      // Whole numbers only (limits, offsets); the field's own checks then give its range.
+      if (!/^\d{1,15}$/.test(value)) throw new UsageError(`--${flag} must be a whole number`);
+      input[field] = Number(value);
     } else if (base instanceof z.ZodEnum) {
       if (!base.options.includes(value)) throw new UsageError(`--${flag} must be one of ${base.options.join(", ")}`);
       input[field] = value;

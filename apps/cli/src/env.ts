@@ -3,6 +3,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig, type Config } from "@rehook/core";
 import type { ClientEnvironment } from "./commands/types.js";
+import { databaseInUse } from "./database-in-use.js";
+import { readRunningServer, withServerSettings } from "./running-server.js";
 
 /** The repository root (the folder with pnpm-workspace.yaml), or the working directory when installed elsewhere. */
 function projectRoot(): string {
@@ -21,10 +23,22 @@ export function configFromEnvironment(): Config {
   return { ...config, dataDir: path.resolve(config.dataDir) };
 }
 
+/** The server `rehook start` runs on this data directory and database, if any (see running-server.ts). */
+const runningServer = (config: Config) => readRunningServer(config.dataDir, databaseInUse(config));
+
+/**
+ * The configuration of a command that speaks for the server (the URLs it prints, the destinations
+ * it accepts): the running server's settings, except those the environment sets itself.
+ */
+export function serverConfig(config: Config): Config {
+  const server = runningServer(config);
+  return server ? withServerSettings(config, server, (name) => Boolean(process.env[name])) : config;
+}
+
 /** The settings of client commands (rehook listen). */
 export function clientFromEnvironment(): ClientEnvironment {
   return {
-    serverUrl: process.env.REHOOK_URL || undefined,
+    serverUrl: process.env.REHOOK_URL || runningServer(configFromEnvironment())?.url,
     apiKey: process.env.REHOOK_API_KEY || undefined,
     color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
   };

@@ -123,7 +123,8 @@ describe("rehook listen", () => {
     const recorded = await db.query<{ event_id: string; status: string; response_status: number }>("select event_id, status, response_status from replay_attempts where environment = 'local' order by event_id");
     expect(recorded.map((r) => r.event_id)).toEqual([...ids].sort());
     expect(recorded.every((r) => r.status === "delivered" && r.response_status === 200)).toBe(true);
-    expect(listener.output()).toMatch(/POST\s+stripe\/unknown\s+→ 200/);
+    // Each line names the event (its id, for rehook events get and replay) and where it came in.
+    expect(listener.output()).toMatch(new RegExp(`  ${ids[0]}  POST\\s+/deep/path\\?q=1\\s+stripe/unknown\\s+→ 200`));
 
     // A failing local server is reported and recorded, and the stream goes on.
     failNext = 1;
@@ -202,7 +203,7 @@ describe("rehook listen", () => {
     }
   });
 
-  it("stops with a one-line error and exit code 1 for a wrong key", async () => {
+  it("stops with a one-line error and exit code 1 for a wrong key, or a wrong slug with a hint that names a command that exists", async () => {
     const server = await startRehook(env);
     children.push(server.child);
     // The last character changed to one it cannot already be: a key that differs, so it is refused.
@@ -211,5 +212,14 @@ describe("rehook listen", () => {
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
     expect(result.stderr).toMatch(/^rehook: The API key was refused \(401\)/);
-  });
+
+    // A wrong slug: the hint names a command that exists, and it lists the right slug.
+    const wrongSlug = await runCli(["listen", "--endpoint", `${slug}-nope`, "--forward", "http://127.0.0.1:9/x", "--server", server.url, "--api-key", apiKey], {});
+    expect(wrongSlug.code).toBe(1);
+    expect(wrongSlug.stderr.trim().split("\n")).toHaveLength(1);
+    const hint = /Check the slug with (rehook endpoint list) --email <your email>\./.exec(wrongSlug.stderr)!;
+    const listed = await runCli([...hint[1]!.split(" ").slice(1), "--email", "dev@example.com"], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(` ${slug} `);
+  }, 90_000);
 });

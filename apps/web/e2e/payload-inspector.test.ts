@@ -179,14 +179,17 @@ describe("the payload inspector", { timeout: 90_000 }, () => {
     const notice = page.getByTestId("payload-truncated");
     await notice.waitFor();
     expect(await notice.textContent()).toContain(`Showing the first ${PAYLOAD_PREVIEW_BYTES.toLocaleString("en-US")} of ${Buffer.byteLength(body).toLocaleString("en-US")} bytes`);
-    expect(await notice.textContent()).toContain("the JSON does not parse: it is shown as text");
-    // Usable: the preview is on screen as raw text, the views and copy buttons answer.
-    const payload = page.getByTestId("payload");
-    await payload.waitFor();
-    const text = (await payload.textContent())!;
+    expect(await notice.textContent()).toContain("The tree and Pretty show the JSON up to that point");
+    // Usable: the preview's JSON is on screen as a tree (its rows counted up to the cut), the views and copy buttons answer.
+    const tree = page.getByTestId("payload");
+    await tree.locator('[data-pointer="/rows"]').waitFor();
+    expect(await inspector().getAttribute("data-view")).toBe("tree");
+    expect(await tree.locator('[data-pointer="/type"]').textContent()).toBe('type: "export.ready"');
+    expect(await tree.locator('[data-pointer="/rows"] > .jt-row').textContent()).toMatch(/^rows: \[[\d,]+\+ items\]$/);
+    await viewButton("Raw").click();
+    const text = (await page.getByTestId("payload").textContent())!;
     expect(text.length).toBe(PAYLOAD_PREVIEW_BYTES);
     expect(body.startsWith(text)).toBe(true);
-    expect(await inspector().getAttribute("data-view")).toBe("raw");
     await page.getByRole("button", { name: "Copy preview" }).click();
     await expect.poll(clipboard).toBe(text);
     await threeShots("large");

@@ -122,6 +122,39 @@ describe("edit-and-replay in a real browser", () => {
     await dialog.getByRole("button", { name: "Close" }).click();
   });
 
+  it("edits the path and query, and sends malformed JSON as typed when asked to", async () => {
+    await page.goto(`${t.rehook.url}/events/${eventId}`);
+    await page.getByRole("heading", { name: "Replay history" }).waitFor();
+    await page.keyboard.press("r");
+    const dialog = page.getByRole("dialog", { name: "Replay event" });
+    await dialog.getByRole("button", { name: "Edit request" }).click();
+    const bodyField = dialog.getByLabel(/^Body \(JSON/);
+    await bodyField.waitFor();
+    // The event was captured without a sub-path or query.
+    expect(await dialog.getByLabel("Path").inputValue()).toBe("");
+    expect(await dialog.getByLabel("Query").inputValue()).toBe("");
+    await dialog.getByLabel("Path").fill("/orders/42");
+    await dialog.getByLabel("Query").fill("attempt=2");
+
+    const broken = '{"id": "evt_1", "total": ';
+    await bodyField.fill(broken);
+    await expect.poll(() => dialog.getByRole("alert").textContent()).toMatch(/^The body is not valid JSON/);
+    const edited = () => origin.received.filter((request) => request.url.startsWith("/hooks/orders/"));
+    await dialog.getByRole("button", { name: "Send replay" }).click();
+    // Refused until the user says to send it as typed.
+    await expect.poll(() => dialog.getByRole("alert").count()).toBeGreaterThan(0);
+    expect(edited()).toHaveLength(0);
+    await dialog.getByLabel("Send as typed").check();
+    await dialog.getByRole("button", { name: "Send replay" }).click();
+    await expect.poll(() => edited().length, { timeout: 10_000 }).toBe(1);
+    const got = edited()[0]!;
+    expect(got.url).toBe("/hooks/orders/42?attempt=2");
+    expect(got.body.toString()).toBe(broken);
+    await expect.poll(() => dialog.getByTestId("replay-result").getAttribute("data-status"), { timeout: 10_000 }).toBe("delivered");
+    expect(await dialog.getByTestId("replay-edited").count()).toBe(1);
+    await dialog.getByRole("button", { name: "Close" }).click();
+  });
+
   it("logged no errors in the browser console", () => {
     expect(consoleErrors).toEqual([]);
   });

@@ -223,6 +223,8 @@ describe("replays in a real browser", () => {
     expect(await card.getByLabel("Events").inputValue()).toBe("failed");
     expect(await card.getByLabel("Target").inputValue()).toBe("original");
     await card.getByRole("button", { name: "Replay events" }).click();
+    // It asks first: three failed events to the endpoint's destination.
+    await page.getByRole("dialog", { name: "Replay 3 failed events?" }).getByRole("button", { name: "Replay 3 failed events" }).click();
     const summary = card.getByTestId("bulk-summary");
     await expect.poll(() => summary.textContent(), { timeout: 15_000 }).toContain("3 replayed: 3 delivered, 0 failed");
     const progress = card.getByRole("progressbar");

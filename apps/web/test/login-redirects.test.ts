@@ -74,5 +74,7 @@ describe("the next parameter after logging in", () => {
   it("carries next from the login page's address into its form", async () => {
     const page = await (await new DashboardClient(t.rehook.url).get("/login?next=%2Fevents%3Fstatus%3Dfailed")).text();
     expect(page).toContain('name="next" value="/events?status=failed"');
+    // Sign-up is open (SIGNUP unset): the page offers it, keeping next.
+    expect(page).toContain('href="/signup?next=%2Fevents%3Fstatus%3Dfailed"');
   });
 });

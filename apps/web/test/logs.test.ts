@@ -93,7 +93,7 @@ describe("LOG_FORMAT=json", () => {
     }
     for (const value of [key, secret, sessionId, hookUrl, "hooksecretvalue123", "signaturevalue"]) expect(serverLog.text()).not.toContain(value);
 
-    // One access line per request, carrying the id answered in X-Request-Id; captures at debug.
+    // One access line per request, carrying the id answered in X-Request-Id.
     const access = all.filter((line) => line.msg === "request");
     // An API request's one line names the key by its display prefix (never the key).
     expect(access.filter((line) => line.request_id === "trace-42.a_b")).toMatchObject([{ level: "info", path: "/api/v1/endpoints", status: 200 }]);
@@ -101,7 +101,11 @@ describe("LOG_FORMAT=json", () => {
     const apiLines = access.filter((line) => line.path === "/api/v1/endpoints");
     expect(apiLines).toHaveLength(2);
     for (const line of apiLines) expect(typeof line.key === "string" && line.key.length >= 8 && key.startsWith(line.key)).toBe(true);
-    expect(access.filter((line) => line.request_id === captureId)).toMatchObject([{ level: "debug", path: `/api/webhook/${endpoint.slug}`, status: 200 }]);
+    // A capture's line is at info, with its slug, event id and size (never its body).
+    const eventId = ((await captured.json()) as { eventId: string }).eventId;
+    expect(access.filter((line) => line.request_id === captureId)).toMatchObject([
+      { level: "info", path: `/api/webhook/${endpoint.slug}`, slug: endpoint.slug, status: 200, event_id: eventId, bytes: JSON.stringify({ secret }).length },
+    ]);
     expect(access.every((line) => typeof line.request_id === "string" && typeof line.duration_ms === "number")).toBe(true);
     // Only the access line: handlers annotate it rather than writing their own.
     expect(all.filter((line) => line.msg === "api request")).toEqual([]);

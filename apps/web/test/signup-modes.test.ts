@@ -22,6 +22,16 @@ describe("SIGNUP=closed", () => {
     expect(page).not.toContain('name="password"');
   });
 
+  it("offers no sign-up link on the login page, only how to get an account", async () => {
+    const login = await new DashboardClient(t.rehook.url).get("/login");
+    expect(login.status).toBe(200);
+    const page = await login.text();
+    expect(page).toContain('name="password"');
+    expect(page).not.toContain('href="/signup');
+    expect(page).not.toContain("Create one");
+    expect(page).toContain("Sign-up is closed on this server");
+  });
+
   // The procedure's refusal (auth.signUp) is tested in packages/api/test/auth.test.ts.
   it("refuses the form post, sets no cookie, and creates nobody", async () => {
     const browser = new DashboardClient(t.rehook.url);

@@ -116,6 +116,8 @@ describe("replays.editSource, localRequest, recordLocal", () => {
         ["X-Custom", "kept"],
       ],
       bodyBase64: Buffer.from("{}").toString("base64"),
+      path: "",
+      query: "",
     });
     expect(await caller.replays.localRequest({ eventId, localPort: 4000 })).toMatchObject({
       url: "http://localhost:4000/",

@@ -12,6 +12,9 @@ export { forwardableHeaders, forwardTarget, type ForwardHeaderOptions, type Forw
 export { DEFAULT_LOCAL_PORT, isLocalPort, LOCAL_REPLAY_ORIGIN, localReplayOrigin, REPLAY_ENVIRONMENTS, replayTarget, type ReplayEnvironment, type ReplaySource, type ReplayTarget } from "./replay-target.js";
 // Signing up: what the page says when SIGNUP refuses, the same words the server uses.
 export { INVITE_REQUIRED_MESSAGE, inviteRefusal, SIGNUP_CLOSED_MESSAGE, type InviteState, type SignupMode } from "./signup.js";
+// Captures: why a signature check failed and what the sender was answered, in the server's words.
+export { isSignatureReason, SIGNATURE_REASONS, signatureReasonText, type SignatureReason } from "./ingress/verification/reasons.js";
+export { senderAnswerText, type SenderAnswer } from "./ingress/sender-answer.js";
 // HTTP status codes: their standard words and the colour they are shown in.
 export { httpTone, reasonPhrase, type HttpTone } from "./http-status.js";
 // Logging in: where the login and sign-up forms may send the user afterwards.

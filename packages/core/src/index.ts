@@ -33,6 +33,7 @@ export * from "./byte-budget.js";
 export * from "./retry-policy.js";
 export * from "./pause-message.js";
 export * from "./event-search.js";
+export * from "./content-coding.js";
 export * from "./payload/index.js";
 export * from "./redact.js";
 export * from "./metrics.js";

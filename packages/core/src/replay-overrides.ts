@@ -1,6 +1,7 @@
 import { UserError } from "./errors.js";
 import type { HeaderList } from "./headers.js";
 import { HTTP_TOKEN as TOKEN, LINE_BREAK_OR_NUL, OTHER_FIELD_CONTROL as OTHER_CONTROL } from "./http-syntax.js";
+import { hasDotSegment } from "./sub-path.js";
 
 /** Most headers an edited replay may carry. */
 export const MAX_OVERRIDE_HEADERS = 100;
@@ -8,6 +9,12 @@ export const MAX_OVERRIDE_HEADERS = 100;
 export const MAX_OVERRIDE_HEADER_BYTES = 64 * 1024;
 /** Longest method name an edited replay may use. */
 export const MAX_OVERRIDE_METHOD_LENGTH = 32;
+/** Longest edited sub-path (the part appended to the destination's path). */
+export const MAX_OVERRIDE_PATH_LENGTH = 2048;
+/** Longest edited query string. */
+export const MAX_OVERRIDE_QUERY_LENGTH = 8192;
+
+const FIELDS = ["method", "headers", "body", "body_base64", "path", "query"];
 
 /** An edited replay's request, as the caller sent it (unchecked). */
 export interface ReplayOverridesInput {
@@ -15,6 +22,8 @@ export interface ReplayOverridesInput {
   headers?: unknown;
   body?: unknown;
   body_base64?: unknown;
+  path?: unknown;
+  query?: unknown;
 }
 
 /** Checked overrides: each part given replaces the stored event's. */
@@ -22,6 +31,10 @@ export interface ReplayOverrides {
   method?: string;
   headers?: HeaderList;
   body?: Buffer;
+  /** The sub-path appended to the target URL instead of the captured one ("" for none). */
+  path?: string;
+  /** The raw query string (no "?") appended instead of the captured one ("" for none). */
+  query?: string;
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -72,21 +85,52 @@ function checkBody(input: ReplayOverridesInput, maxBodyBytes: number): Buffer | 
   return body;
 }
 
+// Controls (CR, LF, NUL, tab and the rest) would split or end the request line; "#" would cut the URL short.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+function checkPath(path: unknown): string {
+  if (typeof path !== "string" || (path !== "" && !path.startsWith("/"))) throw invalid('The path must be text starting with "/", like /github/push (or "" for none).');
+  if (path.length > MAX_OVERRIDE_PATH_LENGTH) throw invalid(`The path is longer than ${MAX_OVERRIDE_PATH_LENGTH} characters. Shorten it.`);
+  if (CONTROL.test(path)) throw invalid("The path contains a line break or another control character. Remove it.");
+  if (/[?#]/.test(path)) throw invalid('The path cannot contain "?" or "#": put the query string in query.');
+  if (hasDotSegment(path)) throw invalid('The path has a "." or ".." segment (encoded or not), which could leave the destination\'s path. Remove it.');
+  return path;
+}
+
+function checkQuery(query: unknown): string {
+  if (typeof query !== "string") throw invalid('The query must be text, like a=1&b=2 (or "" for none).');
+  // A leading "?" is how a query is usually written: it is not part of it.
+  const raw = query.startsWith("?") ? query.slice(1) : query;
+  if (raw.length > MAX_OVERRIDE_QUERY_LENGTH) throw invalid(`The query is longer than ${MAX_OVERRIDE_QUERY_LENGTH} characters. Shorten it.`);
+  if (CONTROL.test(raw)) throw invalid("The query contains a line break or another control character. Remove it.");
+  if (raw.includes("#")) throw invalid('The query cannot contain "#". Encode it as %23.');
+  return raw;
+}
+
+/** Whether the overrides change anything at all (an edited replay rather than a plain one). */
+export function hasOverrides(overrides: ReplayOverrides | null | undefined): boolean {
+  return !!overrides && Object.values(overrides).some((part) => part !== undefined);
+}
+
 /**
  * Checks an edited replay's overrides: a method token, at most MAX_OVERRIDE_HEADERS headers
  * with token names and values free of CR, LF, NUL and other controls, and a body (text or
- * base64, never both) of at most `maxBodyBytes`. Null or undefined means a plain replay.
+ * base64, never both) of at most `maxBodyBytes`, a sub-path ("" or starting with "/", at most
+ * MAX_OVERRIDE_PATH_LENGTH, no controls, "?", "#" or dot segments) and a query (at most
+ * MAX_OVERRIDE_QUERY_LENGTH, no controls or "#"). Null or undefined means a plain replay.
  */
 export function parseReplayOverrides(input: unknown, maxBodyBytes: number): ReplayOverrides | null {
   if (input === undefined || input === null) return null;
-  if (typeof input !== "object" || Array.isArray(input)) throw invalid("The overrides must be an object with method, headers, body or body_base64.");
+  if (typeof input !== "object" || Array.isArray(input)) throw invalid("The overrides must be an object with method, headers, body, body_base64, path or query.");
   const raw = input as ReplayOverridesInput;
-  const unknown = Object.keys(raw).find((key) => !["method", "headers", "body", "body_base64"].includes(key));
-  if (unknown) throw invalid(`The overrides have an unknown field ${JSON.stringify(unknown.slice(0, 50))}. Use method, headers, body or body_base64.`);
+  const unknown = Object.keys(raw).find((key) => !FIELDS.includes(key));
+  if (unknown) throw invalid(`The overrides have an unknown field ${JSON.stringify(unknown.slice(0, 50))}. Use method, headers, body, body_base64, path or query.`);
   const overrides: ReplayOverrides = {};
   if (raw.method !== undefined) overrides.method = checkMethod(raw.method);
   if (raw.headers !== undefined) overrides.headers = checkHeaders(raw.headers);
   const body = checkBody(raw, maxBodyBytes);
   if (body) overrides.body = body;
+  if (raw.path !== undefined) overrides.path = checkPath(raw.path);
+  if (raw.query !== undefined) overrides.query = checkQuery(raw.query);
   return overrides;
 }

@@ -70,3 +70,23 @@ export function replayTarget(environment: ReplayEnvironment, source: ReplaySourc
     }
   }
 }
+
+/** An edited replay's sub-path and query (see parseReplayOverrides): each given one replaces the captured one. */
+export interface ReplayPathEdits {
+  path?: string;
+  query?: string;
+}
+
+/**
+ * replayTarget for an edited request: an edited path or query replaces the captured one, so
+ * original, staging and local append it to the destination as forwarding appends the captured
+ * ones; a custom URL, used as it is otherwise, gets them appended the same way.
+ */
+export function editedReplayTarget(environment: ReplayEnvironment, source: ReplaySource, customUrl: string | null | undefined, edits: ReplayPathEdits = {}): ReplayTarget {
+  if (edits.path === undefined && edits.query === undefined) return replayTarget(environment, source, customUrl);
+  if (environment !== "custom") return replayTarget(environment, { ...source, path: edits.path ?? source.path, query: edits.query ?? source.query }, customUrl);
+  const custom = replayTarget("custom", source, customUrl);
+  if (!custom.ok) return custom;
+  const target = forwardTarget(custom.url, edits.path ?? "", edits.query ?? "");
+  return target.ok ? target : { ok: false, kind: "invalid", reason: target.reason };
+}

@@ -1,4 +1,5 @@
 import type { HeaderList } from "./headers.js";
+import { scanJsonFields } from "./json-fields.js";
 import { storableText, truncateText } from "./safe-text.js";
 
 export interface SenderInput {
@@ -13,12 +14,21 @@ export interface SenderIdentity {
 
 export const UNKNOWN = "unknown";
 const MAX_LABEL_LENGTH = 200;
-/** Bodies above this are not parsed for labels: detection must stay cheap on the capture path. */
-const MAX_PARSED_BODY_BYTES = 1024 * 1024;
+/** Form bodies above this are not decoded for labels: detection must stay cheap on the capture path. */
+const MAX_FORM_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Every JSON field a detector reads (at the top of the body, or one object down: Slack's
+ * `event.type`, Mailgun's `event-data.event`). A JSON body is scanned for these only, whatever
+ * its size (see scanJsonFields); BodyKey types the reads, so a detector cannot read another.
+ */
+const BODY_KEYS = ["type", "action", "object_kind", "event", "event_type", "event-data", "alert_name", "subscriptionType", "webhookEvent", "object"] as const;
+type BodyKey = (typeof BODY_KEYS)[number];
+const BODY_KEY_SET: ReadonlySet<string> = new Set(BODY_KEYS);
 
 type Fields = Record<string, unknown>;
 
-/** What a detector may look at: headers, and the body parsed once as JSON or a form. */
+/** What a detector may look at: headers, and the body read once as JSON (its BODY_KEYS) or a form. */
 interface Request {
   header(name: string): string | undefined;
   has(name: string): boolean;
@@ -32,13 +42,17 @@ interface Sender {
   eventType(request: Request): string | undefined;
 }
 
-function stringField(fields: Fields | undefined, key: string): string | undefined {
-  const value = fields?.[key];
+function field(fields: Fields | undefined, key: BodyKey): unknown {
+  return fields?.[key];
+}
+
+function stringField(fields: Fields | undefined, key: BodyKey): string | undefined {
+  const value = field(fields, key);
   return typeof value === "string" && value.length > 0 ? value : undefined;
 }
 
-function objectField(fields: Fields | undefined, key: string): Fields | undefined {
-  const value = fields?.[key];
+function objectField(fields: Fields | undefined, key: BodyKey): Fields | undefined {
+  const value = field(fields, key);
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Fields) : undefined;
 }
 
@@ -208,7 +222,7 @@ function headerSenders(): Sender[] {
 /** Discord interaction types by number (1 ping, 2 application command, ...), events by their `event.type`. */
 function interactionType(body: Fields | undefined): string | undefined {
   const names: Record<number, string> = { 1: "ping", 2: "application_command", 3: "message_component", 4: "autocomplete", 5: "modal_submit" };
-  const type = body?.["type"];
+  const type = field(body, "type");
   if (typeof type === "number") return names[type] ?? String(type);
   return stringField(objectField(body, "event"), "type");
 }
@@ -217,20 +231,6 @@ function parseJsonObject(text: string): Fields | undefined {
   try {
     const value: unknown = JSON.parse(text);
     return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Fields) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function firstElementIfArray(text: string): Fields | undefined {
-  // Twilio Event Streams and CloudEvents batches arrive as a JSON array.
-  try {
-    const value: unknown = JSON.parse(text);
-    if (Array.isArray(value)) {
-      const first: unknown = value[0];
-      return first !== null && typeof first === "object" ? (first as Fields) : undefined;
-    }
-    return value !== null && typeof value === "object" ? (value as Fields) : undefined;
   } catch {
     return undefined;
   }
@@ -246,7 +246,7 @@ function describeRequest(input: SenderInput): Request {
     if (!byName.has(key)) byName.set(key, value);
   }
   let text: string | undefined;
-  const bodyText = () => (text ??= input.body.byteLength <= MAX_PARSED_BODY_BYTES ? decoder.decode(input.body) : "");
+  const bodyText = () => (text ??= input.body.byteLength <= MAX_FORM_BODY_BYTES ? decoder.decode(input.body) : "");
   let json: Fields | undefined | null = null;
   let form: URLSearchParams | undefined | null = null;
   const contentType = (byName.get("content-type") ?? "").toLowerCase();
@@ -254,10 +254,9 @@ function describeRequest(input: SenderInput): Request {
     header: (name) => byName.get(name),
     has: (name) => byName.has(name),
     json() {
-      if (json === null) {
-        const trimmed = bodyText().trimStart();
-        json = trimmed.startsWith("{") || trimmed.startsWith("[") ? firstElementIfArray(trimmed) : undefined;
-      }
+      // The whole body, streamed: a JSON.parse of a 10 MiB body would cost the capture path dearly.
+      // A batch (a JSON array: Twilio Event Streams, CloudEvents) is read by its first element.
+      if (json === null) json = scanJsonFields(input.body, BODY_KEY_SET);
       return json;
     },
     form() {

@@ -33,3 +33,14 @@ export function inviteRefusal(state: Exclude<InviteState, "open"> | "unknown"): 
 export const SIGNUP_CLOSED_MESSAGE =
   "Sign-up is closed on this server. Ask its administrator to create an account for you (rehook user create).";
 export const INVITE_REQUIRED_MESSAGE = "Sign-up on this server is by invitation. Ask an admin of this Rehook server for an invite link.";
+
+/**
+ * What the start line adds after "Rehook listening on …": where to go next. Before the first
+ * user, that is the sign-up page when anyone may sign up, else `rehook user create` (closed
+ * and invite-only servers have nobody to invite yet).
+ */
+export function startHint(dashboardUrl: string, state: { signup: SignupMode; usersExist: boolean }): string {
+  if (state.usersExist) return `open ${dashboardUrl}`;
+  if (state.signup === "open") return `open ${dashboardUrl}/signup to create the first user`;
+  return `create the first user with rehook user create --email <email> --password <password>, then open ${dashboardUrl}`;
+}

@@ -12,6 +12,7 @@ import {
   looksLikeXml,
   mediaType,
   multipartBoundary,
+  parseJsonPrefix,
   pointerStep,
   prettyJson,
   prettyXml,
@@ -240,6 +241,17 @@ describe("text bodies", () => {
     expect(classifyText("   ", "application/json")).toEqual({ kind: "text" });
   });
 
+  it("a cut preview that starts a JSON document is JSON, closed at the cut; a whole one is not cut", () => {
+    expect(classifyText('{"type":"export.ready","rows":[{"id":1},{"id":2},{"i', "application/json", { partial: true })).toEqual({
+      kind: "json",
+      value: { type: "export.ready", rows: [{ id: 1 }, { id: 2 }, {}] },
+      cut: { openAt: "/rows/2" },
+    });
+    expect(classifyText('{"a":1}', "application/json", { partial: true })).toEqual({ kind: "json", value: { a: 1 } });
+    expect(classifyText("[2026-11-24] a log line", "text/plain", { partial: true })).toEqual({ kind: "text" });
+    expect(classifyText("<a><b>", "application/xml", { partial: true })).toEqual({ kind: "xml" });
+  });
+
   it("previews text, cut at a character; binary has none", () => {
     expect(textPreview(bytes("héllo wörld"), 5)).toEqual({ text: "héllo", cut: true });
     expect(textPreview(bytes("🎉🎉"), 1)).toEqual({ text: "🎉", cut: true });
@@ -321,5 +333,52 @@ describe("the raw download's file name", () => {
     expect(fileExtension("application/x-www-form-urlencoded")).toBe("txt");
     expect(fileExtension("text/markdown")).toBe("txt");
     expect(fileExtension("application/octet-stream")).toBe("bin");
+  });
+});
+
+describe("a JSON document cut short", () => {
+  const closed = (text: string) => parseJsonPrefix(text);
+
+  it("keeps every complete value and closes what the cut left open", () => {
+    expect(closed('{"a":{"b":[1,2,{"c":true}],"d":nu')).toEqual({ value: { a: { b: [1, 2, { c: true }] } }, openAt: "/a" });
+    expect(closed("[1,2,")).toEqual({ value: [1, 2], openAt: "" });
+    expect(closed("[[[")).toEqual({ value: [[[]]], openAt: "/0/0" });
+    expect(closed('{"a":')).toEqual({ value: {}, openAt: "" });
+    expect(closed('{"a"')).toEqual({ value: {}, openAt: "" });
+    expect(closed('{"long key cut')).toEqual({ value: {}, openAt: "" });
+    expect(closed(' \n {"a/b~":[{}, []], "x": 1  ')).toEqual({ value: { "a/b~": [{}, []], x: 1 }, openAt: "" });
+  });
+
+  it("a string cut inside keeps what it has, never a split escape", () => {
+    expect(closed('{"rows":"xxxx')).toEqual({ value: { rows: "xxxx" }, openAt: "" });
+    expect(closed('["a\\n b\\')).toEqual({ value: ["a\n b"], openAt: "" });
+    expect(closed('["a\\u00')).toEqual({ value: ["a"], openAt: "" });
+    expect(closed('["a\\\\')).toEqual({ value: ["a\\"], openAt: "" });
+    expect(closed('["\\ud83d\\ude00 \\"quoted')).toEqual({ value: ['😀 "quoted'], openAt: "" });
+    expect(closed('"a root string cut')).toEqual({ value: "a root string cut", openAt: null });
+  });
+
+  it("a number or literal the cut may have shortened is dropped", () => {
+    expect(closed('{"a":1,"b":12')).toEqual({ value: { a: 1 }, openAt: "" });
+    expect(closed("[true,fa")).toEqual({ value: [true], openAt: "" });
+    expect(closed("[1.5e3 ")).toEqual({ value: [1500], openAt: "" });
+  });
+
+  it("not the start of a JSON document, or a whole one: undefined", () => {
+    for (const text of ['{"a":1}', "[1] and more", "42", '"whole"', "tru", "", "  ", "{a:1", '{"a" 1', "[1 2", "[}", '{"a":1]', "<xml>", "[2026-11-24] log", '{"a":"\u0001', '["\\x"']) {
+      expect(closed(text), text).toBeUndefined();
+    }
+  });
+
+  it("the first 256 KiB of a 5 MiB document: a tree of its first part", () => {
+    const rows = Array.from({ length: 70_000 }, (_, i) => ({ id: `row_${i}`, price: { amount: i, currency: "EUR" }, tags: ["a", "b"] }));
+    const text = JSON.stringify({ type: "export.ready", data: { rows } });
+    expect(text.length).toBeGreaterThan(5 * 1024 * 1024);
+    const prefix = closed(text.slice(0, 256 * 1024))!;
+    const kept = (prefix.value as { data: { rows: unknown[] } }).data.rows;
+    expect(prefix.value).toMatchObject({ type: "export.ready" });
+    expect(kept.length).toBeGreaterThan(3000);
+    expect(kept.slice(0, -1)).toEqual(rows.slice(0, kept.length - 1));
+    expect(prefix.openAt?.startsWith("/data/rows")).toBe(true);
   });
 });

@@ -124,6 +124,49 @@ describe("sender detection", () => {
     expect(detect([JSON_TYPE, ["User-Agent", "curl/8.0"]], "{}").source).toBe("curl");
   });
 
+  describe("large JSON bodies: the whole body is scanned, not a prefix", () => {
+    const STRIPE: HeaderList = [JSON_TYPE, ["Stripe-Signature", "t=1,v1=abc"]];
+    /** A Stripe-like event of about `bytes`, its type first and the bulk in data.object. */
+    const stripeEvent = (bytes: number) => json({ id: "evt_1", object: "event", type: "invoice.paid", data: { object: { lines: "l".repeat(bytes) } } });
+    /** Rows of nested objects `bytes` long, then the type: the type key comes after the big object. */
+    const typeLast = (bytes: number) => {
+      const row = json({ id: "row", sku: "SKU-1", price: { amount: 3, currency: "EUR", tags: ["a", "b\"}"] } });
+      return `{"object":"event","data":{"rows":[${Array.from({ length: Math.ceil(bytes / row.length) }, () => row).join(",")}]},"type":"export.ready"}`;
+    };
+
+    it("a 300 KB Stripe-like event", () => {
+      const body = stripeEvent(300_000);
+      expect(Buffer.byteLength(body)).toBeGreaterThan(300_000);
+      expect(detect(STRIPE, body)).toEqual({ source: "stripe", eventType: "invoice.paid" });
+      expect(detect([JSON_TYPE], typeLast(300_000))).toEqual({ source: "unknown", eventType: "export.ready" });
+    });
+
+    it("a 5 MiB Stripe-like event, the type first or after a big nested object", () => {
+      expect(detect(STRIPE, stripeEvent(5 * 1024 * 1024))).toEqual({ source: "stripe", eventType: "invoice.paid" });
+      const body = typeLast(5 * 1024 * 1024);
+      expect(Buffer.byteLength(body)).toBeGreaterThan(5 * 1024 * 1024);
+      expect(detect(STRIPE, body)).toEqual({ source: "stripe", eventType: "export.ready" });
+      expect(detect([JSON_TYPE], body)).toEqual({ source: "unknown", eventType: "export.ready" });
+    });
+
+    it("nested fields of big bodies: Slack's event.type, Mailgun's event-data.event, a batch's first element", () => {
+      const bulk = "b".repeat(2 * 1024 * 1024);
+      const slack = json({ token: "t", bulk: { text: bulk }, type: "event_callback", event: { blocks: [{ type: "section" }], text: bulk, type: "app_mention" } });
+      expect(detect([JSON_TYPE, ["X-Slack-Signature", "v0=abc"]], slack)).toEqual({ source: "slack", eventType: "app_mention" });
+      const mailgun = json({ signature: { token: bulk }, "event-data": { message: { headers: { event: "not this" } }, event: "delivered" } });
+      expect(detect([JSON_TYPE, ["X-Mailgun-Signature-V2", "s"]], mailgun).eventType).toBe("delivered");
+      const batch = json([{ data: bulk, type: "com.twilio.messaging.message.delivered" }, { type: "second" }]);
+      expect(detect([JSON_TYPE, ["X-Twilio-Signature", "s"]], batch).eventType).toBe("com.twilio.messaging.message.delivered");
+    });
+
+    it("a big body cut short or broken at its top level has no type", () => {
+      const body = typeLast(2 * 1024 * 1024);
+      expect(detect([JSON_TYPE], body.slice(0, -1)).eventType).toBe("unknown");
+      expect(detect([JSON_TYPE], `${body.slice(0, -1)},}`).eventType).toBe("unknown");
+      expect(detect([JSON_TYPE], `${body.slice(0, 1024)}]}]}`).eventType).toBe("unknown");
+    });
+  });
+
   it("unknown when nothing identifies the sender", () => {
     expect(detect([], "")).toEqual({ source: "unknown", eventType: "unknown" });
     expect(detect([JSON_TYPE], "{not json")).toEqual({ source: "unknown", eventType: "unknown" });

@@ -5,7 +5,7 @@ import Stripe from "stripe";
 import twilio from "twilio";
 import { describe, expect, it } from "vitest";
 import {
-  createVerifier,
+  createVerifier as createSignatureCheck,
   SIGNATURE_SCHEMES,
   SIGNATURE_TOLERANCE_SECONDS,
   UserError,
@@ -14,6 +14,12 @@ import {
   type SignedRequest,
   type VerificationRule,
 } from "../src/index.js";
+
+// These tests are about which requests verify; signature-reasons.test.ts checks the reasons.
+function createVerifier(rule: VerificationRule): (request: SignedRequest) => string {
+  const check = createSignatureCheck(rule);
+  return (request) => check(request).status;
+}
 
 // Every oracle below is the provider's own library or a published vector, never our signer.
 // Clocks are explicit: T is the signed moment, nowSeconds is set relative to it.

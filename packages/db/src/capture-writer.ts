@@ -7,6 +7,7 @@ import {
   type HandshakeRule,
   type HeaderList,
   type RetryPolicy,
+  type SignatureReason,
   type SignatureStatus,
 } from "@rehook/core";
 import type { StoredVerification } from "./entities/index.js";
@@ -36,6 +37,8 @@ export interface CapturedRequest {
    */
   verificationVersion?: number | null;
   signature?: SignatureStatus | null;
+  /** Why the signature is not valid (null when it is, or nothing was checked). */
+  signatureReason?: SignatureReason | null;
 }
 
 /** Where and how a stored event is forwarded (all null/false for capture-only endpoints). */
@@ -127,14 +130,27 @@ with incoming as (
   select * from json_to_recordset($1::json) as t(
     id uuid, slug text, received_at timestamptz, method text, path text, query text, headers json,
     body_offset int, size_bytes int, content_type text, client_ip text, source text, event_type text,
-    verification_version int, signature text
+    verification_version int, signature text, signature_reason text
   )
 ),
 endpoint as (
   select id, user_id, slug, destination_url, sign_requests, secret, keep_proxy_headers,
          retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms,
          destination_url is not null and forwarding_paused_at is null and $3::float8 is not null as leased,
-         custom_response, handshake, verification, verification_version
+         custom_response, handshake, verification, verification_version,
+         -- What its senders are answered, worked out once per endpoint rather than per row: the
+         -- custom response's status and delay, or the default 200 at once. The caller answers by
+         -- this same row; a handshake's answer depends on the request and is recorded after
+         -- (recordHandshakeAnswer), rarely. Guarded casts: a saved value written around the
+         -- checks must never fail the batch (an unusable status is recorded as unknown).
+         case when custom_response is null then 200
+              when jsonb_typeof(custom_response->'status') = 'number' then
+                case when (custom_response->>'status')::numeric between 100 and 999 then (custom_response->>'status')::numeric::smallint end
+         end as sender_status,
+         case when jsonb_typeof(custom_response->'delayMs') = 'number' then
+                case when (custom_response->>'delayMs')::numeric between 0 and 2147483647 then (custom_response->>'delayMs')::numeric::int end
+              else 0
+         end as sender_delay_ms
   from endpoints
   where slug in (select distinct slug from incoming)
   for key share
@@ -150,14 +166,15 @@ notify as (
 notify_jobs as (${enqueueNotifyJobs("select user_id from notify")}),
 stored as (
   insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type,
-                      size_bytes, client_ip, source, event_type, signature, status, destination_url,
-                      lease_expires_at, attempts)
+                      size_bytes, client_ip, source, event_type, signature, signature_reason, status, destination_url,
+                      lease_expires_at, attempts, sender_status, sender_delay_ms)
   select i.id, e.id, i.received_at, i.method, i.path, i.query, i.headers,
          substring($2::bytea from i.body_offset + 1 for i.size_bytes), i.content_type,
-         i.size_bytes, i.client_ip, i.source, i.event_type, i.signature,
+         i.size_bytes, i.client_ip, i.source, i.event_type, i.signature, i.signature_reason,
          case when e.destination_url is null then 'captured' else 'pending' end, e.destination_url,
          case when e.leased then now() + make_interval(secs => $3::float8 / 1000) end,
-         case when e.leased then 1 else 0 end
+         case when e.leased then 1 else 0 end,
+         e.sender_status, e.sender_delay_ms
   from ${STORED_ROWS}
 ),
 -- The endpoints' counts of events per status (event_counts), in the same transaction.
@@ -228,7 +245,9 @@ function batchParameters(requests: CapturedRequest[]): [string, Buffer] {
       event_type: storableText(r.eventType),
     };
     // Left out when null (json_to_recordset reads a missing key as null): most endpoints check no signatures.
-    if (r.verificationVersion != null) Object.assign(row, { verification_version: r.verificationVersion, signature: r.signature ?? null });
+    if (r.verificationVersion != null) {
+      Object.assign(row, { verification_version: r.verificationVersion, signature: r.signature ?? null, signature_reason: r.signatureReason ?? null });
+    }
     offset += r.body.byteLength;
     return row;
   });
@@ -272,6 +291,20 @@ export class GroupCommitWriter {
     return new Promise((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
       this.schedule();
+    });
+  }
+
+  /**
+   * Records that a stored event's sender got a provider handshake's answer (200 or 403, at
+   * once) rather than the one its row was stored with: handshakes depend on the request and
+   * come once per app setup, so they cost one more statement instead of the capture statement
+   * deciding them for every row.
+   */
+  async recordHandshakeAnswer(eventId: string, status: number): Promise<void> {
+    await this.pool.query({
+      name: "rehook_capture_handshake_answer",
+      text: "update events set sender_status = $2, sender_delay_ms = 0 where id = $1",
+      values: [eventId, status],
     });
   }
 

@@ -18,6 +18,11 @@ export interface Database {
   /** Names of the migrations this call applied. */
   applied: string[];
   close(): Promise<void>;
+  /**
+   * Leaves without waiting for the connections in use (a second Ctrl-C): the embedded server
+   * stops now unless another process still uses it; an external one is left as it is.
+   */
+  closeNow(): Promise<void>;
 }
 
 /** Connects to the configured PostgreSQL (starting or reusing the embedded one) and opens MikroORM. */
@@ -36,6 +41,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         applied,
         async close() {
           await orm.close(true);
+          await embedded?.stop();
+        },
+        async closeNow() {
           await embedded?.stop();
         },
       };

@@ -309,16 +309,16 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     await ensureDatabase(urlFor(running.port, "postgres"), databaseName);
 
     const { pid } = running;
-    let left = false;
+    // Every caller waits for the same stop: a second Ctrl-C must not exit while the first one's is under way.
+    let leaving: Promise<void> | undefined;
     return {
       url: urlFor(running.port, databaseName),
-      async stop() {
-        if (left) return;
-        left = true;
-        await withLock(lockFile, async () => {
+      stop() {
+        leaving ??= withLock(lockFile, async () => {
           await rm(path.join(clientsDir, String(process.pid)), { force: true });
           if ((await liveClients(clientsDir)).length === 0) await stopServer(pid);
         });
+        return leaving;
       },
     };
   });

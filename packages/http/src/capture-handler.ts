@@ -8,12 +8,14 @@ import {
   isValidSlug,
   notFoundMessage,
   parseCapturePath,
+  signatureReasonText,
   type ByteBudget,
   type CaptureMetrics,
   type Logger,
   type RenderedResponse,
 } from "@rehook/core";
 import type { CaptureInput, CaptureOutcome } from "@rehook/services";
+import { annotateAccess } from "./access-fields.js";
 import { readBodyCapped, refuseBody } from "./body.js";
 import { clientIp } from "./client-ip.js";
 import { DelayedAnswers } from "./delayed-answers.js";
@@ -189,11 +191,15 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
     }
     if (outcome.kind === "rejected") {
       const problem = outcome.signature === "missing" ? "carries no signature" : "has a signature that does not verify";
-      sendError(res, 401, "unauthorized", `The request ${problem}, and this endpoint stores only signed requests. Nothing was stored.`, CORS);
+      // The reason's sentence tells the sender what to fix (a clock, a secret, a header).
+      const message = `The request ${problem}, and this endpoint stores only signed requests. Nothing was stored. ${signatureReasonText(outcome.reason)}`;
+      sendError(res, 401, "unauthorized", message, CORS);
       metrics?.captureRejected("invalid_signature", since(started));
       return;
     }
     metrics?.captureStored(since(started));
+    // For the access line (request-listener): which event this request stored, and how big.
+    annotateAccess(res, { event_id: outcome.eventId, bytes: read.body.byteLength });
     const answer = outcome.answer;
     if (!answer) {
       // eventId is a UUID: no escaping needed, so skip JSON.stringify on every capture.

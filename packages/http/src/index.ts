@@ -21,9 +21,14 @@ export { createEventExportRoute, EVENT_EXPORT_PATH } from "./event-export-route.
 export { PieceWriter, type Piece } from "./piece-writer.js";
 export { DEFAULT_STREAM_BOUNDS, MAX_STREAM_BLOCKED_MS, MAX_STREAM_QUEUED_BYTES, watchBackpressure, type BackpressureWatch, type StreamBounds } from "./stream-backpressure.js";
 export { SseWriter, type SsePiece } from "./sse-writer.js";
+export { OpenStreams } from "./open-streams.js";
 export { createPublicApi, type PublicApiOptions } from "./api-v1/handler.js";
 export { API_VERSION, openApiDocument } from "./api-v1/openapi.js";
 export { deliverySettingsFromWire, ingressSettingsFromWire, type DeliverySettingsWire, type IngressSettingsWire } from "./api-v1/endpoint-input.js";
+// The CLI prints its lists and details as the API answers them (rehook events list --json).
+export { restEventDetail, restEventList } from "./api-v1/presenters/event.js";
+export { restEndpointList } from "./api-v1/presenters/endpoint.js";
+export { eventCursor } from "./api-v1/cursor.js";
 export {
   PUBLIC_ENDPOINT_FIELDS,
   restEndpoint,

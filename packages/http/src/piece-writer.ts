@@ -52,14 +52,15 @@ export class PieceWriter {
           }
         }
       }
-      return !this.res.destroyed;
+      return !this.res.destroyed && !this.res.writableEnded;
     } finally {
       this.busy = false;
     }
   }
 
   protected async write(text: string): Promise<boolean> {
-    if (this.res.destroyed) return false;
+    // Ended from outside (shutdown ends open streams): a write now would be an error on the response.
+    if (this.res.destroyed || this.res.writableEnded) return false;
     if (!this.res.write(text)) await this.watch.drained();
     return !this.res.destroyed;
   }

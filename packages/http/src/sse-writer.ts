@@ -7,6 +7,6 @@ export type SsePiece = Piece;
 export class SseWriter extends PieceWriter {
   /** A comment line that keeps proxies from closing an idle stream; skipped while a message is being written or the client is not reading. */
   ping(): void {
-    if (!this.busy && !this.watch.blocked && !this.res.destroyed) this.res.write(": ping\n\n");
+    if (!this.busy && !this.watch.blocked && !this.res.destroyed && !this.res.writableEnded) this.res.write(": ping\n\n");
   }
 }

@@ -20,7 +20,7 @@ export const PASSWORD = "a long enough password";
 export const MISSING_ID = "0192f0e0-0000-7000-8000-000000000000";
 
 interface Operation {
-  responses: Record<string, { content?: Record<string, { schema: object }> }>;
+  responses: Record<string, { content?: Record<string, { schema: object; example?: unknown }> }>;
 }
 export interface ApiDocument {
   paths: Record<string, Record<string, Operation>>;
@@ -108,6 +108,8 @@ export interface ApiServer {
   call(method: string, path: string, options: CallOptions): Promise<ApiAnswer>;
   /** Opens GET /endpoints/{id}/stream; each message's data is checked against the document. */
   stream(path: string, key: string, headers?: Record<string, string>): Promise<EventStream>;
+  /** Shutdown begins: the open streams end, new ones are refused. */
+  closeStreams(): void;
   close(): Promise<void>;
 }
 
@@ -244,6 +246,7 @@ export async function startApi(
         close: () => response.destroy(),
       };
     },
+    closeStreams: () => api.closeStreams(),
     close: server.close,
   };
 }

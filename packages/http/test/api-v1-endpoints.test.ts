@@ -1,6 +1,6 @@
 import { describe, expect } from "vitest";
 import { startSink } from "@rehook/vitest-config/sink";
-import { capture, MISSING_ID, test, unexercised } from "./api-server.js";
+import { capture, MISSING_ID, startApi, test, unexercised } from "./api-server.js";
 
 // /api/v1/endpoints: create, list, read, change, delete, and the live event stream.
 
@@ -164,6 +164,22 @@ describe("GET /api/v1/endpoints/{id}/stream", () => {
     expect((await api.call("GET", `/endpoints/${endpoint.id}/stream`, { key: stranger.key })).status).toBe(404);
     expect((await api.call("GET", `/endpoints/${MISSING_ID}/stream`, { key: apiKey.key })).status).toBe(404);
   });
+});
+
+test("shutdown ends an open stream and answers a new one 503 unavailable", async ({ services, api, apiKey }) => {
+  const stopping = await startApi(services, { record: api.exercised });
+  try {
+    const endpoint = (await api.call("POST", "/endpoints", { key: apiKey.key, body: { name: "stopping" } })).json as { id: string };
+    const open = await stopping.stream(`/endpoints/${endpoint.id}/stream`, apiKey.key);
+    const ended = new Promise<void>((resolve) => open.response.once("end", resolve).resume());
+    stopping.closeStreams();
+    await ended;
+    const refused = await stopping.call("GET", `/endpoints/${endpoint.id}/stream`, { key: apiKey.key });
+    expect(refused.status).toBe(503);
+    expect(refused.json.error.code).toBe("unavailable");
+  } finally {
+    await stopping.close();
+  }
 });
 
 test("exercised every answer its routes declare, each checked against the document", ({ api }) => {

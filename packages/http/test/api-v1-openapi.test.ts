@@ -34,6 +34,29 @@ describe("the OpenAPI document", () => {
     for (const route of ROUTES) expect(document.paths[route.path]![route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
   });
 
+  test("gives every 2xx answer with a body a schema and an example that the schema accepts", () => {
+    const withBody: string[] = [];
+    for (const route of ROUTES) {
+      for (const [status, response] of Object.entries(document.paths[route.path]![route.method.toLowerCase()]!.responses)) {
+        if (!status.startsWith("2") || status === "204") continue;
+        const what = `${route.method} ${route.path} ${status}`;
+        const content = Object.entries(response.content ?? {});
+        expect(content, what).toHaveLength(1);
+        const [, media] = content[0]!;
+        expect(media.schema, what).toBeDefined();
+        expect(media.example, what).toBeDefined();
+        expectValid(media.schema, media.example, what);
+        withBody.push(what);
+      }
+    }
+    // Every route answers a body on success except the two deletes.
+    expect(withBody).toHaveLength(ROUTES.length - 2);
+    const event = document.paths["/events/{id}"]!.get!.responses["200"]!.content!["application/json"]!.example as Record<string, unknown>;
+    expect(event).toMatchObject({ source: "stripe", event_type: "invoice.paid", payload_encoding: "json" });
+    const exported = document.paths["/events/export"]!.get!.responses["200"]!.content!["application/x-ndjson"]!.example as string;
+    expect(JSON.parse(exported)).toMatchObject({ event_type: "invoice.paid", body_base64: expect.any(String) });
+  });
+
   test("gives every route a test file that exercises its answers", () => {
     // A new route fails here until it is given to a file, whose last test then requires its answers.
     expect(ROUTES.map((route) => route.operationId).sort()).toEqual(Object.keys(ROUTE_FILES).sort());

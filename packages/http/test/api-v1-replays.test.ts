@@ -74,6 +74,22 @@ describe("POST /api/v1/events/{id}/replay", () => {
     expect([got.method, got.url, got.body.toString()]).toEqual(["PUT", "/edited", "changed"]);
   });
 
+  test("appends an edited path and query to destination_url, and refuses a path that is not one (400)", async ({ api, services, apiKey, sinks }) => {
+    const key = apiKey.key;
+    const { id } = await settledEvent(api, services, key, sinks.ok);
+    const edited = await api.call("POST", `/events/${id}/replay`, {
+      key,
+      body: { destination_url: `http://127.0.0.1:${sinks.ok.port}/edited?k=1`, overrides: { path: "/orders/42", query: "?retry=yes" } },
+    });
+    expect(edited.json).toMatchObject({ status: "delivered", modified: true, destination_url: `http://127.0.0.1:${sinks.ok.port}/edited/orders/42?k=1&retry=yes` });
+    expect(sinks.ok.received.at(-1)!.url).toBe("/edited/orders/42?k=1&retry=yes");
+    for (const path of ["orders", "/a\r\nX-Evil: 1", "/../admin"]) {
+      const refused = await api.call("POST", `/events/${id}/replay`, { key, body: { destination_url: `http://127.0.0.1:${sinks.ok.port}/edited`, overrides: { path } } });
+      expect(refused.status, JSON.stringify(path)).toBe(400);
+      expect(refused.json.error.code).toBe("validation_failed");
+    }
+  });
+
   test("answers 404 for a missing event", async ({ api, apiKey, sinks }) => {
     const missing = await api.call("POST", `/events/${MISSING_ID}/replay`, { key: apiKey.key, body: { destination_url: `http://127.0.0.1:${sinks.ok.port}/x` } });
     expect(missing.status).toBe(404);
@@ -91,6 +107,27 @@ describe("POST /api/v1/events/{id}/local-replays", () => {
     const [row] = await database.query<{ error: string; environment: string }>("select error, environment from replay_attempts where id = $1", [recorded.json.id]);
     expect(row).toEqual({ error: "refused\ufffd \ufffd here", environment: "local" });
     expect((await eventOf(api, key, id)).replay_count).toBe(1);
+  });
+
+  test("stores a record sent again with its attempt_id once, and refuses an attempt_id another user's record holds (409)", async ({ api, services, apiKey, sinks, stranger, database }) => {
+    const key = apiKey.key;
+    const { id } = await settledEvent(api, services, key, sinks.ok);
+    const attemptId = "0192f0e0-1111-7000-8000-000000000001";
+    const body = { attempt_id: attemptId, status: 200, latency_ms: 4 };
+    // The first answer lost to a restart: rehook listen sends the same record again.
+    const first = await api.call("POST", `/events/${id}/local-replays`, { key, body });
+    const again = await api.call("POST", `/events/${id}/local-replays`, { key, body });
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(again.json.id).toBe(attemptId);
+    expect(await database.query("select id from replay_attempts where event_id = $1", [id])).toEqual([{ id: attemptId }]);
+
+    const theirs = await settledEvent(api, services, stranger.key, sinks.ok);
+    const taken = await api.call("POST", `/events/${theirs.id}/local-replays`, { key: stranger.key, body });
+    expect(taken.status).toBe(409);
+    expect(taken.json.error.code).toBe("conflict");
+    const malformed = await api.call("POST", `/events/${id}/local-replays`, { key, body: { ...body, attempt_id: "7" } });
+    expect(malformed.status).toBe(400);
+    expect(await database.query("select 1 from replay_attempts where event_id = $1", [theirs.id])).toEqual([]);
   });
 
   test("refuses a result that is not one (400) and a missing event (404)", async ({ api, services, apiKey, sinks }) => {

@@ -42,6 +42,14 @@ describe("edit-and-replay on the session route (POST /api/events/{id}/replay)", 
       expect(await response.json()).toMatchObject({ status: "delivered", modified: true });
       expect(sink.received.at(-1)!.body.toString()).toBe(text);
 
+      // An edited path and query replace the captured ones on the destination, as forwarding appends them.
+      const moved = await replay({ environment: "original", overrides: { path: "/orders/7", query: "try=2" } });
+      expect(moved.status).toBe(200);
+      expect(await moved.json()).toMatchObject({ modified: true, destination_url: `http://127.0.0.1:${sink.port}/in/orders/7?try=2` });
+      expect(sink.received.at(-1)!.url).toBe("/in/orders/7?try=2");
+      const split = await replay({ environment: "original", overrides: { query: "a=1\r\nHost: evil" } });
+      expect(split.status).toBe(400);
+
       const bad = await replay({ environment: "original", overrides: { headers: [["X-A", "a\rb"]] } });
       expect(bad.status).toBe(400);
       expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("validation_failed");

@@ -3,3 +3,4 @@ export { createHttpServer, startServer, type RehookServer, type StartOptions } f
 export { createTrpcHandler } from "./trpc-handler.js";
 export { withRequestId } from "./request-context.js";
 export { openInfrastructure, type Infrastructure, type InfrastructureOptions } from "./infrastructure.js";
+export { openReplayOutbound, outboundOptions, type ReplayOutbound } from "./replay-outbound.js";

@@ -29,6 +29,7 @@ import {
   sessionPurge,
   type Services,
 } from "@rehook/services";
+import { outboundOptions } from "./replay-outbound.js";
 
 /** Everything one Rehook process runs besides its HTTP servers, and the service graph built on it. */
 export interface Infrastructure {
@@ -144,7 +145,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     bus,
     chatHooksBase: config.chatHooksBase,
     maxPayloadBytes: config.maxPayloadBytes,
-    outbound: { pool: deliveries, options: { timeoutMs: config.forwardTimeoutMs, allowPrivate: config.allowPrivateDestinations } },
+    outbound: { pool: deliveries, options: outboundOptions(config) },
     chat: notifier,
     logger,
     wakeJobs: () => jobs.wake(),

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
-import type { Logger } from "@rehook/core";
+import { parseCapturePath, type Logger } from "@rehook/core";
 import {
   accessAnnotations,
   API_SECURITY_HEADERS,
@@ -64,10 +64,15 @@ export interface RequestListenerOptions {
   logger: Logger;
   origins: OriginPolicy;
   /**
-   * Whether captures and health probes get access lines (they are logged at debug): when
-   * not, the capture path skips the bookkeeping of a line nobody would write.
+   * Whether health probes and /assets files get access lines (they are logged at debug): when
+   * not, they skip the bookkeeping of a line nobody would write.
    */
   logRoutineRequests?: boolean;
+  /**
+   * Whether the other requests (captures, dashboard, API) get access lines (info): when not
+   * (LOG_LEVEL warn or error), captures skip the bookkeeping too.
+   */
+  logRequests?: boolean;
 }
 
 export function createRequestListener(routes: Routes, options: RequestListenerOptions) {
@@ -130,34 +135,38 @@ export function createRequestListener(routes: Routes, options: RequestListenerOp
     res.setHeader("x-request-id", requestId);
     withRequestId(requestId, () => {
       const routine = isRoutine(pathOf(req.url ?? "/"));
-      if (!routine || options.logRoutineRequests !== false) logAccess(options.logger, req, res, requestId, routine);
+      if ((routine ? options.logRoutineRequests : options.logRequests) !== false) logAccess(options.logger, req, res, requestId, routine);
       handle(req, res);
     });
   };
 }
 
-/** Captures and health probes: frequent and routine, logged at debug. */
+/** Health probes and the dashboard's built files: frequent and routine, logged at debug. */
 function isRoutine(path: string): boolean {
-  return path.startsWith("/api/webhook/") || path === "/healthz" || path === "/readyz";
+  return path === "/healthz" || path === "/readyz" || path.startsWith("/assets/");
 }
 
 /**
- * One access line per request, when its answer is sent (or the client left). Captures and
- * health probes are frequent and routine: debug; everything else (dashboard, API): info.
- * The path is logged without its query string, which may carry tokens. Handlers add their
- * own fields to this line (annotateAccess) rather than writing a second one.
+ * One access line per request, when its answer is sent (or the client left). Health probes
+ * and /assets files are frequent and routine: debug; everything else (captures, dashboard,
+ * API): info. A capture's line names its slug, and the capture handler adds the stored
+ * event's id and body size (never the body or its headers). The path is logged without its
+ * query string, which may carry tokens. Handlers add their own fields to this line
+ * (annotateAccess) rather than writing a second one.
  */
 function logAccess(logger: Logger, req: IncomingMessage, res: ServerResponse, requestId: string, routine: boolean): void {
   const started = performance.now();
   // "close" fires from the socket's context, not the request's: bind the id again.
   res.once("close", () => withRequestId(requestId, () => {
     const path = pathOf(req.url ?? "/");
+    const capture = path.startsWith("/api/webhook/") ? parseCapturePath(path) : undefined;
     const fields = {
       method: req.method,
       path,
       status: res.statusCode,
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
       ...(res.writableFinished ? {} : { aborted: true }),
+      ...(capture ? { slug: capture.slug } : {}),
       ...accessAnnotations(res),
     };
     if (routine) logger.debug("request", fields);

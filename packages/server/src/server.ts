@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import path from "node:path";
@@ -45,9 +46,18 @@ export interface RehookServer {
   jobs: Pick<JobRunner, "runningCount" | "stopping">;
   /** Request body bytes held in memory now, and the most this process allows (tests, diagnostics). */
   bodyBudget: { readonly used: number; readonly limit: number };
-  /** Starts shutdown's first step: /readyz answers 503 "draining" while every route still serves. */
+  /**
+   * Starts shutdown's first step: /readyz answers 503 "draining" while every route still
+   * serves, except that open event streams (live feed, /api/v1 stream) end and new ones answer 503.
+   */
   drain(): void;
+  /** Stops taking connections, lets the requests in flight finish (at most CLOSE_GRACE_MS), then releases everything. */
   close(): Promise<void>;
+  /**
+   * A second stop request: drops every connection and stops the embedded PostgreSQL now,
+   * without waiting for the work in flight (close() goes on, but nothing waits for it).
+   */
+  stopNow(): Promise<void>;
 }
 
 // Slow clients must not hold sockets open: headers within 10 s, the whole request within 60 s.
@@ -56,6 +66,8 @@ const REQUEST_TIMEOUT_MS = 60_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 // How often node looks for connections past those timeouts (its default, 30 s, lets a slow-header client hold a socket for up to 40 s).
 const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
+// How long closing waits for requests in flight before dropping their connections: a stop ends in bounded time.
+const CLOSE_GRACE_MS = 10_000;
 
 const SERVER_OPTIONS = {
   headersTimeout: HEADERS_TIMEOUT_MS,
@@ -122,7 +134,7 @@ export function createHttpServer(deps: {
       staticFiles: dashboard?.staticFiles,
       pages: dashboard?.pages ?? (dashboard ? dashboardNotBuilt : undefined),
     },
-    { logger, origins, logRoutineRequests: config.logLevel === "debug" },
+    { logger, origins, logRoutineRequests: config.logLevel === "debug", logRequests: config.logLevel === "debug" || config.logLevel === "info" },
   );
   const server = createServer(SERVER_OPTIONS, listener);
   // Node silently drops headers past 2000 by default; keep them all and let the handler answer 431.
@@ -148,8 +160,30 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
+/**
+ * Stops taking connections and resolves once the open ones are gone. Node keeps serving a
+ * kept-alive connection after close(), so a client that asks again at once (rehook listen
+ * reconnecting its stream) could hold the server open for ever: from here on each response
+ * closes its connection, and a connection whose response was in flight closes as soon as
+ * that response is sent. Requests still running after CLOSE_GRACE_MS lose their connections.
+ */
 function closeServer(server: Server): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
+    res.shouldKeepAlive = false;
+  });
+  const closeWhenIdle = (message: unknown) => {
+    // Published before node marks the connection idle: look once it has.
+    if ((message as { server?: unknown }).server === server) setImmediate(() => server.closeIdleConnections());
+  };
+  subscribe("http.server.response.finish", closeWhenIdle);
+  const grace = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+  const closed = new Promise<void>((resolve) =>
+    server.close(() => {
+      clearTimeout(grace);
+      unsubscribe("http.server.response.finish", closeWhenIdle);
+      resolve();
+    }),
+  );
   server.closeIdleConnections();
   return closed;
 }
@@ -229,7 +263,25 @@ export async function startServer(config: Config, logger: Logger, options: Start
   boundPort = port;
   const url = urlOf(config.host, port);
 
+  const drain = () => {
+    draining = true;
+    // A stream never ends by itself: left open, it would hold the process for the whole stop.
+    dashboard.trpc.closeStreams();
+    publicApi.closeStreams();
+  };
   let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      drain();
+      // Stop taking requests, let the ones in flight finish (their rows commit), then release the database.
+      const closed = Promise.all([closeServer(server), metricsServer && closeServer(metricsServer)]);
+      // Held custom responses go now: their events are stored, and the server waits for them.
+      delayedAnswers.releaseAll();
+      await closed;
+      await release();
+    })();
+    return closing;
+  };
   return {
     server,
     url,
@@ -239,22 +291,13 @@ export async function startServer(config: Config, logger: Logger, options: Start
     delivery: dispatcher,
     jobs,
     bodyBudget: requestBodyBudget,
-    drain() {
-      draining = true;
-    },
-    close() {
-      closing ??= (async () => {
-        draining = true;
-        // Stop taking requests, let the ones in flight finish (their rows commit), then release the database.
-        const closed = Promise.all([closeServer(server), metricsServer && closeServer(metricsServer)]);
-        // Held custom responses go now: their events are stored, and the server waits for them.
-        delayedAnswers.releaseAll();
-        dashboard.trpc.closeStreams();
-        publicApi.closeStreams();
-        await closed;
-        await release();
-      })();
-      return closing;
+    drain,
+    close,
+    async stopNow() {
+      close().catch(() => undefined);
+      server.closeAllConnections();
+      metricsServer?.closeAllConnections();
+      await database.closeNow();
     },
   };
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { appRouter } from "@rehook/api";
 import type { Logger } from "@rehook/core";
-import { decodePathSegment, MALFORMED_PATH_MESSAGE, readBodyOrRefuse, sendErrorAndClose, watchBackpressure, type StreamBounds } from "@rehook/http";
+import { decodePathSegment, MALFORMED_PATH_MESSAGE, OpenStreams, readBodyOrRefuse, sendErrorAndClose, watchBackpressure, type StreamBounds } from "@rehook/http";
 import { requestContext, type DashboardOptions } from "./dashboard-context.js";
 
 /** A tRPC request body (one call or a batch of them) is small JSON: past this it is refused unread. */
@@ -53,14 +53,14 @@ export function createTrpcHandler(options: DashboardOptions & { logger: Logger; 
       if (error.code === "INTERNAL_SERVER_ERROR") options.logger.error("procedure failed", { path: path ?? "?", error: error.cause?.stack ?? error.stack ?? error.message });
     },
   });
-  // Open subscription streams never end by themselves: shutdown ends them.
-  const streams = new Set<ServerResponse>();
-  const trackStream = (req: IncomingMessage, res: ServerResponse) => {
-    if (String(req.headers.accept ?? "").includes("text/event-stream")) {
-      streams.add(res);
-      res.once("close", () => streams.delete(res));
-      boundSubscriptionStream(res, options.streamBounds, options.logger);
-    }
+  // Open subscription streams never end by themselves: shutdown ends them, and refuses new ones.
+  const streams = new OpenStreams();
+  /** False when the request was a subscription refused because shutdown has begun (answered 503). */
+  const admitStream = (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (!String(req.headers.accept ?? "").includes("text/event-stream")) return true;
+    if (!streams.admit(res)) return false;
+    boundSubscriptionStream(res, options.streamBounds, options.logger);
+    return true;
   };
   return {
     handle: async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -75,11 +75,11 @@ export function createTrpcHandler(options: DashboardOptions & { logger: Logger; 
         // tRPC's adapter takes an already-read body from req.body instead of reading the stream again.
         (req as IncomingMessage & { body?: string }).body = body.toString("utf8");
       }
-      trackStream(req, res);
-      handler(req, res);
+      if (admitStream(req, res)) handler(req, res);
     },
+    /** Shutdown has begun: ends the open subscription streams, and answers new ones 503 from now on. */
     closeStreams(): void {
-      for (const res of streams) res.end();
+      streams.endAll();
     },
   };
 }

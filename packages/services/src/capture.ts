@@ -11,6 +11,7 @@ import {
   type EventStatus,
   type HeaderList,
   type RenderedResponse,
+  type SignatureReason,
   type SignatureStatus,
 } from "@rehook/core";
 import type { CaptureWriteResult, EndpointIngress } from "@rehook/db";
@@ -31,7 +32,7 @@ export type CaptureOutcome =
   /** Stored. `answer`: what the endpoint answers instead of the default, after `delayMs`. */
   | { kind: "accepted"; eventId: string; status: EventStatus; answer?: RenderedResponse; delayMs: number }
   /** Not stored: the endpoint rejects requests without a valid signature. */
-  | { kind: "rejected"; signature: Exclude<SignatureStatus, "valid"> }
+  | { kind: "rejected"; signature: Exclude<SignatureStatus, "valid">; reason: SignatureReason }
   | { kind: "not_found" };
 
 /** A rule change between the check and the write sends the request round again; more than this many in a row is a bug. */
@@ -52,9 +53,9 @@ export async function captureRequest(ctx: CaptureContext, received: CaptureInput
   const eventId = uuidv7();
   let rule = ctx.ingressRules?.get(input.slug);
   for (let round = 0; ; round += 1) {
-    const signature = rule?.verify ? rule.verify(signedRequest(ctx, input)) : null;
-    if (rule?.rejectInvalid && signature !== null && signature !== "valid" && !handshakeVouchesFor(rule.handshake, input)) {
-      return { kind: "rejected", signature };
+    const check = rule?.verify ? rule.verify(signedRequest(ctx, input)) : null;
+    if (rule?.rejectInvalid && check !== null && check.status !== "valid" && !handshakeVouchesFor(rule.handshake, input)) {
+      return { kind: "rejected", signature: check.status, reason: check.reason };
     }
     const result = await ctx.writer.write({
       id: eventId,
@@ -73,7 +74,8 @@ export async function captureRequest(ctx: CaptureContext, received: CaptureInput
       // Without a rule, no version: the statement stores the row while the endpoint still checks
       // nothing (the common case, and the smallest row), and sends it back for a check if it now does.
       verificationVersion: rule?.verify ? rule.version : null,
-      signature,
+      signature: check?.status ?? null,
+      signatureReason: check?.reason ?? null,
     });
     if (result.kind === "unknown_endpoint") return { kind: "not_found" };
     const learnt = learn(ctx, input.slug, result.endpointId, result.ingress);
@@ -83,7 +85,22 @@ export async function captureRequest(ctx: CaptureContext, received: CaptureInput
       continue;
     }
     deliverAtOnce(ctx, eventId, input, result);
-    return { kind: "accepted", eventId, status: result.status, ...answerOf(result.ingress, input, eventId) };
+    const answer = answerOf(result.ingress, input, eventId);
+    if (answer.handshake) await recordHandshakeAnswer(ctx, eventId, answer.handshake.status);
+    return { kind: "accepted", eventId, status: result.status, answer: answer.handshake ?? answer.custom, delayMs: answer.delayMs };
+  }
+}
+
+/**
+ * The row was stored with the custom response's (or the default) answer; a handshake's is
+ * recorded before it is sent. A failure here must not turn a stored event into a 503: the
+ * sender still gets the handshake's answer, and the event shows the one it was stored with.
+ */
+async function recordHandshakeAnswer(ctx: CaptureContext, eventId: string, status: number): Promise<void> {
+  try {
+    await ctx.writer.recordHandshakeAnswer(eventId, status);
+  } catch {
+    // See above: the event is stored, which is what its sender is told.
   }
 }
 
@@ -106,10 +123,10 @@ function calledBase(ctx: CaptureContext, headers: HeaderList): string {
 }
 
 /** A provider's URL check gets its handshake answer; anything else the custom response, if any. */
-function answerOf(ingress: EndpointIngress, input: CaptureInput, eventId: string): { answer?: RenderedResponse; delayMs: number } {
+function answerOf(ingress: EndpointIngress, input: CaptureInput, eventId: string): { handshake?: RenderedResponse; custom?: RenderedResponse; delayMs: number } {
   const handshake = ingress.handshake && handshakeAnswer(ingress.handshake, input);
-  if (handshake) return { answer: handshake, delayMs: 0 };
-  if (ingress.customResponse) return { answer: renderCustomResponse(ingress.customResponse, eventId), delayMs: ingress.customResponse.delayMs };
+  if (handshake) return { handshake, delayMs: 0 };
+  if (ingress.customResponse) return { custom: renderCustomResponse(ingress.customResponse, eventId), delayMs: ingress.customResponse.delayMs };
   return { delayMs: 0 };
 }
 

@@ -1,4 +1,4 @@
-import { compareBodies, diffHeaders, notFoundMessage, UserError, type BodyComparison, type HeaderChange } from "@rehook/core";
+import { compareBodies, diffHeaders, forwardTarget, notFoundMessage, UserError, type BodyComparison, type HeaderChange } from "@rehook/core";
 import { findOwnedAttempt, findOwnedEvent, findOwnedReplayAttempt, listReplaySummaries, ownedEventAttempts, type EntityManager } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 
@@ -20,7 +20,10 @@ export interface ResponseOption {
   at: Date;
   status: number | null;
   outcome: string;
+  /** The URL the request went to (a delivery's with the captured sub-path and query, as forwarding sent it). */
   destinationUrl: string | null;
+  /** A replay sent with edits (method, headers, body, path or query); false for deliveries. */
+  edited: boolean;
 }
 
 /** One side of a comparison: what was sent where, and what came back. */
@@ -54,6 +57,16 @@ function parseRef(ref: string): { kind: "delivery"; attempt: number } | { kind: 
 
 const replayLabel = (environment: string) => `Replay (${environment})`;
 
+type DeliveredEvent = { destinationUrl: string | null; path: string; query: string };
+
+/** Where the event's deliveries went: its destination with the captured sub-path and query, as forwarding appends them. */
+function deliveryUrl(event: DeliveredEvent): string | null {
+  if (!event.destinationUrl) return null;
+  const target = forwardTarget(event.destinationUrl, event.path, event.query);
+  // A refused sub-path was never sent anywhere: the destination alone says where it would have gone.
+  return target.ok ? target.url : event.destinationUrl;
+}
+
 /**
  * The responses of one of the user's events that can be compared: each delivery attempt
  * (the original and its retries) oldest first, then its replays oldest first.
@@ -74,7 +87,8 @@ export async function listEventResponses(ctx: Pick<ServiceContext, "orm">, input
       at: attempt.startedAt,
       status: attempt.responseStatus,
       outcome: attempt.outcome,
-      destinationUrl: event.destinationUrl,
+      destinationUrl: deliveryUrl(event),
+      edited: false,
     })),
     ...replays.reverse().map(replayOption),
   ];
@@ -88,6 +102,7 @@ function replayOption(replay: {
   responseStatus: number | null;
   status: string;
   destinationUrl: string;
+  modified: boolean;
 }): ResponseOption {
   return {
     ref: `replay:${replay.id}`,
@@ -97,13 +112,14 @@ function replayOption(replay: {
     status: replay.responseStatus,
     outcome: replay.status,
     destinationUrl: replay.destinationUrl,
+    edited: replay.modified,
   };
 }
 
 async function loadResponse(
   em: EntityManager,
   userId: string,
-  event: { id: string; destinationUrl: string | null },
+  event: { id: string } & DeliveredEvent,
   ref: string,
 ): Promise<ComparedResponse & { headers: Parameters<typeof diffHeaders>[0]; body: Uint8Array | null }> {
   const parsed = parseRef(ref);
@@ -117,7 +133,8 @@ async function loadResponse(
       at: found.startedAt,
       status: found.responseStatus,
       outcome: found.outcome,
-      destinationUrl: event.destinationUrl,
+      destinationUrl: deliveryUrl(event),
+      edited: false,
       latencyMs: found.latencyMs,
       error: found.error,
       bodyBytes: found.responseBody?.byteLength ?? 0,

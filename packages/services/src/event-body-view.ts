@@ -1,6 +1,4 @@
-import type { Transform } from "node:stream";
-import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from "node:zlib";
-import { listMultipartParts, type HeaderList, type MultipartListing } from "@rehook/core";
+import { contentCodings, DECODABLE_CODINGS, isDecodableCoding, listMultipartParts, undoContentCodings, type HeaderList, type MultipartListing } from "@rehook/core";
 
 /** The most of a compressed body (Content-Encoding) that the event page shows decoded. */
 export const DECODED_BODY_MAX_BYTES = 1024 * 1024;
@@ -8,8 +6,8 @@ export const DECODED_BODY_MAX_BYTES = 1024 * 1024;
 /** The most of a binary body sent for its hex dump (the dump stops there and says how much is left). */
 export const HEX_PREVIEW_BYTES = 64 * 1024;
 
-/** The Content-Encodings the event page decodes. */
-export const DECODED_ENCODINGS = ["gzip", "x-gzip", "deflate", "br"] as const;
+/** The Content-Encodings the event page decodes (core's bounded decoder, which search uses too). */
+export const DECODED_ENCODINGS = DECODABLE_CODINGS;
 
 /** Some bytes as the payload inspector needs them: the text once, or the start of binary for a hex dump. */
 export interface BodyView {
@@ -64,51 +62,6 @@ export function bodyView(bytes: Uint8Array, contentType: string | null): BodyVie
   };
 }
 
-/** Whether a "deflate" body has the zlib wrapper RFC 9110 asks for (many senders send raw deflate). */
-function hasZlibHeader(bytes: Uint8Array): boolean {
-  return bytes.length >= 2 && (bytes[0]! & 0x0f) === 8 && ((bytes[0]! << 8) | bytes[1]!) % 31 === 0;
-}
-
-function decompressor(coding: string, input: Uint8Array, partial: boolean): Transform {
-  // A cut input is decoded as far as it goes (a sync flush at its end) instead of failing.
-  const zlibOptions = partial ? { finishFlush: constants.Z_SYNC_FLUSH } : {};
-  if (coding === "gzip" || coding === "x-gzip") return createGunzip(zlibOptions);
-  if (coding === "deflate") return hasZlibHeader(input) ? createInflate(zlibOptions) : createInflateRaw(zlibOptions);
-  return createBrotliDecompress(partial ? { finishFlush: constants.BROTLI_OPERATION_FLUSH } : {});
-}
-
-/**
- * One coding undone, keeping at most `maxBytes` of the output: the stream is read until
- * then and destroyed, so a decompression bomb costs `maxBytes` of memory and little time.
- */
-function undo(coding: string, input: Uint8Array, partial: boolean, maxBytes: number): Promise<{ bytes: Buffer; cut: boolean }> {
-  return new Promise((resolve, reject) => {
-    const stream = decompressor(coding, input, partial);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const finish = (cut: boolean) => {
-      if (settled) return;
-      settled = true;
-      stream.destroy();
-      resolve({ bytes: Buffer.concat(chunks, Math.min(size, maxBytes)), cut });
-    };
-    stream.on("data", (chunk: Buffer) => {
-      if (settled) return;
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size > maxBytes) finish(true);
-    });
-    stream.on("end", () => finish(false));
-    stream.on("error", (error: Error) => {
-      if (settled) return;
-      settled = true;
-      reject(error);
-    });
-    stream.end(input);
-  });
-}
-
 /**
  * A body's Content-Encoding undone (gzip, deflate, br; several are undone in reverse
  * order), at most `maxBytes` of it. `partial`: the input is only the start of the body.
@@ -120,28 +73,17 @@ export async function decodeContentEncoding(
   options: { partial: boolean; contentType: string | null; maxBytes?: number },
 ): Promise<DecodedBody> {
   const { partial, contentType, maxBytes = DECODED_BODY_MAX_BYTES } = options;
-  const codings = contentEncoding
-    .split(",")
-    .map((coding) => coding.trim().toLowerCase())
-    .filter((coding) => coding !== "" && coding !== "identity");
+  const codings = contentCodings(contentEncoding);
   const encoding = codings.join(", ");
-  const unknown = codings.find((coding) => !(DECODED_ENCODINGS as readonly string[]).includes(coding));
+  const unknown = codings.find((coding) => !isDecodableCoding(coding));
   if (unknown) return { encoding, ok: false, error: `Content-Encoding "${unknown}" is not one the inspector decodes (gzip, deflate, br).` };
-  let bytes: Uint8Array = body;
-  let cut = false;
-  let cutInput = partial;
-  for (const coding of [...codings].reverse()) {
-    try {
-      const step = await undo(coding, bytes, cutInput, maxBytes);
-      bytes = step.bytes;
-      cut ||= step.cut;
-      cutInput ||= step.cut;
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return { encoding, ok: false, error: `The body is not valid ${coding}: ${reason}.` };
-    }
+  try {
+    const { bytes, cut } = await undoContentCodings(body, codings, { partial, maxBytes });
+    return { encoding, ok: true, cut, fromPreview: partial, view: bodyView(bytes, contentType) };
+  } catch (error) {
+    // The error names the coding that failed ("The body is not valid gzip: …").
+    return { encoding, ok: false, error: `${error instanceof Error ? error.message : String(error)}.` };
   }
-  return { encoding, ok: true, cut, fromPreview: partial, view: bodyView(bytes, contentType) };
 }
 
 /** A request's Content-Encoding: repeated headers make one list, in order ("" when none). */

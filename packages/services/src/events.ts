@@ -69,7 +69,8 @@ export async function listEvents(ctx: Pick<ServiceContext, "orm">, input: { user
 }
 
 async function countMatching(em: EntityManager, userId: string, filter: EventFilter): Promise<{ value: number; capped: boolean }> {
-  const { before: _cursor, endpointId, status, ...others } = filter;
+  // A search is never counted (listEvents counts its page): it would read the window again.
+  const { before: _cursor, search: _search, endpointId, status, ...others } = filter;
   if (Object.values(others).every((value) => value === undefined)) return { value: await countOwnedEvents(em, userId, { endpointId, status }), capped: false };
   const { total, capped } = await countMatchingEventsCapped(em, userId, { endpointId, status, ...others });
   return { value: total, capped };

@@ -1,6 +1,6 @@
-import { emailSchema, INVITE_REQUIRED_MESSAGE, loginPasswordSchema, QueueFullError, SIGNUP_CLOSED_MESSAGE, UserError, type SignupMode } from "@rehook/core";
+import { emailSchema, INVITE_REQUIRED_MESSAGE, loginPasswordSchema, QueueFullError, SIGNUP_CLOSED_MESSAGE, startHint, UserError, type SignupMode } from "@rehook/core";
 import { hashPassword, verifyPassword, type SessionCookie, type SessionUser } from "@rehook/auth";
-import { findUserByEmail } from "@rehook/db";
+import { anyUserExists, findUserByEmail } from "@rehook/db";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { inviteClaim } from "./invites.js";
@@ -47,6 +47,11 @@ async function withHashingSlot<T>(work: () => Promise<T>): Promise<T> {
 /** Who may sign up on the dashboard (SIGNUP; open when unset). */
 export function signupMode(ctx: Pick<ServiceContext, "signup">): SignupMode {
   return ctx.signup ?? "open";
+}
+
+/** Where to go after `rehook start`: the dashboard, or its sign-up page (or the CLI) for the first user. */
+export async function startHintFor(ctx: Pick<ServiceContext, "orm" | "signup">, dashboardUrl: string): Promise<string> {
+  return startHint(dashboardUrl, { signup: signupMode(ctx), usersExist: await anyUserExists(ctx.orm.em.fork()) });
 }
 
 /**

@@ -20,7 +20,7 @@ export {
   type EndpointView,
 } from "./endpoints.js";
 export { createUser, requireUserByEmail, type UserView } from "./users.js";
-export { currentSession, logIn, logOut, signUp, signupMode, type CurrentSession, type SignedIn } from "./identity.js";
+export { currentSession, logIn, logOut, signUp, signupMode, startHintFor, type CurrentSession, type SignedIn } from "./identity.js";
 export { checkInvite, createInvite, isAdmin, listInvites, revokeInvite, type InviteView } from "./invites.js";
 export {
   ATTEMPT_BODY_PREVIEW_BYTES,

@@ -1,4 +1,4 @@
-import { createVerifier, type HandshakeRule, type SignatureVerifier, type VerificationRule } from "@rehook/core";
+import { createVerifierOrRefusal, type HandshakeRule, type SignatureVerifier } from "@rehook/core";
 import type { EndpointIngress } from "@rehook/db";
 
 /** An endpoint's signature rule, ready to check requests (verifier prepared once). */
@@ -91,26 +91,14 @@ export class IngressRules {
   }
 }
 
-/**
- * Saved rules were checked when saved; one that a later, stricter check refuses must not
- * turn every capture into a 503: its requests are marked invalid instead (and the endpoint
- * page shows the problem when the rule is saved again).
- */
-function verifierOrRefusal(rule: VerificationRule): SignatureVerifier {
-  try {
-    return createVerifier(rule);
-  } catch {
-    return () => "invalid";
-  }
-}
-
 /** A rule ready to use, without remembering it (a context without IngressRules). */
 export function ruleOf(endpointId: string, ingress: EndpointIngress, learntAt = 0): KnownRule {
   const verification = ingress.verification;
   return {
     endpointId,
     version: ingress.verificationVersion,
-    verify: verification ? verifierOrRefusal(verification) : null,
+    // A saved rule a later, stricter check refuses marks requests invalid (bad_secret), never a 503.
+    verify: verification ? createVerifierOrRefusal(verification) : null,
     rejectInvalid: verification?.rejectInvalid ?? false,
     handshake: ingress.handshake,
     learntAt,

@@ -1,6 +1,8 @@
 import {
   DEFAULT_LOCAL_PORT,
+  editedReplayTarget,
   forwardableHeaders,
+  hasOverrides,
   localReplayOrigin,
   parseReplayOverrides,
   REPLAY_ENVIRONMENTS,
@@ -12,9 +14,11 @@ import {
   type HeaderList,
   type ReplayEnvironment,
   type ReplayOverrides,
+  type ReplayPathEdits,
   type ReplaySource,
 } from "@rehook/core";
 import {
+  DuplicateRowError,
   findOwnedReplayAttempt,
   findReplaySource,
   insertReplayAttempt,
@@ -27,7 +31,7 @@ import { checkDestination, outboundTask, type DeliveryResult } from "@rehook/del
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
-import { localReplayResult, replayEventInput } from "./schemas/replays.js";
+import { localReplayResult, recordLocalReplayInput, replayEventInput } from "./schemas/replays.js";
 
 export type { ReplaySummary };
 
@@ -44,7 +48,7 @@ export interface ReplayAttemptView {
   destinationUrl: string;
   error: string | null;
   replayedAt: Date;
-  /** Sent with edits (method, headers or body) rather than as captured. */
+  /** Sent with edits (method, headers, body, path or query) rather than as captured. */
   modified: boolean;
 }
 
@@ -83,16 +87,18 @@ function noSuchEvent(eventId: string): UserError {
 }
 
 /**
- * The checked URL a replay of this event goes to: 400 for a request that is wrong in
- * itself, 422 for one this endpoint cannot do or an address the policy refuses.
+ * The checked URL a replay of this event goes to (with an edited path and query, if any): 400
+ * for a request that is wrong in itself, 422 for one this endpoint cannot do or an address the
+ * policy refuses.
  */
 export async function checkedReplayTarget(
   ctx: Pick<ServiceContext, "addressPolicy">,
   source: ReplaySource,
   environment: ReplayEnvironment,
   customUrl: string | null | undefined,
+  edits: ReplayPathEdits = {},
 ): Promise<string> {
-  const target = replayTarget(environment, source, customUrl);
+  const target = editedReplayTarget(environment, source, customUrl, edits);
   if (!target.ok) throw new UserError(target.kind === "invalid" ? "validation_failed" : "unprocessable", target.reason);
   const checked = await checkDestination(target.url, ctx.addressPolicy);
   if (!checked.ok) throw new UserError("unprocessable", `replay target refused: ${withPrivateDestinationHint(checked.reason)}`);
@@ -108,7 +114,8 @@ export async function sendReplay(
   replay: { userId: string; environment: ReplayEnvironment; url: string; jobId?: string | null; overrides?: ReplayOverrides | null },
 ): Promise<ReplayAttempt> {
   const edits = replay.overrides ?? {};
-  const modified = edits.method !== undefined || edits.headers !== undefined || edits.body !== undefined;
+  // An edited path or query is already in replay.url; it still makes the replay an edited one.
+  const modified = hasOverrides(edits);
   // Edits replace the stored parts and then get the same treatment: hop-by-hop headers
   // dropped, Content-Length from the bytes sent, signed afresh over the body sent.
   const request = { ...source, method: edits.method ?? source.method, headers: edits.headers ?? source.headers, body: edits.body ?? source.body };
@@ -150,7 +157,7 @@ export async function replayEvent(
   const overrides = parseReplayOverrides(input.overrides, ctx.maxPayloadBytes ?? DEFAULT_MAX_EDITED_BODY_BYTES);
   const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
   if (!source) throw noSuchEvent(input.eventId);
-  const url = await checkedReplayTarget(ctx, source, environment, customUrl);
+  const url = await checkedReplayTarget(ctx, source, environment, customUrl, overrides ?? {});
   const attempt = await sendReplay(ctx, source, { userId: input.userId, environment, url, overrides });
   return replayAttemptView(attempt, source.id);
 }
@@ -165,15 +172,28 @@ const localPortInput = z.number().int().min(1).max(65_535).default(DEFAULT_LOCAL
  */
 export async function recordLocalReplay(
   ctx: Pick<ServiceContext, "orm">,
-  input: { userId: string; eventId: string; localPort?: number; result: { status: number | null; body: string | null; latencyMs: number; error: string | null } },
+  input: {
+    userId: string;
+    eventId: string;
+    localPort?: number;
+    attemptId?: string;
+    result: { status: number | null; body: string | null; latencyMs: number; error: string | null };
+  },
 ): Promise<ReplayAttemptView> {
   const result = parseInput(localReplayResult, input.result);
   const localPort = parseInput(localPortInput, input.localPort);
+  const attemptId = parseInput(localAttemptId, input.attemptId);
   const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
   if (!source) throw noSuchEvent(input.eventId);
+  if (attemptId) {
+    // Sent again (the first answer was lost): the stored record stands.
+    const stored = await findOwnedReplayAttempt(ctx.orm.em.fork(), input.userId, attemptId);
+    if (stored && stored.event.id === source.id) return replayAttemptView(stored, source.id);
+    if (stored) throw attemptIdTaken(attemptId);
+  }
   const target = replayTarget("local", source, null, localPort);
-  const attempt = await insertReplayAttempt(ctx.orm.em.fork(), {
-    id: uuidv7(),
+  const attempt = await insertingLocalRecord(attemptId, () => insertReplayAttempt(ctx.orm.em.fork(), {
+    id: attemptId ?? uuidv7(),
     eventId: source.id,
     userId: input.userId,
     environment: "local",
@@ -190,9 +210,24 @@ export async function recordLocalReplay(
     requestHeaders: null,
     requestBody: null,
     modified: false,
-  });
+  }));
   return replayAttemptView(attempt, source.id);
 }
+
+/** Runs the insert of a local record; a caller-chosen id that another user's record holds is a conflict. */
+async function insertingLocalRecord<T>(attemptId: string | undefined, insert: () => Promise<T>): Promise<T> {
+  try {
+    return await insert();
+  } catch (error) {
+    if (attemptId && error instanceof DuplicateRowError) throw attemptIdTaken(attemptId);
+    throw error;
+  }
+}
+
+const localAttemptId = recordLocalReplayInput.shape.attemptId;
+
+const attemptIdTaken = (attemptId: string) =>
+  new UserError("conflict", `The attempt_id ${attemptId} is already used by another record: choose a new UUID for each attempt.`);
 
 /** What the browser needs to perform a local replay itself. */
 export async function localReplayRequest(
@@ -211,15 +246,22 @@ export async function localReplayRequest(
 
 /**
  * What the dashboard's "Edit request" starts from: the event's method, the headers a replay
- * would send (hop-by-hop and, unless kept, proxy headers already dropped) and its body bytes.
+ * would send (hop-by-hop and, unless kept, proxy headers already dropped), its body bytes,
+ * and the captured sub-path and query a replay appends to the destination.
  */
 export async function editableReplayRequest(
   ctx: Pick<ServiceContext, "orm">,
   input: { userId: string; eventId: string },
-): Promise<{ method: string; headers: HeaderList; bodyBase64: string }> {
+): Promise<{ method: string; headers: HeaderList; bodyBase64: string; path: string; query: string }> {
   const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
   if (!source) throw noSuchEvent(input.eventId);
-  return { method: source.method, headers: forwardableHeaders(source.headers, { keepProxyHeaders: source.keepProxyHeaders }), bodyBase64: source.body.toString("base64") };
+  return {
+    method: source.method,
+    headers: forwardableHeaders(source.headers, { keepProxyHeaders: source.keepProxyHeaders }),
+    bodyBase64: source.body.toString("base64"),
+    path: source.path,
+    query: source.query,
+  };
 }
 
 const listInput = z.object({

@@ -66,8 +66,8 @@ describe("signature checks at capture", () => {
     // And then rejects: the first capture after the change is checked again before anything is stored.
     await updateEndpoint(ctx, { userId, endpoint: { id: endpoint.id }, changes: { verification: { scheme: "github", rejectInvalid: true } } });
     const before = await db.query("select count(*)::int as n from events");
-    expect(await captureRequest(ctx, request(endpoint.slug, "{}", "not the secret"))).toEqual({ kind: "rejected", signature: "invalid" });
-    expect(await captureRequest(ctx, request(endpoint.slug, "{}"))).toEqual({ kind: "rejected", signature: "missing" });
+    expect(await captureRequest(ctx, request(endpoint.slug, "{}", "not the secret"))).toEqual({ kind: "rejected", signature: "invalid", reason: "mismatch" });
+    expect(await captureRequest(ctx, request(endpoint.slug, "{}"))).toEqual({ kind: "rejected", signature: "missing", reason: "missing_header" });
     expect(await db.query("select count(*)::int as n from events")).toEqual(before);
   });
 

@@ -268,6 +268,8 @@ describe("editableReplayRequest", () => {
         ["X-Custom", "kept"],
       ],
       bodyBase64: Buffer.from("hello").toString("base64"),
+      path: "",
+      query: "",
     });
     await updateEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id }, changes: { keepProxyHeaders: true } });
     expect((await editableReplayRequest(services, { userId: user.id, eventId })).headers).toEqual([

@@ -16,7 +16,13 @@ export function startListening(script: string, args: string[], env: Record<strin
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+)/i.exec(output);
-      if (match) resolve({ child, url: match[1]! });
+      if (!match) return;
+      resolve({ child, url: match[1]! });
+      // Captures are logged at info: past the start line, the output is read and dropped, not kept.
+      for (const stream of [child.stdout!, child.stderr!]) {
+        stream.off("data", onData);
+        stream.resume();
+      }
     };
     child.stdout!.on("data", onData);
     child.stderr!.on("data", onData);

@@ -1,5 +1,6 @@
 import cluster from "node:cluster";
 import type { Config, Logger } from "@rehook/core";
+import { startHintOf } from "../start-line.js";
 import { serveUntilStopped } from "./serve.js";
 
 /** What a worker tells the primary. */
@@ -7,6 +8,8 @@ export interface ListeningMessage {
   type: "listening";
   url: string;
   metricsUrl?: string;
+  /** What the start line says to do next (see start-line.ts). */
+  hint?: string;
 }
 
 /** What the primary tells a worker: stop as a lone process would on this signal. */
@@ -41,8 +44,10 @@ export async function runWorker(config: Config, logger: Logger, processes: numbe
     await serveUntilStopped(config, tagged(logger, process.pid), {
       processes,
       listening: (rehook) => {
-        const message: ListeningMessage = { type: "listening", url: rehook.url, ...(rehook.metricsUrl ? { metricsUrl: rehook.metricsUrl } : {}) };
-        process.send!(message);
+        void startHintOf(rehook, config).then((hint) => {
+          const message: ListeningMessage = { type: "listening", url: rehook.url, ...(rehook.metricsUrl ? { metricsUrl: rehook.metricsUrl } : {}), ...(hint ? { hint } : {}) };
+          process.send!(message);
+        });
       },
       onStopRequest: (handler) => {
         stop = handler;

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import type { Config, Logger } from "@rehook/core";
 import { openDatabase, startEmbeddedPostgres } from "@rehook/db";
+import { startLine } from "../start-line.js";
 import type { ListeningMessage, StopMessage } from "./cluster-worker.js";
 
 // A worker that keeps dying is not helped by more restarts: give up after this many in the window.
@@ -20,7 +21,7 @@ const how = (code: number | null, signal: string | null) => (signal ? `signal ${
  * starts while no other does, so their start-up writes (partitions, upkeep jobs) never race —
  * restarts a worker that dies, and passes signals on.
  */
-export async function runPrimary(config: Config, logger: Logger, count: number): Promise<void> {
+export async function runPrimary(config: Config, logger: Logger, count: number, listening: (url: string) => void = () => {}): Promise<void> {
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: config.dataDir, log: (message) => logger.info(message) });
   try {
     const databaseUrl = config.databaseUrl ?? embedded!.url;
@@ -28,7 +29,7 @@ export async function runPrimary(config: Config, logger: Logger, count: number):
     const database = await openDatabase({ databaseUrl, dataDir: config.dataDir, ormPoolSize: 1, migrate: true, log: (message) => logger.info(message) });
     if (database.applied.length > 0) logger.info("applied migrations", { names: database.applied.join(",") });
     await database.close();
-    await new Supervisor(config, logger, count, { DATABASE_URL: databaseUrl }).run();
+    await new Supervisor(config, logger, count, { DATABASE_URL: databaseUrl }, listening).run();
   } finally {
     // Last: after every worker has let go of the database.
     await embedded?.stop();
@@ -49,6 +50,7 @@ class Supervisor {
     private readonly logger: Logger,
     private readonly count: number,
     private readonly env: Record<string, string>,
+    private readonly listening: (url: string) => void,
   ) {}
 
   async run(): Promise<void> {
@@ -69,8 +71,9 @@ class Supervisor {
       }
       this.starting = false;
       if (first && !this.stopSignal) {
-        this.logger.info(`Rehook listening on ${first.url}`, { workers: this.count, base_url: this.config.baseUrl });
+        this.logger.info(startLine(first.url, first.hint), { workers: this.count, base_url: this.config.baseUrl });
         if (first.metricsUrl) this.logger.info(`metrics on ${first.metricsUrl}/metrics`);
+        this.listening(first.url);
       }
       await done;
     } finally {

@@ -3,6 +3,7 @@ import { ingressSettingsFromWire, wireEndpoint, type IngressSettingsWire } from 
 import { createEndpoint, deleteEndpoint, endpointSecret, requireUserByEmail, updateEndpoint } from "@rehook/services";
 import type { Orm } from "@rehook/db";
 import { UsageError } from "../cli-error.js";
+import { serverConfig } from "../env.js";
 import { defineCommand } from "./define.js";
 import type { CommandContext } from "./types.js";
 import { withDatabase } from "./with-database.js";
@@ -68,14 +69,21 @@ function ingressOption(options: { response?: string; handshake?: string; verific
   return ingressSettingsFromWire(wire as IngressSettingsWire);
 }
 
-/** What the endpoint use cases need from the command's configuration. */
-const endpointContext = (orm: Orm, context: CommandContext) => ({
-  orm,
-  baseUrl: context.config.baseUrl,
-  captureBaseUrl: context.config.captureBaseUrl,
-  addressPolicy: { allowPrivate: context.config.allowPrivateDestinations },
-  retentionDays: context.config.retentionDays,
-});
+/**
+ * What the endpoint use cases need from the command's configuration: the running server's
+ * settings (its capture URLs, whether it forwards to private addresses, its default retention)
+ * where the environment does not set them, so the command prints and accepts what the server will.
+ */
+const endpointContext = (orm: Orm, context: CommandContext) => {
+  const config = serverConfig(context.config);
+  return {
+    orm,
+    baseUrl: config.baseUrl,
+    captureBaseUrl: config.captureBaseUrl,
+    addressPolicy: { allowPrivate: config.allowPrivateDestinations },
+    retentionDays: config.retentionDays,
+  };
+};
 
 export const endpointCreateCommand = defineCommand(
   ["endpoint", "create"],

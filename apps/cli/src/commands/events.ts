@@ -5,6 +5,7 @@ import { harEntry, harStart, HAR_END, ndjsonLine } from "@rehook/http";
 import { eventFilterFields, openEventExport, requireUserByEmail } from "@rehook/services";
 import { contractFlags, fromFlags } from "../contract-options.js";
 import { UsageError } from "../cli-error.js";
+import { serverConfig } from "../env.js";
 import { defineCommand } from "./define.js";
 import type { CommandContext } from "./types.js";
 import { withDatabase } from "./with-database.js";
@@ -19,7 +20,7 @@ function formatOption(value: string | undefined): ExportFormat {
 }
 
 /** The list's filter as flags: the events.list contract's filter fields (the dashboard-only `unresolved` aside). */
-const FILTER_FLAGS = {
+export const FILTER_FLAGS = {
   endpointId: "endpoint",
   status: "status",
   source: "source",
@@ -29,7 +30,7 @@ const FILTER_FLAGS = {
   receivedBefore: "received-before",
   search: "q",
 };
-const FILTER_HELP = {
+export const FILTER_HELP = {
   endpointId: "only this endpoint's events (its id)",
   status: "only events with this status",
   search: "only events whose body or headers contain this text (the last 24 hours unless --received-after)",
@@ -56,6 +57,8 @@ export const eventsExportCommand = defineCommand(
   async (options, context: CommandContext) => {
     const format = formatOption(options.format);
     const filter = fromFlags(eventFilterFields, FILTER_FLAGS, options);
+    // HAR's request URLs are the running server's capture URLs unless CAPTURE_BASE_URL or BASE_URL is set here.
+    const { captureBaseUrl } = serverConfig(context.config);
     await withDatabase(context, async ({ orm }) => {
       const userId = (await requireUserByEmail({ orm }, options.email)).id;
       // Filters are checked before the file is created.
@@ -66,7 +69,7 @@ export const eventsExportCommand = defineCommand(
       let shownAt = Date.now();
       if (format === "har") await write(out, harStart("1"));
       for await (const event of events) {
-        await write(out, format === "ndjson" ? ndjsonLine(event) : `${exported === 0 ? "" : ","}${JSON.stringify(harEntry(event, context.config.captureBaseUrl))}`);
+        await write(out, format === "ndjson" ? ndjsonLine(event) : `${exported === 0 ? "" : ","}${JSON.stringify(harEntry(event, captureBaseUrl))}`);
         exported += 1;
         if (Date.now() - shownAt >= PROGRESS_INTERVAL_MS) {
           progress(false);

@@ -1,5 +1,6 @@
 import { wireInvite } from "@rehook/http";
 import { createInvite, requireUserByEmail } from "@rehook/services";
+import { serverConfig } from "../env.js";
 import { defineCommand } from "./define.js";
 import { withDatabase } from "./with-database.js";
 
@@ -14,9 +15,11 @@ export const inviteCreateCommand = defineCommand(
     },
   } as const,
   async (options, context) => {
+    // The link is the running server's (its BASE_URL, else where it listens) unless BASE_URL is set here.
+    const { baseUrl } = serverConfig(context.config);
     const created = await withDatabase(context, async ({ orm }) => {
       const admin = await requireUserByEmail({ orm }, options.email);
-      return createInvite({ orm, baseUrl: context.config.baseUrl }, { userId: admin.id });
+      return createInvite({ orm, baseUrl }, { userId: admin.id });
     });
     const { url } = created;
     const invite = wireInvite(created.invite);

@@ -27,7 +27,7 @@ export const listenCommand = defineCommand(
     options: {
       endpoint: { type: "string", required: true, description: "the endpoint's slug" },
       forward: { type: "string", required: true, description: "where to send each event, e.g. http://localhost:3000/webhooks (localhost:3000/webhooks and 3000 mean http://)" },
-      server: { type: "string", description: "the Rehook server (default: REHOOK_URL, else http://localhost:8080)" },
+      server: { type: "string", description: "the Rehook server (default: REHOOK_URL, else the server rehook start runs on this data directory, else http://localhost:8080)" },
       "api-key": { type: "string", description: "a pk_live_ API key (default: REHOOK_API_KEY)" },
       retry: { type: "string", description: "attempts per event after a failure (default 0)" },
       json: { type: "boolean", description: "one JSON object a line (connected, event, reconnecting, unreachable, summary) for scripts" },

@@ -18,8 +18,12 @@ export const COMMANDS: CommandEntry[] = [
   { path: ["endpoint", "update"], load: async () => (await import("./endpoint.js")).endpointUpdateCommand },
   { path: ["endpoint", "delete"], load: async () => (await import("./endpoint.js")).endpointDeleteCommand },
   { path: ["endpoint", "secret"], load: async () => (await import("./endpoint.js")).endpointSecretCommand },
+  { path: ["endpoint", "list"], load: async () => (await import("./endpoint-list.js")).endpointListCommand },
   { path: ["apikey", "create"], load: async () => (await import("./apikey.js")).apiKeyCreateCommand },
   { path: ["invite", "create"], load: async () => (await import("./invite.js")).inviteCreateCommand },
+  { path: ["events", "list"], load: async () => (await import("./events-list.js")).eventsListCommand },
+  { path: ["events", "get"], load: async () => (await import("./events-list.js")).eventsGetCommand },
   { path: ["events", "export"], load: async () => (await import("./events.js")).eventsExportCommand },
+  { path: ["replay"], load: async () => (await import("./replay.js")).replayCommand },
   { path: ["listen"], load: async () => (await import("./listen.js")).listenCommand },
 ];

@@ -17,15 +17,27 @@ export async function serveUntilStopped(config: Config, logger: Logger, options:
   options.listening(rehook);
   await new Promise<void>((resolve, reject) => {
     let stopping = false;
+    let cutShort = false;
     options.onStopRequest((signal) => {
+      if (cutShort) return;
       if (stopping) {
-        logger.warn(`second ${signal}: exiting without waiting`);
-        process.exit(130);
+        // Impatience, not a crash: the requests in flight are dropped, but the embedded database still stops.
+        cutShort = true;
+        logger.warn(`second ${signal}: not waiting for requests in flight; stopping the database, then exiting`);
+        rehook.stopNow().then(
+          () => process.exit(130),
+          (error: unknown) => {
+            logger.error("could not stop the database", { error: String(error) });
+            process.exit(1);
+          },
+        );
+        return;
       }
       stopping = true;
       const close = () => {
         logger.info("finishing requests in flight, then stopping");
-        rehook.close().then(resolve, reject);
+        // Once cut short, the orderly stop's failures (its database is gone) are expected: stopNow decides the exit.
+        rehook.close().then(resolve, (error: unknown) => (cutShort ? undefined : reject(error)));
       };
       // SIGTERM comes from orchestrators: /readyz answers 503 for a while first, so the load
       // balancer stops sending before the port closes. SIGINT (Ctrl-C at a terminal) closes at once.

@@ -9,7 +9,7 @@ export interface CommandContext {
 }
 
 export interface ClientEnvironment {
-  /** REHOOK_URL */
+  /** REHOOK_URL, else where the server running on this data directory listens (its server.json). */
   serverUrl: string | undefined;
   /** REHOOK_API_KEY */
   apiKey: string | undefined;

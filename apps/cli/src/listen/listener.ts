@@ -1,5 +1,6 @@
-import { forwardableHeaders, forwardTarget, type HeaderList } from "@rehook/core";
+import { forwardableHeaders, forwardTarget, uuidv7, type HeaderList } from "@rehook/core";
 import { NoAnswerError, readText, sendRequest } from "./http-request.js";
+import { PendingRecords } from "./pending-records.js";
 import type { ListenNews } from "./report.js";
 import { readSse } from "./sse.js";
 
@@ -87,7 +88,7 @@ async function findEndpoint(options: ListenOptions): Promise<ListenedEndpoint> {
     if (status !== 200) throw new Error(`listing endpoints answered ${status}`);
     const found = (json.data as Array<{ id: string; slug: string; keep_proxy_headers?: boolean }>).find((endpoint) => endpoint.slug === options.endpointSlug);
     if (found) return { id: found.id, keepProxyHeaders: found.keep_proxy_headers === true };
-    if (offset + 100 >= json.meta.total) throw new ListenError(`This API key has no endpoint with the slug ${options.endpointSlug}. Check the slug with rehook endpoint list.`);
+    if (offset + 100 >= json.meta.total) throw new ListenError(`This API key has no endpoint with the slug ${options.endpointSlug}. Check the slug with rehook endpoint list --email <your email>.`);
   }
 }
 
@@ -181,8 +182,7 @@ export async function listen(options: ListenOptions): Promise<ListenSummary> {
 
 async function streamAndForward(options: ListenOptions, endpoint: ListenedEndpoint, summary: ListenSummary): Promise<void> {
   const seen = new Set<string>();
-  // Attempts the server could not record (it was down): recorded again after the reconnect.
-  const unrecorded: PendingRecord[] = [];
+  const records = new PendingRecords<PendingRecord>((pending) => record(options, pending), options.signal);
   let lastId: string | undefined;
   let backoffMs = 500;
   let connectedBefore = false;
@@ -200,7 +200,7 @@ async function streamAndForward(options: ListenOptions, endpoint: ListenedEndpoi
       options.report({ type: "connected", reconnected: connectedBefore, endpoint: options.endpointSlug, forward: options.forward });
       connectedBefore = true;
       backoffMs = 500;
-      await recordPending(options, unrecorded);
+      await records.flush();
       for await (const message of readSse(response)) {
         if (message.event !== "webhook") continue;
         const event = JSON.parse(message.data) as StreamedEvent;
@@ -209,7 +209,7 @@ async function streamAndForward(options: ListenOptions, endpoint: ListenedEndpoi
         if (seen.size > 20_000) seen.delete(seen.values().next().value!);
         lastId = event.id;
         summary.received += 1;
-        await handle(options, endpoint, event, summary, unrecorded);
+        await handle(options, endpoint, event, summary, records);
       }
       if (options.signal.aborted) break;
       throw new Error("the server closed the stream");
@@ -225,28 +225,21 @@ async function streamAndForward(options: ListenOptions, endpoint: ListenedEndpoi
 
 interface PendingRecord {
   eventId: string;
-  body: { status: number | null; latency_ms: number; body: string | null; error: string | null };
+  body: { attempt_id: string; status: number | null; latency_ms: number; body: string | null; error: string | null };
 }
 
 /** Records one local attempt as a "local" replay; false when the server could not take it now. */
 async function record(options: ListenOptions, pending: PendingRecord): Promise<boolean> {
   try {
     const { status } = await apiJson(options, `/events/${pending.eventId}/local-replays`, { method: "POST", body: pending.body });
-    // 4xx will not get better by retrying (the event was deleted, say): drop it.
-    return status === 201 || (status >= 400 && status < 500);
+    // Most 4xx will not get better by retrying (the event was deleted, say): drop it; 408 and 429 will.
+    return status === 201 || (status >= 400 && status < 500 && status !== 408 && status !== 429);
   } catch {
     return false;
   }
 }
 
-async function recordPending(options: ListenOptions, unrecorded: PendingRecord[]): Promise<void> {
-  while (unrecorded.length > 0 && !options.signal.aborted) {
-    if (!(await record(options, unrecorded[0]!))) return;
-    unrecorded.shift();
-  }
-}
-
-async function handle(options: ListenOptions, endpoint: ListenedEndpoint, event: StreamedEvent, summary: ListenSummary, unrecorded: PendingRecord[]): Promise<void> {
+async function handle(options: ListenOptions, endpoint: ListenedEndpoint, event: StreamedEvent, summary: ListenSummary, records: PendingRecords<PendingRecord>): Promise<void> {
   let result = await sendLocally(options, endpoint, event);
   for (let attempt = 1; attempt <= options.retries && !isSuccess(result) && !options.signal.aborted; attempt += 1) {
     result = await sendLocally(options, endpoint, event);
@@ -258,6 +251,7 @@ async function handle(options: ListenOptions, endpoint: ListenedEndpoint, event:
     type: "event",
     eventId: event.id,
     method: event.method,
+    path: event.query ? `${event.path}?${event.query}` : event.path,
     source: event.source,
     eventType: event.event_type,
     status: result.status,
@@ -265,8 +259,8 @@ async function handle(options: ListenOptions, endpoint: ListenedEndpoint, event:
     latencyMs: result.latencyMs,
     error: result.error,
   });
-  unrecorded.push({ eventId: event.id, body: { status: result.status, latency_ms: result.latencyMs, body: result.body, error: result.error } });
-  await recordPending(options, unrecorded);
+  const body = { attempt_id: uuidv7(), status: result.status, latency_ms: result.latencyMs, body: result.body, error: result.error };
+  await records.add({ eventId: event.id, body });
 }
 
 function isSuccess(result: LocalResult): boolean {

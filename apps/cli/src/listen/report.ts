@@ -1,16 +1,27 @@
+import { fit } from "../output/table.js";
+import { paint, printable } from "../output/terminal-text.js";
+
 /** What `rehook listen` tells its user, whether as lines for a person or JSON for a script. */
 export type ListenNews =
   | { type: "unreachable"; server: string; reason: string; retryInMs: number }
   | { type: "connected"; reconnected: boolean; endpoint: string; forward: string }
   | { type: "reconnecting"; reason: string; retryInMs: number }
-  | { type: "event"; eventId: string; method: string; source: string; eventType: string; status: number | null; ok: boolean; latencyMs: number; error: string | null }
+  | {
+      type: "event";
+      eventId: string;
+      method: string;
+      /** The sub-path it was captured on, with its query (/orders?id=1). */
+      path: string;
+      source: string;
+      eventType: string;
+      status: number | null;
+      ok: boolean;
+      latencyMs: number;
+      error: string | null;
+    }
   | { type: "summary"; received: number; ok: number; failed: number };
 
 export type ListenFormat = "text" | "json";
-
-function paint(color: boolean, code: number, text: string): string {
-  return color ? `\x1b[${code}m${text}\x1b[0m` : text;
-}
 
 function clock(): string {
   return new Date().toTimeString().slice(0, 8);
@@ -30,8 +41,10 @@ function textLine(news: ListenNews, color: boolean): string {
     case "reconnecting":
       return `${paint(color, 33, "○ reconnecting")} in ${seconds(news.retryInMs)} (${news.reason})`;
     case "event": {
-      const status = news.status === null ? paint(color, 31, `error: ${news.error}`) : paint(color, news.ok ? 32 : 31, String(news.status));
-      return `${clock()}  ${news.method.padEnd(6)} ${`${news.source}/${news.eventType}`.padEnd(40)} → ${status}  ${news.latencyMs} ms`;
+      // The id finds the event again (rehook events get, replay); what the sender chose is made printable.
+      const status = news.status === null ? paint(color, 31, `error: ${printable(news.error ?? "")}`) : paint(color, news.ok ? 32 : 31, String(news.status));
+      const request = `${printable(news.method).padEnd(6)} ${fit(printable(news.path), 32).padEnd(32)}`;
+      return `${clock()}  ${news.eventId}  ${request} ${fit(printable(`${news.source}/${news.eventType}`), 40).padEnd(40)} → ${status}  ${news.latencyMs} ms`;
     }
     case "summary":
       return `\n${news.received} event(s): ${news.ok} answered 2xx, ${news.failed} failed`;

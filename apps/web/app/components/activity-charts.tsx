@@ -32,6 +32,34 @@ export function latencyLabel(series: ActivitySeries): string {
     : `Delivery latency ${words.per} ${words.over}: p50 ${latencyText(p50)}, p95 ${latencyText(p95)}`;
 }
 
+/** A bucket's start as the readout names it: "14:15" (the week's buckets: "Tue 14:00"), in the browser's time zone as the axis. */
+export function bucketTime(at: number, range: ActivitySeries["range"]): string {
+  const time = new Date(at).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
+  return range === "week" ? `${new Date(at).toLocaleDateString("en-GB", { weekday: "short" })} ${time}` : time;
+}
+
+/** The hovered bucket of the events chart: "14:15 · 3 captured, 2 delivered, 1 failed". */
+export function eventsReadout(series: ActivitySeries, index: number): string {
+  const point = series.points[index];
+  if (!point) return "";
+  return `${bucketTime(point.at, series.range)} · ${count(point.captured)} captured, ${count(point.delivered)} delivered, ${count(point.failed)} failed`;
+}
+
+/** The hovered bucket of the latency chart: "14:15 · p50 120 ms, p95 300 ms". */
+export function latencyReadout(series: ActivitySeries, index: number): string {
+  const point = series.points[index];
+  if (!point) return "";
+  const figures = point.p50 === null || point.p95 === null ? "no delivery attempts" : `p50 ${latencyText(point.p50)}, p95 ${latencyText(point.p95)}`;
+  return `${bucketTime(point.at, series.range)} · ${figures}`;
+}
+
+/** The hovered bar of the volume strip: "14:15 · 3 captured, 1 failed". */
+export function stripReadout(series: ActivitySeries, index: number): string {
+  const point = series.points[index];
+  if (!point) return "";
+  return `${bucketTime(point.at, series.range)} · ${count(point.captured)} captured, ${count(point.failed)} failed`;
+}
+
 /** uPlot takes times in seconds. */
 const times = (series: ActivitySeries) => series.points.map((point) => point.at / 1000);
 
@@ -69,6 +97,7 @@ function eventsSpec(series: ActivitySeries): ChartSpec {
       ],
     },
     data: [times(series), series.points.map((p) => p.captured), series.points.map((p) => p.delivered), series.points.map((p) => p.failed)],
+    readout: (index) => eventsReadout(series, index),
   });
 }
 
@@ -86,6 +115,7 @@ function latencySpec(series: ActivitySeries): ChartSpec {
       ],
     },
     data: [times(series), series.points.map((p) => p.p50), series.points.map((p) => p.p95)],
+    readout: (index) => latencyReadout(series, index),
   });
 }
 
@@ -155,7 +185,11 @@ function stripSpec(series: ActivitySeries): ChartSpec {
         cursor: { show: false },
         padding: [4, 0, 0, 0],
         scales: { x: timeScale(series), y: { range: countScale } },
-        axes: [{ show: false }, { show: false }],
+        // A time axis under the bars (no grid: the strip is a glance, not a chart to read off).
+        axes: [
+          { stroke: colors.muted, size: 16, gap: 2, space: 64, font: "10px system-ui, sans-serif", grid: { show: false }, ticks: { show: false } },
+          { show: false },
+        ],
         // Failed drawn over captured: the red part of a bar is the share that failed.
         series: [
           {},
@@ -164,20 +198,27 @@ function stripSpec(series: ActivitySeries): ChartSpec {
         ],
       },
       data: [times(series), series.points.map((p) => p.captured), series.points.map((p) => p.failed || null)],
+      readout: (index) => stripReadout(series, index),
     };
   };
 }
 
-/** The Activity page's volume strip: all endpoints, the last day in 15-minute bars, failures in red. */
-export function VolumeStrip({ series }: { series: ActivitySeries }) {
+/**
+ * The Activity page's volume strip: the last day in 15-minute bars, failures in red, over a
+ * time axis; all endpoints, or the one the page is filtered to (`endpointName`).
+ */
+export function VolumeStrip({ series, endpointName = null }: { series: ActivitySeries; endpointName?: string | null }) {
   const spec = useMemo(() => stripSpec(series), [series]);
   const { captured, failed } = series.totals;
   const words = ACTIVITY_RANGE_WORDS[series.range];
-  const label = `Events ${words.per} ${words.over}, all endpoints: ${count(captured)} captured, ${count(failed)} failed`;
+  const label = `Events ${words.per} ${words.over}, ${endpointName ?? "all endpoints"}: ${count(captured)} captured, ${count(failed)} failed`;
   return (
     <section className="volume-strip" aria-label="Volume">
       <p className="volume-strip-caption small">
-        <span className="muted">Last 24 hours</span>
+        <span className="muted">
+          Last 24 hours{endpointName ? <> · </> : null}
+          {endpointName ? <span className="volume-strip-endpoint">{endpointName}</span> : null}
+        </span>
         <span>
           <strong>{count(captured)}</strong> <span className="muted">captured</span>
         </span>
@@ -185,7 +226,7 @@ export function VolumeStrip({ series }: { series: ActivitySeries }) {
           <strong>{count(failed)}</strong> failed
         </span>
       </p>
-      <Chart label={label} height={48} spec={spec} empty={captured + failed === 0} emptyText="No events in the last 24 hours." testId="volume-strip" />
+      <Chart label={label} height={64} spec={spec} empty={captured + failed === 0} emptyText="No events in the last 24 hours." testId="volume-strip" />
     </section>
   );
 }

@@ -4,7 +4,7 @@ import { errorMessage } from "../lib/errors";
 import { formatLatency } from "../lib/format";
 import { trpc } from "../lib/trpc.client";
 import { HttpStatus } from "./badges";
-import { AttemptFact, OutcomeBadge, TimeUntil } from "./delivery";
+import { AttemptFact, OutcomeBadge, PAUSED_ATTEMPT_TEXT, TimeUntil } from "./delivery";
 import { HeadersTable, PayloadBlock, type PayloadData } from "./payload";
 import { RelativeTime, useExactTime } from "./relative-time";
 import { Alert } from "./ui";
@@ -33,7 +33,18 @@ type Loaded = { state: "loading" } | { state: "error"; message: string } | { sta
  * Every delivery attempt of an event, oldest first, on a vertical line; each opens its
  * response (headers and the beginning of the body). A scheduled attempt closes the line.
  */
-export function AttemptTimeline({ eventId, attempts, nextAttemptAt }: { eventId: string; attempts: AttemptSummary[]; nextAttemptAt: Date | string | null }) {
+export function AttemptTimeline({
+  eventId,
+  attempts,
+  nextAttemptAt,
+  paused = false,
+}: {
+  eventId: string;
+  attempts: AttemptSummary[];
+  nextAttemptAt: Date | string | null;
+  /** The endpoint's forwarding is paused: the scheduled attempt waits for Resume, not for its time. */
+  paused?: boolean;
+}) {
   const [open, setOpen] = useState<ReadonlySet<number>>(() => new Set());
   const [loaded, setLoaded] = useState<ReadonlyMap<number, Loaded>>(() => new Map());
 
@@ -68,7 +79,13 @@ export function AttemptTimeline({ eventId, attempts, nextAttemptAt }: { eventId:
               <span className="attempt-number">Attempt {(attempts.at(-1)?.attempt ?? 0) + 1}</span>
               <span className="attempt-facts">
                 <span data-testid="next-attempt">
-                  Scheduled <TimeUntil value={nextAttemptAt} />
+                  {paused ? (
+                    PAUSED_ATTEMPT_TEXT
+                  ) : (
+                    <>
+                      Scheduled <TimeUntil value={nextAttemptAt} />
+                    </>
+                  )}
                 </span>
               </span>
             </div>

@@ -1,5 +1,5 @@
 import type { ComponentPropsWithoutRef } from "react";
-import { httpTone, reasonPhrase } from "@rehook/core/browser";
+import { httpTone, reasonPhrase, signatureReasonText, type SignatureReason } from "@rehook/core/browser";
 import { formatPercent, HEALTH_LABELS, isEventStatus, STATUS_LABELS, type HealthState } from "../lib/format";
 
 /** A pill in one of the badge tones (`badge-…` in styles/base/badges.css), with a coloured dot unless `dot` is false. */
@@ -61,16 +61,21 @@ export function HttpStatus({ code }: { code: number | null }) {
 
 const SIGNATURE_BADGES = {
   valid: { label: "Signed", title: "Signature valid: signed with the endpoint's verification secret" },
-  invalid: { label: "Invalid signature", title: "Signature invalid: it does not match the endpoint's verification secret" },
+  // Events checked before reasons were recorded say no more than this.
+  invalid: { label: "Invalid signature", title: "Signature invalid: it did not verify under the endpoint's signature rule" },
   missing: { label: "Unsigned", title: "Signature missing: the request carried no signature to check" },
 } as const;
 
-/** What an event's signature check found ("Signed", "Invalid signature", "Unsigned"); nothing when its endpoint checks none. */
-export function SignatureBadge({ signature }: { signature: keyof typeof SIGNATURE_BADGES | null }) {
+/**
+ * What an event's signature check found ("Signed", "Invalid signature", "Unsigned"), its
+ * tooltip saying why an invalid one failed (the reason's sentence); nothing when its endpoint checks none.
+ */
+export function SignatureBadge({ signature, reason = null }: { signature: keyof typeof SIGNATURE_BADGES | null; reason?: SignatureReason | null }) {
   if (signature === null) return null;
-  const { label, title } = SIGNATURE_BADGES[signature];
+  const { label } = SIGNATURE_BADGES[signature];
+  const title = signature === "invalid" && reason !== null ? `Signature invalid: ${signatureReasonText(reason)}` : SIGNATURE_BADGES[signature].title;
   return (
-    <Badge tone={`signature-${signature}`} data-testid="signature-badge" data-signature={signature} title={title} aria-label={title}>
+    <Badge tone={`signature-${signature}`} data-testid="signature-badge" data-signature={signature} data-signature-reason={reason ?? undefined} title={title} aria-label={title}>
       {label}
     </Badge>
   );

@@ -4,6 +4,7 @@ import { errorMessage } from "../lib/errors";
 import { plural } from "../lib/format";
 import type { BulkJob } from "../lib/replay";
 import { trpc } from "../lib/trpc.client";
+import { ConfirmDialog } from "./confirm-dialog";
 import { SubmitButton, UrlField } from "./form-fields";
 import { Alert, Card, FormError, Icon } from "./ui";
 import "./bulk-replay.css";
@@ -20,9 +21,13 @@ type Selection = (typeof SELECTIONS)[number]["value"];
 
 const POLL_MS = 500;
 
+/** A bulk replay waiting for the user's go-ahead: how many events, and where they go. */
+type Pending = { count: number; capped: boolean; url: string; target: "original" | "custom" };
+
 /**
  * Replays many of an endpoint's events at once (its failed ones by default) on the server,
- * showing the job's progress until it finishes.
+ * showing the job's progress until it finishes. Both targets are real servers, so it asks
+ * first, naming how many events go where (nothing to send: it starts, and says so).
  */
 export function BulkReplayCard({ endpointId, destinationUrl }: { endpointId: string; destinationUrl: string | null }) {
   const [selection, setSelection] = useState<Selection>("failed");
@@ -31,6 +36,7 @@ export function BulkReplayCard({ endpointId, destinationUrl }: { endpointId: str
   const [starting, setStarting] = useState(false);
   const [job, setJob] = useState<BulkJob | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState<Pending | null>(null);
   const running = job?.state === "running";
 
   // No destination (any more): only a custom URL is possible.
@@ -58,7 +64,10 @@ export function BulkReplayCard({ endpointId, destinationUrl }: { endpointId: str
     };
   }, [job]);
 
-  async function start(event: FormEvent<HTMLFormElement>) {
+  const status = selection === "all" ? undefined : selection;
+
+  /** The form's submit: count what would be sent, then ask (or start at once when there is nothing). */
+  async function review(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (starting || running) return;
     const url = customUrl.trim();
@@ -69,11 +78,26 @@ export function BulkReplayCard({ endpointId, destinationUrl }: { endpointId: str
     setError(null);
     setStarting(true);
     try {
+      const { total } = await trpc().events.list.query({ endpointId, ...(status ? { status } : {}), limit: 1, withTotal: true });
+      const count = total?.value ?? 0;
+      if (count === 0) return await start(target, url);
+      setPending({ count, capped: total?.capped ?? false, url: target === "custom" ? url : (destinationUrl ?? ""), target });
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setStarting(false);
+    }
+  }
+
+  async function start(chosen: "original" | "custom", url: string) {
+    setPending(null);
+    setStarting(true);
+    try {
       const started = await trpc().replays.startBulk.mutate({
         endpointId,
-        environment: target,
-        customUrl: target === "custom" ? url : null,
-        status: selection === "all" ? null : selection,
+        environment: chosen,
+        customUrl: chosen === "custom" ? url : null,
+        status: status ?? null,
       });
       setJob(started);
     } catch (failure) {
@@ -96,7 +120,7 @@ export function BulkReplayCard({ endpointId, destinationUrl }: { endpointId: str
       description="Send many of this endpoint’s events again, a few at a time, on the server. Their status does not change: each replay is recorded on its own."
       className="bulk-replay"
     >
-      <form className="bulk-form" onSubmit={start} noValidate>
+      <form className="bulk-form" onSubmit={review} noValidate>
         <div className="field">
           <label htmlFor="bulk-events">Events</label>
           <select id="bulk-events" name="status" value={selection} onChange={(event) => setSelection(event.target.value as Selection)} disabled={busy}>
@@ -156,7 +180,47 @@ export function BulkReplayCard({ endpointId, destinationUrl }: { endpointId: str
 
       {job ? <BulkProgress job={job} label={chosen.label.toLowerCase()} endpointId={endpointId} /> : null}
       <FormError message={error} />
+      {/* Only while asking: a closed dialog's name ("Replay events?") would stand beside the form's fields. */}
+      {pending ? <ConfirmBulkReplay pending={pending} label={SELECTIONS.find((option) => option.value === selection)!.label.toLowerCase().replace(/^all /, "")} onCancel={() => setPending(null)} onConfirm={(go) => void start(go.target, go.url)} /> : null}
     </Card>
+  );
+}
+
+/** "Replay 3 failed events to https://…?": real requests to a real server, so the user says yes first. */
+function ConfirmBulkReplay({
+  pending,
+  label,
+  onCancel,
+  onConfirm,
+}: {
+  pending: Pending | null;
+  label: string;
+  onCancel: () => void;
+  onConfirm: (pending: Pending) => void;
+}) {
+  const count = pending ? `${pending.capped ? "at least " : ""}${pending.count.toLocaleString("en-US")}` : "";
+  // "3 failed events", "1 failed event": the selection's words with the count.
+  const events = pending ? `${count} ${pending.count === 1 ? label.replace(/events$/, "event") : label}` : "";
+  return (
+    <ConfirmDialog
+      open={pending !== null}
+      onClose={onCancel}
+      tone="default"
+      title={pending ? `Replay ${events}?` : "Replay events?"}
+      description={
+        pending ? (
+          <p data-testid="bulk-confirm-text">
+            {pending.count === 1 ? "It is" : "Each is"} sent again to{" "}
+            <span className="mono break">{pending.url}</span>
+            {pending.target === "original" ? " with its captured path and query" : ""}. The server there receives real requests; the events themselves do not change.
+          </p>
+        ) : null
+      }
+    >
+      <button type="button" className="button primary" onClick={() => pending && onConfirm(pending)}>
+        Replay {events}
+      </button>
+    </ConfirmDialog>
   );
 }
 

@@ -37,7 +37,18 @@ export function withAlpha(color: string, alpha: number): string {
     : color;
 }
 
-export type ChartSpec = (uplot: typeof uPlot, colors: ChartColors) => { options: Omit<uPlot.Options, "width" | "height">; data: uPlot.AlignedData };
+export type ChartSpec = (
+  uplot: typeof uPlot,
+  colors: ChartColors,
+) => {
+  options: Omit<uPlot.Options, "width" | "height">;
+  data: uPlot.AlignedData;
+  /** The hovered bucket's values as a line of text ("14:15 · 3 captured, 1 failed"); no readout without it. */
+  readout?: (index: number) => string;
+};
+
+/** Where the pointer is, as uPlot reports it: the cursor follows it, and the readout names its bucket. */
+const HOVER_CURSOR: uPlot.Cursor = { show: true, x: true, y: false, points: { show: false }, drag: { x: false, y: false, setScale: false } };
 
 const DARK = "(prefers-color-scheme: dark)";
 
@@ -46,7 +57,9 @@ const DARK = "(prefers-color-scheme: dark)";
  * box with its label and height, so nothing moves when the canvas arrives. The element is
  * an image to assistive technology, named by `label` (which should carry the figures); it
  * follows its container's width and redraws in the other theme's colours when the system
- * switches between light and dark. `data-drawn` is set once the canvas is painted.
+ * switches between light and dark. `data-drawn` is set once the canvas is painted. With a
+ * readout in the spec, hovering shows the bucket under the pointer and its values (as text,
+ * never markup: the figures may come from anywhere).
  */
 export function Chart({
   label,
@@ -67,6 +80,7 @@ export function Chart({
   testId?: string;
 }) {
   const box = useRef<HTMLDivElement>(null);
+  const readoutRef = useRef<HTMLDivElement>(null);
   // The latest spec, so a redraw for a theme switch or a new series uses current data.
   const specRef = useRef(spec);
   specRef.current = spec;
@@ -82,16 +96,34 @@ export function Chart({
     const draw = (uplot: typeof uPlot) => {
       chart?.destroy();
       element.removeAttribute("data-drawn");
-      const { options, data } = specRef.current(uplot, themeColors());
+      const { options, data, readout } = specRef.current(uplot, themeColors());
       const width = Math.max(element.clientWidth, 120);
+      const showReadout = (u: uPlot) => {
+        const label = readoutRef.current;
+        if (!label || !readout) return;
+        const index = u.cursor.idx;
+        if (index === null || index === undefined) {
+          label.hidden = true;
+          return;
+        }
+        label.textContent = readout(index);
+        label.hidden = false;
+        // Beside the pointer, on whichever side has room.
+        const left = (u.cursor.left ?? 0) + u.over.offsetLeft;
+        const flip = left > element.clientWidth / 2;
+        label.style.left = flip ? "" : `${left + 8}px`;
+        label.style.right = flip ? `${element.clientWidth - left + 8}px` : "";
+      };
       chart = new uplot(
         {
           ...options,
+          ...(readout ? { cursor: HOVER_CURSOR } : {}),
           width,
           height,
           hooks: {
             ...options.hooks,
             draw: [...(options.hooks?.draw ?? []), () => element.setAttribute("data-drawn", scheme.matches ? "dark" : "light")],
+            setCursor: [...(options.hooks?.setCursor ?? []), showReadout],
           },
         },
         data,
@@ -133,7 +165,9 @@ export function Chart({
         <span className="muted small" aria-hidden="true">
           {emptyText}
         </span>
-      ) : null}
+      ) : (
+        <div ref={readoutRef} className="chart-readout" aria-hidden="true" data-testid={testId ? `${testId}-readout` : undefined} hidden />
+      )}
     </div>
   );
 }

@@ -8,7 +8,15 @@ function withNext(path: string, next: string | undefined): string {
 }
 
 /** The sign-up and log-in form: same fields, different wording. */
-export function CredentialsForm(props: { mode: "login" | "signup"; error?: string; email?: string; next?: string; invite?: string }) {
+export function CredentialsForm(props: {
+  mode: "login" | "signup";
+  error?: string;
+  email?: string;
+  next?: string;
+  invite?: string;
+  /** Log in only: why there is no sign-up link (SIGNUP is closed or by invitation), said instead of offering one. */
+  noSignup?: string;
+}) {
   const navigation = useNavigation();
   const busy = navigation.state !== "idle";
   const login = props.mode === "login";
@@ -33,7 +41,9 @@ export function CredentialsForm(props: { mode: "login" | "signup"; error?: strin
         </SubmitButton>
       </Form>
       <p className="muted small">
-        {login ? (
+        {login && props.noSignup ? (
+          <span data-testid="no-signup">{props.noSignup}</span>
+        ) : login ? (
           <>
             No account yet? <Link to={withNext("/signup", props.next)}>Create one</Link>
           </>

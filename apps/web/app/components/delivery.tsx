@@ -163,6 +163,9 @@ function DelayField({ id, label, hint, name, ms }: { id: string; label: string; 
   );
 }
 
+/** What a waiting event says instead of its next attempt while its endpoint's forwarding is paused (the due time means nothing then). */
+export const PAUSED_ATTEMPT_TEXT = "Paused: resumes when the endpoint is resumed";
+
 /** "in 28s", ticking every second (or every `tickMs`). */
 export function TimeUntil({ value, className, tickMs = 1000 }: { value: Date | string; className?: string; tickMs?: number }) {
   const date = toDate(value);

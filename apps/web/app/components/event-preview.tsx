@@ -61,7 +61,7 @@ export function EventPreview({ row }: { row: FeedRow | undefined }) {
       <div className="event-preview-status">
         <StatusBadge status={row.status} />
         {row.resolvedByReplay ? <ResolvedByReplay /> : null}
-        <SignatureBadge signature={row.signature} />
+        <SignatureBadge signature={row.signature} reason={row.signatureReason} />
         {row.responseStatus !== null ? <HttpStatus code={row.responseStatus} /> : null}
       </div>
       <dl className="kv details-grid event-preview-details">

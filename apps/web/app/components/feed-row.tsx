@@ -95,7 +95,7 @@ export function EventRow({
         <div className="status-stack">
           <StatusBadge status={row.status} />
           {resolved ? <ResolvedByReplay /> : null}
-          <SignatureBadge signature={row.signature} />
+          <SignatureBadge signature={row.signature} reason={row.signatureReason} />
           {row.status === "pending" && row.nextAttemptAt ? (
             <span className="row-retrying" data-testid="row-retrying">
               retrying <TimeUntil value={row.nextAttemptAt} />

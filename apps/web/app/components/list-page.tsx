@@ -1,14 +1,16 @@
-import { Form, Link, useNavigate, useNavigation } from "@remix-run/react";
-import { useState, type ReactNode } from "react";
+import { Form, Link, useLocation, useNavigate, useNavigation } from "@remix-run/react";
+import { useId, useState, type ReactNode } from "react";
 import { errorMessage } from "../lib/errors";
 import { plural } from "../lib/format";
-import { hasListFilter, listFilterKey, type EventListFilter } from "../lib/list-filter";
+import { hasListFilter, listFilterKey, listFilterQuery, type EventListFilter } from "../lib/list-filter";
 import { EmptyCard, FormError } from "./ui";
 import "./list-page.css";
 
 /**
  * The filter form above a list page (Activity, Replays): an endpoint and a status. Each change
- * navigates to the page's URL with the new query (a plain GET submit without JavaScript).
+ * navigates to the page's URL with the new query (a plain GET submit without JavaScript). On a
+ * phone (under 640 px) the form folds behind a "Filters" button, so the list starts on the
+ * first screen; the button says how many filters apply.
  */
 export function ListFilters({
   path,
@@ -32,6 +34,11 @@ export function ListFilters({
   const navigation = useNavigation();
   const filterKey = listFilterKey(filter);
   const filtering = navigation.state === "loading" && navigation.location.pathname === path;
+  // A filter applied from the open form keeps it open (the page below may mount it afresh).
+  const location = useLocation();
+  const [open, setOpen] = useState(() => (location.state as { filtersOpen?: boolean } | null)?.filtersOpen === true);
+  const formId = useId();
+  const active = [...new URLSearchParams(listFilterQuery(filter)).keys()].length;
 
   function applyFilters(form: HTMLFormElement) {
     const params = new URLSearchParams();
@@ -40,47 +47,60 @@ export function ListFilters({
       if (text) params.set(name, text);
     }
     const query = params.toString();
-    navigate(query ? `${path}?${query}` : path, { preventScrollReset: true });
+    navigate(query ? `${path}?${query}` : path, { preventScrollReset: true, state: { filtersOpen: open } });
   }
 
   return (
-    <Form
-      method="get"
-      className="filters"
-      aria-label={label}
-      // Menus apply at once; a text field would reload on every key, so it waits for Enter.
-      onChange={(event) => event.target instanceof HTMLSelectElement && applyFilters(event.currentTarget)}
-      onSubmit={(event) => {
-        event.preventDefault();
-        applyFilters(event.currentTarget);
-      }}
-    >
-      <FilterField id="filter-endpoint" label="Endpoint" name="endpointId" value={filter.endpointId} filterKey={filterKey} anyLabel="All endpoints" options={endpoints.map(({ id, name }) => ({ value: id, label: name }))} />
-      <FilterField id="filter-status" label="Status" name="status" value={filter.status} filterKey={filterKey} anyLabel="All" options={statuses} />
-      {children}
-      {children ? (
-        <button type="submit" className="button secondary">
-          Apply
-        </button>
-      ) : (
-        <noscript>
+    <div className="filters-panel" data-open={open}>
+      <button
+        type="button"
+        className="button secondary filters-toggle"
+        aria-expanded={open}
+        aria-controls={formId}
+        onClick={() => setOpen((shown) => !shown)}
+        data-testid="filters-toggle"
+      >
+        Filters{active > 0 ? ` (${active})` : ""}
+      </button>
+      <Form
+        id={formId}
+        method="get"
+        className="filters"
+        aria-label={label}
+        // Menus apply at once; a text field would reload on every key, so it waits for Enter.
+        onChange={(event) => event.target instanceof HTMLSelectElement && applyFilters(event.currentTarget)}
+        onSubmit={(event) => {
+          event.preventDefault();
+          applyFilters(event.currentTarget);
+        }}
+      >
+        <FilterField id="filter-endpoint" label="Endpoint" name="endpointId" value={filter.endpointId} filterKey={filterKey} anyLabel="All endpoints" options={endpoints.map(({ id, name }) => ({ value: id, label: name }))} />
+        <FilterField id="filter-status" label="Status" name="status" value={filter.status} filterKey={filterKey} anyLabel="All" options={statuses} />
+        {children}
+        {children ? (
           <button type="submit" className="button secondary">
             Apply
           </button>
-        </noscript>
-      )}
-      {hasListFilter(filter) ? (
-        <Link to={path} className="button ghost small clear-filters" preventScrollReset>
-          Clear filters
-        </Link>
-      ) : null}
-      {filtering ? <span className="muted small">Loading…</span> : null}
-    </Form>
+        ) : (
+          <noscript>
+            <button type="submit" className="button secondary">
+              Apply
+            </button>
+          </noscript>
+        )}
+        {hasListFilter(filter) ? (
+          <Link to={path} className="button ghost small clear-filters" preventScrollReset state={{ filtersOpen: open }}>
+            Clear filters
+          </Link>
+        ) : null}
+        {filtering ? <span className="muted small">Loading…</span> : null}
+      </Form>
+    </div>
   );
 }
 
 /**
- * One filter of a list page: a menu (`options`, with `anyLabel` for no filter) or, without
+ * One filter of a list page: a menu (`options`, with `anyLabel` for no filter, or an option of value "" for it) or, without
  * options, a text field. `filterKey` resets it when the filter changes from elsewhere.
  */
 export function FilterField({
@@ -111,7 +131,7 @@ export function FilterField({
       <label htmlFor={id}>{label}</label>
       {options ? (
         <select id={id} name={name} defaultValue={value ?? ""} key={`${name}${filterKey}`}>
-          <option value="">{anyLabel}</option>
+          {anyLabel !== undefined ? <option value="">{anyLabel}</option> : null}
           {options.map((option) => (
             <option key={option.value} value={option.value}>
               {option.label}

@@ -14,6 +14,20 @@ export const SINCE_OPTIONS = [
 ] as const;
 export type Since = (typeof SINCE_OPTIONS)[number]["value"];
 
+/** The range a search without one reads (core's DEFAULT_SEARCH_WINDOW_MS; apps/web/test/search-time-filter.test.ts fails when that changes). */
+export const SEARCH_WINDOW: Since = "24h";
+
+/**
+ * Activity's Time menu. No range means every event, but a search without one reads the last
+ * 24 hours: while searching, there is no "Any time", and without a range the 24-hour choice
+ * stands for none (value ""), so the menu shows the window the results come from.
+ */
+export function timeMenu(filter: { search?: string; since?: Since }): { anyLabel?: string; options: ReadonlyArray<{ value: string; label: string }> } {
+  if (!filter.search) return { anyLabel: "Any time", options: SINCE_OPTIONS };
+  if (filter.since) return { options: SINCE_OPTIONS };
+  return { options: SINCE_OPTIONS.map((option) => (option.value === SEARCH_WINDOW ? { value: "", label: option.label } : option)) };
+}
+
 /** Activity's filter: the list filter, plus a search, a sender, an event type and a time range. */
 export type EventListFilter<Status extends string = string> = ListFilter<Status> & {
   search?: string;

@@ -13,7 +13,7 @@ const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 
 export interface FieldView {
   name: string;
-  /** "path", "query" (parameters) or "body" (request body properties). */
+  /** "path", "query" (parameters), "body" (request body properties) or "response" (an answer's fields). */
   in: string;
   required: boolean;
   /** "string (uuid)", "integer", "string | null". */
@@ -34,8 +34,19 @@ export interface OperationView {
   summary: string;
   parameters: FieldView[];
   body: { required: boolean; fields: FieldView[] } | null;
-  responses: Array<{ status: string; description: string }>;
+  responses: ResponseView[];
   curl: string;
+}
+
+export interface ResponseView {
+  status: string;
+  description: string;
+  /** The answer's media type, when it has a body. */
+  contentType: string | null;
+  /** The body's fields, nested ones as `meta.total` and `data[].id` (empty without a body or an object schema). */
+  fields: FieldView[];
+  /** An example body: JSON indented, text as it is; null when the document gives none. */
+  example: string | null;
 }
 
 export interface ApiReference {
@@ -160,10 +171,68 @@ export function curlExample(baseUrl: string, method: string, path: string, opera
   return lines.join(" \\\n  ");
 }
 
-function responsesOf(operation: Json): OperationView["responses"] {
+/** The properties of an object schema, or of the object a nullable schema allows. */
+function objectOf(schema: Json): Json | null {
+  if (isObject(schema.properties)) return schema;
+  const variants = Array.isArray(schema.anyOf) ? schema.anyOf.filter(isObject) : [];
+  return variants.find((variant) => isObject(variant.properties)) ?? null;
+}
+
+/** Nesting shown in a response's fields: `data[].response.status` is deep enough for any answer. */
+const MAX_FIELD_DEPTH = 3;
+
+/** An answer's fields, each nested object's and array item's fields after it under a dotted name. */
+function responseFields(schema: Json, prefix = "", depth = 0): FieldView[] {
+  const object = objectOf(schema);
+  if (!object || !isObject(object.properties)) return [];
+  const required = Array.isArray(object.required) ? object.required.map(String) : [];
+  const fields: FieldView[] = [];
+  for (const [name, property] of Object.entries(object.properties)) {
+    if (!isObject(property)) continue;
+    const path = `${prefix}${name}`;
+    fields.push(field(path, "response", required.includes(name), property, undefined));
+    if (depth + 1 >= MAX_FIELD_DEPTH) continue;
+    const item = isObject(property.items) ? property.items : null;
+    fields.push(...(item ? responseFields(item, `${path}[].`, depth + 1) : responseFields(property, `${path}.`, depth + 1)));
+  }
+  return fields;
+}
+
+/** JSON indented by two spaces, except arrays of plain values, which stay on one line (a header's [name, value]). */
+function indentedJson(value: unknown, indent = ""): string {
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "[]";
+    if (value.every((item) => item === null || typeof item !== "object")) return `[${value.map((item) => JSON.stringify(item)).join(", ")}]`;
+    return `[\n${value.map((item) => inner + indentedJson(item, inner)).join(",\n")}\n${indent}]`;
+  }
+  if (isObject(value)) {
+    const entries = Object.entries(value);
+    if (entries.length === 0) return "{}";
+    return `{\n${entries.map(([key, item]) => `${inner}${JSON.stringify(key)}: ${indentedJson(item, inner)}`).join(",\n")}\n${indent}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+function exampleText(value: unknown): string | null {
+  if (value === undefined) return null;
+  return typeof value === "string" ? value : indentedJson(value);
+}
+
+function responseOf(status: string, response: unknown): ResponseView {
+  const description = isObject(response) ? (text(response.description) ?? "") : "";
+  const content = isObject(response) && isObject(response.content) ? Object.entries(response.content).find(([, media]) => isObject(media)) : undefined;
+  // The error answers share one shape, described once on the page (Basics → Errors).
+  if (!content || !status.startsWith("2")) return { status, description, contentType: null, fields: [], example: null };
+  const [contentType, media] = content as [string, Json];
+  const schema = isObject(media.schema) ? media.schema : {};
+  return { status, description, contentType, fields: responseFields(schema), example: exampleText(media.example) };
+}
+
+function responsesOf(operation: Json): ResponseView[] {
   if (!isObject(operation.responses)) return [];
   return Object.entries(operation.responses)
-    .map(([status, response]) => ({ status, description: isObject(response) ? (text(response.description) ?? "") : "" }))
+    .map(([status, response]) => responseOf(status, response))
     .sort((a, b) => a.status.localeCompare(b.status));
 }
 

@@ -8,9 +8,14 @@ export type BodyMode = "json" | "text" | "base64";
 /** The request as the "Edit request" form holds it. */
 export interface RequestDraft {
   method: string;
+  /** The sub-path appended to the destination ("" for none) and the raw query (no "?"). */
+  path: string;
+  query: string;
   headers: Array<{ name: string; value: string }>;
   bodyMode: BodyMode;
   body: string;
+  /** Send a JSON body that does not parse as it is (to test how the destination copes). */
+  sendAsTyped?: boolean;
 }
 
 /** What the server gives to start from (replays.editSource). */
@@ -18,6 +23,18 @@ export interface EditSource {
   method: string;
   headers: Array<[string, string]>;
   bodyBase64: string;
+  path: string;
+  query: string;
+}
+
+/** What an edited replay sends instead of the captured parts (the API's overrides). */
+export interface DraftOverrides {
+  method?: string;
+  headers?: Array<[string, string]>;
+  body?: string;
+  body_base64?: string;
+  path?: string;
+  query?: string;
 }
 
 function isJsonType(headers: Array<[string, string]>): boolean {
@@ -30,18 +47,18 @@ function isJsonType(headers: Array<[string, string]>): boolean {
  * other UTF-8 text as it is, and anything else as base64 so no byte is lost.
  */
 export function initialDraft(source: EditSource): RequestDraft {
-  const headers = source.headers.map(([name, value]) => ({ name, value }));
+  const request = { method: source.method, path: source.path, query: source.query, headers: source.headers.map(([name, value]) => ({ name, value })) };
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(base64Bytes(source.bodyBase64));
   } catch {
-    return { method: source.method, headers, bodyMode: "base64", body: source.bodyBase64 };
+    return { ...request, bodyMode: "base64", body: source.bodyBase64 };
   }
-  if (!isJsonType(source.headers)) return { method: source.method, headers, bodyMode: "text", body: text };
+  if (!isJsonType(source.headers)) return { ...request, bodyMode: "text", body: text };
   try {
-    return { method: source.method, headers, bodyMode: "json", body: JSON.stringify(JSON.parse(text), null, 2) };
+    return { ...request, bodyMode: "json", body: JSON.stringify(JSON.parse(text), null, 2) };
   } catch {
-    return { method: source.method, headers, bodyMode: "json", body: text };
+    return { ...request, bodyMode: "json", body: text };
   }
 }
 
@@ -57,6 +74,16 @@ export function bodyError(draft: RequestDraft): string | null {
   }
 }
 
+/**
+ * What stops the draft from being sent, as a sentence: broken base64 always; JSON that does not
+ * parse unless the user chose to send it as typed. Null: it can be sent.
+ */
+export function sendBlocker(draft: RequestDraft): string | null {
+  const error = bodyError(draft);
+  if (!error) return null;
+  return draft.bodyMode === "json" && draft.sendAsTyped ? null : error;
+}
+
 const sameHeaders = (a: RequestDraft["headers"], b: RequestDraft["headers"]) =>
   a.length === b.length && a.every((header, i) => header.name === b[i]!.name && header.value === b[i]!.value);
 
@@ -64,9 +91,11 @@ const sameHeaders = (a: RequestDraft["headers"], b: RequestDraft["headers"]) =>
  * The replay's overrides: only the parts that differ from the original, so an untouched body
  * goes out as its original bytes (not re-formatted); null when nothing was edited.
  */
-export function draftOverrides(draft: RequestDraft, original: RequestDraft): { method?: string; headers?: Array<[string, string]>; body?: string; body_base64?: string } | null {
-  const overrides: { method?: string; headers?: Array<[string, string]>; body?: string; body_base64?: string } = {};
+export function draftOverrides(draft: RequestDraft, original: RequestDraft): DraftOverrides | null {
+  const overrides: DraftOverrides = {};
   if (draft.method !== original.method) overrides.method = draft.method;
+  if (draft.path !== original.path) overrides.path = draft.path;
+  if (draft.query !== original.query) overrides.query = draft.query;
   // Blank rows (added and left empty) are not headers.
   const headers = draft.headers.filter((header) => header.name.trim() !== "" || header.value !== "");
   if (!sameHeaders(headers, original.headers)) overrides.headers = headers.map(({ name, value }) => [name.trim(), value]);

@@ -1,12 +1,17 @@
-import { data, redirect, type ActionFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { useActionData, useSearchParams } from "@remix-run/react";
-import { safeRedirectPath } from "@rehook/core/browser";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { INVITE_REQUIRED_MESSAGE, safeRedirectPath, SIGNUP_CLOSED_MESSAGE } from "@rehook/core/browser";
 import { CredentialsForm } from "../components/credentials-form";
 import { redirectIfSignedIn } from "../lib/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Log in · Rehook" }];
 
-export const loader = redirectIfSignedIn;
+/** Who may sign up here: the page offers a sign-up link only when anyone may. */
+export async function loader(args: LoaderFunctionArgs) {
+  redirectIfSignedIn(args);
+  const { mode } = await args.context.caller.auth.signupPolicy({ invite: null });
+  return { signup: mode };
+}
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData();
@@ -22,7 +27,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function Login() {
+  const { signup } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const [params] = useSearchParams();
-  return <CredentialsForm mode="login" error={result?.error} email={result?.email} next={params.get("next") ?? undefined} />;
+  const noSignup = signup === "closed" ? SIGNUP_CLOSED_MESSAGE : signup === "invite" ? INVITE_REQUIRED_MESSAGE : undefined;
+  return <CredentialsForm mode="login" error={result?.error} email={result?.email} next={params.get("next") ?? undefined} noSignup={noSignup} />;
 }

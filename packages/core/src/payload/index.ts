@@ -5,6 +5,7 @@ export { decodeFormComponent, formRows, MAX_FORM_ROWS, queryRows, type FormRow, 
 export { listMultipartParts, multipartBoundary, type MultipartListing, type MultipartPart } from "./multipart.js";
 export { looksLikeXml, prettyXml } from "./xml.js";
 export { classifyText, type TextBodyKind } from "./classify.js";
+export { parseJsonPrefix, type JsonPrefix } from "./json-prefix.js";
 export { textPreview, withoutPartialUtf8 } from "./text.js";
 export { fileExtension, rawBodyFileName } from "./file-name.js";
 export {

@@ -1,5 +1,5 @@
 import { BigIntType, EntitySchema } from "@mikro-orm/core";
-import { EVENT_STATUSES, SIGNATURE_STATUSES, type CustomResponse, type EventStatus, type HandshakeRule, type HeaderList, type SignatureStatus, type VerificationRule } from "@rehook/core";
+import { EVENT_STATUSES, SIGNATURE_STATUSES, type CustomResponse, type EventStatus, type HandshakeRule, type HeaderList, type SignatureReason, type SignatureStatus, type VerificationRule } from "@rehook/core";
 
 /** An endpoint's signature rule as saved (the secret never leaves the server's use cases). */
 export interface StoredVerification extends VerificationRule {
@@ -88,6 +88,14 @@ export interface Event {
   status: EventStatus;
   /** What the endpoint's signature check found (null: it checks none). */
   signature: SignatureStatus | null;
+  /** Why the signature is not valid (null: valid, or nothing checked). */
+  signatureReason: SignatureReason | null;
+  /**
+   * What the sender was answered: the status and the delay before it, as the capture
+   * statement decided them (null on events captured before they were recorded).
+   */
+  senderStatus: number | null;
+  senderDelayMs: number | null;
   latencyMs: number | null;
   responseStatus: number | null;
   responseHeaders: HeaderList | null;
@@ -347,6 +355,10 @@ export const EventEntity = new EntitySchema<Event>({
     eventType: { type: "text" },
     status: { enum: true, items: () => [...EVENT_STATUSES], columnType: "text" },
     signature: { enum: true, items: () => [...SIGNATURE_STATUSES], columnType: "text", nullable: true },
+    // Plain text, no check constraint: a reason added later needs no migration (see SIGNATURE_REASONS).
+    signatureReason: { type: "text", nullable: true },
+    senderStatus: { type: "smallint", nullable: true },
+    senderDelayMs: { type: "integer", nullable: true },
     latencyMs: { type: "integer", nullable: true },
     responseStatus: { type: "integer", nullable: true },
     responseHeaders: { type: "json", columnType: "json", nullable: true },

@@ -15,6 +15,8 @@ import { Migration20261125000000_event_minutes } from "./Migration20261125000000
 import { Migration20261126000000_replay_request } from "./Migration20261126000000_replay_request.js";
 import { Migration20261127000000_ingress_control } from "./Migration20261127000000_ingress_control.js";
 import { Migration20261128000000_event_search } from "./Migration20261128000000_event_search.js";
+import { Migration20261129000000_event_answers } from "./Migration20261129000000_event_answers.js";
+import { Migration20261130000000_search_paths } from "./Migration20261130000000_search_paths.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -34,4 +36,6 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261126000000_replay_request", class: Migration20261126000000_replay_request },
   { name: "Migration20261127000000_ingress_control", class: Migration20261127000000_ingress_control },
   { name: "Migration20261128000000_event_search", class: Migration20261128000000_event_search },
+  { name: "Migration20261129000000_event_answers", class: Migration20261129000000_event_answers },
+  { name: "Migration20261130000000_search_paths", class: Migration20261130000000_search_paths },
 ];

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { SEARCHED_BODY_BYTES } from "@rehook/core";
-import { withTransaction, type Pool } from "../pool.js";
+import { CODED_HEADER_PATTERN, SEARCHED_BODY_BYTES, SEARCHED_CODED_BYTES, searchableBodyOf, type HeaderList, type SearchableBody } from "@rehook/core";
+import { withTransaction, type Pool, type PoolClient } from "../pool.js";
 
 /*
  * The search index: a copy of each recent event's searchable text in `event_search`, under a
@@ -10,13 +10,44 @@ import { withTransaction, type Pool } from "../pool.js";
  * that range through the index and reads the events outside it (the newest seconds, and days
  * older than the index keeps) as before. The text is stored in the forms search compares
  * (core's event-search.ts): the body's first SEARCHED_BODY_BYTES read as Latin-1, or in
- * `encode(…, 'escape')` form when they hold a NUL byte, and the headers' JSON text.
+ * `encode(…, 'escape')` form when they hold a NUL byte, the headers' JSON text, and the
+ * request's `path?query`. A body with a Content-Encoding is stored decoded: those events are
+ * read out, formed by core's searchableBodyOf and written by the job itself.
  */
 
+/** Whether the event `e` may have a Content-Encoding (its body is then formed in Node, never by the SQL). */
+export const CODED_SQL = `(e.headers::text ilike '${CODED_HEADER_PATTERN}')`;
+/**
+ * The request text search compares for the event `e`: `path?query`, or the path alone without
+ * a query. The "?" is chr(63): the ORM's queries read a literal ? as a placeholder.
+ */
+export const REQUEST_TEXT_SQL = `(case when e.query = '' then e.path else e.path || chr(63) || e.query end)`;
+/** What a coded event's body is formed from: its first bytes, and whether there are more. */
+export const CODED_BODY_COLUMNS = `e.id, e.headers, substring(e.body from 1 for ${SEARCHED_CODED_BYTES}) as head, octet_length(e.body) > ${SEARCHED_CODED_BYTES} as partial`;
+/** Coded events read per statement: about 8 MiB of compressed heads. */
+export const CODED_ROWS_PER_READ = Math.max(1, Math.floor((8 * 1024 * 1024) / SEARCHED_CODED_BYTES));
+
+export interface CodedBodyRow {
+  id: string;
+  headers: HeaderList | string;
+  head: Buffer;
+  partial: boolean;
+}
+
+/** The searchable body of each coded event read (CODED_BODY_COLUMNS), decoded where its Content-Encoding allows. */
+export async function searchableCodedBodies(rows: CodedBodyRow[]): Promise<Array<{ id: string } & SearchableBody>> {
+  return Promise.all(
+    rows.map(async (row) => {
+      const headers = typeof row.headers === "string" ? (JSON.parse(row.headers) as HeaderList) : row.headers;
+      return { id: row.id, ...(await searchableBodyOf(row.head, headers, row.partial)) };
+    }),
+  );
+}
+
 const HEAD = `substring(e.body from 1 for ${SEARCHED_BODY_BYTES})`;
-const SEARCHABLE_COLUMNS = `e.id, e.endpoint_id, position('\\x00'::bytea in ${HEAD}) <> 0,
-  case when position('\\x00'::bytea in ${HEAD}) = 0 then convert_from(${HEAD}, 'LATIN1') else encode(${HEAD}, 'escape') end,
-  e.headers::text`;
+const SEARCHABLE_COLUMNS = `e.id, e.endpoint_id, position('\\x00'::bytea in ${HEAD}) <> 0 as body_escaped,
+  case when position('\\x00'::bytea in ${HEAD}) = 0 then convert_from(${HEAD}, 'LATIN1') else encode(${HEAD}, 'escape') end as body_text,
+  e.headers::text as headers_text, ${REQUEST_TEXT_SQL} as request_text, ${CODED_SQL} as coded`;
 
 /** The id range the index is complete for, or undefined when there is no usable index (no pg_trgm, or the job has not started). */
 export interface SearchIndexCoverage {
@@ -86,18 +117,45 @@ export async function indexNextEvents(pool: Pool, upTo: string, batchRows: numbe
     const current = state.rows[0];
     if (!current) return { rows: 0, more: false, coverage: undefined };
     if (current.indexed_through >= upTo) return { rows: 0, more: false, coverage: { from: current.indexed_from, through: current.indexed_through } };
-    const batch = await client.query<{ rows: number; last: string | null }>(
+    // Events with a Content-Encoding are left to copyCodedEvents: PostgreSQL cannot decode their bodies.
+    const batch = await client.query<{ rows: number; last: string | null; coded: string[] }>(
       `with batch as (select ${SEARCHABLE_COLUMNS} from events e where e.id >= $1 and e.id < $2 order by e.id limit $3),
-            copied as (insert into event_search (id, endpoint_id, body_escaped, body_text, headers_text) select * from batch on conflict (id) do nothing)
-       select count(*)::int as rows, max(id::text) as last from batch`,
+            copied as (insert into event_search (id, endpoint_id, body_escaped, body_text, headers_text, request_text)
+                       select id, endpoint_id, body_escaped, body_text, headers_text, request_text from batch where not coded on conflict (id) do nothing)
+       select count(*)::int as rows, max(id::text) as last, coalesce(array_agg(id::text) filter (where coded), '{}') as coded from batch`,
       [current.indexed_through, upTo, batchRows],
     );
-    const { rows, last } = batch.rows[0]!;
+    const { rows, last, coded } = batch.rows[0]!;
+    await copyCodedEvents(client, coded);
     const more = rows === batchRows;
     const through = more ? last! : upTo;
     await client.query(`update event_search_state set indexed_through = $1 where id = 1`, [through]);
     return { rows, more, coverage: { from: current.indexed_from, through } };
   });
+}
+
+/** Copies these events into the index with their bodies formed here (decoded), CODED_ROWS_PER_READ at a time. */
+async function copyCodedEvents(client: PoolClient, ids: string[]): Promise<void> {
+  for (let start = 0; start < ids.length; start += CODED_ROWS_PER_READ) {
+    const read = await client.query<CodedBodyRow & { endpoint_id: string; headers_text: string; request_text: string }>(
+      `select ${CODED_BODY_COLUMNS}, e.endpoint_id, e.headers::text as headers_text, ${REQUEST_TEXT_SQL} as request_text from events e where e.id = any($1::uuid[])`,
+      [ids.slice(start, start + CODED_ROWS_PER_READ)],
+    );
+    const bodies = await searchableCodedBodies(read.rows);
+    await client.query(
+      `insert into event_search (id, endpoint_id, body_escaped, body_text, headers_text, request_text)
+       select * from unnest($1::uuid[], $2::uuid[], $3::boolean[], $4::text[], $5::text[], $6::text[])
+       on conflict (id) do nothing`,
+      [
+        read.rows.map((row) => row.id),
+        read.rows.map((row) => row.endpoint_id),
+        bodies.map((body) => body.escaped),
+        bodies.map((body) => body.text),
+        read.rows.map((row) => row.headers_text),
+        read.rows.map((row) => row.request_text),
+      ],
+    );
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { isUuid } from "@rehook/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { insertingInto } from "../duplicate-row.js";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { BODY_BYTES_PER_READ, byteBoundedIds } from "./events.js";
 import { enqueueJobWith } from "../jobs/queue.js";
@@ -83,7 +84,8 @@ export async function insertReplayAttempt(em: EntityManager, attempt: NewReplayA
     user: userId ? em.getReference(UserEntity, userId) : null,
     replayedAt: new Date(),
   });
-  await em.persistAndFlush(row);
+  // A caller-chosen id (a local record's attempt_id) may repeat one stored before.
+  await insertingInto("replay_attempts", () => em.persistAndFlush(row));
   return row;
 }
 

@@ -28,3 +28,9 @@ export async function findUserByEmail(em: EntityManager, email: string): Promise
 export async function findUserById(em: EntityManager, id: string): Promise<User | null> {
   return em.findOne(UserEntity, { id });
 }
+
+/** Whether the install has any user yet (the start line says how to create the first). */
+export async function anyUserExists(em: EntityManager): Promise<boolean> {
+  const row = await em.getConnection().execute<{ found: boolean }>("select exists (select 1 from users) as found", [], "get");
+  return row.found;
+}

@@ -7,6 +7,7 @@ import { STATUS_FOR_CODE } from "../error-status.js";
 import { sendError, sendJson } from "../respond.js";
 import type { StreamBounds } from "../stream-backpressure.js";
 import { decodePathSegment, MALFORMED_PATH_MESSAGE } from "../path-segment.js";
+import { OpenStreams } from "../open-streams.js";
 import { API_VERSION, openApiDocument } from "./openapi.js";
 import { PerKeyRateLimit } from "./rate-limit.js";
 import { ROUTES, type Route } from "./routes.js";
@@ -50,8 +51,8 @@ function match(path: string): { allowed: Route[]; params: Record<string, string 
  */
 export function createPublicApi(options: PublicApiOptions) {
   const limiter = new PerKeyRateLimit(options.requestsPerMinute);
-  // Open event streams never end by themselves: shutdown ends them.
-  const streams = new Set<ServerResponse>();
+  // Open event streams never end by themselves: shutdown ends them, and refuses new ones.
+  const streams = new OpenStreams();
   const document = JSON.stringify(openApiDocument(options.baseUrl));
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
 
@@ -89,10 +90,7 @@ export function createPublicApi(options: PublicApiOptions) {
         return sendError(res, 400, "bad_request", "The body is not valid JSON. Check its syntax and send it again.", VERSION_HEADER);
       }
     }
-    if (route.streams) {
-      streams.add(res);
-      res.once("close", () => streams.delete(res));
-    }
+    if (route.streams && !streams.admit(res, VERSION_HEADER)) return;
     try {
       const raw = {
         req,
@@ -123,8 +121,9 @@ export function createPublicApi(options: PublicApiOptions) {
 
   return {
     handle,
+    /** Shutdown has begun: ends the open event streams, and answers new ones 503 from now on. */
     closeStreams(): void {
-      for (const res of streams) res.end();
+      streams.endAll();
     },
   };
 }

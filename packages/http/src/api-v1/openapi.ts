@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { exampleOf } from "./openapi-example.js";
 import { ROUTES, type Route } from "./routes.js";
 import { ErrorResponse } from "./schemas.js";
 
@@ -14,6 +15,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: "The body is not application/json",
   422: "The target cannot be used (e.g. a refused address, or a retry of an event without a destination), with the reason",
   429: "Too many requests for this key (see Retry-After), or too many open event streams",
+  503: "The server is stopping: it opens no new event streams (reconnect after Retry-After)",
 };
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
@@ -35,16 +37,17 @@ function parameters(route: Route): unknown[] {
   return list;
 }
 
+/** The success answer: its description, and for one with a body its schema and an example of it. */
+function successResponse(route: Route): Record<string, unknown> {
+  const { description, schema, contentType } = route.success;
+  if (!schema) return { description };
+  const output = jsonSchema(schema, "output");
+  return { description, content: { [contentType ?? (route.streams ? "text/event-stream" : "application/json")]: { schema: output, example: exampleOf(output) } } };
+}
+
 function operation(route: Route): Record<string, unknown> {
   const error = { content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
-  const responses: Record<string, unknown> = {
-    [route.success.status]: route.success.schema
-      ? {
-          description: route.success.description,
-          content: { [route.success.contentType ?? (route.streams ? "text/event-stream" : "application/json")]: { schema: jsonSchema(route.success.schema, "output") } },
-        }
-      : { description: route.success.description },
-  };
+  const responses: Record<string, unknown> = { [route.success.status]: successResponse(route) };
   for (const status of [...route.errors, 401, 429]) responses[status] = { description: ERROR_DESCRIPTIONS[status], ...error };
   return {
     operationId: route.operationId,

@@ -5,6 +5,8 @@ import {
   HMAC_ENCODINGS,
   MAX_OVERRIDE_HEADER_BYTES,
   MAX_OVERRIDE_HEADERS,
+  MAX_OVERRIDE_PATH_LENGTH,
+  MAX_OVERRIDE_QUERY_LENGTH,
   MAX_RESPONSE_BODY_BYTES,
   MAX_RESPONSE_DELAY_MS,
   MAX_RESPONSE_HEADERS,
@@ -12,6 +14,7 @@ import {
   MAX_RETRY_DELAY_MS,
   MIN_RETRY_DELAY_MS,
   safeText,
+  SIGNATURE_REASONS,
   SIGNATURE_SCHEMES,
   SIGNATURE_STATUSES,
 } from "@rehook/core";
@@ -19,6 +22,7 @@ import { eventContracts, MAX_PAUSE_AFTER_FAILURES, MAX_RETENTION_DAYS } from "@r
 import { z } from "zod";
 import { restQuerySchema } from "./contract-route.js";
 import { EVENT_LIST_WIRE } from "./cursor.js";
+import { EVENT_BODY_EXAMPLE, EVENT_EXPORT_EXAMPLE } from "./openapi-example.js";
 
 // The public API's contract: these schemas validate requests, shape responses, and are
 // turned into the OpenAPI document (openapi.ts), so the three cannot drift apart.
@@ -42,10 +46,19 @@ export const EventListQuery = restQuerySchema(eventContracts.listEventsContract,
 
 export const EventSummary = z.object({
   id,
+  endpoint_id: id,
+  method: z.string(),
+  path: z.string().describe("The sub-path after the capture URL"),
   source: z.string(),
   event_type: z.string(),
   status: z.enum(EVENT_STATUSES),
   signature: z.enum(SIGNATURE_STATUSES).nullable().describe("What the endpoint's signature check found; null when it checks none"),
+  signature_reason: z
+    .enum(SIGNATURE_REASONS)
+    .nullable()
+    .describe(
+      "Why the signature is not valid: missing_header (the signature, or the timestamp or id it signs, is absent), malformed (not in the scheme's format), stale_timestamp (signed more than 5 minutes from the server's clock), mismatch (another secret, or a changed body or URL), unsigned_body (Twilio: the body is not covered), bad_secret (the endpoint's saved rule can no longer be used); null when valid or not checked",
+    ),
   latency_ms: z.int().nullable(),
   received_at: timestamp,
   resolved_by_replay: z.boolean().describe("A failed event that a replay has since delivered; its status stays failed"),
@@ -66,9 +79,6 @@ export const EventList = z.object({
 });
 
 export const EventDetail = EventSummary.extend({
-  endpoint_id: id,
-  method: z.string(),
-  path: z.string().describe("The sub-path after the capture URL"),
   query: z.string().describe("The raw query string, without ?"),
   headers: headerPairs,
   payload: z.unknown().describe("The body: the parsed value for json, a string for utf8 and base64. Only its first 256 KiB when payload_truncated"),
@@ -99,6 +109,13 @@ export const EventDetail = EventSummary.extend({
     )
     .describe("Every attempt to forward the event to its destination, first to last (replays are not attempts)"),
   next_attempt_at: timestamp.nullable().describe("While pending: when the next attempt is due (a scheduled retry, or now)"),
+  sender_response: z
+    .object({
+      status: z.int().describe("The HTTP status the sender was answered: 200 by default, the custom response's, or a provider handshake's 200 or 403"),
+      delay_ms: z.int().min(0).describe("How long the answer was held (a custom response's delay)"),
+    })
+    .nullable()
+    .describe("What Rehook answered the sender when it captured the event; null for events captured before answers were recorded"),
 });
 
 export const EventExportQuery = EventListQuery.pick({ status: true, endpoint_id: true, source: true, event_type: true, signature: true, received_after: true, received_before: true, q: true }).extend({
@@ -107,14 +124,14 @@ export const EventExportQuery = EventListQuery.pick({ status: true, endpoint_id:
 
 export const EventExport = z
   .string()
-  .meta({ contentMediaType: "application/x-ndjson" })
+  .meta({ contentMediaType: "application/x-ndjson", examples: [EVENT_EXPORT_EXAMPLE] })
   .describe(
     "Every matching event, newest first, streamed. ndjson: one JSON object per line (id, endpoint_id, method, path, query, headers as [name, value] pairs in order, content_type, source, event_type, status, signature, received_at, latency_ms, error, response {status, headers, body_base64, body_truncated} or null, body_base64). har (application/json): {log: {version: \"1.2\", creator, entries}}, one entry per event with the full capture URL; postData and response content are text, or base64 with encoding: \"base64\" when not UTF-8 text; response status 0 when the destination gave no answer",
   );
 
 export const EventBody = z
   .string()
-  .meta({ contentMediaType: "application/octet-stream" })
+  .meta({ contentMediaType: "application/octet-stream", examples: [EVENT_BODY_EXAMPLE] })
   .describe("The body exactly as captured, every byte (served as application/octet-stream, as an attachment)");
 
 // Shapes only: the limits and the rules for names and values are checked by core (parseReplayOverrides), with its sentences.
@@ -129,6 +146,16 @@ const ReplayOverrides = z
       ),
     body: z.string().optional().describe("The body to send instead, as UTF-8 text (not with body_base64)"),
     body_base64: z.string().optional().describe("The body to send instead, as base64 bytes (not with body)"),
+    path: z
+      .string()
+      .optional()
+      .describe(
+        `The sub-path to append to destination_url instead of none, as forwarding appends a captured one: "" or starting with "/", at most ${MAX_OVERRIDE_PATH_LENGTH} characters, without control characters, "?", "#" or "." and ".." segments`,
+      ),
+    query: z
+      .string()
+      .optional()
+      .describe(`The query string to append to destination_url's (a leading "?" is dropped): at most ${MAX_OVERRIDE_QUERY_LENGTH} characters, without control characters or "#"`),
   })
   .strict()
   .describe("Edit-and-replay: each part given replaces the captured one for this attempt only; the event never changes");
@@ -306,6 +333,10 @@ export const LocalReplayRequest = z
     latency_ms: z.int().min(0),
     body: z.string().max(256 * 1024).nullable().optional(),
     error: z.string().max(2000).nullable().optional(),
+    attempt_id: z
+      .uuid()
+      .optional()
+      .describe("A UUID the caller chooses per attempt: the same record sent again (its answer lost) is stored once, and answered as stored"),
   })
   .strict();
 

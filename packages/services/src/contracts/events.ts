@@ -140,10 +140,10 @@ export const compareResponsesContract = defineContract({
 
 export const eventVolumeContract = defineContract({
   name: "events.volume",
-  summary: "Volume across all of the user's endpoints (the Activity page's strip): events by status and delivery latency over the last hour, day or week",
+  summary: "Volume across all of the user's endpoints, or one of them (the Activity page's strip, following its endpoint filter): events by status and delivery latency over the last hour, day or week",
   kind: "query",
   role: "viewer",
-  input: z.object({ range: z.enum(ACTIVITY_RANGES) }),
+  input: z.object({ range: z.enum(ACTIVITY_RANGES), endpointId: z.string().optional() }),
   output: z.custom<ActivityView>(),
   errors: ["not_found"],
   run: (services, actor, input) => eventActivity(services, { userId: actor.userId, ...input }),

@@ -59,7 +59,7 @@ export const recordLocalContract = defineContract({
   role: "member",
   input: recordLocalReplayInput,
   output: replayAttempt,
-  errors: ["not_found"],
+  errors: ["not_found", "conflict"],
   rest: {
     method: "POST",
     path: "/events/{id}/local-replays",
@@ -69,8 +69,8 @@ export const recordLocalContract = defineContract({
     params: { id: "eventId" },
     omit: ["localPort"],
   },
-  run: (services, actor, { eventId, localPort, status, latencyMs, body, error }) =>
-    recordLocalReplay(services, { userId: actor.userId, eventId, localPort, result: { status, latencyMs, body: body ?? null, error: error ?? null } }),
+  run: (services, actor, { eventId, localPort, attemptId, status, latencyMs, body, error }) =>
+    recordLocalReplay(services, { userId: actor.userId, eventId, localPort, attemptId, result: { status, latencyMs, body: body ?? null, error: error ?? null } }),
 });
 
 export const listReplaysContract = defineContract({

@@ -1,4 +1,4 @@
-import { EVENT_STATUSES, MAX_SEARCH_LENGTH, safeText, SIGNATURE_STATUSES } from "@rehook/core";
+import { EVENT_STATUSES, MAX_SEARCH_LENGTH, safeText, SIGNATURE_REASONS, SIGNATURE_STATUSES } from "@rehook/core";
 import { MAX_EVENT_OFFSET } from "@rehook/db";
 import { z } from "zod";
 
@@ -65,6 +65,8 @@ export const eventSummary = z.object({
   eventType: z.string(),
   status: z.enum(EVENT_STATUSES),
   signature: z.enum(SIGNATURE_STATUSES).nullable(),
+  /** Why the signature is not valid (see signatureReasonText). */
+  signatureReason: z.enum(SIGNATURE_REASONS).nullable(),
   latencyMs: z.number().nullable(),
   responseStatus: z.number().nullable(),
   receivedAt: z.date(),
@@ -118,6 +120,8 @@ export const eventView = eventSummary.extend({
     .nullable(),
   /** Every recorded attempt to forward it, first to last. */
   attempts: z.array(deliveryAttemptSummary),
+  /** What the sender was answered: the status and the delay before it (null: captured before answers were recorded). */
+  senderResponse: z.object({ status: z.number(), delayMs: z.number() }).nullable(),
 });
 export type EventView = z.infer<typeof eventView>;
 

@@ -14,7 +14,7 @@ export const replayAttempt = z.object({
   destinationUrl: z.string(),
   error: z.string().nullable(),
   replayedAt: z.date(),
-  /** Sent with edits (method, headers or body) rather than as captured. */
+  /** Sent with edits (method, headers, body, path or query) rather than as captured. */
   modified: z.boolean(),
 });
 
@@ -49,4 +49,6 @@ export const recordLocalReplayInput = z.object({
   latencyMs: localReplayResult.shape.latencyMs,
   body: localReplayResult.shape.body.optional(),
   error: z.string().max(2_000).nullable().optional(),
+  /** Chosen by the caller, so that a record sent again (its answer lost to a restart) is stored once. */
+  attemptId: z.string().uuid("attempt_id must be a UUID").optional(),
 });

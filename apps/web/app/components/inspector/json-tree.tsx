@@ -29,6 +29,9 @@ interface TreeState {
   shown: Map<string, number>;
   /** Shows the next page of a container's children (`revealed`: those children, with their pointers). */
   showMore(pointer: string, revealed: Array<[string, unknown]>): void;
+  /** A document cut short: the innermost container the cut left open, and it with its ancestors. */
+  cutAt: string | null;
+  cutPath: Set<string>;
 }
 
 const TreeContext = createContext<TreeState | null>(null);
@@ -58,10 +61,12 @@ function scalarClass(value: unknown): string {
   return `jt-${typeof value}`;
 }
 
-function summary(value: JsonContainer): string {
-  if (Array.isArray(value)) return `[${value.length === 1 ? "1 item" : `${value.length.toLocaleString("en-US")} items`}]`;
+/** "[3 items]", "{1 key}"; "[3+ items]" for a container the cut left open (it held more). */
+function summary(value: JsonContainer, cut: boolean): string {
+  const more = cut ? "+" : "";
+  if (Array.isArray(value)) return `[${value.length === 1 && !cut ? "1 item" : `${value.length.toLocaleString("en-US")}${more} items`}]`;
   const keys = Object.keys(value).length;
-  return `{${keys === 1 ? "1 key" : `${keys.toLocaleString("en-US")} keys`}}`;
+  return `{${keys === 1 && !cut ? "1 key" : `${keys.toLocaleString("en-US")}${more} keys`}}`;
 }
 
 const JsonNode = memo(function JsonNode({ name, value, pointer }: { name: string | number | null; value: unknown; pointer: string }) {
@@ -98,7 +103,7 @@ const JsonNode = memo(function JsonNode({ name, value, pointer }: { name: string
         <button type="button" className="jt-toggle" aria-expanded={open} onClick={() => state.toggle(pointer)}>
           <span className="jt-arrow" aria-hidden="true" />
           {key}
-          <span className="jt-summary">{summary(value)}</span>
+          <span className="jt-summary">{summary(value, state.cutPath.has(pointer))}</span>
         </button>
       </div>
       {open ? <Children pointer={pointer} entries={entries} /> : null}
@@ -142,6 +147,11 @@ function Children({ pointer, entries }: { pointer: string; entries: Array<[strin
           </button>
         </li>
       ) : null}
+      {state.cutAt === pointer ? (
+        <li className="jt-cut" data-testid="json-cut">
+          … the preview ends here
+        </li>
+      ) : null}
     </ul>
   );
 }
@@ -150,9 +160,22 @@ function Children({ pointer, entries }: { pointer: string; entries: Array<[strin
  * A collapsible JSON tree. Rendered lazily: a container's children exist in the DOM only
  * while it is open, a page at a time, and it opens only a screenful at first, so a 256 KiB
  * document stays quick. With `searchable`, a search box marks matching keys and values,
- * opens the way to each, and steps through them (Enter, Shift+Enter).
+ * opens the way to each, and steps through them (Enter, Shift+Enter). A document cut short
+ * (`cutAt`: the pointer of the innermost container left open) says where it ends.
  */
-export function JsonTree({ value, label, searchable = true, testId }: { value: unknown; label: string; searchable?: boolean; testId?: string }) {
+export function JsonTree({
+  value,
+  label,
+  searchable = true,
+  testId,
+  cutAt = null,
+}: {
+  value: unknown;
+  label: string;
+  searchable?: boolean;
+  testId?: string;
+  cutAt?: string | null;
+}) {
   const [expanded, setExpanded] = useState(() => new Set(initialExpansion(value)));
   const [shown, setShown] = useState(() => new Map<string, number>());
   const [query, setQuery] = useState("");
@@ -187,6 +210,7 @@ export function JsonTree({ value, label, searchable = true, testId }: { value: u
     return { matched, onMatchPath };
   }, [search]);
   const matchPointers = useMemo(() => [...matched.keys()], [matched]);
+  const cutPath = useMemo(() => new Set(cutAt === null ? [] : [...ancestorPointers(cutAt), cutAt]), [cutAt]);
 
   // A search opens the way to every match (the user may close them again).
   useEffect(() => {
@@ -221,6 +245,8 @@ export function JsonTree({ value, label, searchable = true, testId }: { value: u
       current,
       needle,
       shown,
+      cutAt,
+      cutPath,
       showMore: (pointer, revealed) => {
         setShown((counts) => new Map(counts).set(pointer, (counts.get(pointer) ?? PAGE) + PAGE));
         if (!allOpen.current) return;
@@ -233,7 +259,7 @@ export function JsonTree({ value, label, searchable = true, testId }: { value: u
         });
       },
     }),
-    [expanded, onMatchPath, matched, current, needle, shown],
+    [expanded, onMatchPath, matched, current, needle, shown, cutAt, cutPath],
   );
 
   function step(by: number) {

@@ -49,7 +49,9 @@ export function PayloadInspector(props: PayloadInspectorProps) {
   const view: BodyViewData = decoded?.ok ? decoded.view : body;
   const partial = decoded?.ok ? decoded.cut || decoded.fromPreview : truncated;
   // Keyed on the text itself: a reload of the same event keeps the tree as the user left it.
-  const textKind = useMemo(() => (view.text === null ? null : classifyText(view.text, contentType)), [view.text, contentType]);
+  // A cut preview that starts a JSON document is shown as a tree of its first part.
+  const textKind = useMemo(() => (view.text === null ? null : classifyText(view.text, contentType, { partial })), [view.text, contentType, partial]);
+  const cutJson = textKind?.kind === "json" && textKind.cut !== undefined;
   const subject = subjectOf(view, textKind, partial);
   const views = viewsOf(subject, decoded?.ok === true);
   const [chosen, setChosen] = useState<ViewId | null>(null);
@@ -96,9 +98,10 @@ export function PayloadInspector(props: PayloadInspectorProps) {
         <p className="note" data-testid="payload-truncated">
           Showing the first {count(previewBytes)} of {count(sizeBytes)} bytes ({formatBytes(sizeBytes)}). Copy preview copies these; Download raw saves every byte.
           {textKind?.kind === "text" && contentType?.toLowerCase().includes("json") ? " Cut short, the JSON does not parse: it is shown as text." : ""}
+          {cutJson && !decoded?.ok ? " The tree and Pretty show the JSON up to that point, its open objects and arrays closed; Raw shows the text as it is." : ""}
         </p>
       ) : null}
-      {decoded ? <DecodedNote decoded={decoded} received={body.bytes} /> : null}
+      {decoded ? <DecodedNote decoded={decoded} received={body.bytes} cutJson={cutJson} /> : null}
       {deferred ? (
         <p className="muted small inspector-loading" data-testid="payload-loading">
           Preparing the payload view…
@@ -110,7 +113,7 @@ export function PayloadInspector(props: PayloadInspectorProps) {
   );
 }
 
-function DecodedNote({ decoded, received }: { decoded: NonNullable<BodyData["decoded"]>; received: number }) {
+function DecodedNote({ decoded, received, cutJson }: { decoded: NonNullable<BodyData["decoded"]>; received: number; cutJson: boolean }) {
   if (!decoded.ok) {
     return (
       <p className="note" data-testid="payload-decode-error">
@@ -123,6 +126,7 @@ function DecodedNote({ decoded, received }: { decoded: NonNullable<BodyData["dec
       Content-Encoding {decoded.encoding}: showing the body decoded, {count(decoded.view.bytes)} bytes from {count(received)} received.
       {decoded.fromPreview ? " Only the stored preview was decoded." : ""}
       {decoded.cut ? ` Decoding stopped at ${DECODED_MAX}: Download raw has the whole body (compressed).` : ""}
+      {cutJson ? " The tree and Pretty show the JSON up to where it stops, its open objects and arrays closed." : ""}
     </p>
   );
 }
@@ -132,7 +136,9 @@ function SubjectView({ subject, current, body, prettyText }: { subject: Subject;
   const pretty = useMemo(() => (current === "pretty" ? prettyText() : undefined), [current, view.text]);
   switch (current) {
     case "tree":
-      return kind.kind === "json" ? <JsonTree value={kind.value} label="Request body (JSON tree)" testId="payload" /> : null;
+      return kind.kind === "json" ? (
+        <JsonTree value={kind.value} label={kind.cut ? "Request body (JSON tree, up to the cut)" : "Request body (JSON tree)"} testId="payload" cutAt={kind.cut?.openAt ?? null} />
+      ) : null;
     case "pretty":
       if (pretty === undefined) {
         return (
@@ -142,7 +148,15 @@ function SubjectView({ subject, current, body, prettyText }: { subject: Subject;
           </>
         );
       }
-      return <NumberedText text={pretty} label={`Request body (${kind.kind === "xml" ? "XML" : "JSON"}, indented)`} json={kind.kind === "json"} testId="payload" kind={kind.kind} />;
+      return (
+        <NumberedText
+          text={pretty}
+          label={`Request body (${kind.kind === "xml" ? "XML" : "JSON"}, indented${kind.kind === "json" && kind.cut ? ", up to the cut" : ""})`}
+          json={kind.kind === "json"}
+          testId="payload"
+          kind={kind.kind}
+        />
+      );
     case "raw":
       return <NumberedText text={view.text ?? ""} label="Request body (as received)" json={kind.kind === "json"} testId="payload" kind="text" />;
     case "table":

@@ -15,8 +15,8 @@ export async function loadActivityPage({ context, request }: LoaderFunctionArgs)
       throw error;
     }),
     context.caller.endpoints.list(),
-    // The strip is not worth failing the page for: without it the feed shows alone.
-    context.caller.events.volume({ range: "day" }).catch(() => null),
+    // The strip is not worth failing the page for: without it the feed shows alone. It follows the endpoint filter.
+    context.caller.events.volume({ range: "day", ...(filter.endpointId ? { endpointId: filter.endpointId } : {}) }).catch(() => null),
   ]);
   return {
     filter,

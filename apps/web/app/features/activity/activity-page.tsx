@@ -1,7 +1,7 @@
 import { useLoaderData } from "@remix-run/react";
 import { FilterField, ListFilters } from "../../components/list-page";
 import { SIGNATURE_STATUS_CHOICES } from "../../lib/ingress";
-import { listFilterKey, SINCE_OPTIONS } from "../../lib/list-filter";
+import { listFilterKey, timeMenu } from "../../lib/list-filter";
 import type { loadActivityPage } from "./activity-data.server";
 import { RESOLVED_OPTIONS, STATUS_OPTIONS } from "./activity-filter";
 import { Feed } from "./feed";
@@ -17,7 +17,7 @@ export function ActivityPage() {
         {filter.status === "failed" ? (
           <FilterField id="filter-unresolved" label="Resolved" name="unresolved" value={filter.unresolved} filterKey={filterKey} anyLabel="Include resolved by replay" options={RESOLVED_OPTIONS} />
         ) : null}
-        <FilterField id="filter-since" label="Time" name="since" value={filter.since} filterKey={filterKey} anyLabel="Any time" options={SINCE_OPTIONS} />
+        <FilterField id="filter-since" label="Time" name="since" value={filter.since} filterKey={filterKey} {...timeMenu(filter)} />
         <FilterField id="filter-type" label="Event type" name="eventType" value={filter.eventType} filterKey={filterKey} placeholder="invoice.paid" />
         <FilterField id="filter-source" label="Source" name="source" value={filter.source} filterKey={filterKey} placeholder="stripe" />
         <FilterField id="filter-signature" label="Signature" name="signature" value={filter.signature} filterKey={filterKey} anyLabel="Any" options={SIGNATURE_STATUS_CHOICES} />
@@ -28,8 +28,8 @@ export function ActivityPage() {
           type="search"
           value={filter.search}
           filterKey={filterKey}
-          placeholder="text in the body or a header  ( / )"
-          title="Finds events whose body or headers contain this text. Without a time range, searches the last 24 hours. Press / to come here."
+          placeholder="text in the body, a header or the path  ( / )"
+          title="Finds events whose body (decoded when compressed), headers, path or query string contain this text. Without a time range, searches the last 24 hours. Press / to come here."
         />
       </ListFilters>
       {filter.search && !filter.since ? <p className="muted small">Searching the last 24 hours; choose a time range to search further back.</p> : null}

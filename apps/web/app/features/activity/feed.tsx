@@ -15,6 +15,7 @@ import { listInput, type EndpointOption, type Filter } from "./activity-filter";
 import { FeedEmpty } from "./feed-empty";
 import { ExportLinks, PauseControl } from "./feed-controls";
 import { MAX_ROWS, mergeRows, newestFirst, useFreshRows, useRowReplays, useSplitView, type FeedState } from "./feed-state";
+import { useLiveVolume } from "./use-live-volume";
 
 /** The page under its filter form: the header (Live badge, Pause), the list and, on wide screens, the selected event. */
 export function Feed({
@@ -46,6 +47,8 @@ export function Feed({
   const captureOnly = new Set(endpoints.filter((endpoint) => !endpoint.destinationUrl).map((endpoint) => endpoint.id));
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
+  // The strip follows the endpoint filter, and every live batch (new captures, outcomes).
+  const [volumeSeries, refreshVolume] = useLiveVolume(volume, filter.endpointId);
 
   // New loader data for the same filter (a revalidation): fold it in.
   useEffect(() => {
@@ -60,6 +63,7 @@ export function Feed({
   const connection = useLiveEvents(listInput(filter), (rows) => {
     if (rows.length === 0) return;
     setLastLiveAt(new Date());
+    refreshVolume();
     if (!pausedRef.current) return addRows(rows);
     setHeld((previous) => {
       const next = new Map(previous);
@@ -125,8 +129,10 @@ export function Feed({
     />
   );
 
-  // All endpoints' volume, above the filters (it does not follow them); none before the first endpoint.
-  const strip = volume && endpoints.length > 0 ? <VolumeStrip series={volume} /> : null;
+  // The volume above the filters: all endpoints', or the filtered endpoint's (the other filters
+  // do not apply: the rollups count per endpoint); none before the first endpoint.
+  const stripEndpoint = filter.endpointId ? (endpoints.find((endpoint) => endpoint.id === filter.endpointId)?.name ?? null) : null;
+  const strip = volumeSeries && endpoints.length > 0 ? <VolumeStrip series={volumeSeries} endpointName={stripEndpoint} /> : null;
 
   if (state.rows.length === 0) {
     return (

@@ -2,6 +2,7 @@ import { HttpStatus } from "../../components/badges";
 import { Card } from "../../components/ui";
 import type { OperationView } from "../../lib/openapi";
 import { CurlExample, FieldTable } from "./field-table";
+import { documentedAnswers, ResponseExample, ResponseFields } from "./response-details";
 
 function MethodBadge({ method }: { method: string }) {
   return <span className={`api-method api-method-${method.toLowerCase()}`}>{method}</span>;
@@ -29,8 +30,9 @@ export function OperationIndex({ operations }: { operations: OperationView[] }) 
   );
 }
 
-/** One operation: its parameters, body, responses and a curl example. */
+/** One operation: its parameters, body, responses (with the success answer's fields), a curl example and an example answer. */
 export function Operation({ operation }: { operation: OperationView }) {
+  const answers = documentedAnswers(operation);
   return (
     <Card
       id={operation.anchor}
@@ -72,12 +74,20 @@ export function Operation({ operation }: { operation: OperationView }) {
             {operation.responses.map((response) => (
               <li key={response.status}>
                 <HttpStatus code={Number(response.status)} />
-                <span>{response.description}</span>
+                <span className="api-response-description">{response.description}</span>
               </li>
             ))}
           </ul>
+          {answers.map((response) => (
+            <ResponseFields key={response.status} operation={operation} response={response} />
+          ))}
         </div>
-        <CurlExample operation={operation} />
+        <div className="api-examples">
+          <CurlExample operation={operation} />
+          {answers.map((response) => (
+            <ResponseExample key={response.status} operation={operation} response={response} />
+          ))}
+        </div>
       </div>
     </Card>
   );

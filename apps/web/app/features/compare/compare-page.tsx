@@ -6,7 +6,7 @@ import { ComparisonView } from "./comparison-view";
 import "./compare.css";
 
 const optionText = (option: ComparePageData["options"][number]) =>
-  `${option.label} · ${utcTime(option.at)} · ${option.status ?? "no response"} · ${option.destinationUrl ?? "no destination"}`;
+  `${option.label}${option.edited ? " · edited" : ""} · ${utcTime(option.at)} · ${option.status ?? "no response"} · ${option.destinationUrl ?? "no destination"}`;
 
 /** Two of an event's responses side by side, picked by the form at the top. */
 export function CompareResponsesPage() {

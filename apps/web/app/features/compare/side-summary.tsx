@@ -3,9 +3,13 @@ import type { ReactNode } from "react";
 import { HttpStatus } from "../../components/badges";
 import { Card } from "../../components/ui";
 import { formatBytes, formatLatency, utcTime } from "../../lib/format";
+import { EditedBadge } from "../replay/replay-table";
 import type { Side } from "./compare-data.server";
 
-/** One side's status, latency, time, destination and body size; a replay links to its page. */
+/**
+ * One side's status, latency, time, destination (the URL actually requested, sub-path and query
+ * included) and body size; a replay links to its page, and an edited one says so.
+ */
 export function SideSummary({ side, which, statusChanged }: { side: Side; which: "left" | "right"; statusChanged: boolean }) {
   const link = side.kind === "replay" ? `/replays/${side.ref.slice("replay:".length)}` : null;
   return (
@@ -13,6 +17,12 @@ export function SideSummary({ side, which, statusChanged }: { side: Side; which:
       title={
         <>
           <span className="compare-side">{which === "left" ? "Left" : "Right"}</span> {link ? <Link to={link}>{side.label}</Link> : side.label}
+          {side.edited ? (
+            <>
+              {" "}
+              <EditedBadge />
+            </>
+          ) : null}
         </>
       }
       className="compare-summary"
@@ -27,7 +37,9 @@ export function SideSummary({ side, which, statusChanged }: { side: Side; which:
         <Row term="Latency">{formatLatency(side.latencyMs)}</Row>
         <Row term="At">{utcTime(side.at)}</Row>
         <Row term="Destination">
-          <span className="mono break">{side.destinationUrl ?? "—"}</span>
+          <span className="mono break" data-testid={`compare-${which}-destination`}>
+            {side.destinationUrl ?? "—"}
+          </span>
         </Row>
         <Row term="Body">{formatBytes(side.bodyBytes)}</Row>
         {side.error ? (

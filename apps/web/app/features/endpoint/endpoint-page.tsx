@@ -10,6 +10,7 @@ import { EndpointHeader } from "./endpoint-header";
 import { IngressSections } from "./ingress-sections";
 import { RetriesCard, RetryFailedDialog } from "./retries-card";
 import { SettingsCard } from "./settings-card";
+import { useRefreshAfterResume } from "./use-refresh-after-resume";
 import "./endpoint-page.css";
 
 /** One endpoint: its capture URL, activity, settings, ingress, retries and deletion. */
@@ -23,7 +24,14 @@ export function EndpointPage() {
   const updateResult = result?.intent === "update" ? result : undefined;
   const deleteError = result?.intent === "delete" ? result.error : undefined;
   const retriesResult = result?.intent === "retries" ? result : undefined;
-  const resumeResult = result?.intent === "resume" ? result : undefined;
+  // Kept once known (for this endpoint): the reloads that follow Resume (below) end the action's data.
+  const [resumed, setResumed] = useState<{ endpointId: string; result: Extract<typeof result, { intent: "resume" }> } | null>(null);
+  useEffect(() => {
+    if (result?.intent === "resume") setResumed({ endpointId: endpoint.id, result });
+    // The endpoint's id is the one the form was posted on.
+  }, [result]);
+  const resumeResult = resumed?.endpointId === endpoint.id ? resumed.result : result?.intent === "resume" ? result : undefined;
+  useRefreshAfterResume(endpoint.id, resumeResult?.ok === true);
   const retryFailedResult = result?.intent === "retryFailed" ? result : undefined;
   // The dialog closes once the retry has been asked for (the count shows on the page).
   useEffect(() => {

@@ -1,6 +1,6 @@
 import { Link } from "@remix-run/react";
 import { AttemptTimeline } from "../../components/attempts";
-import { TimeUntil } from "../../components/delivery";
+import { PAUSED_ATTEMPT_TEXT, TimeUntil } from "../../components/delivery";
 import { Alert, Card, Icon } from "../../components/ui";
 import type { EventPageData } from "./event-data.server";
 
@@ -32,7 +32,9 @@ export function AttemptsCard({
         </>
       }
       description={
-        nextAttemptAt ? (
+        nextAttemptAt && forwardingPaused ? (
+          <span data-testid="next-attempt-line">{PAUSED_ATTEMPT_TEXT}.</span>
+        ) : nextAttemptAt ? (
           <span data-testid="next-attempt-line">
             Next attempt <TimeUntil value={nextAttemptAt} className="fg" />, following the endpoint’s retry policy.
           </span>
@@ -67,7 +69,7 @@ export function AttemptsCard({
       {attempts.length === 0 ? (
         <p className="muted">No attempt has finished yet.</p>
       ) : (
-        <AttemptTimeline eventId={event.id} attempts={attempts} nextAttemptAt={nextAttemptAt} />
+        <AttemptTimeline eventId={event.id} attempts={attempts} nextAttemptAt={nextAttemptAt} paused={forwardingPaused} />
       )}
       <p className="sr-only" aria-live="polite">
         {retry.state === "sent" ? "Retry started." : ""}

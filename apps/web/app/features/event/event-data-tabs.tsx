@@ -11,11 +11,13 @@ export function EventDataTabs({
   body,
   response,
   nextAttemptAt,
+  forwardingPaused = false,
 }: {
   event: EventPageData["event"];
   body: EventPageData["body"];
   response: EventPageData["response"];
   nextAttemptAt: EventPageData["event"]["nextAttemptAt"];
+  forwardingPaused?: boolean;
 }) {
   return (
     <section className="card tabs-card" aria-label="Request and response">
@@ -49,7 +51,7 @@ export function EventDataTabs({
             label: "Response",
             extra: response?.status ?? undefined,
             extraTone: typeof response?.status === "number" ? httpTone(response.status) : undefined,
-            render: () => <ResponsePanel event={event} response={response} nextAttemptAt={nextAttemptAt} />,
+            render: () => <ResponsePanel event={event} response={response} nextAttemptAt={nextAttemptAt} forwardingPaused={forwardingPaused} />,
           },
         ]}
       />

@@ -1,7 +1,8 @@
 import { Link } from "@remix-run/react";
+import { senderAnswerText } from "@rehook/core/browser";
 import { SignatureBadge, StatusBadge } from "../../components/badges";
 import { CopyButton } from "../../components/copy-button";
-import { TimeUntil } from "../../components/delivery";
+import { PAUSED_ATTEMPT_TEXT, TimeUntil } from "../../components/delivery";
 import { DeleteEventButton } from "../../components/delete-event";
 import { ResolvedByReplay } from "../../components/feed-row";
 import { CopyPayloadButton, curlFromBody } from "../../components/inspector/payload-inspector";
@@ -15,6 +16,7 @@ export function EventHeader({
   body,
   requestPath,
   nextAttemptAt,
+  forwardingPaused = false,
   historyCount,
   onReplay,
 }: {
@@ -22,6 +24,8 @@ export function EventHeader({
   body: EventPageData["body"];
   requestPath: string;
   nextAttemptAt: EventPageData["event"]["nextAttemptAt"];
+  /** The endpoint's forwarding is paused: a waiting event says so instead of its due time. */
+  forwardingPaused?: boolean;
   /** Replays listed in the history (at least what the event's count says). */
   historyCount: number;
   onReplay: () => void;
@@ -34,7 +38,7 @@ export function EventHeader({
         <>
           <StatusBadge status={event.status} />
           {event.resolvedByReplay ? <ResolvedByReplay /> : null}
-          <SignatureBadge signature={event.signature} />
+          <SignatureBadge signature={event.signature} reason={event.signatureReason} />
         </>
       }
       description={
@@ -48,9 +52,20 @@ export function EventHeader({
           <span>
             Received <RelativeTime value={event.receivedAt} />
           </span>
+          {event.senderResponse ? (
+            <span data-testid="sender-answer" title="What Rehook answered the sender when it captured this event">
+              {senderAnswerText(event.senderResponse)}
+            </span>
+          ) : null}
           {nextAttemptAt ? (
             <span className="next-attempt-meta" data-testid="next-attempt-header">
-              Next attempt <TimeUntil value={nextAttemptAt} />
+              {forwardingPaused ? (
+                PAUSED_ATTEMPT_TEXT
+              ) : (
+                <>
+                  Next attempt <TimeUntil value={nextAttemptAt} />
+                </>
+              )}
             </span>
           ) : null}
         </span>

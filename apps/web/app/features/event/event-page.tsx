@@ -34,7 +34,8 @@ export function EventPage() {
     }
   }
 
-  useReloadAfter(nextAttemptAt, reload);
+  // While forwarding is paused the due time passes without an attempt: nothing to look again for.
+  useReloadAfter(forwardingPaused ? null : nextAttemptAt, reload);
   useReloadWhileWaiting(waiting, event, reload);
 
   const [replaying, setReplaying] = useState(false);
@@ -55,11 +56,12 @@ export function EventPage() {
         body={body}
         requestPath={requestPath}
         nextAttemptAt={nextAttemptAt}
+        forwardingPaused={forwardingPaused}
         historyCount={history.rows.length}
         onReplay={() => setReplaying(true)}
       />
       <DetailsCard event={event} />
-      <EventDataTabs event={event} body={body} response={response} nextAttemptAt={nextAttemptAt} />
+      <EventDataTabs event={event} body={body} response={response} nextAttemptAt={nextAttemptAt} forwardingPaused={forwardingPaused} />
       {event.attempts.length > 0 || canRetry || nextAttemptAt ? (
         <AttemptsCard
           event={event}

@@ -1,7 +1,7 @@
 import { Link } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { HttpStatus } from "../../components/badges";
-import { TimeUntil } from "../../components/delivery";
+import { PAUSED_ATTEMPT_TEXT, TimeUntil } from "../../components/delivery";
 import { ForwardedTo } from "../../components/forwarded-to";
 import { HeadersTable, PayloadBlock } from "../../components/payload";
 import { RelativeTime } from "../../components/relative-time";
@@ -14,10 +14,12 @@ export function ResponsePanel({
   event,
   response,
   nextAttemptAt,
+  forwardingPaused = false,
 }: {
   event: EventPageData["event"];
   response: EventPageData["response"];
   nextAttemptAt: EventPageData["event"]["nextAttemptAt"];
+  forwardingPaused?: boolean;
 }) {
   if (response) {
     return (
@@ -52,6 +54,14 @@ export function ResponsePanel({
     );
   }
   const attempts = event.attempts;
+  if (event.status === "pending" && nextAttemptAt && forwardingPaused) {
+    return (
+      <PanelEmpty icon={<Icon name="bell" />} title="Forwarding paused">
+        {attempts.length > 0 ? `Attempt ${attempts.at(-1)!.attempt} failed. ` : null}
+        {PAUSED_ATTEMPT_TEXT}; each attempt’s response is under Delivery attempts.
+      </PanelEmpty>
+    );
+  }
   if (event.status === "pending" && nextAttemptAt) {
     return (
       <PanelEmpty icon={<span className="spinner" aria-hidden="true" />} title="Waiting to retry">

@@ -3,7 +3,7 @@ import { SubmitButton } from "../../components/form-fields";
 import { useModalDialog } from "../../components/hooks";
 import { FormError, Icon } from "../../components/ui";
 import { errorMessage } from "../../lib/errors";
-import { bodyError, draftOverrides } from "../../lib/replay-edit";
+import { draftOverrides, sendBlocker } from "../../lib/replay-edit";
 import { ENVIRONMENT_LABELS, parseLocalPort, REPLAY_ENVIRONMENTS, type ReplayAttempt, type ReplayEnvironment, type TargetHint } from "../../lib/replay";
 import { useLocalPort, useRequestDraft } from "./replay-dialog-state";
 import { ReplayOutcome } from "./replay-outcome";
@@ -94,7 +94,7 @@ export function ReplayDialog({
       portRef.current?.focus();
       return;
     }
-    const invalidBody = editing ? bodyError(draft) : null;
+    const invalidBody = editing ? sendBlocker(draft) : null;
     if (invalidBody) {
       setState({ sending: false, attempt: null, error: invalidBody });
       return;

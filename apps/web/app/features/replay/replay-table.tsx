@@ -14,7 +14,7 @@ export function EnvironmentChip({ environment }: { environment: string }) {
 /** Marks an attempt sent with edits (edit-and-replay). */
 export function EditedBadge() {
   return (
-    <Badge tone="neutral" dot={false} data-testid="replay-edited" title="Sent with an edited method, headers or body">
+    <Badge tone="neutral" dot={false} data-testid="replay-edited" title="Sent with an edited method, headers, body, path or query">
       Edited
     </Badge>
   );

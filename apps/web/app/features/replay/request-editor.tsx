@@ -1,5 +1,6 @@
 import { useId } from "react";
 import { bodyError, EDIT_METHODS, type RequestDraft } from "../../lib/replay-edit";
+import { CheckboxField } from "../../components/form-fields";
 import { HeaderTable } from "../../components/header-table";
 import { FormError } from "../../components/ui";
 
@@ -10,7 +11,7 @@ const MODE_LABELS: Record<RequestDraft["bodyMode"], string> = {
 };
 
 /**
- * The replay dialog's "Edit request" form: method, header table and body. It only edits a
+ * The replay dialog's "Edit request" form: method, path and query, header table and body. It only edits a
  * draft; the dialog sends what differs from `original` as the replay's overrides.
  */
 export function RequestEditor({
@@ -25,6 +26,8 @@ export function RequestEditor({
   onChange: (draft: RequestDraft) => void;
 }) {
   const methodId = useId();
+  const pathId = useId();
+  const queryId = useId();
   const bodyId = useId();
   const bodyHintId = useId();
   const error = bodyError(draft);
@@ -44,6 +47,36 @@ export function RequestEditor({
             </option>
           ))}
         </select>
+      </div>
+
+      <div className="replay-edit-target">
+        <div className="field">
+          <label htmlFor={pathId}>Path</label>
+          <input
+            id={pathId}
+            className="mono"
+            type="text"
+            spellCheck={false}
+            autoComplete="off"
+            placeholder="/github/push"
+            value={draft.path}
+            onChange={(event) => onChange({ ...draft, path: event.target.value })}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={queryId}>Query</label>
+          <input
+            id={queryId}
+            className="mono"
+            type="text"
+            spellCheck={false}
+            autoComplete="off"
+            placeholder="a=1&b=2"
+            value={draft.query}
+            onChange={(event) => onChange({ ...draft, query: event.target.value })}
+          />
+        </div>
+        <small className="muted small replay-edit-target-hint">Appended to the target URL as forwarding appends the captured path and query.</small>
       </div>
 
       <HeaderTable
@@ -70,7 +103,17 @@ export function RequestEditor({
         <small id={bodyHintId} className="muted small">
           {draft.body === original.body ? "Unchanged: the original bytes are sent." : "Sent as edited; the signature, if any, covers these bytes."}
         </small>
-        <FormError message={error} />
+        {error && draft.bodyMode === "json" ? (
+          <CheckboxField
+            id={`${bodyId}-as-typed`}
+            label="Send as typed"
+            hint="Send this body even though it is not valid JSON, to see how the destination copes."
+            name="sendAsTyped"
+            checked={draft.sendAsTyped ?? false}
+            onChange={(event) => onChange({ ...draft, sendAsTyped: event.currentTarget.checked })}
+          />
+        ) : null}
+        {error && !(draft.bodyMode === "json" && draft.sendAsTyped) ? <FormError message={error} /> : null}
       </div>
 
       <button type="button" className="button secondary small" onClick={() => onChange(original)}>

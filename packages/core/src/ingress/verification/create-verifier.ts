@@ -1,4 +1,5 @@
 import { UserError } from "../../errors.js";
+import { signatureInvalid } from "./check.js";
 import { verificationRuleProblem } from "./rule-problem.js";
 import { createGithubVerifier } from "./schemes/github.js";
 import { createHmacSha256Verifier } from "./schemes/hmac-sha256.js";
@@ -31,7 +32,7 @@ function schemeVerifier(rule: VerificationRule): SignatureVerifier {
 /**
  * Prepares a rule once (keys decoded) into a per-request check. Throws a UserError for a rule
  * verificationRuleProblem rejects. The check itself never throws: capture must not fail because
- * of what a sender put in its headers, so anything unexpected counts as "invalid".
+ * of what a sender put in its headers, so anything unexpected counts as invalid (malformed).
  */
 export function createVerifier(rule: VerificationRule): SignatureVerifier {
   const problem = verificationRuleProblem(rule);
@@ -41,7 +42,20 @@ export function createVerifier(rule: VerificationRule): SignatureVerifier {
     try {
       return verify(request);
     } catch {
-      return "invalid";
+      return signatureInvalid("malformed");
     }
   };
+}
+
+/**
+ * A saved rule that a later, stricter check refuses must not turn every capture into a 503:
+ * its requests are marked invalid (bad_secret) instead, and the endpoint page shows the
+ * problem when the rule is saved again.
+ */
+export function createVerifierOrRefusal(rule: VerificationRule): SignatureVerifier {
+  try {
+    return createVerifier(rule);
+  } catch {
+    return () => signatureInvalid("bad_secret");
+  }
 }

@@ -1,4 +1,5 @@
 import type { HeaderList } from "../../headers.js";
+import type { SignatureReason } from "./reasons.js";
 
 /** The signature rules a capture URL can check, each to its provider's published rule. */
 export const SIGNATURE_SCHEMES = ["stripe", "github", "shopify", "slack", "twilio", "standard-webhooks", "hmac-sha256"] as const;
@@ -34,5 +35,8 @@ export interface SignedRequest {
   nowSeconds: number;
 }
 
+/** What a check found: valid, or invalid or missing and why (see reasons.ts). */
+export type SignatureCheck = { status: "valid"; reason: null } | { status: Exclude<SignatureStatus, "valid">; reason: SignatureReason };
+
 /** A verifier prepared once per rule (keys decoded), then called per request. */
-export type SignatureVerifier = (request: SignedRequest) => SignatureStatus;
+export type SignatureVerifier = (request: SignedRequest) => SignatureCheck;

@@ -16,14 +16,20 @@ function responseBody(body: Uint8Array | null): { body: string | null; body_enco
   return view.kind === "binary" ? { body: Buffer.from(body).toString("base64"), body_encoding: "base64" } : { body: Buffer.from(body).toString("utf8"), body_encoding: "utf8" };
 }
 
-/** A listed event as the API shows it. */
-export function restEventSummary(event: Pick<EventSummary, "id" | "source" | "eventType" | "status" | "signature" | "latencyMs" | "receivedAt" | "resolvedByReplay">) {
+/** A listed event as the API shows it: where it came and how, so scripts need no second call per event. */
+export function restEventSummary(
+  event: Pick<EventSummary, "id" | "endpointId" | "method" | "path" | "source" | "eventType" | "status" | "signature" | "signatureReason" | "latencyMs" | "receivedAt" | "resolvedByReplay">,
+) {
   return {
     id: event.id,
+    endpoint_id: event.endpointId,
+    method: event.method,
+    path: event.path,
     source: event.source,
     event_type: event.eventType,
     status: event.status,
     signature: event.signature,
+    signature_reason: event.signatureReason,
     latency_ms: event.latencyMs,
     received_at: event.receivedAt.toISOString(),
     resolved_by_replay: event.resolvedByReplay,
@@ -46,13 +52,8 @@ export function restEventList(page: { events: EventSummary[]; nextCursor: string
 
 /** One event as GET /events/{id} shows it: the payload preview, the answer, every attempt. */
 export function restEventDetail(event: EventView) {
-  const { id, ...summary } = restEventSummary(event);
   return {
-    id,
-    endpoint_id: event.endpointId,
-    ...summary,
-    method: event.method,
-    path: event.path,
+    ...restEventSummary(event),
     query: event.query,
     headers: event.headers,
     ...eventPayload(event.body, event.contentType),
@@ -74,6 +75,7 @@ export function restEventDetail(event: EventView) {
       outcome: a.outcome,
     })),
     next_attempt_at: event.nextAttemptAt?.toISOString() ?? null,
+    sender_response: event.senderResponse && { status: event.senderResponse.status, delay_ms: event.senderResponse.delayMs },
   };
 }
 

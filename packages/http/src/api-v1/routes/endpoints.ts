@@ -16,7 +16,7 @@ export const ENDPOINT_ROUTES: Route[] = [
     query: S.StreamQuery,
     streams: true,
     success: { status: 200, schema: S.StreamedEvent, description: "An event stream (text/event-stream); each message's data is one event" },
-    errors: [400, 404],
+    errors: [400, 404, 503],
     async handle({ services, userId, params, query }, { req, res, streamBounds, onStreamDrop }) {
       const lastEventId = typeof req.headers["last-event-id"] === "string" ? req.headers["last-event-id"] : undefined;
       const after = query.after ?? (lastEventId && parseWith(S.StreamQuery, { after: lastEventId }, "Last-Event-ID").after);

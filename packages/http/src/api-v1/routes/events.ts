@@ -81,13 +81,14 @@ export const EVENT_ROUTES: Route[] = [
   contractRoute(replayContracts.recordLocalContract, {
     description: "The recorded attempt (environment local)",
     schema: S.LocalReplayResponse,
-    errors: [400, 404, 413, 415],
+    errors: [400, 404, 409, 413, 415],
     // The API's documented limits and sentences for what the caller's machine reports.
     wire: {
       status: { schema: S.LocalReplayRequest.shape.status },
       latencyMs: { schema: S.LocalReplayRequest.shape.latency_ms },
       body: { schema: S.LocalReplayRequest.shape.body },
       error: { schema: S.LocalReplayRequest.shape.error },
+      attemptId: { schema: S.LocalReplayRequest.shape.attempt_id },
     },
     present: restReplayAttempt,
   }),

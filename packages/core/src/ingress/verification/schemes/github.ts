@@ -1,3 +1,4 @@
+import { matchOutcome, SIGNATURE_MISSING, signatureInvalid } from "../check.js";
 import { signatureMatches } from "../compare.js";
 import { hmac } from "../hmac.js";
 import { presentHeader } from "../request-headers.js";
@@ -10,9 +11,9 @@ export function createGithubVerifier(secret: string): SignatureVerifier {
   const key = Buffer.from(secret, "utf8");
   return (request) => {
     const header = presentHeader(request.headers, "x-hub-signature-256");
-    if (header === undefined) return "missing";
-    if (!header.startsWith(PREFIX)) return "invalid";
+    if (header === undefined) return SIGNATURE_MISSING;
+    if (!header.startsWith(PREFIX)) return signatureInvalid("malformed");
     const expected = hmac("sha256", key, request.body).toString("hex");
-    return signatureMatches(expected, header.slice(PREFIX.length), "hex") ? "valid" : "invalid";
+    return matchOutcome(signatureMatches(expected, header.slice(PREFIX.length), "hex"));
   };
 }

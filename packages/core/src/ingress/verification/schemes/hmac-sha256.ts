@@ -1,3 +1,4 @@
+import { matchOutcome, SIGNATURE_MISSING, signatureInvalid } from "../check.js";
 import { signatureMatches } from "../compare.js";
 import { hmac } from "../hmac.js";
 import { presentHeader } from "../request-headers.js";
@@ -16,9 +17,9 @@ export function createHmacSha256Verifier(options: GenericHmacOptions): Signature
   const { header: headerName, encoding, prefix } = options;
   return (request) => {
     const header = presentHeader(request.headers, headerName);
-    if (header === undefined) return "missing";
-    if (!header.startsWith(prefix)) return "invalid";
+    if (header === undefined) return SIGNATURE_MISSING;
+    if (!header.startsWith(prefix)) return signatureInvalid("malformed");
     const expected = hmac("sha256", key, request.body).toString(encoding);
-    return signatureMatches(expected, header.slice(prefix.length), encoding) ? "valid" : "invalid";
+    return matchOutcome(signatureMatches(expected, header.slice(prefix.length), encoding));
   };
 }

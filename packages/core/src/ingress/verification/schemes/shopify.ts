@@ -1,3 +1,4 @@
+import { matchOutcome, SIGNATURE_MISSING } from "../check.js";
 import { signatureMatches } from "../compare.js";
 import { hmac } from "../hmac.js";
 import { presentHeader } from "../request-headers.js";
@@ -8,8 +9,8 @@ export function createShopifyVerifier(secret: string): SignatureVerifier {
   const key = Buffer.from(secret, "utf8");
   return (request) => {
     const header = presentHeader(request.headers, "x-shopify-hmac-sha256");
-    if (header === undefined) return "missing";
+    if (header === undefined) return SIGNATURE_MISSING;
     const expected = hmac("sha256", key, request.body).toString("base64");
-    return signatureMatches(expected, header, "base64") ? "valid" : "invalid";
+    return matchOutcome(signatureMatches(expected, header, "base64"));
   };
 }

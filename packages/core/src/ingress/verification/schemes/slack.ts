@@ -1,7 +1,8 @@
+import { matchOutcome, SIGNATURE_MISSING, signatureInvalid } from "../check.js";
 import { signatureMatches } from "../compare.js";
 import { hmac } from "../hmac.js";
 import { presentHeader } from "../request-headers.js";
-import { isTimestampFresh } from "../tolerance.js";
+import { timestampProblem } from "../tolerance.js";
 import type { SignatureVerifier } from "../types.js";
 
 const VERSION = "v0";
@@ -14,11 +15,13 @@ export function createSlackVerifier(secret: string): SignatureVerifier {
   const key = Buffer.from(secret, "utf8");
   return (request) => {
     const signature = presentHeader(request.headers, "x-slack-signature");
-    if (signature === undefined) return "missing";
+    if (signature === undefined) return SIGNATURE_MISSING;
     const timestamp = presentHeader(request.headers, "x-slack-request-timestamp");
-    if (timestamp === undefined || !isTimestampFresh(timestamp, request.nowSeconds)) return "invalid";
-    if (!signature.startsWith(`${VERSION}=`)) return "invalid";
+    if (timestamp === undefined) return signatureInvalid("missing_header");
+    if (!signature.startsWith(`${VERSION}=`)) return signatureInvalid("malformed");
+    const problem = timestampProblem(timestamp, request.nowSeconds);
+    if (problem) return signatureInvalid(problem);
     const expected = hmac("sha256", key, `${VERSION}:${timestamp}:`, request.body).toString("hex");
-    return signatureMatches(expected, signature.slice(VERSION.length + 1), "hex") ? "valid" : "invalid";
+    return matchOutcome(signatureMatches(expected, signature.slice(VERSION.length + 1), "hex"));
   };
 }

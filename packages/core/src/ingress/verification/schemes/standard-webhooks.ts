@@ -1,7 +1,8 @@
 import { standardWebhooksKey, standardWebhooksSignature } from "../../../standard-webhooks.js";
+import { matchOutcome, SIGNATURE_MISSING, signatureInvalid } from "../check.js";
 import { anySignatureMatches, MAX_SIGNATURE_CANDIDATES } from "../compare.js";
 import { presentHeader } from "../request-headers.js";
-import { isTimestampFresh } from "../tolerance.js";
+import { timestampProblem } from "../tolerance.js";
 import type { SignatureVerifier } from "../types.js";
 
 // Entries read from the header: room for 16 v1 and some of other versions (v1a, ...), without splitting it whole.
@@ -24,13 +25,15 @@ export function createStandardWebhooksVerifier(secret: string): SignatureVerifie
   const key = standardWebhooksKey(secret);
   return (request) => {
     const header = presentHeader(request.headers, "webhook-signature");
-    if (header === undefined) return "missing";
+    if (header === undefined) return SIGNATURE_MISSING;
     const id = presentHeader(request.headers, "webhook-id");
     const timestamp = presentHeader(request.headers, "webhook-timestamp");
-    if (id === undefined || timestamp === undefined || !isTimestampFresh(timestamp, request.nowSeconds)) return "invalid";
+    if (id === undefined || timestamp === undefined) return signatureInvalid("missing_header");
     const signatures = v1Signatures(header);
-    if (signatures.length === 0) return "invalid";
+    if (signatures.length === 0) return signatureInvalid("malformed");
+    const problem = timestampProblem(timestamp, request.nowSeconds);
+    if (problem) return signatureInvalid(problem);
     const expected = standardWebhooksSignature(key, id, timestamp, request.body);
-    return anySignatureMatches(expected, signatures, "base64") ? "valid" : "invalid";
+    return matchOutcome(anySignatureMatches(expected, signatures, "base64"));
   };
 }

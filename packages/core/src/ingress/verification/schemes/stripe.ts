@@ -1,7 +1,8 @@
+import { matchOutcome, SIGNATURE_MISSING, signatureInvalid } from "../check.js";
 import { anySignatureMatches, MAX_SIGNATURE_CANDIDATES } from "../compare.js";
 import { hmac } from "../hmac.js";
 import { presentHeader } from "../request-headers.js";
-import { isTimestampFresh } from "../tolerance.js";
+import { timestampProblem } from "../tolerance.js";
 import type { SignatureVerifier } from "../types.js";
 
 // Items read from the header: room for t, 16 v1 and some v0, without splitting a huge header whole.
@@ -31,10 +32,13 @@ export function createStripeVerifier(secret: string): SignatureVerifier {
   const key = Buffer.from(secret, "utf8");
   return (request) => {
     const header = presentHeader(request.headers, "stripe-signature");
-    if (header === undefined) return "missing";
+    if (header === undefined) return SIGNATURE_MISSING;
     const { timestamp, signatures } = parseStripeHeader(header);
-    if (timestamp === undefined || signatures.length === 0 || !isTimestampFresh(timestamp, request.nowSeconds)) return "invalid";
+    // Stripe carries its timestamp inside the header: one without t or v1 is not Stripe's format.
+    if (timestamp === undefined || signatures.length === 0) return signatureInvalid("malformed");
+    const problem = timestampProblem(timestamp, request.nowSeconds);
+    if (problem) return signatureInvalid(problem);
     const expected = hmac("sha256", key, `${timestamp}.`, request.body).toString("hex");
-    return anySignatureMatches(expected, signatures, "hex") ? "valid" : "invalid";
+    return matchOutcome(anySignatureMatches(expected, signatures, "hex"));
   };
 }

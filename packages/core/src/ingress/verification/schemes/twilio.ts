@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { headerValue } from "../../../headers.js";
+import { matchOutcome, SIGNATURE_MISSING, SIGNATURE_VALID, signatureInvalid } from "../check.js";
 import { signatureMatches } from "../compare.js";
 import { hmac } from "../hmac.js";
 import { presentHeader } from "../request-headers.js";
@@ -94,15 +95,15 @@ export function createTwilioVerifier(authToken: string): SignatureVerifier {
   const key = Buffer.from(authToken, "utf8");
   return (request) => {
     const signature = presentHeader(request.headers, "x-twilio-signature");
-    if (signature === undefined) return "missing";
+    if (signature === undefined) return SIGNATURE_MISSING;
     const content = signedContent(request);
-    if (content === undefined) return "invalid";
+    if (content === undefined) return signatureInvalid("unsigned_body");
     const urlSigned = twilioUrlVariants(request.url).some((url) =>
       signatureMatches(hmac("sha1", key, url, content.params).toString("base64"), signature, "base64"),
     );
-    if (!urlSigned) return "invalid";
-    if (content.bodySha256 === undefined) return "valid";
+    if (!urlSigned) return signatureInvalid("mismatch");
+    if (content.bodySha256 === undefined) return SIGNATURE_VALID;
     const bodyHash = createHash("sha256").update(request.body).digest("hex");
-    return signatureMatches(bodyHash, content.bodySha256, "hex") ? "valid" : "invalid";
+    return matchOutcome(signatureMatches(bodyHash, content.bodySha256, "hex"));
   };
 }
