@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@rehook/core";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
 import { DASHBOARD_BUILD } from "./test-server.js";
+import { waitFor } from "@rehook/vitest-config/wait-for";
 import { createLogger, startServer, type RehookServer } from "@rehook/server";
 import { withRequestId } from "@rehook/server";
 import { DashboardClient } from "./dashboard-client.js";
@@ -119,6 +120,8 @@ describe("LOG_FORMAT=json", () => {
       logger.warn("inside", { step: 1 });
     });
     logger.info("outside");
+    // Lines are written once per turn of the event loop.
+    await waitFor(() => parseLines(sink.text()).length === 2, "both lines written");
     const [inside, outside] = parseLines(sink.text());
     expect(inside).toMatchObject({ msg: "inside", request_id: "outer-1", step: 1 });
     expect(outside!.request_id).toBeUndefined();

@@ -1,5 +1,6 @@
 import { pino } from "pino";
 import { redactFields, redactText, type Logger, type LogLevel } from "@rehook/core";
+import { batchedLines } from "./batched-lines.js";
 import { currentRequestId } from "./request-context.js";
 
 export type LogFormat = "pretty" | "json";
@@ -54,6 +55,8 @@ export function createJsonLogger(level: LogLevel, stream: NodeJS.WritableStream 
   return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
 }
 
+/** The process's logger: its lines are written once per turn of the event loop (batchedLines). */
 export function createLogger(options: LoggerOptions): Logger {
-  return options.format === "json" ? createJsonLogger(options.level, options.stream) : createConsoleLogger(options.level, options.stream);
+  const stream = batchedLines(options.stream ?? process.stderr) as unknown as NodeJS.WritableStream;
+  return options.format === "json" ? createJsonLogger(options.level, stream) : createConsoleLogger(options.level, stream);
 }
