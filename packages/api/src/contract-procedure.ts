@@ -1,4 +1,4 @@
-import { parseInput, type Contract, type Services } from "@rehook/services";
+import { parseInput, runContract, type Actor, type Contract, type Services } from "@rehook/services";
 import { z } from "zod";
 import { protectedProcedure } from "./trpc.js";
 
@@ -16,13 +16,13 @@ function procedureFor<Input extends z.ZodType, Output extends z.ZodType>(contrac
 }
 
 /**
- * Runs the contract for the signed-in user. The casts are for the generic helpers only: tRPC
+ * Runs the contract as the signed-in user in their chosen team (the role checked first). The casts are for the generic helpers only: tRPC
  * cannot relate a generic schema to its own inferred types; at each use the types are concrete
  * and the input parser and output schema above are what check.
  */
 function runFor<Input extends z.ZodType, Output extends z.ZodType>(contract: Contract<Input, Output>) {
-  return ({ ctx, input }: { ctx: { services: Services; user: { id: string } }; input: unknown }) =>
-    contract.run(ctx.services, { userId: ctx.user.id }, input as z.output<Input>) as Promise<never>;
+  return ({ ctx, input }: { ctx: { services: Services; actor: Actor }; input: unknown }) =>
+    runContract(contract, ctx.services, ctx.actor, input as z.output<Input>) as Promise<never>;
 }
 
 /** The signed-in user's tRPC query for a contract: its input parsed, its output checked (fields it does not name are dropped). */

@@ -4,6 +4,7 @@ import { endpointsRouter } from "./router/endpoints.js";
 import { eventsRouter } from "./router/events.js";
 import { replaysRouter } from "./router/replays.js";
 import { apiKeysRouter, invitesRouter, notificationsRouter } from "./router/settings.js";
+import { membersRouter, teamsRouter } from "./router/teams.js";
 import { createCallerFactory, router } from "./trpc.js";
 
 /** Every dashboard operation, grouped by area. */
@@ -15,6 +16,8 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   notifications: notificationsRouter,
   invites: invitesRouter,
+  teams: teamsRouter,
+  members: membersRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import superjson from "superjson";
 import { UserError, type ErrorCode } from "@rehook/core";
-import type { CurrentSession, Services } from "@rehook/services";
+import { actorFor, type Actor, type CurrentSession, type Services, type TeamView } from "@rehook/services";
 
 /** Facts about an HTTP request to /trpc, for the cross-site checks. */
 export interface RequestFacts {
@@ -16,6 +16,8 @@ export interface RequestFacts {
 export interface ApiContext {
   services: Services;
   session: CurrentSession | null;
+  /** The team id this browser chose last (its cookie); membership is checked before it is used. */
+  teamChoice: string | null;
   /** The client's address (login rate limits). */
   clientAddress: string | null;
   /** Absent for the server-side caller: Remix actions check the origin before calling. */
@@ -88,8 +90,12 @@ const sameOriginMutations = t.middleware(({ ctx, type, next }) => {
 
 export const publicProcedure = t.procedure.use(userErrors).use(sameOriginMutations);
 
-/** Signed in; `ctx.user` is the session's user and every use case is scoped to it. */
-export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
+/**
+ * Signed in; `ctx.user` is the session's user, `ctx.actor` who they are in the team their
+ * browser chose (or their first team), and every use case is scoped to that team.
+ */
+export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first, then try again." });
-  return next({ ctx: { ...ctx, session: ctx.session, user: ctx.session.user } });
+  const { actor, team }: { actor: Actor; team: TeamView } = await actorFor(ctx.services, { userId: ctx.session.user.id, teamId: ctx.teamChoice });
+  return next({ ctx: { ...ctx, session: ctx.session, user: ctx.session.user, actor, team } });
 });

@@ -6,6 +6,8 @@ export * from "./headers.js";
 export * from "./ids.js";
 export * from "./senders.js";
 export * from "./slug.js";
+export * from "./roles.js";
+export * from "./teams.js";
 export * from "./time.js";
 export * from "./users.js";
 export * from "./signup.js";

@@ -134,7 +134,7 @@ with incoming as (
   )
 ),
 endpoint as (
-  select id, user_id, slug, destination_url, sign_requests, secret, keep_proxy_headers,
+  select id, team_id, slug, destination_url, sign_requests, secret, keep_proxy_headers,
          retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms,
          destination_url is not null and forwarding_paused_at is null and $3::float8 is not null as leased,
          custom_response, handshake, verification, verification_version,
@@ -157,13 +157,13 @@ endpoint as (
 ),
 -- A "captured" chat notification is due in the same transaction as the event (outbox).
 notify as (
-  insert into notification_outbox (user_id, event_id, trigger)
-  select n.user_id, i.id, 'captured'
-  from ${STORED_ROWS} join notification_settings n on n.user_id = e.user_id
+  insert into notification_outbox (team_id, event_id, trigger)
+  select n.team_id, i.id, 'captured'
+  from ${STORED_ROWS} join notification_settings n on n.team_id = e.team_id
   where e.destination_url is null and n.enabled and n.paused_reason is null and 'captured' = any(n.triggers)
-  returning user_id
+  returning team_id
 ),
-notify_jobs as (${enqueueNotifyJobs("select user_id from notify")}),
+notify_jobs as (${enqueueNotifyJobs("select team_id from notify")}),
 stored as (
   insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type,
                       size_bytes, client_ip, source, event_type, signature, signature_reason, status, destination_url,
@@ -193,7 +193,7 @@ charted as (
 ),
 -- The live feeds of every instance hear of the new events (event.created) at commit.
 ${announceEventsCte({
-  rows: `(select i.id, e.id as endpoint_id, e.user_id, e.destination_url from ${STORED_ROWS}) s`,
+  rows: `(select i.id, e.id as endpoint_id, e.team_id, e.destination_url from ${STORED_ROWS}) s`,
   type: "event.created",
   status: "case when destination_url is null then 'captured' else 'pending' end",
   channel: BUS_CHANNEL_LITERAL,
@@ -201,7 +201,7 @@ ${announceEventsCte({
 -- One row per endpoint found, not per event: every event of a found slug whose rule fits was inserted.
 -- The endpoint's forwarding settings come back too (the fast path delivers from memory), and
 -- its answer and signature rule (the capture path keeps them for the next requests).
-select id as endpoint_id, user_id, slug, case when destination_url is null then 'captured' else 'pending' end as status,
+select id as endpoint_id, team_id, slug, case when destination_url is null then 'captured' else 'pending' end as status,
        destination_url, sign_requests, secret, keep_proxy_headers, retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, leased,
        custom_response, handshake, verification, verification_version,
        (select count(*) from announced) as announced

@@ -3,14 +3,16 @@ import type { EventStatus } from "@rehook/core";
 
 /**
  * What instances tell each other through PostgreSQL: the live feed and cache invalidation
- * listen to it. Event messages name the endpoint's owner (`userId`) so a subscriber can skip
+ * listen to it. Event messages name the endpoint's owner (`teamId`) so a subscriber can skip
  * other users' events without a query; messages from an instance that predates the field lack it.
  */
 export type BusMessage =
-  // userId is absent from messages of instances older than this version (a rolling upgrade).
-  | { type: "event.created"; id: string; endpointId: string; userId?: string; status: EventStatus }
-  | { type: "event.status"; id: string; endpointId: string; userId?: string; status: EventStatus }
-  | { type: "endpoint.changed"; id: string; change: "created" | "updated" | "deleted" };
+  // teamId is absent from messages of instances older than this version (a rolling upgrade).
+  | { type: "event.created"; id: string; endpointId: string; teamId?: string; status: EventStatus }
+  | { type: "event.status"; id: string; endpointId: string; teamId?: string; status: EventStatus }
+  | { type: "endpoint.changed"; id: string; change: "created" | "updated" | "deleted" }
+  // A member left or was removed (userId), or a key was revoked (keyId): streams re-check their access.
+  | { type: "access.changed"; teamId: string; userId?: string; keyId?: string };
 
 export const BUS_CHANNEL = "rehook_events";
 
@@ -23,7 +25,7 @@ export const BUS_CHANNEL = "rehook_events";
 type AnnouncedEvents = {
   type: "events.created" | "events.status";
   endpointId: string;
-  userId: string;
+  teamId: string;
   status: EventStatus;
   ids: string[];
 };
@@ -36,7 +38,7 @@ const IDS_PER_NOTIFY = 160;
  * A CTE, `announced`, that sends event messages on the bus from inside a statement: NOTIFY is
  * delivered at commit, so listeners never hear of rows that were not committed, and the
  * statement that changes the events needs no second round trip to announce them.
- * `rows` names a relation with id, endpoint_id and user_id; `status` is an SQL expression over
+ * `rows` names a relation with id, endpoint_id and team_id; `status` is an SQL expression over
  * it; `channel` an SQL expression for BUS_CHANNEL (a parameter placeholder, or the literal).
  * The CTE is a plain SELECT, so the statement must read it (`(select count(*) from announced)`).
  */
@@ -45,11 +47,11 @@ export function announceEventsCte(options: { rows: string; type: "event.created"
   return `
 announced as (
   select pg_notify(${options.channel}, json_build_array(json_build_object(
-           'type', '${type}', 'endpointId', endpoint_id, 'userId', user_id, 'status', status, 'ids', json_agg(id)))::text)
-  from (select id, endpoint_id, user_id, ${options.status} as status,
+           'type', '${type}', 'endpointId', endpoint_id, 'teamId', team_id, 'status', status, 'ids', json_agg(id)))::text)
+  from (select id, endpoint_id, team_id, ${options.status} as status,
                (row_number() over (partition by endpoint_id order by id) - 1) / ${IDS_PER_NOTIFY} as chunk
         from ${options.rows}) m
-  group by endpoint_id, user_id, status, chunk
+  group by endpoint_id, team_id, status, chunk
 )`;
 }
 
@@ -115,7 +117,7 @@ export class EventBus {
     for (const message of messages) {
       if ("ids" in message) {
         const type = message.type === "events.created" ? "event.created" : "event.status";
-        for (const id of message.ids) this.emit({ type, id, endpointId: message.endpointId, userId: message.userId, status: message.status });
+        for (const id of message.ids) this.emit({ type, id, endpointId: message.endpointId, teamId: message.teamId, status: message.status });
       } else this.emit(message);
     }
   }

@@ -36,3 +36,4 @@ export { ensureEventPartitions, eventPartitions, type EventPartition } from "./p
 export * from "./queries/event-storage.js";
 export * from "./queries/event-activity.js";
 export * from "./queries/event-search-index.js";
+export * from "./queries/teams.js";

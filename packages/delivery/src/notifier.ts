@@ -26,7 +26,7 @@ function header(result: DeliveryResult, name: string): string | null {
 
 /**
  * Posts due chat notifications from the outbox, as the job runner's "notify" jobs: one job
- * per user (so one instance posts for a hook at a time), enqueued in the statement that
+ * per team (so one instance posts for a hook at a time), enqueued in the statement that
  * writes the outbox row. A hook is posted to at most once per `paceMs` (what came due
  * meanwhile is folded into one summary), through the delivery workers and the safe agent.
  * Outbox rows are deleted only once their post is answered, so a crash re-posts, never loses.
@@ -47,7 +47,7 @@ export class Notifier {
     });
   }
 
-  /** The job handler: the job's key is the user whose notifications are due. */
+  /** The job handler: the job's key is the team whose notifications are due. */
   handler(): JobHandler {
     return {
       kind: "notify",
@@ -59,12 +59,12 @@ export class Notifier {
     };
   }
 
-  private async serve(userId: string): Promise<JobVerdict> {
-    const channel = await postableChannel(this.options.db, userId);
+  private async serve(teamId: string): Promise<JobVerdict> {
+    const channel = await postableChannel(this.options.db, teamId);
     // Off, paused or without a URL: the rows wait; saving the settings enqueues this job again.
     if (!channel) return { kind: "done" };
     const { outcome, more } = await this.deliver(channel);
-    await finishChannel(this.options.db, channel.userId, outcome);
+    await finishChannel(this.options.db, channel.teamId, outcome);
     const pace = this.options.paceMs ?? 1_000;
     switch (outcome.kind) {
       case "done":
@@ -79,7 +79,7 @@ export class Notifier {
   /** One post of what is due; `more`: rows were left for a later post. */
   private async deliver(channel: NotificationChannel): Promise<{ outcome: ChannelOutcome; more: boolean }> {
     const pace = this.options.paceMs ?? 1_000;
-    const all = await dueNotifications(this.options.db, channel.userId, ROWS_PER_POST);
+    const all = await dueNotifications(this.options.db, channel.teamId, ROWS_PER_POST);
     const base = this.options.baseUrl;
     // A paused endpoint gets a message of its own, ahead of the event notifications (they follow at the next post).
     const pauses = all.filter((row) => row.found && row.paused);

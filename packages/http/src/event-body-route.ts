@@ -23,10 +23,10 @@ export function matchEventBodyRoute(path: string): string | undefined {
 export function createEventBodyRoute(options: { services: Services; streamBounds?: Partial<StreamBounds> }) {
   return sessionEventRoute(
     { services: options.services, methods: ["GET", "HEAD"], wrongMethod: "use GET to download an event's body" },
-    async (req, res, { session, eventId }) => {
+    async (req, res, { actor, eventId }) => {
       let download;
       try {
-        download = await openEventBody(options.services, { userId: session.user.id, eventId });
+        download = await openEventBody(options.services, { teamId: actor.teamId, eventId });
       } catch (error) {
         if (!isUserError(error)) throw error;
         sendError(res, STATUS_FOR_CODE[error.code], error.code, error.message);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isUserError } from "@rehook/core";
-import { captureBaseOf, currentSession, openEventExport, type Services } from "@rehook/services";
+import { captureBaseOf, dashboardActor, openEventExport, type Services } from "@rehook/services";
 import { exportFilter, parseWith } from "./api-v1/routes.js";
 import { EventExportQuery } from "./api-v1/schemas.js";
 import { STATUS_FOR_CODE } from "./error-status.js";
@@ -22,8 +22,8 @@ export function createEventExportRoute(options: { services: Services; streamBoun
       sendError(res, 405, "method_not_allowed", "Use GET to export events.", { allow: "GET" });
       return;
     }
-    const session = await currentSession(options.services, req.headers.cookie);
-    if (!session) {
+    const signedIn = await dashboardActor(options.services, req.headers.cookie);
+    if (!signedIn) {
       sendError(res, 401, "unauthorized", "Sign in to the dashboard first: this route uses its session cookie.");
       return;
     }
@@ -32,7 +32,7 @@ export function createEventExportRoute(options: { services: Services; streamBoun
     try {
       const query = parseWith(EventExportQuery, Object.fromEntries(new URL(req.url ?? "/", "http://localhost").searchParams), "query");
       format = query.format;
-      events = openEventExport(options.services, { userId: session.user.id, filter: exportFilter(query) });
+      events = openEventExport(options.services, { teamId: signedIn.actor.teamId, filter: exportFilter(query) });
     } catch (error) {
       if (!isUserError(error)) throw error;
       sendError(res, STATUS_FOR_CODE[error.code], error.code, error.message);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isUserError, type Logger } from "@rehook/core";
-import { parseInput, replayContracts, type Services } from "@rehook/services";
+import { parseInput, replayContracts, runContract, type Services } from "@rehook/services";
 import { sessionReplayAttempt } from "./api-v1/presenters/replay-attempt.js";
 import { readBodyOrRefuse } from "./body.js";
 import { STATUS_FOR_CODE } from "./error-status.js";
@@ -22,7 +22,7 @@ export function matchReplayRoute(path: string): string | undefined {
  * event and answers the attempt. The same use case as the dashboard's replay procedure.
  */
 export function createReplayRoute(options: { services: Services; origins: OriginPolicy; logger: Logger }) {
-  return sessionEventRoute({ services: options.services, methods: ["POST"], wrongMethod: "use POST to replay an event" }, async (req, res, { session, eventId }) => {
+  return sessionEventRoute({ services: options.services, methods: ["POST"], wrongMethod: "use POST to replay an event" }, async (req, res, { actor, eventId }) => {
     if (!options.origins.isSameOrigin(req)) {
       sendErrorAndClose(res, 403, "forbidden", "This cross-site request was refused. Send it from the dashboard itself.");
       return;
@@ -50,7 +50,7 @@ export function createReplayRoute(options: { services: Services; origins: Origin
         customUrl: typeof body.customUrl === "string" ? body.customUrl : body.customUrl === undefined || body.customUrl === null ? null : String(body.customUrl),
         overrides: body.overrides,
       });
-      const attempt = replay.output.parse(await replay.run(options.services, { userId: session.user.id }, input));
+      const attempt = replay.output.parse(await runContract(replay, options.services, actor, input));
       sendJson(res, 200, sessionReplayAttempt(attempt));
     } catch (error) {
       if (!isUserError(error)) throw error;

@@ -1,14 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { currentSession, type CurrentSession, type Services } from "@rehook/services";
+import { dashboardActor, type DashboardActor, type Services } from "@rehook/services";
 import { decodePathSegment, MALFORMED_PATH_MESSAGE } from "./path-segment.js";
 import { sendError } from "./respond.js";
 
-export type SessionEventHandler = (req: IncomingMessage, res: ServerResponse, request: { session: CurrentSession; eventId: string }) => Promise<void>;
+export type SessionEventHandler = (req: IncomingMessage, res: ServerResponse, request: DashboardActor & { eventId: string }) => Promise<void>;
 
 /**
  * A route at /api/events/{eventId}/… for the dashboard's signed-in user: the method checked
  * (405 with Allow), the session cookie required (401), the id decoded (400 when its escapes
- * are malformed); then `handle` runs with the session and the id.
+ * are malformed); then `handle` runs with the session, the actor in the chosen team and the id.
  */
 export function sessionEventRoute(
   options: { services: Services; methods: readonly string[]; wrongMethod: string },
@@ -19,8 +19,8 @@ export function sessionEventRoute(
       sendError(res, 405, "method_not_allowed", options.wrongMethod, { allow: options.methods.join(", ") });
       return;
     }
-    const session = await currentSession(options.services, req.headers.cookie);
-    if (!session) {
+    const signedIn = await dashboardActor(options.services, req.headers.cookie);
+    if (!signedIn) {
       sendError(res, 401, "unauthorized", "Sign in to the dashboard first: this route uses its session cookie.");
       return;
     }
@@ -29,6 +29,6 @@ export function sessionEventRoute(
       sendError(res, 400, "bad_request", MALFORMED_PATH_MESSAGE);
       return;
     }
-    await handle(req, res, { session, eventId });
+    await handle(req, res, { ...signedIn, eventId });
   };
 }

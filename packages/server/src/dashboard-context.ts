@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiContext } from "@rehook/api";
 import { clientIp, type OriginPolicy } from "@rehook/http";
-import { currentSession, type Services } from "@rehook/services";
+import { chosenTeamId, currentSession, type Services } from "@rehook/services";
 
 export interface DashboardOptions {
   services: Services;
@@ -31,6 +31,7 @@ export async function requestContext(req: IncomingMessage, res: ServerResponse, 
   return {
     services: options.services,
     session,
+    teamChoice: chosenTeamId(req.headers.cookie),
     clientAddress: clientIp(req, options.trustedProxyHops),
     request: {
       method: req.method ?? "GET",

@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { createRequestHandler, writeReadableStreamToWritable, type ServerBuild } from "@remix-run/node";
 import { createCaller } from "@rehook/api";
 import { clientIp, contentSecurityPolicy, readBodyOrRefuse, sendErrorAndClose } from "@rehook/http";
-import { currentSession } from "@rehook/services";
+import { chosenTeamId, currentSession } from "@rehook/services";
 import type { DashboardOptions } from "./dashboard-context.js";
 
 /** Dashboard form posts (login, signup, settings, endpoint forms) are small: larger bodies are refused unread. */
@@ -55,6 +55,7 @@ export function createRemixHandler(
     const caller = createCaller({
       services: options.services,
       session,
+      teamChoice: chosenTeamId(req.headers.cookie),
       clientAddress: clientIp(req, options.trustedProxyHops),
       setCookie: (serialized) => cookies.push(serialized),
     });

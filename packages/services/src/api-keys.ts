@@ -1,6 +1,8 @@
-import { safeText, UserError, uuidv7 } from "@rehook/core";
+import { forbiddenMessage, ROLES, roleAllows, safeText, UserError, uuidv7, weakerRole, type Role } from "@rehook/core";
+import { z } from "zod";
+import type { Actor } from "./contracts/contract.js";
 import { apiKeyDigest, isWellFormedApiKey, issueApiKey } from "@rehook/auth";
-import { findActiveApiKey, insertApiKey, listApiKeysOf, revokeOwnedApiKey, type ApiKey } from "@rehook/db";
+import { findActiveApiKey, findTeamApiKey, insertApiKey, listApiKeysOf, revokeOwnedApiKey, type ApiKey } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
 
@@ -8,6 +10,10 @@ export interface ApiKeyView {
   id: string;
   name: string;
   prefix: string;
+  /** What the key may do in the team (at most its creator's role). */
+  role: Role;
+  /** The email of the member who made it. */
+  createdBy: string;
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
@@ -18,6 +24,8 @@ function apiKeyView(key: ApiKey): ApiKeyView {
     id: key.id,
     name: key.name,
     prefix: key.prefix,
+    role: key.role,
+    createdBy: key.user.email,
     createdAt: key.createdAt,
     lastUsedAt: key.lastUsedAt,
     revokedAt: key.revokedAt,
@@ -26,35 +34,57 @@ function apiKeyView(key: ApiKey): ApiKeyView {
 
 const keyNameSchema = safeText("the name").trim().min(1, "give the key a name").max(100, "the name must be at most 100 characters");
 
-/** Issues a key; the whole key is in this answer only (only its digest is stored). */
-export async function createApiKey(ctx: Pick<ServiceContext, "orm">, input: { userId: string; name?: string }): Promise<{ key: string; apiKey: ApiKeyView }> {
+/** Roles a key can have: what its creator holds, and no more than developer for a developer (admins make any key). */
+function requireKeyRole(actor: Actor, role: Role): void {
+  if (!roleAllows(actor.role, role)) throw new UserError("forbidden", `A key can have at most its creator's role: you are ${actor.role === "admin" || actor.role === "owner" ? "an" : "a"} ${actor.role}, so choose ${allowedKeyRoles(actor.role).join(" or ")}.`);
+}
+
+function allowedKeyRoles(held: Role): Role[] {
+  return ROLES.filter((role) => roleAllows(held, role));
+}
+
+const keyRoleSchema = z.enum(ROLES, { message: `the role must be one of ${ROLES.join(", ")}` });
+
+/** Issues a key for the actor's team with a role (default developer, at most the actor's); the whole key is in this answer only. */
+export async function createApiKey(ctx: Pick<ServiceContext, "orm">, actor: Actor, input: { name?: string; role?: Role }): Promise<{ key: string; apiKey: ApiKeyView }> {
   const name = parseInput(keyNameSchema, input.name ?? "default");
+  const role = parseInput(keyRoleSchema, input.role ?? (roleAllows(actor.role, "developer") ? "developer" : actor.role));
+  requireKeyRole(actor, role);
   const issued = issueApiKey();
-  const stored = await insertApiKey(ctx.orm.em.fork(), { id: uuidv7(), userId: input.userId, name, prefix: issued.prefix, keyHash: issued.digest });
+  const em = ctx.orm.em.fork();
+  const stored = await insertApiKey(em, { id: uuidv7(), teamId: actor.teamId, userId: actor.userId, role, name, prefix: issued.prefix, keyHash: issued.digest });
+  await em.populate(stored, ["user"]);
   return { key: issued.key, apiKey: apiKeyView(stored) };
 }
 
-export async function listApiKeys(ctx: Pick<ServiceContext, "orm">, input: { userId: string }): Promise<ApiKeyView[]> {
-  return (await listApiKeysOf(ctx.orm.em.fork(), input.userId)).map(apiKeyView);
+export async function listApiKeys(ctx: Pick<ServiceContext, "orm">, input: { teamId: string }): Promise<ApiKeyView[]> {
+  return (await listApiKeysOf(ctx.orm.em.fork(), input.teamId)).map(apiKeyView);
 }
 
-/** Revokes a key at once: requests with it answer 401 from then on. */
-export async function revokeApiKey(ctx: Pick<ServiceContext, "orm">, input: { userId: string; keyId: string }): Promise<void> {
-  if (!(await revokeOwnedApiKey(ctx.orm.em.fork(), input.userId, input.keyId))) {
+/** Revokes one of the team's keys at once: requests with it answer 401 from then on. A developer revokes developer and viewer keys; admins any. */
+export async function revokeApiKey(ctx: Pick<ServiceContext, "orm">, actor: Actor, input: { keyId: string }): Promise<void> {
+  const em = ctx.orm.em.fork();
+  const key = await findTeamApiKey(em, actor.teamId, input.keyId);
+  if (key && !roleAllows(actor.role, key.role === "owner" || key.role === "admin" ? "admin" : "developer")) {
+    throw new UserError("forbidden", forbiddenMessage("admin", actor.role, `Revoking an ${key.role} key`));
+  }
+  if (!key || !(await revokeOwnedApiKey(em, actor.teamId, input.keyId))) {
     throw new UserError("not_found", `There is no active API key with the id ${input.keyId}. It may have been revoked already.`);
   }
 }
 
 /**
- * The key in an `Authorization: Bearer <key>` header and its user, or null for a missing,
+ * The key in an `Authorization: Bearer <key>` header as an actor (its team, creator and role), or null for a missing,
  * malformed, unknown or revoked key (all the same to the caller). Only a digest is looked up.
  */
 export async function authenticateApiKey(
   ctx: Pick<ServiceContext, "orm">,
   authorization: string | undefined,
-): Promise<{ userId: string; keyId: string; prefix: string } | null> {
+): Promise<Actor & { keyId: string; prefix: string } | null> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   const token = match?.[1];
   if (!token || !isWellFormedApiKey(token)) return null;
-  return findActiveApiKey(ctx.orm.em.fork(), apiKeyDigest(token));
+  const key = await findActiveApiKey(ctx.orm.em.fork(), apiKeyDigest(token));
+  // A key acts with its own role, and never more than its creator holds in the team now.
+  return key ? { userId: key.userId, teamId: key.teamId, role: weakerRole(key.role, key.creatorRole), keyId: key.keyId, prefix: key.prefix } : null;
 }

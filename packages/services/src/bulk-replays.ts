@@ -91,7 +91,7 @@ export class BulkReplays {
   ) {}
 
   /** Starts replaying the endpoint's events that match the filter (failed ones by default). */
-  async start(input: { userId: string; endpointId: string; environment: string; customUrl?: string | null; status?: string | null }): Promise<ReplayJobView> {
+  async start(input: { teamId: string; userId: string; endpointId: string; environment: string; customUrl?: string | null; status?: string | null }): Promise<ReplayJobView> {
     const { endpointId, environment, customUrl, status } = parseInput(bulkInput, {
       endpointId: input.endpointId,
       environment: input.environment,
@@ -99,7 +99,7 @@ export class BulkReplays {
       status: input.status === undefined ? "failed" : input.status,
     });
     const em = this.deps.orm.em.fork();
-    const endpoint = await findOwnedEndpoint(em, input.userId, { id: endpointId });
+    const endpoint = await findOwnedEndpoint(em, input.teamId, { id: endpointId });
     if (!endpoint) throw new UserError("not_found", notFoundMessage("endpoint", endpointId));
     // The target is the same host for every event: check it once, before anything is sent.
     await checkedReplayTarget(this.deps, { destinationUrl: endpoint.destinationUrl, stagingHost: null, path: "", query: "" }, environment, customUrl);
@@ -107,12 +107,13 @@ export class BulkReplays {
       em,
       {
         id: uuidv7(),
+        teamId: input.teamId,
         userId: input.userId,
         endpointId,
         environment,
         customUrl: customUrl ?? null,
         statusFilter: status,
-        total: await countOwnedEvents(em, input.userId, { endpointId, status }),
+        total: await countOwnedEvents(em, input.teamId, { endpointId, status }),
         // Only events that exist now: new failures are not chased forever.
         upTo: uuidv7(),
       },
@@ -125,8 +126,8 @@ export class BulkReplays {
     return jobView(job);
   }
 
-  async get(input: { userId: string; jobId: string }): Promise<ReplayJobView> {
-    const job = await findOwnedReplayJob(this.deps.orm.em.fork(), input.userId, input.jobId);
+  async get(input: { teamId: string; jobId: string }): Promise<ReplayJobView> {
+    const job = await findOwnedReplayJob(this.deps.orm.em.fork(), input.teamId, input.jobId);
     if (!job) throw new UserError("not_found", `There is no bulk replay with the id ${input.jobId}. Start a new one from the endpoint.`);
     return jobView(job);
   }
@@ -152,13 +153,14 @@ export class BulkReplays {
     const em = () => this.deps.orm.em.fork();
     const job = await findReplayJob(em(), jobId);
     if (!job || job.state !== "running") return { kind: "done" };
-    const userId = job.user.id;
+    const teamId = job.team.id;
+    const userId = job.createdBy?.id ?? null;
     const progress: ReplayProgress = { done: job.done, delivered: job.delivered, failed: job.failed };
     const upTo = job.upTo ?? uuidv7();
     let after = job.afterId;
     while (!signal.aborted) {
       // A page is cut by body bytes too: bodies of up to 10 MiB are held until sent.
-      const inScope = await replaySourcesPage(em(), userId, job.endpoint.id, { status: job.statusFilter, after, before: upTo, limit: PAGE });
+      const inScope = await replaySourcesPage(em(), teamId, job.endpoint.id, { status: job.statusFilter, after, before: upTo, limit: PAGE });
       if (inScope.length === 0) break;
       let next = 0;
       const lane = async () => {
@@ -181,7 +183,7 @@ export class BulkReplays {
   }
 
   /** Replays one event; answers whether it was delivered (a failure of any kind is counted, logged and passed). */
-  private async replayOne(job: ReplayJob, userId: string, source: ReplaySourceRow): Promise<boolean> {
+  private async replayOne(job: ReplayJob, userId: string | null, source: ReplaySourceRow): Promise<boolean> {
     try {
       // Same host as checked at the start (no lookup per event); the agent checks every connection.
       const target = replayTarget(job.environment as "original" | "custom", source, job.customUrl);

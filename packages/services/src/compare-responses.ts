@@ -71,13 +71,13 @@ function deliveryUrl(event: DeliveredEvent): string | null {
  * The responses of one of the user's events that can be compared: each delivery attempt
  * (the original and its retries) oldest first, then its replays oldest first.
  */
-export async function listEventResponses(ctx: Pick<ServiceContext, "orm">, input: { userId: string; eventId: string }): Promise<ResponseOption[]> {
+export async function listEventResponses(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; eventId: string }): Promise<ResponseOption[]> {
   const em = ctx.orm.em.fork();
-  const event = await findOwnedEvent(em, input.userId, input.eventId, 0);
+  const event = await findOwnedEvent(em, input.teamId, input.eventId, 0);
   if (!event) throw noSuchEvent(input.eventId);
   const [attempts, replays] = await Promise.all([
-    ownedEventAttempts(em, input.userId, event.id),
-    listReplaySummaries(em, input.userId, { eventId: event.id }, MAX_COMPARED_REPLAYS),
+    ownedEventAttempts(em, input.teamId, event.id),
+    listReplaySummaries(em, input.teamId, { eventId: event.id }, MAX_COMPARED_REPLAYS),
   ]);
   return [
     ...attempts.map<ResponseOption>((attempt) => ({
@@ -118,13 +118,13 @@ function replayOption(replay: {
 
 async function loadResponse(
   em: EntityManager,
-  userId: string,
+  teamId: string,
   event: { id: string } & DeliveredEvent,
   ref: string,
 ): Promise<ComparedResponse & { headers: Parameters<typeof diffHeaders>[0]; body: Uint8Array | null }> {
   const parsed = parseRef(ref);
   if (parsed.kind === "delivery") {
-    const found = await findOwnedAttempt(em, userId, event.id, parsed.attempt, COMPARED_BODY_BYTES);
+    const found = await findOwnedAttempt(em, teamId, event.id, parsed.attempt, COMPARED_BODY_BYTES);
     if (!found) throw new UserError("not_found", `Event ${event.id} has no attempt ${parsed.attempt}. Open the event to see its attempts.`);
     return {
       ref: `delivery:${found.attempt}`,
@@ -144,7 +144,7 @@ async function loadResponse(
       body: found.responseBody && new Uint8Array(found.responseBody),
     };
   }
-  const replay = await findOwnedReplayAttempt(em, userId, parsed.id);
+  const replay = await findOwnedReplayAttempt(em, teamId, parsed.id);
   // Another event's replay answers like a missing one: the pair must be one event's.
   if (!replay || replay.event.id !== event.id) {
     throw new UserError("not_found", `Event ${event.id} has no replay with the id ${parsed.id}. Open the event to see its replays.`);
@@ -168,13 +168,13 @@ async function loadResponse(
  */
 export async function compareResponses(
   ctx: Pick<ServiceContext, "orm">,
-  input: { userId: string; eventId: string; left: string; right: string },
+  input: { teamId: string; eventId: string; left: string; right: string },
 ): Promise<ResponseComparison> {
   const em = ctx.orm.em.fork();
-  const event = await findOwnedEvent(em, input.userId, input.eventId, 0);
+  const event = await findOwnedEvent(em, input.teamId, input.eventId, 0);
   if (!event) throw noSuchEvent(input.eventId);
-  const { headers: leftHeaders, body: leftBody, ...left } = await loadResponse(em, input.userId, event, input.left);
-  const { headers: rightHeaders, body: rightBody, ...right } = await loadResponse(em, input.userId, event, input.right);
+  const { headers: leftHeaders, body: leftBody, ...left } = await loadResponse(em, input.teamId, event, input.left);
+  const { headers: rightHeaders, body: rightBody, ...right } = await loadResponse(em, input.teamId, event, input.right);
   return {
     left,
     right,

@@ -121,10 +121,10 @@ function noSuchEndpoint(ref: EndpointRef): UserError {
 
 export async function createEndpoint(
   ctx: Pick<ServiceContext, "orm" | "baseUrl" | "captureBaseUrl" | "addressPolicy" | "retentionDays">,
-  input: { userId: string; name: string; destinationUrl?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } & DeliverySettings & IngressSettingsInput,
+  input: { teamId: string; name: string; destinationUrl?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } & DeliverySettings & IngressSettingsInput,
 ): Promise<EndpointView> {
   const parsed = parseInput(createEndpointInput, input);
-  const { userId } = input;
+  const { teamId } = input;
   const { name, retryPolicy, pauseAfterFailures, retentionDays } = parsed;
   const ingress = ingressChanges(parsed, null);
   const destinationUrl = await normaliseDestination(input.destinationUrl, ctx.addressPolicy);
@@ -134,7 +134,7 @@ export async function createEndpoint(
     try {
       const endpoint = await insertEndpoint(em, {
         id: uuidv7(),
-        userId,
+        teamId,
         name,
         slug: generateSlug(name),
         destinationUrl,
@@ -162,9 +162,9 @@ export interface EndpointListItem extends EndpointView {
   lastEventAt: Date | null;
 }
 
-export async function listEndpoints(ctx: Pick<ServiceContext, "orm" | "baseUrl" | "captureBaseUrl" | "retentionDays">, input: { userId: string }): Promise<EndpointListItem[]> {
+export async function listEndpoints(ctx: Pick<ServiceContext, "orm" | "baseUrl" | "captureBaseUrl" | "retentionDays">, input: { teamId: string }): Promise<EndpointListItem[]> {
   // Two queries side by side, each on its own fork (an EntityManager is not shared between them).
-  const [endpoints, stats] = await Promise.all([listEndpointsOf(ctx.orm.em.fork(), input.userId), endpointEventStats(ctx.orm.em.fork(), input.userId)]);
+  const [endpoints, stats] = await Promise.all([listEndpointsOf(ctx.orm.em.fork(), input.teamId), endpointEventStats(ctx.orm.em.fork(), input.teamId)]);
   return endpoints.map((endpoint) => {
     const stat = stats.get(endpoint.id);
     return {
@@ -176,8 +176,8 @@ export async function listEndpoints(ctx: Pick<ServiceContext, "orm" | "baseUrl" 
   });
 }
 
-export async function getEndpoint(ctx: Pick<ServiceContext, "orm" | "baseUrl" | "captureBaseUrl" | "retentionDays">, input: { userId: string; endpoint: EndpointRef }): Promise<EndpointView> {
-  const endpoint = await findOwnedEndpoint(ctx.orm.em.fork(), input.userId, input.endpoint);
+export async function getEndpoint(ctx: Pick<ServiceContext, "orm" | "baseUrl" | "captureBaseUrl" | "retentionDays">, input: { teamId: string; endpoint: EndpointRef }): Promise<EndpointView> {
+  const endpoint = await findOwnedEndpoint(ctx.orm.em.fork(), input.teamId, input.endpoint);
   if (!endpoint) throw noSuchEndpoint(input.endpoint);
   return endpointView(captureBaseOf(ctx), endpoint, ctx.retentionDays);
 }
@@ -189,7 +189,7 @@ export async function getEndpoint(ctx: Pick<ServiceContext, "orm" | "baseUrl" | 
 export async function updateEndpoint(
   ctx: Pick<ServiceContext, "orm" | "baseUrl" | "captureBaseUrl" | "addressPolicy" | "retentionDays">,
   input: {
-    userId: string;
+    teamId: string;
     endpoint: EndpointRef;
     changes: { name?: string; destinationUrl?: string | null; stagingHost?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } & DeliverySettings &
       IngressSettingsInput;
@@ -210,20 +210,20 @@ export async function updateEndpoint(
   const em = ctx.orm.em.fork();
   // Saved secrets are kept when left out: the current settings are needed to merge with.
   if (parsed.response !== undefined || parsed.handshake !== undefined || parsed.verification !== undefined) {
-    const saved = await findOwnedEndpoint(em, input.userId, input.endpoint);
+    const saved = await findOwnedEndpoint(em, input.teamId, input.endpoint);
     if (!saved) throw noSuchEndpoint(input.endpoint);
     Object.assign(changes, ingressChanges(parsed, saved));
   }
-  const endpoint = await updateOwnedEndpoint(em, input.userId, input.endpoint, changes);
+  const endpoint = await updateOwnedEndpoint(em, input.teamId, input.endpoint, changes);
   if (!endpoint) throw noSuchEndpoint(input.endpoint);
   await announceEndpointChange(em, endpoint.id, "updated");
   return endpointView(captureBaseOf(ctx), endpoint, ctx.retentionDays);
 }
 
 /** Permanently removes an endpoint at once (its capture URL answers 404 from then on); its events are purged in the background. */
-export async function deleteEndpoint(ctx: Pick<ServiceContext, "orm">, input: { userId: string; endpoint: EndpointRef }): Promise<void> {
+export async function deleteEndpoint(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; endpoint: EndpointRef }): Promise<void> {
   const em = ctx.orm.em.fork();
-  const deletedId = await deleteOwnedEndpoint(em, input.userId, input.endpoint);
+  const deletedId = await deleteOwnedEndpoint(em, input.teamId, input.endpoint);
   if (!deletedId) throw noSuchEndpoint(input.endpoint);
   await announceEndpointChange(em, deletedId, "deleted");
 }
@@ -231,12 +231,12 @@ export async function deleteEndpoint(ctx: Pick<ServiceContext, "orm">, input: { 
 /** An endpoint's signing secret, optionally replaced by a new one first (the old stops at once). */
 export async function endpointSecret(
   ctx: Pick<ServiceContext, "orm">,
-  input: { userId: string; endpoint: EndpointRef; rotate?: boolean },
+  input: { teamId: string; endpoint: EndpointRef; rotate?: boolean },
 ): Promise<{ id: string; slug: string; secret: string }> {
   const em = ctx.orm.em.fork();
   const endpoint = input.rotate
-    ? await updateOwnedEndpoint(em, input.userId, input.endpoint, { secret: generateSigningSecret() })
-    : await findOwnedEndpoint(em, input.userId, input.endpoint);
+    ? await updateOwnedEndpoint(em, input.teamId, input.endpoint, { secret: generateSigningSecret() })
+    : await findOwnedEndpoint(em, input.teamId, input.endpoint);
   if (!endpoint) throw noSuchEndpoint(input.endpoint);
   return { id: endpoint.id, slug: endpoint.slug, secret: endpoint.secret };
 }

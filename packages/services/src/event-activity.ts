@@ -25,7 +25,7 @@ export interface ActivityView {
 }
 
 const activityInput = z.object({
-  userId: z.string().uuid(),
+  teamId: z.string().uuid(),
   endpointId: z.string().nullish(),
   range: z.enum(ACTIVITY_RANGES, { message: `range must be one of ${ACTIVITY_RANGES.join(", ")}` }),
 });
@@ -39,11 +39,11 @@ const activityInput = z.object({
  */
 export async function eventActivity(
   ctx: Pick<ServiceContext, "orm" | "now">,
-  input: { userId: string; endpointId?: string | null; range: ActivityRange },
+  input: { teamId: string; endpointId?: string | null; range: ActivityRange },
 ): Promise<ActivityView> {
-  const { userId, endpointId, range } = parseInput(activityInput, input);
+  const { teamId, endpointId, range } = parseInput(activityInput, input);
   const window = activityWindow(range, (ctx.now ?? Date.now)());
-  const buckets = await readEventActivity(ctx.orm.em.fork(), { userId, endpointId, startMs: window.startMs, bucketMs: window.bucketMs, points: window.points });
+  const buckets = await readEventActivity(ctx.orm.em.fork(), { teamId, endpointId, startMs: window.startMs, bucketMs: window.bucketMs, points: window.points });
   // Another user's endpoint answers exactly like a missing one.
   if (!buckets) throw new UserError("not_found", notFoundMessage("endpoint", endpointId!));
   const all = Array<number>(LATENCY_BUCKETS).fill(0);

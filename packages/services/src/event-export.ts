@@ -15,18 +15,18 @@ export type ExportFilter = Omit<ListEventsInput, "before" | "offset" | "limit">;
  * next read starts only when the consumer asks for the next event, so a consumer that waits
  * for its client holds one read in memory at most. Invalid filters throw before any read.
  */
-export function openEventExport(ctx: Pick<ServiceContext, "orm">, input: { userId: string; filter: ExportFilter; pageEvents?: number }): AsyncGenerator<ExportedEvent> {
+export function openEventExport(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; filter: ExportFilter; pageEvents?: number }): AsyncGenerator<ExportedEvent> {
   const { filter } = parseEventListInput(input.filter);
-  return exportedEvents(ctx, input.userId, filter, input.pageEvents ?? EXPORT_PAGE_EVENTS);
+  return exportedEvents(ctx, input.teamId, filter, input.pageEvents ?? EXPORT_PAGE_EVENTS);
 }
 
-async function* exportedEvents(ctx: Pick<ServiceContext, "orm">, userId: string, filter: ReturnType<typeof parseEventListInput>["filter"], pageEvents: number) {
+async function* exportedEvents(ctx: Pick<ServiceContext, "orm">, teamId: string, filter: ReturnType<typeof parseEventListInput>["filter"], pageEvents: number) {
   let before: string | undefined;
   for (;;) {
-    const page = await listEventSummaries(ctx.orm.em.fork(), userId, { ...filter, before }, pageEvents);
+    const page = await listEventSummaries(ctx.orm.em.fork(), teamId, { ...filter, before }, pageEvents);
     let ids = page.map((row) => row.id);
     while (ids.length > 0) {
-      const events = await exportedEventsByIds(ctx.orm.em.fork(), userId, ids);
+      const events = await exportedEventsByIds(ctx.orm.em.fork(), teamId, ids);
       // None left: the rest of the page was deleted meanwhile.
       if (events.length === 0) break;
       const last = events[events.length - 1]!.id;

@@ -2,6 +2,7 @@ import { notFoundMessage, UserError, uuidv7Floor, uuidv7Timestamp } from "@rehoo
 import { findOwnedEndpoint, fullEventsAfter, fullEventsByIds, type EventBus, type FullEvent } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 import { takeStreamSlot } from "./stream-slots.js";
+import { untilAccessLost } from "./access-watch.js";
 
 export type { FullEvent };
 
@@ -27,17 +28,19 @@ export const MAX_WAITING_EVENT_IDS = 10_000;
  */
 export async function openEndpointEventStream(
   ctx: Pick<ServiceContext, "orm" | "bus">,
-  input: { userId: string; endpointId: string; after?: string | null; signal: AbortSignal },
+  input: { teamId: string; userId: string; keyId?: string; endpointId: string; after?: string | null; signal: AbortSignal },
 ): Promise<AsyncGenerator<FullEvent>> {
-  const endpoint = await findOwnedEndpoint(ctx.orm.em.fork(), input.userId, { id: input.endpointId });
+  const endpoint = await findOwnedEndpoint(ctx.orm.em.fork(), input.teamId, { id: input.endpointId });
   if (!endpoint) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
-  const release = takeStreamSlot(ctx.bus, input.userId, input.signal);
-  return endpointEvents({ orm: ctx.orm, bus: ctx.bus }, input, release);
+  // A member removed (or a key revoked) on any instance ends the stream at once.
+  const signal = untilAccessLost(ctx, input, input.signal);
+  const release = takeStreamSlot(ctx.bus, input.userId, signal);
+  return endpointEvents({ orm: ctx.orm, bus: ctx.bus }, { ...input, signal }, release);
 }
 
 async function* endpointEvents(
   ctx: Pick<ServiceContext, "orm" | "bus">,
-  input: { userId: string; endpointId: string; after?: string | null; signal: AbortSignal },
+  input: { teamId: string; endpointId: string; after?: string | null; signal: AbortSignal },
   release: () => void,
 ): AsyncGenerator<FullEvent> {
   // Listen first, so nothing committed while the backlog is read falls between the two.
@@ -54,7 +57,7 @@ async function* endpointEvents(
     if (input.after) {
       let cursor = uuidv7Floor(uuidv7Timestamp(input.after).getTime() - RESUME_OVERLAP_MS);
       while (!input.signal.aborted) {
-        const page = await fullEventsAfter(ctx.orm.em.fork(), input.userId, input.endpointId, cursor, PAGE);
+        const page = await fullEventsAfter(ctx.orm.em.fork(), input.teamId, input.endpointId, cursor, PAGE);
         if (page.length === 0) break;
         for (const event of page) {
           sent.add(event.id);
@@ -72,7 +75,7 @@ async function* endpointEvents(
       }
       let ids = [...new Set(waiting.splice(0))].filter((id) => !sent.has(id)).sort();
       while (ids.length > 0 && !input.signal.aborted) {
-        const page = await fullEventsByIds(ctx.orm.em.fork(), input.userId, input.endpointId, ids);
+        const page = await fullEventsByIds(ctx.orm.em.fork(), input.teamId, input.endpointId, ids);
         if (page.length === 0) break; // none of them exists any more
         // Ids up to the last one read were read or are gone; the rest did not fit in this read.
         const last = page[page.length - 1]!.id;

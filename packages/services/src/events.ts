@@ -32,6 +32,7 @@ import {
 import type { ServiceContext } from "./context.js";
 import { MAX_WAITING_EVENT_IDS } from "./event-stream.js";
 import { takeStreamSlot } from "./stream-slots.js";
+import { untilAccessLost } from "./access-watch.js";
 import { parseInput } from "./validation.js";
 import { eventFilterInput, listEventsInput, type EventFilterInput, type EventPage, type EventView, type ListEventsInput } from "./schemas/events.js";
 
@@ -53,26 +54,26 @@ export function parseEventListInput(input: ListEventsInput): { filter: EventFilt
  * dashboard and the API's cursor) or by a bounded offset. The total, when asked for, comes
  * from the per-status counts (exact, a few rows) unless a filter they cannot answer is set.
  */
-export async function listEvents(ctx: Pick<ServiceContext, "orm">, input: { userId: string } & ListEventsInput): Promise<EventPage> {
-  const { userId, ...rest } = input;
+export async function listEvents(ctx: Pick<ServiceContext, "orm">, input: { teamId: string } & ListEventsInput): Promise<EventPage> {
+  const { teamId, ...rest } = input;
   const { limit, offset, filter, withTotal } = parseEventListInput(rest);
   const em = ctx.orm.em.fork();
   // One row more than asked tells whether another page exists.
-  const rows = offset > 0 ? await listEventSummariesAt(em, userId, filter, limit + 1, offset) : await listEventSummaries(em, userId, filter, limit + 1);
+  const rows = offset > 0 ? await listEventSummariesAt(em, teamId, filter, limit + 1, offset) : await listEventSummaries(em, teamId, filter, limit + 1);
   const events = rows.slice(0, limit);
   const page: EventPage = { events, nextCursor: rows.length > limit ? events[events.length - 1]!.id : null };
   if (withTotal) {
     // A search reads bodies: counting past the page would read its whole window a second time.
-    page.total = filter.search ? { value: offset + events.length, capped: page.nextCursor !== null } : await countMatching(em, userId, filter);
+    page.total = filter.search ? { value: offset + events.length, capped: page.nextCursor !== null } : await countMatching(em, teamId, filter);
   }
   return page;
 }
 
-async function countMatching(em: EntityManager, userId: string, filter: EventFilter): Promise<{ value: number; capped: boolean }> {
+async function countMatching(em: EntityManager, teamId: string, filter: EventFilter): Promise<{ value: number; capped: boolean }> {
   // A search is never counted (listEvents counts its page): it would read the window again.
   const { before: _cursor, search: _search, endpointId, status, ...others } = filter;
-  if (Object.values(others).every((value) => value === undefined)) return { value: await countOwnedEvents(em, userId, { endpointId, status }), capped: false };
-  const { total, capped } = await countMatchingEventsCapped(em, userId, { endpointId, status, ...others });
+  if (Object.values(others).every((value) => value === undefined)) return { value: await countOwnedEvents(em, teamId, { endpointId, status }), capped: false };
+  const { total, capped } = await countMatchingEventsCapped(em, teamId, { endpointId, status, ...others });
   return { value: total, capped };
 }
 
@@ -83,11 +84,11 @@ export const PAYLOAD_PREVIEW_BYTES = 256 * 1024;
  * One of the user's events, its body only up to PAYLOAD_PREVIEW_BYTES (a 10 MiB body is
  * downloaded with openEventBody instead); another user's id answers exactly like a missing one.
  */
-export async function getEvent(ctx: Pick<ServiceContext, "orm">, input: { userId: string; eventId: string }): Promise<EventView> {
+export async function getEvent(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; eventId: string }): Promise<EventView> {
   const em = ctx.orm.em.fork();
   const [event, attempts] = await Promise.all([
-    findOwnedEvent(em, input.userId, input.eventId, PAYLOAD_PREVIEW_BYTES),
-    ownedEventAttempts(em, input.userId, input.eventId),
+    findOwnedEvent(em, input.teamId, input.eventId, PAYLOAD_PREVIEW_BYTES),
+    ownedEventAttempts(em, input.teamId, input.eventId),
   ]);
   if (!event) throw new UserError("not_found", notFoundMessage("event", input.eventId));
   const { responseHeaders, responseBody, responseTruncated, body, ...rest } = event;
@@ -113,8 +114,8 @@ export async function getEvent(ctx: Pick<ServiceContext, "orm">, input: { userId
  * Deletes one of the user's events with its delivery and replay attempts, and takes it out
  * of the counts; another user's id answers exactly like a missing one.
  */
-export async function deleteEvent(ctx: Pick<ServiceContext, "orm">, input: { userId: string; eventId: string }): Promise<void> {
-  if (!(await deleteOwnedEvent(ctx.orm.em.fork(), input.userId, input.eventId))) {
+export async function deleteEvent(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; eventId: string }): Promise<void> {
+  if (!(await deleteOwnedEvent(ctx.orm.em.fork(), input.teamId, input.eventId))) {
     throw new UserError("not_found", notFoundMessage("event", input.eventId));
   }
 }
@@ -123,8 +124,8 @@ export async function deleteEvent(ctx: Pick<ServiceContext, "orm">, input: { use
 export const ATTEMPT_BODY_PREVIEW_BYTES = 64 * 1024;
 
 /** One attempt of one of the user's events with the destination's headers and the start of its body (the attempt timeline). */
-export async function getEventAttempt(ctx: Pick<ServiceContext, "orm">, input: { userId: string; eventId: string; attempt: number }) {
-  const found = await findOwnedAttempt(ctx.orm.em.fork(), input.userId, input.eventId, input.attempt, ATTEMPT_BODY_PREVIEW_BYTES);
+export async function getEventAttempt(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; eventId: string; attempt: number }) {
+  const found = await findOwnedAttempt(ctx.orm.em.fork(), input.teamId, input.eventId, input.attempt, ATTEMPT_BODY_PREVIEW_BYTES);
   if (!found) throw new UserError("not_found", `Event ${input.eventId} has no attempt ${input.attempt}. Open the event to see its attempts.`);
   const { responseBody, ...attempt } = found;
   return { ...attempt, responseBody: responseBody && new Uint8Array(attempt.bodyTruncated ? withoutPartialUtf8(responseBody) : responseBody) };
@@ -146,13 +147,13 @@ export interface EventBodyDownload {
 }
 
 /** One of the user's event bodies, whole and byte for byte, read a chunk at a time. */
-export async function openEventBody(ctx: Pick<ServiceContext, "orm">, input: { userId: string; eventId: string }): Promise<EventBodyDownload> {
-  const found = await findOwnedEventBody(ctx.orm.em.fork(), input.userId, input.eventId);
+export async function openEventBody(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; eventId: string }): Promise<EventBodyDownload> {
+  const found = await findOwnedEventBody(ctx.orm.em.fork(), input.teamId, input.eventId);
   if (!found) throw new UserError("not_found", notFoundMessage("event", input.eventId));
   const size = found.sizeBytes;
   async function* chunks(): AsyncGenerator<Buffer> {
     for (let offset = 0; offset < size; offset += BODY_DOWNLOAD_CHUNK_BYTES) {
-      const slice = await ownedEventBodySlice(ctx.orm.em.fork(), input.userId, input.eventId, offset, BODY_DOWNLOAD_CHUNK_BYTES);
+      const slice = await ownedEventBodySlice(ctx.orm.em.fork(), input.teamId, input.eventId, offset, BODY_DOWNLOAD_CHUNK_BYTES);
       if (!slice) throw new UserError("not_found", `The event ${input.eventId} was deleted during the download. Its body is no longer stored.`);
       yield slice;
     }
@@ -167,7 +168,7 @@ export type LiveFilter = EventFilterInput;
 export const LIVE_BATCH_IDS = 200;
 
 /** Reads feed rows by id for one user (the database query; tests wrap it to count calls). */
-export type LiveRowLoader = (em: EntityManager, userId: string, ids: string[]) => Promise<EventSummary[]>;
+export type LiveRowLoader = (em: EntityManager, teamId: string, ids: string[]) => Promise<EventSummary[]>;
 
 /**
  * The user's new events and status changes as they happen, from the LISTEN/NOTIFY bus (so
@@ -180,14 +181,16 @@ export type LiveRowLoader = (em: EntityManager, userId: string, ids: string[]) =
  */
 export async function openLiveEvents(
   ctx: Pick<ServiceContext, "orm" | "bus">,
-  input: { userId: string; filter: LiveFilter; signal: AbortSignal },
+  input: { teamId: string; userId: string; keyId?: string; filter: LiveFilter; signal: AbortSignal },
   loadRows: LiveRowLoader = eventSummariesByIds,
 ): Promise<AsyncGenerator<EventSummary[]>> {
   const bus = ctx.bus;
   // Checked before a slot is taken: a search the database refuses would otherwise fail the stream at its first event.
   const filter: LiveFilter = parseInput(eventFilterInput, input.filter);
-  const release = takeStreamSlot(bus, input.userId, input.signal);
-  return liveRows({ orm: ctx.orm, bus }, { ...input, filter }, loadRows, release);
+  // A member removed (or a key revoked) on any instance ends the stream at once.
+  const signal = untilAccessLost(ctx, input, input.signal);
+  const release = takeStreamSlot(bus, input.userId, signal);
+  return liveRows({ orm: ctx.orm, bus }, { ...input, filter, signal }, loadRows, release);
 }
 
 /** The rows a live feed with this filter shows. */
@@ -207,7 +210,7 @@ async function liveMatches(ctx: Pick<ServiceContext, "orm">, rows: EventSummary[
 
 async function* liveRows(
   ctx: Pick<ServiceContext, "orm"> & { bus: EventBus },
-  input: { userId: string; filter: LiveFilter; signal: AbortSignal },
+  input: { teamId: string; filter: LiveFilter; signal: AbortSignal },
   loadRows: LiveRowLoader,
   release: () => void,
 ): AsyncGenerator<EventSummary[]> {
@@ -215,8 +218,8 @@ async function* liveRows(
   let wake: (() => void) | undefined;
   const unsubscribe = ctx.bus.subscribe((message) => {
     if (message.type !== "event.created" && message.type !== "event.status") return;
-    // Messages from an instance that predates `userId` lack it: the query below still checks ownership.
-    if (message.userId && message.userId !== input.userId) return;
+    // Messages from an instance that predates `teamId` lack it: the query below still checks ownership.
+    if (message.teamId && message.teamId !== input.teamId) return;
     if (input.filter.endpointId && message.endpointId !== input.filter.endpointId) return;
     waiting.add(message.id);
     wake?.();
@@ -237,7 +240,7 @@ async function* liveRows(
       }
       for (const id of ids) waiting.delete(id);
       // Ownership is checked in the query too: other users' events never leave it.
-      const rows = await loadRows(ctx.orm.em.fork(), input.userId, ids);
+      const rows = await loadRows(ctx.orm.em.fork(), input.teamId, ids);
       const shown = await liveMatches(ctx, rows, input.filter);
       if (shown.length > 0) yield shown;
     }

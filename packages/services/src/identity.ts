@@ -57,7 +57,8 @@ export async function startHintFor(ctx: Pick<ServiceContext, "orm" | "signup">, 
 /**
  * Creates an account and its first session, as SIGNUP allows: anyone (open), nobody
  * (closed: accounts come from `rehook user create`) or the holder of an unused invite
- * (invite: claimed in the transaction that creates the user). Sign-ups are limited per
+ * (invite). An invite link works in every mode: it is claimed in the transaction that
+ * creates the user, who joins its team with its role. Sign-ups are limited per
  * client address, counted before the password is hashed.
  */
 export async function signUp(
@@ -65,13 +66,14 @@ export async function signUp(
   input: { email: string; password: string; clientAddress: string | null; invite?: string | null },
 ): Promise<SignedIn> {
   const mode = signupMode(ctx);
-  if (mode === "closed") throw new UserError("forbidden", SIGNUP_CLOSED_MESSAGE);
+  // An invite link signs up whatever SIGNUP says: a team admin asked for this person.
+  if (mode === "closed" && !input.invite) throw new UserError("forbidden", SIGNUP_CLOSED_MESSAGE);
   if (mode === "invite" && !input.invite) throw new UserError("forbidden", INVITE_REQUIRED_MESSAGE);
   const address = input.clientAddress ?? "-";
   const verdict = ctx.throttles.signup.check(address);
   if (!verdict.allowed) throw tooManyAttempts("sign-ups from this address", verdict.retryAfterMs);
   ctx.throttles.signup.recordFailure(address);
-  const claim = mode === "invite" && input.invite ? inviteClaim(ctx, input.invite) : undefined;
+  const claim = input.invite ? inviteClaim(ctx, input.invite) : undefined;
   const created = await withHashingSlot(() => createUser(ctx, { email: input.email, password: input.password }, claim));
   const user = { id: created.id, email: created.email };
   return { user, cookie: await ctx.sessions.create(user.id) };

@@ -21,7 +21,7 @@ export {
 } from "./endpoints.js";
 export { createUser, requireUserByEmail, type UserView } from "./users.js";
 export { currentSession, logIn, logOut, signUp, signupMode, startHintFor, type CurrentSession, type SignedIn } from "./identity.js";
-export { checkInvite, createInvite, isAdmin, listInvites, revokeInvite, type InviteView } from "./invites.js";
+export { acceptInvite, checkInvite, createInvite, listInvites, revokeInvite, type InviteView } from "./invites.js";
 export {
   ATTEMPT_BODY_PREVIEW_BYTES,
   BODY_DOWNLOAD_CHUNK_BYTES,
@@ -86,7 +86,11 @@ export {
 } from "./event-body-view.js";
 export { eventActivity, type ActivityPoint, type ActivityView } from "./event-activity.js";
 export { EXPORT_PAGE_EVENTS, openEventExport, type ExportFilter } from "./event-export.js";
-export { defineContract, wireName, type Actor, type Contract, type RestMapping, type Role } from "./contracts/contract.js";
+export { defineContract, requireRole, runContract, wireName, type Actor, type Contract, type RestMapping, type Role } from "./contracts/contract.js";
+export * as teamContracts from "./contracts/teams.js";
+export { chosenTeamId, dashboardActor, TEAM_COOKIE, teamChoiceCookie, type DashboardActor } from "./dashboard-actor.js";
+export { actorFor, actorInTeam, createTeam, insertTeamNamed, listMembers, listTeams, type MemberView, type TeamView } from "./teams.js";
+export { untilAccessLost, type StreamAccess } from "./access-watch.js";
 export * as eventContracts from "./contracts/events.js";
 export { eventFilterFields, eventFilterInput, eventSummary, listEventsInput, type EventFilterInput } from "./schemas/events.js";
 export * as replayContracts from "./contracts/replays.js";

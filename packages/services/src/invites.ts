@@ -1,18 +1,22 @@
-import { INVITE_TTL_MS, inviteRefusal, inviteState, MAX_OPEN_INVITES, UserError, uuidv7, type InviteState } from "@rehook/core";
+import { forbiddenMessage, INVITE_TTL_MS, inviteRefusal, inviteState, MAX_OPEN_INVITES, ROLES, roleAllows, UserError, uuidv7, type InviteState, type Role } from "@rehook/core";
+import { z } from "zod";
 import { inviteTokenDigest, isWellFormedInviteToken, issueInviteToken } from "@rehook/auth";
 import {
+  addTeamMember,
   claimInvite,
-  countOpenInvitesBy,
+  countOpenInvitesOf,
   findInviteByTokenHash,
-  findUserById,
+  findTeamById,
   insertInvite,
-  listInvitesBy,
+  listInvitesOf,
   recordInviteUser,
-  revokeInviteBy,
+  revokeInviteOf,
   type EntityManager,
   type Invite,
 } from "@rehook/db";
+import type { Actor } from "./contracts/contract.js";
 import type { ServiceContext } from "./context.js";
+import { parseInput } from "./validation.js";
 
 /** Invites the Settings page lists (the most recent). */
 const LISTED_INVITES = 50;
@@ -22,7 +26,11 @@ export interface InviteView {
   createdAt: Date;
   expiresAt: Date;
   state: InviteState;
-  /** The email of the user who signed up with it. */
+  /** The role the link gives (null: a sign-up-only link from before teams). */
+  role: Role | null;
+  /** The email of the admin who made it. */
+  createdBy: string;
+  /** The email of the user who used it. */
   usedBy: string | null;
 }
 
@@ -35,52 +43,50 @@ function inviteView(invite: Invite, now: number): InviteView {
     createdAt: invite.createdAt,
     expiresAt: invite.expiresAt,
     state: inviteState(invite, now),
+    role: invite.role,
+    createdBy: invite.createdBy.email,
     usedBy: invite.usedBy?.email ?? null,
   };
 }
 
-/** Whether the user may make invites; throws forbidden otherwise. */
-async function requireAdmin(em: EntityManager, userId: string): Promise<void> {
-  const user = await findUserById(em, userId);
-  if (!user?.isAdmin) throw new UserError("forbidden", "Only an admin of this Rehook server can manage invites. Ask an admin to invite the person instead.");
-}
+const inviteRoleSchema = z.enum(ROLES, { message: `the role must be one of ${ROLES.join(", ")}` });
 
-export async function isAdmin(ctx: Pick<ServiceContext, "orm">, input: { userId: string }): Promise<boolean> {
-  return (await findUserById(ctx.orm.em.fork(), input.userId))?.isAdmin ?? false;
-}
-
-/** Makes a one-time invite link (valid INVITE_TTL_MS); the link is in this answer only (only a hash of its token is stored). */
-export async function createInvite(ctx: Clocked & Pick<ServiceContext, "baseUrl">, input: { userId: string }): Promise<{ url: string; invite: InviteView }> {
+/**
+ * Makes a one-time link (valid INVITE_TTL_MS) that adds its user to the actor's team with
+ * `role` (default developer; at most the inviter's own). Signed out, it signs up first, even
+ * when SIGNUP is invite or closed. The link is in this answer only (only a hash of its token is stored).
+ */
+export async function createInvite(ctx: Clocked & Pick<ServiceContext, "baseUrl">, actor: Actor, input: { role?: Role }): Promise<{ url: string; invite: InviteView }> {
+  const role = parseInput(inviteRoleSchema, input.role ?? "developer");
+  if (!roleAllows(actor.role, role)) throw new UserError("forbidden", forbiddenMessage(role, actor.role, `Inviting someone as ${role === "admin" || role === "owner" ? "an" : "a"} ${role}`));
   const em = ctx.orm.em.fork();
-  await requireAdmin(em, input.userId);
   const now = clock(ctx);
-  if ((await countOpenInvitesBy(em, input.userId, new Date(now))) >= MAX_OPEN_INVITES) {
-    throw new UserError("conflict", `You have ${MAX_OPEN_INVITES} open invites, the most there can be. Revoke some you no longer need, then try again.`);
+  if ((await countOpenInvitesOf(em, actor.teamId, new Date(now))) >= MAX_OPEN_INVITES) {
+    throw new UserError("conflict", `This team has ${MAX_OPEN_INVITES} open invites, the most there can be. Revoke some you no longer need, then try again.`);
   }
   const issued = issueInviteToken();
   const invite = await insertInvite(em, {
     id: uuidv7(),
-    createdById: input.userId,
+    createdById: actor.userId,
+    teamId: actor.teamId,
+    role,
     tokenHash: issued.digest,
     createdAt: new Date(now),
     expiresAt: new Date(now + INVITE_TTL_MS),
   });
+  await em.populate(invite, ["createdBy"]);
   return { url: `${ctx.baseUrl}/signup?invite=${issued.token}`, invite: inviteView(invite, now) };
 }
 
-export async function listInvites(ctx: Clocked, input: { userId: string }): Promise<InviteView[]> {
-  const em = ctx.orm.em.fork();
-  await requireAdmin(em, input.userId);
+export async function listInvites(ctx: Clocked, input: { teamId: string }): Promise<InviteView[]> {
   const now = clock(ctx);
-  return (await listInvitesBy(em, input.userId, LISTED_INVITES)).map((invite) => inviteView(invite, now));
+  return (await listInvitesOf(ctx.orm.em.fork(), input.teamId, LISTED_INVITES)).map((invite) => inviteView(invite, now));
 }
 
-/** Withdraws an unused invite: its link stops working at once. */
-export async function revokeInvite(ctx: Clocked, input: { userId: string; inviteId: string }): Promise<void> {
-  const em = ctx.orm.em.fork();
-  await requireAdmin(em, input.userId);
-  if (!(await revokeInviteBy(em, input.userId, input.inviteId, new Date(clock(ctx))))) {
-    throw new UserError("not_found", "That invite no longer exists or has been used already. Reload the page to see your invites.");
+/** Withdraws an unused invite of the team: its link stops working at once. */
+export async function revokeInvite(ctx: Clocked, input: { teamId: string; inviteId: string }): Promise<void> {
+  if (!(await revokeInviteOf(ctx.orm.em.fork(), input.teamId, input.inviteId, new Date(clock(ctx))))) {
+    throw new UserError("not_found", "That invite no longer exists or has been used already. Reload the page to see the team's invites.");
   }
 }
 
@@ -92,19 +98,42 @@ export async function checkInvite(ctx: Clocked, token: string): Promise<InviteSt
 }
 
 /**
- * For createUser's transaction: claims the invite (or refuses with why it cannot be used),
- * and afterwards records who used it.
+ * Claims the invite in `em`'s transaction (or refuses with why it cannot be used); the
+ * function it answers adds the user to the invite's team and records who used it.
  */
+async function claim(em: EntityManager, ctx: Clocked, token: string): Promise<(userId: string) => Promise<{ teamId: string | null }>> {
+  const digest = isWellFormedInviteToken(token) ? inviteTokenDigest(token) : null;
+  const now = clock(ctx);
+  const claimed = digest ? await claimInvite(em, digest, new Date(now)) : null;
+  if (!claimed) {
+    const invite = digest ? await findInviteByTokenHash(em, digest) : null;
+    const state = invite ? inviteState(invite, now) : "unknown";
+    throw new UserError("forbidden", inviteRefusal(state === "open" ? "used" : state));
+  }
+  return async (userId) => {
+    if (claimed.teamId) await addTeamMember(em, claimed.teamId, userId, claimed.role ?? "developer");
+    await recordInviteUser(em, claimed.id, userId);
+    return { teamId: claimed.teamId };
+  };
+}
+
+/** For createUser's transaction: claims the invite, and once the user exists adds them to its team. */
 export function inviteClaim(ctx: Clocked, token: string): (em: EntityManager) => Promise<(userId: string) => Promise<void>> {
   return async (em) => {
-    const digest = isWellFormedInviteToken(token) ? inviteTokenDigest(token) : null;
-    const now = clock(ctx);
-    const inviteId = digest ? await claimInvite(em, digest, new Date(now)) : null;
-    if (!inviteId) {
-      const invite = digest ? await findInviteByTokenHash(em, digest) : null;
-      const state = invite ? inviteState(invite, now) : "unknown";
-      throw new UserError("forbidden", inviteRefusal(state === "open" ? "used" : state));
-    }
-    return (userId) => recordInviteUser(em, inviteId, userId);
+    const join = await claim(em, ctx, token);
+    return async (userId) => {
+      await join(userId);
+    };
   };
+}
+
+/** A signed-in user opens an invite link: they join its team (the link is used up). Answers the team joined. */
+export async function acceptInvite(ctx: Clocked, input: { userId: string; token: string }): Promise<{ teamId: string; name: string; slug: string }> {
+  return ctx.orm.em.fork().transactional(async (em) => {
+    const join = await claim(em, ctx, input.token);
+    const { teamId } = await join(input.userId);
+    const team = teamId ? await findTeamById(em, teamId) : null;
+    if (!team) throw new UserError("not_found", "This invite link was made before teams and only signs up new users. Ask for a new link.");
+    return { teamId: team.id, name: team.name, slug: team.slug };
+  });
 }

@@ -24,8 +24,8 @@ function view(settings: NotificationSettings | null): NotificationSettingsView {
   };
 }
 
-export async function getNotificationSettings(ctx: Pick<ServiceContext, "orm">, input: { userId: string }): Promise<NotificationSettingsView> {
-  return view(await findNotificationSettings(ctx.orm.em.fork(), input.userId));
+export async function getNotificationSettings(ctx: Pick<ServiceContext, "orm">, input: { teamId: string }): Promise<NotificationSettingsView> {
+  return view(await findNotificationSettings(ctx.orm.em.fork(), input.teamId));
 }
 
 const settingsInput = z.object({
@@ -37,7 +37,7 @@ const settingsInput = z.object({
 /** Saves the settings. Notifications can only be on with a valid URL and at least one trigger. */
 export async function saveNotificationSettings(
   ctx: Pick<ServiceContext, "orm" | "chatHooksBase">,
-  input: { userId: string; enabled: boolean; webhookUrl: string | null; triggers: NotificationTrigger[] },
+  input: { teamId: string; enabled: boolean; webhookUrl: string | null; triggers: NotificationTrigger[] },
 ): Promise<NotificationSettingsView> {
   const { enabled, webhookUrl, triggers } = parseInput(settingsInput, input);
   let url: string | null = null;
@@ -49,7 +49,7 @@ export async function saveNotificationSettings(
   if (enabled && !url) throw new UserError("validation_failed", "Enter the incoming-webhook URL to turn notifications on.");
   if (enabled && triggers.length === 0) throw new UserError("validation_failed", "Choose at least one trigger to turn notifications on.");
   const unique = NOTIFICATION_TRIGGERS.filter((trigger) => triggers.includes(trigger));
-  return view(await storeSettings(ctx.orm.em.fork(), input.userId, { enabled, webhookUrl: url, triggers: unique }));
+  return view(await storeSettings(ctx.orm.em.fork(), input.teamId, { enabled, webhookUrl: url, triggers: unique }));
 }
 
 /**
@@ -58,9 +58,9 @@ export async function saveNotificationSettings(
  */
 export async function sendTestNotification(
   ctx: Pick<ServiceContext, "orm" | "chat" | "baseUrl">,
-  input: { userId: string },
+  input: { teamId: string },
 ): Promise<{ ok: boolean; message: string }> {
-  const settings = await findNotificationSettings(ctx.orm.em.fork(), input.userId);
+  const settings = await findNotificationSettings(ctx.orm.em.fork(), input.teamId);
   if (!settings?.webhookUrl) throw new UserError("unprocessable", "Save an incoming-webhook URL first, then send the test message.");
   const sample = notificationMessage(
     {

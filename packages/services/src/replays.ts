@@ -111,7 +111,7 @@ const DEFAULT_MAX_EDITED_BODY_BYTES = 10 * 1024 * 1024;
 export async function sendReplay(
   ctx: Pick<ServiceContext, "orm" | "outbound">,
   source: ReplaySourceRow,
-  replay: { userId: string; environment: ReplayEnvironment; url: string; jobId?: string | null; overrides?: ReplayOverrides | null },
+  replay: { userId: string | null; environment: ReplayEnvironment; url: string; jobId?: string | null; overrides?: ReplayOverrides | null },
 ): Promise<ReplayAttempt> {
   const edits = replay.overrides ?? {};
   // An edited path or query is already in replay.url; it still makes the replay an edited one.
@@ -151,11 +151,11 @@ export async function sendReplay(
  */
 export async function replayEvent(
   ctx: Pick<ServiceContext, "orm" | "outbound" | "addressPolicy" | "maxPayloadBytes">,
-  input: { userId: string; eventId: string; environment: string; customUrl?: string | null; overrides?: unknown },
+  input: { teamId: string; userId: string; eventId: string; environment: string; customUrl?: string | null; overrides?: unknown },
 ): Promise<ReplayAttemptView> {
   const { environment, customUrl } = parseInput(replayInput, { environment: input.environment, customUrl: input.customUrl });
   const overrides = parseReplayOverrides(input.overrides, ctx.maxPayloadBytes ?? DEFAULT_MAX_EDITED_BODY_BYTES);
-  const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
+  const source = await findReplaySource(ctx.orm.em.fork(), input.teamId, input.eventId);
   if (!source) throw noSuchEvent(input.eventId);
   const url = await checkedReplayTarget(ctx, source, environment, customUrl, overrides ?? {});
   const attempt = await sendReplay(ctx, source, { userId: input.userId, environment, url, overrides });
@@ -173,6 +173,7 @@ const localPortInput = z.number().int().min(1).max(65_535).default(DEFAULT_LOCAL
 export async function recordLocalReplay(
   ctx: Pick<ServiceContext, "orm">,
   input: {
+    teamId: string;
     userId: string;
     eventId: string;
     localPort?: number;
@@ -183,11 +184,11 @@ export async function recordLocalReplay(
   const result = parseInput(localReplayResult, input.result);
   const localPort = parseInput(localPortInput, input.localPort);
   const attemptId = parseInput(localAttemptId, input.attemptId);
-  const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
+  const source = await findReplaySource(ctx.orm.em.fork(), input.teamId, input.eventId);
   if (!source) throw noSuchEvent(input.eventId);
   if (attemptId) {
     // Sent again (the first answer was lost): the stored record stands.
-    const stored = await findOwnedReplayAttempt(ctx.orm.em.fork(), input.userId, attemptId);
+    const stored = await findOwnedReplayAttempt(ctx.orm.em.fork(), input.teamId, attemptId);
     if (stored && stored.event.id === source.id) return replayAttemptView(stored, source.id);
     if (stored) throw attemptIdTaken(attemptId);
   }
@@ -232,10 +233,10 @@ const attemptIdTaken = (attemptId: string) =>
 /** What the browser needs to perform a local replay itself. */
 export async function localReplayRequest(
   ctx: Pick<ServiceContext, "orm">,
-  input: { userId: string; eventId: string; localPort?: number },
+  input: { teamId: string; userId: string; eventId: string; localPort?: number },
 ): Promise<{ url: string; method: string; headers: HeaderList; keepProxyHeaders: boolean; bodyBase64: string }> {
   const localPort = parseInput(localPortInput, input.localPort);
-  const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
+  const source = await findReplaySource(ctx.orm.em.fork(), input.teamId, input.eventId);
   if (!source) throw noSuchEvent(input.eventId);
   const target = replayTarget("local", source, null, localPort);
   // A sub-path that could leave the destination's path is not sent anywhere, not even to "/".
@@ -251,9 +252,9 @@ export async function localReplayRequest(
  */
 export async function editableReplayRequest(
   ctx: Pick<ServiceContext, "orm">,
-  input: { userId: string; eventId: string },
+  input: { teamId: string; userId: string; eventId: string },
 ): Promise<{ method: string; headers: HeaderList; bodyBase64: string; path: string; query: string }> {
-  const source = await findReplaySource(ctx.orm.em.fork(), input.userId, input.eventId);
+  const source = await findReplaySource(ctx.orm.em.fork(), input.teamId, input.eventId);
   if (!source) throw noSuchEvent(input.eventId);
   return {
     method: source.method,
@@ -275,18 +276,18 @@ const listInput = z.object({
 /** The user's replay attempts, newest first (one event's, one endpoint's, or all). */
 export async function listReplays(
   ctx: Pick<ServiceContext, "orm">,
-  input: { userId: string; eventId?: string; endpointId?: string; status?: string; before?: string; limit?: number },
+  input: { teamId: string; eventId?: string; endpointId?: string; status?: string; before?: string; limit?: number },
 ): Promise<{ replays: ReplaySummary[]; nextCursor: string | null }> {
-  const { userId, ...rest } = input;
+  const { teamId, ...rest } = input;
   const { limit, ...filter } = parseInput(listInput, rest);
-  const rows = await listReplaySummaries(ctx.orm.em.fork(), userId, filter, limit + 1);
+  const rows = await listReplaySummaries(ctx.orm.em.fork(), teamId, filter, limit + 1);
   const replays = rows.slice(0, limit);
   return { replays, nextCursor: rows.length > limit ? replays[replays.length - 1]!.id : null };
 }
 
 /** One attempt with its whole response. */
-export async function getReplay(ctx: Pick<ServiceContext, "orm">, input: { userId: string; attemptId: string }): Promise<ReplayDetail> {
-  const attempt = await findOwnedReplayAttempt(ctx.orm.em.fork(), input.userId, input.attemptId);
+export async function getReplay(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; attemptId: string }): Promise<ReplayDetail> {
+  const attempt = await findOwnedReplayAttempt(ctx.orm.em.fork(), input.teamId, input.attemptId);
   if (!attempt) throw new UserError("not_found", `There is no replay with the id ${input.attemptId}. Check the id, or list replays to find it.`);
   return {
     ...replayAttemptView(attempt, attempt.event.id),

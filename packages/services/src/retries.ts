@@ -18,8 +18,8 @@ const PAUSED_NOTE = "forwarding to this endpoint is paused: it is sent once the 
  * Retry now: a new attempt of the event itself (not a replay), due at once. A failed event
  * goes back to pending and leaves the failed count until its new final outcome is counted.
  */
-export async function retryEvent(ctx: Pick<ServiceContext, "orm">, input: { userId: string; eventId: string }): Promise<RetryQueued> {
-  const result = await retryOwnedEvent(ctx.orm.em.fork(), input.userId, input.eventId);
+export async function retryEvent(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; eventId: string }): Promise<RetryQueued> {
+  const result = await retryOwnedEvent(ctx.orm.em.fork(), input.teamId, input.eventId);
   switch (result.kind) {
     case "not_found":
       throw new UserError("not_found", notFoundMessage("event", input.eventId));
@@ -41,9 +41,9 @@ export async function retryEvent(ctx: Pick<ServiceContext, "orm">, input: { user
 /** Every failed event of the endpoint back to pending, due now; answers how many. */
 export async function retryFailedEvents(
   ctx: Pick<ServiceContext, "orm">,
-  input: { userId: string; endpointId: string },
+  input: { teamId: string; endpointId: string },
 ): Promise<{ count: number; forwardingPaused: boolean; message: string }> {
-  const result = await retryFailedOfEndpoint(ctx.orm.em.fork(), input.userId, input.endpointId);
+  const result = await retryFailedOfEndpoint(ctx.orm.em.fork(), input.teamId, input.endpointId);
   if (!result) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
   const queued = `${result.count} failed event${result.count === 1 ? "" : "s"} queued`;
   return { ...result, message: result.forwardingPaused ? `${queued}, but ${PAUSED_NOTE}` : queued };
@@ -54,9 +54,9 @@ export async function retryFailedEvents(
  * scheduled retries, now due) are sent oldest first. Resuming an endpoint that is not paused
  * only restarts the count.
  */
-export async function resumeEndpoint(ctx: Pick<ServiceContext, "orm">, input: { userId: string; endpointId: string }): Promise<{ rescheduled: number }> {
+export async function resumeEndpoint(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; endpointId: string }): Promise<{ rescheduled: number }> {
   const em = ctx.orm.em.fork();
-  const result = await resumeOwnedEndpoint(em, input.userId, input.endpointId);
+  const result = await resumeOwnedEndpoint(em, input.teamId, input.endpointId);
   if (!result) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
   await announceEndpointChange(em, input.endpointId, "updated");
   return result;

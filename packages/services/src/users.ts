@@ -1,8 +1,9 @@
-import { emailSchema, passwordSchema, UserError, uuidv7 } from "@rehook/core";
+import { emailSchema, passwordSchema, personalTeamName, UserError, uuidv7 } from "@rehook/core";
 import { hashPassword } from "@rehook/auth";
 import { findUserByEmail, insertUser, DuplicateRowError, type EntityManager, type User } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
+import { insertTeamNamed } from "./teams.js";
 import { z } from "zod";
 
 const createUserInput = z.object({ email: emailSchema, password: passwordSchema, isAdmin: z.boolean().default(false) });
@@ -29,6 +30,8 @@ export async function createUser(
     const user = await ctx.orm.em.fork().transactional(async (em) => {
       const afterInsert = beforeInsert ? await beforeInsert(em) : undefined;
       const inserted = await insertUser(em, { id: uuidv7(), email, passwordHash, isAdmin });
+      // Every user owns a personal team from the start: their own endpoints live there.
+      await insertTeamNamed(em, { name: personalTeamName(email), ownerId: inserted.id, personal: true });
       await afterInsert?.(inserted.id);
       return inserted;
     });

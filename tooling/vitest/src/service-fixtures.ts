@@ -3,21 +3,29 @@ import { hashPassword } from "@rehook/auth";
 import { loadConfig, silentLogger, uuidv7, type Config } from "@rehook/core";
 import { insertUser } from "@rehook/db";
 import { openInfrastructure } from "@rehook/server";
-import { createApiKey, type Services, type UserView } from "@rehook/services";
+import { createApiKey, insertTeamNamed, type Actor, type Services, type UserView } from "@rehook/services";
 import { test as databaseTest } from "./fixtures.js";
 
 /**
  * The service graph as the server builds it, on the file's own database, with no HTTP server:
  * use cases, tRPC callers and API routes are tested through it directly.
  */
+export interface FixtureUser extends UserView {
+  teamId: string;
+  actor: Actor;
+}
+
 export interface ServiceFixtures {
   /** The configuration the graph was built from (loopback destinations allowed, logs off). */
   config: Config;
   /** The complete graph (`createServices`), with its delivery workers, job runner and bus running. File-scoped. */
   services: Services;
-  /** A user of the test's own (a fresh one per test, so tests never see each other's rows); its password is PASSWORD. */
-  user: UserView;
-  /** An API key of `user`: the key itself (shown once) and its id. */
+  /**
+   * A user of the test's own (a fresh one per test, so tests never see each other's rows); its
+   * password is PASSWORD. `teamId` is their personal team (they own it), `actor` them in it.
+   */
+  user: FixtureUser;
+  /** An API key of `user`'s personal team, role developer: the key itself (shown once) and its id. */
   apiKey: { key: string; id: string };
 }
 
@@ -50,11 +58,13 @@ export const test = databaseTest.extend<ServiceFixtures>({
   user: async ({ services }, use) => {
     passwordHash ??= hashPassword(PASSWORD);
     const email = `user-${randomBytes(6).toString("hex")}@example.com`;
-    const user = await insertUser(services.orm.em.fork(), { id: uuidv7(), email, passwordHash: await passwordHash });
-    await use({ id: user.id, email: user.email, isAdmin: user.isAdmin });
+    const em = services.orm.em.fork();
+    const user = await insertUser(em, { id: uuidv7(), email, passwordHash: await passwordHash });
+    const team = await insertTeamNamed(em, { name: email, ownerId: user.id, personal: true });
+    await use({ id: user.id, email: user.email, isAdmin: user.isAdmin, teamId: team.id, actor: { userId: user.id, teamId: team.id, role: "owner" } });
   },
   apiKey: async ({ services, user }, use) => {
-    const { key, apiKey } = await createApiKey(services, { userId: user.id, name: "test" });
+    const { key, apiKey } = await createApiKey(services, user.actor, { name: "test" });
     await use({ key, id: apiKey.id });
   },
 });

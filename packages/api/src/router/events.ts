@@ -25,6 +25,6 @@ export const eventsRouter = router({
   live: protectedProcedure.input(inputParser(eventFilterInput)).subscription(async ({ ctx, input, signal }) =>
     // Opened before tRPC starts the stream, so too many open streams ends it with TOO_MANY_REQUESTS
     // (sent as an error event on the stream: tRPC has already answered 200 by then).
-    checked(await openLiveEvents(ctx.services, { userId: ctx.user.id, filter: input, signal: signal ?? new AbortController().signal })),
+    checked(await openLiveEvents(ctx.services, { teamId: ctx.actor.teamId, userId: ctx.actor.userId, filter: input, signal: signal ?? new AbortController().signal })),
   ),
 });

@@ -15,9 +15,34 @@ export interface User {
   createdAt: Date;
 }
 
+/** Who may do what in a team, weakest first (see @rehook/core roles). */
+export type StoredRole = "viewer" | "developer" | "admin" | "owner";
+
+/** Owns endpoints (and their events), API keys, invites and chat-notification settings. */
+export interface Team {
+  id: string;
+  name: string;
+  slug: string;
+  /** The user this team was made for on upgrade or sign-up (their personal team); null for teams made by hand. */
+  personalOf: User | null;
+  createdAt: Date;
+}
+
+export interface TeamMember {
+  team: Team;
+  user: User;
+  role: StoredRole;
+  createdAt: Date;
+  /** The last request this member made in this team (dashboard, key or stream), to the minute. */
+  lastActiveAt: Date | null;
+}
+
 export interface Invite {
   id: string;
   createdBy: User;
+  /** The team the link adds its user to (null: a sign-up-only link made before teams). */
+  team: Team | null;
+  role: StoredRole | null;
   /** SHA-256 of the link's token: the token itself is shown once. */
   tokenHash: Buffer;
   createdAt: Date;
@@ -36,7 +61,7 @@ export interface Session {
 
 export interface Endpoint {
   id: string;
-  user: User;
+  team: Team;
   name: string;
   slug: string;
   destinationUrl: string | null;
@@ -155,7 +180,8 @@ export interface ReplayAttempt {
 
 export interface ReplayJob {
   id: string;
-  user: User;
+  team: Team;
+  createdBy: User | null;
   endpoint: Endpoint;
   environment: string;
   customUrl: string | null;
@@ -219,7 +245,10 @@ export interface Job {
 
 export interface ApiKey {
   id: string;
+  team: Team;
+  /** Who made it: its role is at most theirs, and it is revoked when they leave the team. */
   user: User;
+  role: StoredRole;
   name: string;
   /** The first characters of the key, shown in lists so a user can tell keys apart. */
   prefix: string;
@@ -231,7 +260,7 @@ export interface ApiKey {
 }
 
 export interface NotificationSettings {
-  user: User;
+  team: Team;
   enabled: boolean;
   webhookUrl: string | null;
   triggers: string[];
@@ -246,7 +275,7 @@ export interface NotificationSettings {
 
 export interface NotificationOutbox {
   id: string;
-  user: User;
+  team: Team;
   eventId: string;
   trigger: string;
   createdAt: Date;
@@ -267,12 +296,39 @@ export const UserEntity = new EntitySchema<User>({
   },
 });
 
+export const TeamEntity = new EntitySchema<Team>({
+  name: "Team",
+  tableName: "teams",
+  properties: {
+    id: { type: "uuid", primary: true },
+    name: { type: "text" },
+    slug: { type: "text", unique: "teams_slug_unique" },
+    personalOf: { kind: "m:1", entity: () => UserEntity, deleteRule: "set null", nullable: true, unique: "teams_personal_of_id_unique" },
+    createdAt,
+  },
+});
+
+export const TeamMemberEntity = new EntitySchema<TeamMember>({
+  name: "TeamMember",
+  tableName: "team_members",
+  checks: [{ name: "team_members_role_check", expression: "role in ('viewer', 'developer', 'admin', 'owner')" }],
+  properties: {
+    team: { kind: "m:1", entity: () => TeamEntity, primary: true, deleteRule: "cascade" },
+    user: { kind: "m:1", entity: () => UserEntity, primary: true, deleteRule: "cascade", index: "team_members_user_id_index" },
+    role: { type: "text" },
+    createdAt,
+    lastActiveAt: { ...timestamp, nullable: true },
+  },
+});
+
 export const InviteEntity = new EntitySchema<Invite>({
   name: "Invite",
   tableName: "invites",
   properties: {
     id: { type: "uuid", primary: true },
     createdBy: { kind: "m:1", entity: () => UserEntity, deleteRule: "cascade", index: "invites_created_by_id_index" },
+    team: { kind: "m:1", entity: () => TeamEntity, deleteRule: "cascade", nullable: true, index: "invites_team_id_index" },
+    role: { type: "text", nullable: true },
     tokenHash: { type: "blob", unique: "invites_token_hash_unique" },
     createdAt,
     expiresAt: { ...timestamp },
@@ -297,7 +353,7 @@ export const EndpointEntity = new EntitySchema<Endpoint>({
   tableName: "endpoints",
   properties: {
     id: { type: "uuid", primary: true },
-    user: { kind: "m:1", entity: () => UserEntity, deleteRule: "cascade", index: "endpoints_user_id_index" },
+    team: { kind: "m:1", entity: () => TeamEntity, deleteRule: "cascade", index: "endpoints_team_id_index" },
     name: { type: "text" },
     slug: { type: "text", unique: "endpoints_slug_unique" },
     destinationUrl: { type: "text", nullable: true },
@@ -422,10 +478,11 @@ export const ReplayAttemptEntity = new EntitySchema<ReplayAttempt>({
 export const ReplayJobEntity = new EntitySchema<ReplayJob>({
   name: "ReplayJob",
   tableName: "replay_jobs",
-  indexes: [{ name: "replay_jobs_user_id_index", properties: ["user", "id"] }],
+  indexes: [{ name: "replay_jobs_team_id_index", properties: ["team", "id"] }],
   properties: {
     id: { type: "uuid", primary: true },
-    user: { kind: "m:1", entity: () => UserEntity, deleteRule: "cascade" },
+    team: { kind: "m:1", entity: () => TeamEntity, deleteRule: "cascade" },
+    createdBy: { kind: "m:1", entity: () => UserEntity, deleteRule: "set null", nullable: true },
     endpoint: { kind: "m:1", entity: () => EndpointEntity, deleteRule: "cascade", index: "replay_jobs_endpoint_id_index" },
     environment: { type: "text" },
     customUrl: { type: "text", nullable: true },
@@ -513,9 +570,12 @@ export const JobEntity = new EntitySchema<Job>({
 export const ApiKeyEntity = new EntitySchema<ApiKey>({
   name: "ApiKey",
   tableName: "api_keys",
+  checks: [{ name: "api_keys_role_check", expression: "role in ('viewer', 'developer', 'admin', 'owner')" }],
   properties: {
     id: { type: "uuid", primary: true },
+    team: { kind: "m:1", entity: () => TeamEntity, deleteRule: "cascade", index: "api_keys_team_id_index" },
     user: { kind: "m:1", entity: () => UserEntity, deleteRule: "cascade", index: "api_keys_user_id_index" },
+    role: { type: "text" },
     name: { type: "text" },
     prefix: { type: "text" },
     keyHash: { type: "blob", unique: "api_keys_key_hash_unique" },
@@ -529,7 +589,7 @@ export const NotificationSettingsEntity = new EntitySchema<NotificationSettings>
   name: "NotificationSettings",
   tableName: "notification_settings",
   properties: {
-    user: { kind: "1:1", entity: () => UserEntity, primary: true, deleteRule: "cascade", owner: true },
+    team: { kind: "1:1", entity: () => TeamEntity, primary: true, deleteRule: "cascade", owner: true },
     enabled: { type: "boolean", default: false },
     webhookUrl: { type: "text", nullable: true },
     triggers: { type: "text[]", default: "{failed}" },
@@ -544,10 +604,10 @@ export const NotificationSettingsEntity = new EntitySchema<NotificationSettings>
 export const NotificationOutboxEntity = new EntitySchema<NotificationOutbox>({
   name: "NotificationOutbox",
   tableName: "notification_outbox",
-  indexes: [{ name: "notification_outbox_user_id_index", properties: ["user", "id"] }],
+  indexes: [{ name: "notification_outbox_team_id_index", properties: ["team", "id"] }],
   properties: {
     id: { type: BigIntType, primary: true, autoincrement: true },
-    user: { kind: "m:1", entity: () => UserEntity, deleteRule: "cascade" },
+    team: { kind: "m:1", entity: () => TeamEntity, deleteRule: "cascade" },
     eventId: { type: "uuid" },
     trigger: { type: "text" },
     createdAt,
@@ -557,6 +617,8 @@ export const NotificationOutboxEntity = new EntitySchema<NotificationOutbox>({
 /** The explicit entity list (no folder scanning, no decorators). */
 export const entities = [
   UserEntity,
+  TeamEntity,
+  TeamMemberEntity,
   SessionEntity,
   EndpointEntity,
   EventEntity,

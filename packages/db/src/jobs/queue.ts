@@ -74,11 +74,11 @@ export interface NewJob {
 
 const enqueueValues = (job: NewJob) => [job.kind, job.key, job.payload === undefined ? null : JSON.stringify(job.payload), job.runInMs ?? 0];
 
-/** The same, for a `users` query's user_id column (the notifier's one job per user), inside a larger statement. */
+/** The same, for a `users` query's team_id column (the notifier's one job per user), inside a larger statement. */
 export const enqueueNotifyJobs = (users: string) => `
 insert into jobs (kind, key, run_at)
-select 'notify', u.user_id::text, greatest(now(), coalesce(n.next_post_at, now()))
-from (select distinct user_id from (${users}) x) u left join notification_settings n on n.user_id = u.user_id
+select 'notify', u.team_id::text, greatest(now(), coalesce(n.next_post_at, now()))
+from (select distinct team_id from (${users}) x) u left join notification_settings n on n.team_id = u.team_id
 on conflict (kind, key) do update set again = true`;
 
 export async function enqueueJob(pool: Pool, job: NewJob): Promise<void> {

@@ -17,6 +17,7 @@ import { Migration20261127000000_ingress_control } from "./Migration202611270000
 import { Migration20261128000000_event_search } from "./Migration20261128000000_event_search.js";
 import { Migration20261129000000_event_answers } from "./Migration20261129000000_event_answers.js";
 import { Migration20261130000000_search_paths } from "./Migration20261130000000_search_paths.js";
+import { Migration20261201000000_teams } from "./Migration20261201000000_teams.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261128000000_event_search", class: Migration20261128000000_event_search },
   { name: "Migration20261129000000_event_answers", class: Migration20261129000000_event_answers },
   { name: "Migration20261130000000_search_paths", class: Migration20261130000000_search_paths },
+  { name: "Migration20261201000000_teams", class: Migration20261201000000_teams },
 ];

@@ -218,7 +218,7 @@ export interface CompletedEvent {
   id: string;
   endpointId: string;
   /** The endpoint's owner: live feeds filter the bus by it without a query. */
-  userId: string;
+  teamId: string;
   /** delivered or failed, or pending with a retry scheduled. */
   status: EventStatus;
 }
@@ -308,13 +308,13 @@ tallies as (
   from attempted group by endpoint_id
 ),
 locked as (
-  select p.id, p.user_id, p.consecutive_failures, p.pause_after_failures, p.forwarding_paused_at from endpoints p
+  select p.id, p.team_id, p.consecutive_failures, p.pause_after_failures, p.forwarding_paused_at from endpoints p
   where p.id in (select endpoint_id from tallies)
   order by p.id
   for no key update
 ),
 judged as (
-  select t.*, l.user_id, c.consecutive,
+  select t.*, l.team_id, c.consecutive,
          l.pause_after_failures is not null and l.forwarding_paused_at is null and c.consecutive >= l.pause_after_failures as trips
   from tallies t join locked l on l.id = t.endpoint_id,
        lateral (select case when t.any_delivered then t.failures else l.consecutive_failures + t.failures end as consecutive) c
@@ -330,22 +330,22 @@ counted as (
 ),
 -- Chat notifications for these statuses are due in the same transaction (outbox); final outcomes only.
 notify as (
-  insert into notification_outbox (user_id, event_id, trigger)
-  select n.user_id, u.id, u.status
-  from updated u join endpoints p on p.id = u.endpoint_id join notification_settings n on n.user_id = p.user_id
+  insert into notification_outbox (team_id, event_id, trigger)
+  select n.team_id, u.id, u.status
+  from updated u join endpoints p on p.id = u.endpoint_id join notification_settings n on n.team_id = p.team_id
   where n.enabled and n.paused_reason is null and u.status = any(n.triggers)
   union all
   -- A tripped breaker is always announced when notifications are on (whatever the triggers).
-  select n.user_id, j.last_failed_id, 'paused'
-  from judged j join notification_settings n on n.user_id = j.user_id
+  select n.team_id, j.last_failed_id, 'paused'
+  from judged j join notification_settings n on n.team_id = j.team_id
   where j.trips and n.enabled and n.paused_reason is null
-  returning user_id
+  returning team_id
 ),
-notify_jobs as (${enqueueNotifyJobs("select user_id from notify")}),
-stored as (select u.id, u.endpoint_id, p.user_id, u.status from updated u join endpoints p on p.id = u.endpoint_id),
+notify_jobs as (${enqueueNotifyJobs("select team_id from notify")}),
+stored as (select u.id, u.endpoint_id, p.team_id, u.status from updated u join endpoints p on p.id = u.endpoint_id),
 -- The live feeds of every instance hear of the new statuses (event.status) at commit, as they hear of captures.
 ${announceEventsCte({ rows: "stored", type: "event.status", status: "status", channel: BUS_CHANNEL_LITERAL })}
-select s.id, s.endpoint_id, s.user_id, s.status, coalesce(j.trips, false) as paused_now, (select count(*) from announced) as announced
+select s.id, s.endpoint_id, s.team_id, s.status, coalesce(j.trips, false) as paused_now, (select count(*) from announced) as announced
 from stored s left join judged j on j.endpoint_id = s.endpoint_id`;
 
 /** How a failed attempt reads in the breaker's paused_reason. */
@@ -382,7 +382,7 @@ export async function completeEvents(pool: Pool, outcomes: DeliveryOutcome[]): P
     }
     return row;
   });
-  const result = await pool.query<{ id: string; endpoint_id: string; user_id: string; status: EventStatus; paused_now: boolean }>({
+  const result = await pool.query<{ id: string; endpoint_id: string; team_id: string; status: EventStatus; paused_now: boolean }>({
     name: "rehook_complete_events",
     text: COMPLETE,
     values: [JSON.stringify(rows), Buffer.concat(bodies, offset)],
@@ -390,7 +390,7 @@ export async function completeEvents(pool: Pool, outcomes: DeliveryOutcome[]): P
   return result.rows.map((row) => ({
     id: row.id,
     endpointId: row.endpoint_id,
-    userId: row.user_id,
+    teamId: row.team_id,
     status: row.status,
     ...(row.paused_now ? { pausedNow: true } : {}),
   }));

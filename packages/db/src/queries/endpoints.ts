@@ -1,13 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { isUuid, retryPolicyFromColumns, type CustomResponse, type HandshakeRule, type RetryPolicy } from "@rehook/core";
-import { EndpointEntity, UserEntity, type Endpoint, type StoredVerification } from "../entities/index.js";
+import { EndpointEntity, TeamEntity, type Endpoint, type StoredVerification } from "../entities/index.js";
 import { insertingInto } from "../duplicate-row.js";
 import { BUS_CHANNEL } from "../event-bus.js";
 import { enqueueJobWith } from "../jobs/queue.js";
 
 export interface NewEndpoint {
   id: string;
-  userId: string;
+  teamId: string;
   name: string;
   slug: string;
   destinationUrl: string | null;
@@ -26,7 +26,7 @@ export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Pro
   const now = new Date();
   const endpoint = em.create(EndpointEntity, {
     id: input.id,
-    user: em.getReference(UserEntity, input.userId),
+    team: em.getReference(TeamEntity, input.teamId),
     name: input.name,
     slug: input.slug,
     destinationUrl: input.destinationUrl,
@@ -67,41 +67,41 @@ export function endpointRetryPolicy(endpoint: Pick<Endpoint, "retryMaxAttempts" 
 export type EndpointRef = { id: string } | { slug: string };
 
 
-function refFilter(userId: string, ref: EndpointRef) {
-  return "id" in ref ? { id: ref.id, user: userId } : { slug: ref.slug, user: userId };
+function refFilter(teamId: string, ref: EndpointRef) {
+  return "id" in ref ? { id: ref.id, team: teamId } : { slug: ref.slug, team: teamId };
 }
 
-export async function findEndpointBySlug(em: EntityManager, userId: string, slug: string): Promise<Endpoint | null> {
-  return em.findOne(EndpointEntity, { slug, user: userId });
+export async function findEndpointBySlug(em: EntityManager, teamId: string, slug: string): Promise<Endpoint | null> {
+  return em.findOne(EndpointEntity, { slug, team: teamId });
 }
 
 /** The user's endpoint, or null when it is missing or someone else's (callers answer the same). */
-export async function findOwnedEndpoint(em: EntityManager, userId: string, ref: EndpointRef): Promise<Endpoint | null> {
+export async function findOwnedEndpoint(em: EntityManager, teamId: string, ref: EndpointRef): Promise<Endpoint | null> {
   if ("id" in ref && !isUuid(ref.id)) return null;
-  return em.findOne(EndpointEntity, refFilter(userId, ref));
+  return em.findOne(EndpointEntity, refFilter(teamId, ref));
 }
 
-export async function listEndpointsOf(em: EntityManager, userId: string): Promise<Endpoint[]> {
-  return em.find(EndpointEntity, { user: userId }, { orderBy: { createdAt: "asc", id: "asc" } });
+export async function listEndpointsOf(em: EntityManager, teamId: string): Promise<Endpoint[]> {
+  return em.find(EndpointEntity, { team: teamId }, { orderBy: { createdAt: "asc", id: "asc" } });
 }
 
 /** The job runner's kind for purging a deleted endpoint's events (the key is the endpoint's id). */
 export const ENDPOINT_PURGE_JOB = "purge_endpoint";
 
 /**
- * Deletes an endpoint owned by `userId` at once; its events are purged in the background,
+ * Deletes an endpoint owned by `teamId` at once; its events are purged in the background,
  * in bounded batches, by a purge_endpoint job that commits with the delete. The endpoint row
  * goes first: that waits for capture batches holding it and makes later ones find nothing
  * (404), so no event can arrive for it afterwards. Until the purge ends its events are
  * orphans nobody can list or open: every read joins the endpoint and its owner.
  * Returns the deleted endpoint's id, or undefined when the user has no such endpoint.
  */
-export async function deleteOwnedEndpoint(em: EntityManager, userId: string, ref: EndpointRef): Promise<string | undefined> {
+export async function deleteOwnedEndpoint(em: EntityManager, teamId: string, ref: EndpointRef): Promise<string | undefined> {
   if ("id" in ref && !isUuid(ref.id)) return undefined;
   return em.transactional(async (tx) => {
-    const deleted = await tx.execute<Array<{ id: string }>>(`delete from endpoints where ${"id" in ref ? "id" : "slug"} = ? and user_id = ? returning id`, [
+    const deleted = await tx.execute<Array<{ id: string }>>(`delete from endpoints where ${"id" in ref ? "id" : "slug"} = ? and team_id = ? returning id`, [
       "id" in ref ? ref.id : ref.slug,
-      userId,
+      teamId,
     ]);
     const endpointId = deleted[0]?.id;
     if (!endpointId) return undefined;
@@ -132,8 +132,8 @@ export type EndpointChanges = Partial<
 >;
 
 /** Applies changes to the user's endpoint; null when it has no such endpoint. */
-export async function updateOwnedEndpoint(em: EntityManager, userId: string, ref: EndpointRef, changes: EndpointChanges): Promise<Endpoint | null> {
-  const endpoint = await findOwnedEndpoint(em, userId, ref);
+export async function updateOwnedEndpoint(em: EntityManager, teamId: string, ref: EndpointRef, changes: EndpointChanges): Promise<Endpoint | null> {
+  const endpoint = await findOwnedEndpoint(em, teamId, ref);
   if (!endpoint) return null;
   // A new signature rule gets a new version: capture batches checked under the old one are redone.
   const verificationVersion = changes.verification !== undefined ? { verificationVersion: endpoint.verificationVersion + 1 } : {};

@@ -22,7 +22,7 @@ export interface ActivityBucketCounts {
  */
 const ACTIVITY = `
 with scope as (
-  select id from endpoints where user_id = ? and (?::uuid is null or id = ?::uuid)
+  select id from endpoints where team_id = ? and (?::uuid is null or id = ?::uuid)
 ),
 counts as (
   select floor((extract(epoch from m.minute) * 1000 - ?::float8) / ?::float8)::int as i,
@@ -42,7 +42,7 @@ select (select count(*) from scope)::int as endpoints,
        (select coalesce(json_agg(l), '[]') from latencies l) as latencies`;
 
 export interface ActivityQuery {
-  userId: string;
+  teamId: string;
   /** One of the user's endpoints; unset: all of them. */
   endpointId?: string | null;
   /** The first bucket's start, epoch ms. */
@@ -66,7 +66,7 @@ export async function eventActivity(em: EntityManager, query: ActivityQuery): Pr
       counts: Array<{ i: number; captured: number; delivered: number; failed: number }>;
       latencies: Array<{ i: number; bucket: number; n: number }>;
     }>
-  >(ACTIVITY, [query.userId, endpointId, endpointId, ...range, ...range]);
+  >(ACTIVITY, [query.teamId, endpointId, endpointId, ...range, ...range]);
   const row = rows[0]!;
   if (endpointId !== null && row.endpoints === 0) return null;
   const buckets = Array.from({ length: query.points }, () => ({ captured: 0, delivered: 0, failed: 0, latencies: Array<number>(LATENCY_BUCKETS).fill(0) }));

@@ -4,9 +4,9 @@ import { withTransaction, type Pool } from "../pool.js";
 import type { EventPartition } from "../partitions.js";
 
 /** The user's events matching an endpoint and a status, exactly, from event_counts (a few rows, whatever the number of events). */
-export async function countOwnedEvents(em: EntityManager, userId: string, filter: { endpointId?: string; status?: EventStatus | string | null }): Promise<number> {
-  const where = ["p.user_id = ?"];
-  const params: unknown[] = [userId];
+export async function countOwnedEvents(em: EntityManager, teamId: string, filter: { endpointId?: string; status?: EventStatus | string | null }): Promise<number> {
+  const where = ["p.team_id = ?"];
+  const params: unknown[] = [teamId];
   if (filter.endpointId) (where.push("c.endpoint_id = ?"), params.push(filter.endpointId));
   if (filter.status) (where.push("c.status = ?"), params.push(filter.status));
   const rows = await em
@@ -16,7 +16,7 @@ export async function countOwnedEvents(em: EntityManager, userId: string, filter
 }
 
 /*
- * Per endpoint of the user: its exact event total from event_counts (a few delta rows each)
+ * Per endpoint of the team: its exact event total from event_counts (a few delta rows each)
  * and its newest event's id, one backward step on the (endpoint_id, id) index per endpoint
  * (per partition), never a scan of the events.
  */
@@ -25,7 +25,7 @@ const ENDPOINT_EVENT_STATS = `
   from endpoints p
   left join lateral (select sum(n) as n from event_counts where endpoint_id = p.id) c on true
   left join lateral (select e.id from events e where e.endpoint_id = p.id order by e.id desc limit 1) l on true
-  where p.user_id = ?`;
+  where p.team_id = ?`;
 
 export interface EndpointEventStats {
   eventCount: number;
@@ -34,8 +34,8 @@ export interface EndpointEventStats {
 }
 
 /** Each of the user's endpoints' event total and newest event, by endpoint id. */
-export async function endpointEventStats(em: EntityManager, userId: string): Promise<Map<string, EndpointEventStats>> {
-  const rows = await em.getConnection().execute<Array<{ endpoint_id: string; n: string; last_id: string | null }>>(ENDPOINT_EVENT_STATS, [userId]);
+export async function endpointEventStats(em: EntityManager, teamId: string): Promise<Map<string, EndpointEventStats>> {
+  const rows = await em.getConnection().execute<Array<{ endpoint_id: string; n: string; last_id: string | null }>>(ENDPOINT_EVENT_STATS, [teamId]);
   return new Map(rows.map((row) => [row.endpoint_id, { eventCount: Number(row.n), lastEventId: row.last_id }]));
 }
 
@@ -97,15 +97,15 @@ const PURGE_ENDPOINT_BATCH = purgeStatement("select id from events where endpoin
 const PURGE_DEFAULT_BATCH = purgeStatement("select id from events_default where id < $1 limit $2");
 
 /** The user's event $1 (the join makes another user's id delete nothing). */
-const DELETE_OWNED_EVENT = purgeStatement("select e.id from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.user_id = ?");
+const DELETE_OWNED_EVENT = purgeStatement("select e.id from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ?");
 
 /**
  * Deletes one of the user's events, its delivery and replay attempts (by cascade), and takes
  * it out of the counts, in one statement. False when the user has no such event.
  */
-export async function deleteOwnedEvent(em: EntityManager, userId: string, eventId: string): Promise<boolean> {
+export async function deleteOwnedEvent(em: EntityManager, teamId: string, eventId: string): Promise<boolean> {
   if (!isUuid(eventId)) return false;
-  const rows = await em.getConnection().execute<Array<{ deleted: string }>>(DELETE_OWNED_EVENT, [eventId, userId]);
+  const rows = await em.getConnection().execute<Array<{ deleted: string }>>(DELETE_OWNED_EVENT, [eventId, teamId]);
   return Number(rows[0]?.deleted ?? 0) > 0;
 }
 

@@ -256,8 +256,8 @@ function filterConditions(filter: Omit<EventFilter, "search">, except?: KeyedCol
 }
 
 /** The user's endpoints (or the one filtered), as conditions on `p`. */
-function endpointConditions(userId: string, filter: EventFilter): { sql: string[]; params: unknown[] } {
-  return filter.endpointId ? { sql: ["p.user_id = ?", "p.id = ?"], params: [userId, filter.endpointId] } : { sql: ["p.user_id = ?"], params: [userId] };
+function endpointConditions(teamId: string, filter: EventFilter): { sql: string[]; params: unknown[] } {
+  return filter.endpointId ? { sql: ["p.team_id = ?", "p.id = ?"], params: [teamId, filter.endpointId] } : { sql: ["p.team_id = ?"], params: [teamId] };
 }
 
 const NIL_UUID = "00000000-0000-0000-0000-000000000000";
@@ -302,9 +302,9 @@ function endpointScan(filter: Omit<EventFilter, "search">): { sql: string[]; par
  * The user's events, newest first: the newest `limit` of each endpoint (endpointScan), merged.
  * The cost is that of the page, not of the events before it, whatever their number.
  */
-function eventPageQuery(userId: string, filter: Omit<EventFilter, "search">, limit: number): { sql: string; params: unknown[] } {
+function eventPageQuery(teamId: string, filter: Omit<EventFilter, "search">, limit: number): { sql: string; params: unknown[] } {
   const scan = endpointScan(filter);
-  const endpoints = endpointConditions(userId, filter);
+  const endpoints = endpointConditions(teamId, filter);
   return {
     sql: `select ${SUMMARY_COLUMNS}
           from endpoints p
@@ -317,10 +317,10 @@ function eventPageQuery(userId: string, filter: Omit<EventFilter, "search">, lim
 }
 
 /** A keyset page of the user's events, newest first: the thousandth page costs what the first does. */
-export async function listEventSummaries(em: EntityManager, userId: string, filter: EventFilter, limit: number): Promise<EventSummary[]> {
+export async function listEventSummaries(em: EntityManager, teamId: string, filter: EventFilter, limit: number): Promise<EventSummary[]> {
   // A search without a start reads from the first event (services gives it a day's window).
-  if (filter.search) return searchEventSummaries(em, userId, { ...filter, receivedAfter: filter.receivedAfter ?? new Date(0), search: filter.search }, limit);
-  const { sql, params } = eventPageQuery(userId, filter, limit);
+  if (filter.search) return searchEventSummaries(em, teamId, { ...filter, receivedAfter: filter.receivedAfter ?? new Date(0), search: filter.search }, limit);
+  const { sql, params } = eventPageQuery(teamId, filter, limit);
   // The planner knows little of a row range's size and may think an endpoint's matches few
   // enough to collect and sort; for a busy endpoint and a deep offset that is every event it
   // has (17 s at 10M). Sorting priced out, each endpoint is read in index order, up to the page.
@@ -348,8 +348,8 @@ export const SEARCH_SLICES_AT_ONCE = 2;
  * primary key: a search with many matches reads the newest slices only, one with few reads
  * every slice it cannot read through the index.
  */
-async function searchEventSummaries(em: EntityManager, userId: string, filter: EventFilter & { receivedAfter: Date; search: string }, limit: number): Promise<EventSummary[]> {
-  const endpoints = endpointConditions(userId, filter);
+async function searchEventSummaries(em: EntityManager, teamId: string, filter: EventFilter & { receivedAfter: Date; search: string }, limit: number): Promise<EventSummary[]> {
+  const endpoints = endpointConditions(teamId, filter);
   const owned = await em.getConnection().execute<Array<{ id: string }>>(`select p.id from endpoints p where ${endpoints.sql.join(" and ")}`, endpoints.params);
   if (owned.length === 0) return [];
   const endpointIds = `{${owned.map((row) => row.id).join(",")}}`;
@@ -468,8 +468,8 @@ async function searchEventSummaries(em: EntityManager, userId: string, filter: E
 export const MAX_EVENT_OFFSET = 10_000;
 
 /** An offset page (offset at most MAX_EVENT_OFFSET): the newest offset + limit are read, the first offset dropped. */
-export async function listEventSummariesAt(em: EntityManager, userId: string, filter: EventFilter, limit: number, offset: number): Promise<EventSummary[]> {
-  const rows = await listEventSummaries(em, userId, filter, offset + limit);
+export async function listEventSummariesAt(em: EntityManager, teamId: string, filter: EventFilter, limit: number, offset: number): Promise<EventSummary[]> {
+  const rows = await listEventSummaries(em, teamId, filter, offset + limit);
   return rows.slice(offset);
 }
 
@@ -477,9 +477,9 @@ export async function listEventSummariesAt(em: EntityManager, userId: string, fi
 export const COUNT_CAP = 10_000;
 
 /** How many of the user's events match, counted up to COUNT_CAP + 1 (filters event_counts cannot answer). */
-export async function countMatchingEventsCapped(em: EntityManager, userId: string, filter: Omit<EventFilter, "search">): Promise<{ total: number; capped: boolean }> {
+export async function countMatchingEventsCapped(em: EntityManager, teamId: string, filter: Omit<EventFilter, "search">): Promise<{ total: number; capped: boolean }> {
   const scan = endpointScan(filter);
-  const endpoints = endpointConditions(userId, filter);
+  const endpoints = endpointConditions(teamId, filter);
   // Unordered: endpoint after endpoint, the count stops at the cap (no merge, no sort); the
   // scan's row range still leads the planner to the endpoint's own index.
   const rows = await em.getConnection().execute<Array<{ n: string }>>(
@@ -496,16 +496,16 @@ export async function countMatchingEventsCapped(em: EntityManager, userId: strin
 }
 
 /** The feed rows for these ids that belong to the user (for live updates). */
-export async function eventSummariesByIds(em: EntityManager, userId: string, ids: string[]): Promise<EventSummary[]> {
+export async function eventSummariesByIds(em: EntityManager, teamId: string, ids: string[]): Promise<EventSummary[]> {
   const valid = ids.filter((id) => isUuid(id));
   if (valid.length === 0) return [];
   const rows = await em.getConnection().execute<SummaryRow[]>(
     `select ${SUMMARY_COLUMNS}
      from events e join endpoints p on p.id = e.endpoint_id
-     where e.id = any(?::uuid[]) and p.user_id = ?
+     where e.id = any(?::uuid[]) and p.team_id = ?
      order by e.id desc`,
     // An array literal: the query builder would spread a JS array into a list of parameters.
-    [`{${valid.join(",")}}`, userId],
+    [`{${valid.join(",")}}`, teamId],
   );
   return markResolvedByReplay(em, rows.map(toSummary));
 }
@@ -538,7 +538,7 @@ export interface EventDetail extends EventSummary {
 }
 
 /** One of the user's events with the first `previewBytes` of its body; null when it is missing or someone else's. */
-export async function findOwnedEvent(em: EntityManager, userId: string, eventId: string, previewBytes: number): Promise<EventDetail | null> {
+export async function findOwnedEvent(em: EntityManager, teamId: string, eventId: string, previewBytes: number): Promise<EventDetail | null> {
   if (!isUuid(eventId)) return null;
   const rows = await em.getConnection().execute<
     Array<
@@ -571,8 +571,8 @@ export async function findOwnedEvent(em: EntityManager, userId: string, eventId:
             (select count(*) from replay_attempts r where r.event_id = e.id) as replay_count,
             e.status = 'failed' and ${RESOLVED_BY_REPLAY} as resolved_by_replay
      from events e join endpoints p on p.id = e.endpoint_id
-     where e.id = ? and p.user_id = ?`,
-    [previewBytes, eventId, userId],
+     where e.id = ? and p.team_id = ?`,
+    [previewBytes, eventId, teamId],
   );
   const row = rows[0];
   if (!row) return null;
@@ -640,24 +640,24 @@ const toAttempt = (row: AttemptRow): DeliveryAttemptSummary => ({
 export const MAX_LISTED_ATTEMPTS = 100;
 
 /** The recorded attempts of one of the user's events, first to last (empty for someone else's). */
-export async function ownedEventAttempts(em: EntityManager, userId: string, eventId: string): Promise<DeliveryAttemptSummary[]> {
+export async function ownedEventAttempts(em: EntityManager, teamId: string, eventId: string): Promise<DeliveryAttemptSummary[]> {
   if (!isUuid(eventId)) return [];
   const rows = await em.getConnection().execute<AttemptRow[]>(
     // The newest attempts when there are more than the list holds, shown oldest first.
     `select * from (
        select a.id, a.attempt, a.started_at, a.latency_ms, a.response_status, a.error, a.outcome
        from delivery_attempts a join events e on e.id = a.event_id join endpoints p on p.id = e.endpoint_id
-       where a.event_id = ? and p.user_id = ?
+       where a.event_id = ? and p.team_id = ?
        order by a.attempt desc, a.id desc
        limit ?
      ) newest order by attempt, id`,
-    [eventId, userId, MAX_LISTED_ATTEMPTS],
+    [eventId, teamId, MAX_LISTED_ATTEMPTS],
   );
   return rows.map(toAttempt);
 }
 
 /** One attempt of one of the user's events with its answer, the body up to `previewBytes`; null when missing or someone else's. */
-export async function findOwnedAttempt(em: EntityManager, userId: string, eventId: string, attempt: number, previewBytes: number): Promise<DeliveryAttemptDetail | null> {
+export async function findOwnedAttempt(em: EntityManager, teamId: string, eventId: string, attempt: number, previewBytes: number): Promise<DeliveryAttemptDetail | null> {
   if (!isUuid(eventId)) return null;
   const rows = await em.getConnection().execute<
     Array<AttemptRow & { response_headers: HeaderList | string | null; body_preview: Buffer | null; body_bytes: number | null; response_truncated: boolean }>
@@ -665,10 +665,10 @@ export async function findOwnedAttempt(em: EntityManager, userId: string, eventI
     `select a.attempt, a.started_at, a.latency_ms, a.response_status, a.error, a.outcome, a.response_headers,
             substring(a.response_body from 1 for ?) as body_preview, octet_length(a.response_body) as body_bytes, a.response_truncated
      from delivery_attempts a join events e on e.id = a.event_id join endpoints p on p.id = e.endpoint_id
-     where a.event_id = ? and a.attempt = ? and p.user_id = ?
+     where a.event_id = ? and a.attempt = ? and p.team_id = ?
      order by a.id desc
      limit 1`,
-    [previewBytes, eventId, attempt, userId],
+    [previewBytes, eventId, attempt, teamId],
   );
   const row = rows[0];
   if (!row) return null;
@@ -686,26 +686,26 @@ export async function findOwnedAttempt(em: EntityManager, userId: string, eventI
  */
 export async function findOwnedEventBody(
   em: EntityManager,
-  userId: string,
+  teamId: string,
   eventId: string,
 ): Promise<{ sizeBytes: number; contentType: string | null; contentEncoding: string | null } | null> {
   if (!isUuid(eventId)) return null;
   const rows = await em.getConnection().execute<Array<{ body_bytes: number; content_type: string | null; content_encoding: string | null }>>(
     `select octet_length(e.body) as body_bytes, e.content_type,
             (select string_agg(h->>1, ', ') from json_array_elements(e.headers) h where lower(h->>0) = 'content-encoding') as content_encoding
-     from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.user_id = ?`,
-    [eventId, userId],
+     from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ?`,
+    [eventId, teamId],
   );
   const row = rows[0];
   return row ? { sizeBytes: row.body_bytes, contentType: row.content_type, contentEncoding: row.content_encoding } : null;
 }
 
 /** `length` bytes of the user's event body from `offset` (fewer at its end); null when the event is gone. */
-export async function ownedEventBodySlice(em: EntityManager, userId: string, eventId: string, offset: number, length: number): Promise<Buffer | null> {
+export async function ownedEventBodySlice(em: EntityManager, teamId: string, eventId: string, offset: number, length: number): Promise<Buffer | null> {
   if (!isUuid(eventId)) return null;
   const rows = await em.getConnection().execute<Array<{ slice: Buffer }>>(
-    `select substring(e.body from ? for ?) as slice from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.user_id = ?`,
-    [offset + 1, length, eventId, userId],
+    `select substring(e.body from ? for ?) as slice from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ?`,
+    [offset + 1, length, eventId, teamId],
   );
   return rows[0]?.slice ?? null;
 }
@@ -738,18 +738,18 @@ const FULL_COLUMNS = `${CAPTURED_REQUEST_COLUMNS}, e.source, e.event_type, e.rec
  */
 export async function fullEventsAfter(
   em: EntityManager,
-  userId: string,
+  teamId: string,
   endpointId: string,
   afterId: string,
   limit: number,
   maxBytes = BODY_BYTES_PER_READ,
 ): Promise<FullEvent[]> {
   const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
-                      where p.user_id = ? and e.endpoint_id = ? and e.id > ? order by e.id limit ?`;
+                      where p.team_id = ? and e.endpoint_id = ? and e.id > ? order by e.id limit ?`;
   const rows = await em.getConnection().execute<FullRow[]>(
     `with page as (${byteBoundedIds(candidates, "?")})
      select ${FULL_COLUMNS} from page join events e on e.id = page.id order by e.id`,
-    [userId, endpointId, afterId, limit, maxBytes],
+    [teamId, endpointId, afterId, limit, maxBytes],
   );
   return rows.map(toFull);
 }
@@ -761,7 +761,7 @@ export async function fullEventsAfter(
  */
 export async function fullEventsByIds(
   em: EntityManager,
-  userId: string,
+  teamId: string,
   endpointId: string,
   ids: string[],
   maxBytes = BODY_BYTES_PER_READ,
@@ -769,11 +769,11 @@ export async function fullEventsByIds(
   const valid = ids.filter((id) => isUuid(id));
   if (valid.length === 0) return [];
   const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
-                      where e.id = any(?::uuid[]) and p.user_id = ? and e.endpoint_id = ?`;
+                      where e.id = any(?::uuid[]) and p.team_id = ? and e.endpoint_id = ?`;
   const rows = await em.getConnection().execute<FullRow[]>(
     `with page as (${byteBoundedIds(candidates, "?")})
      select ${FULL_COLUMNS} from page join events e on e.id = page.id order by e.id`,
-    [`{${valid.join(",")}}`, userId, endpointId, maxBytes],
+    [`{${valid.join(",")}}`, teamId, endpointId, maxBytes],
   );
   return rows.map(toFull);
 }
@@ -796,12 +796,12 @@ interface ExportRow extends FullRow {
  * to about `maxBytes` of bodies (always the first that exists): ids after the last one
  * returned were left for the next read. Other users' ids are left out.
  */
-export async function exportedEventsByIds(em: EntityManager, userId: string, ids: string[], maxBytes = BODY_BYTES_PER_READ): Promise<ExportedEvent[]> {
+export async function exportedEventsByIds(em: EntityManager, teamId: string, ids: string[], maxBytes = BODY_BYTES_PER_READ): Promise<ExportedEvent[]> {
   const valid = ids.filter((id) => isUuid(id));
   if (valid.length === 0) return [];
   // As byteBoundedIds, but summed newest first: the order the export writes in.
   const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
-                      where e.id = any(?::uuid[]) and p.user_id = ?`;
+                      where e.id = any(?::uuid[]) and p.team_id = ?`;
   const rows = await em.getConnection().execute<ExportRow[]>(
     `with sized as (select id, sum(size) over (order by id desc) - size as bytes_before from (${candidates}) candidates),
           page as (select id from sized where bytes_before < ?)
@@ -809,7 +809,7 @@ export async function exportedEventsByIds(em: EntityManager, userId: string, ids
             e.response_status, e.response_headers, e.response_body, e.response_truncated
      from page join events e on e.id = page.id join endpoints p on p.id = e.endpoint_id
      order by e.id desc`,
-    [`{${valid.join(",")}}`, userId, maxBytes],
+    [`{${valid.join(",")}}`, teamId, maxBytes],
   );
   return rows.map((row) => {
     const { headers, ...request } = capturedRequest(row);

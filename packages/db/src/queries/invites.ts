@@ -1,10 +1,15 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { InviteEntity, UserEntity, type Invite } from "../entities/index.js";
+import { InviteEntity, TeamEntity, UserEntity, type Invite, type StoredRole } from "../entities/index.js";
 
-export async function insertInvite(em: EntityManager, input: { id: string; createdById: string; tokenHash: Buffer; createdAt: Date; expiresAt: Date }): Promise<Invite> {
+export async function insertInvite(
+  em: EntityManager,
+  input: { id: string; createdById: string; teamId: string; role: StoredRole; tokenHash: Buffer; createdAt: Date; expiresAt: Date },
+): Promise<Invite> {
   const invite = em.create(InviteEntity, {
     id: input.id,
     createdBy: em.getReference(UserEntity, input.createdById),
+    team: em.getReference(TeamEntity, input.teamId),
+    role: input.role,
     tokenHash: input.tokenHash,
     createdAt: input.createdAt,
     expiresAt: input.expiresAt,
@@ -16,20 +21,20 @@ export async function insertInvite(em: EntityManager, input: { id: string; creat
   return invite;
 }
 
-/** The admin's most recent invites, newest first (used and revoked ones included: the list says so). */
-export async function listInvitesBy(em: EntityManager, createdById: string, limit: number): Promise<Invite[]> {
-  return em.find(InviteEntity, { createdBy: createdById }, { orderBy: { createdAt: "desc", id: "desc" }, limit, populate: ["usedBy"] });
+/** The team's most recent invites, newest first (used and revoked ones included: the list says so). */
+export async function listInvitesOf(em: EntityManager, teamId: string, limit: number): Promise<Invite[]> {
+  return em.find(InviteEntity, { team: teamId }, { orderBy: { createdAt: "desc", id: "desc" }, limit, populate: ["usedBy", "createdBy"] });
 }
 
-/** Invites of this admin that could still be used at `now`. */
-export async function countOpenInvitesBy(em: EntityManager, createdById: string, now: Date): Promise<number> {
-  return em.count(InviteEntity, { createdBy: createdById, usedAt: null, revokedAt: null, expiresAt: { $gt: now } });
+/** The team's invites that could still be used at `now`. */
+export async function countOpenInvitesOf(em: EntityManager, teamId: string, now: Date): Promise<number> {
+  return em.count(InviteEntity, { team: teamId, usedAt: null, revokedAt: null, expiresAt: { $gt: now } });
 }
 
-/** Withdraws an unused invite of this admin; false when there is none such. */
-export async function revokeInviteBy(em: EntityManager, createdById: string, inviteId: string, now: Date): Promise<boolean> {
+/** Withdraws an unused invite of the team; false when there is none such. */
+export async function revokeInviteOf(em: EntityManager, teamId: string, inviteId: string, now: Date): Promise<boolean> {
   if (!/^[0-9a-f-]{36}$/i.test(inviteId)) return false;
-  return (await em.nativeUpdate(InviteEntity, { id: inviteId, createdBy: createdById, usedAt: null, revokedAt: null }, { revokedAt: now })) > 0;
+  return (await em.nativeUpdate(InviteEntity, { id: inviteId, team: teamId, usedAt: null, revokedAt: null }, { revokedAt: now })) > 0;
 }
 
 export async function findInviteByTokenHash(em: EntityManager, tokenHash: Buffer): Promise<Invite | null> {
@@ -41,16 +46,17 @@ export async function findInviteByTokenHash(em: EntityManager, tokenHash: Buffer
  * cannot both claim it). Run it in the transaction that creates the user, so a refused
  * sign-up leaves the invite unused.
  */
-export async function claimInvite(em: EntityManager, tokenHash: Buffer, now: Date): Promise<string | null> {
+export async function claimInvite(em: EntityManager, tokenHash: Buffer, now: Date): Promise<{ id: string; teamId: string | null; role: StoredRole | null } | null> {
   const rows = await em
     .getConnection()
-    .execute<Array<{ id: string }>>(
-      "update invites set used_at = ? where token_hash = ? and used_at is null and revoked_at is null and expires_at > ? returning id",
+    .execute<Array<{ id: string; team_id: string | null; role: StoredRole | null }>>(
+      "update invites set used_at = ? where token_hash = ? and used_at is null and revoked_at is null and expires_at > ? returning id, team_id, role",
       [now, tokenHash, now],
       "all",
       em.getTransactionContext(),
     );
-  return rows[0]?.id ?? null;
+  const row = rows[0];
+  return row ? { id: row.id, teamId: row.team_id, role: row.role } : null;
 }
 
 export async function recordInviteUser(em: EntityManager, inviteId: string, userId: string): Promise<void> {

@@ -1,23 +1,23 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { enqueueJobWith } from "../jobs/queue.js";
-import { NotificationSettingsEntity, UserEntity, type NotificationSettings } from "../entities/index.js";
+import { NotificationSettingsEntity, TeamEntity, type NotificationSettings } from "../entities/index.js";
 
-export async function findNotificationSettings(em: EntityManager, userId: string): Promise<NotificationSettings | null> {
-  return em.findOne(NotificationSettingsEntity, { user: userId });
+export async function findNotificationSettings(em: EntityManager, teamId: string): Promise<NotificationSettings | null> {
+  return em.findOne(NotificationSettingsEntity, { team: teamId });
 }
 
 /** Saves the user's settings; saving a URL clears a pause and the last error (a new hook starts clean). */
 export async function saveNotificationSettings(
   em: EntityManager,
-  userId: string,
+  teamId: string,
   settings: { enabled: boolean; webhookUrl: string | null; triggers: string[] },
 ): Promise<NotificationSettings> {
-  const existing = await findNotificationSettings(em, userId);
+  const existing = await findNotificationSettings(em, teamId);
   const urlChanged = existing?.webhookUrl !== settings.webhookUrl;
   const row =
     existing ??
     em.create(NotificationSettingsEntity, {
-      user: em.getReference(UserEntity, userId),
+      team: em.getReference(TeamEntity, teamId),
       enabled: false,
       webhookUrl: null,
       triggers: ["failed"],
@@ -34,6 +34,6 @@ export async function saveNotificationSettings(
   });
   await em.persistAndFlush(row);
   // Notifications may have been waiting for this (turned on again, or a pause cleared by a new URL).
-  if (row.enabled && !row.pausedReason) await enqueueJobWith(em, { kind: "notify", key: userId });
+  if (row.enabled && !row.pausedReason) await enqueueJobWith(em, { kind: "notify", key: teamId });
   return row;
 }

@@ -3,20 +3,20 @@ import { withTransaction, type Pool } from "../pool.js";
 
 /** A user's chat hook, when notifications may be posted to it now. */
 export interface NotificationChannel {
-  userId: string;
+  teamId: string;
   webhookUrl: string;
   failures: number;
 }
 
 /** The user's hook if notifications are on, not paused, and it has a URL; else null (what is due waits). */
-export async function postableChannel(pool: Pool, userId: string): Promise<NotificationChannel | null> {
+export async function postableChannel(pool: Pool, teamId: string): Promise<NotificationChannel | null> {
   const result = await pool.query<{ webhook_url: string; failures: number }>({
     name: "rehook_postable_channel",
-    text: `select webhook_url, failures from notification_settings where user_id = $1 and enabled and paused_reason is null and webhook_url is not null`,
-    values: [userId],
+    text: `select webhook_url, failures from notification_settings where team_id = $1 and enabled and paused_reason is null and webhook_url is not null`,
+    values: [teamId],
   });
   const row = result.rows[0];
-  return row ? { userId, webhookUrl: row.webhook_url, failures: row.failures } : null;
+  return row ? { teamId, webhookUrl: row.webhook_url, failures: row.failures } : null;
 }
 
 /** One due notification: its outbox row and what its message shows (`found`: the event still exists). */
@@ -28,7 +28,7 @@ export interface DueNotification {
   paused: (PausedEndpoint & { endpointId: string }) | null;
 }
 
-export async function dueNotifications(pool: Pool, userId: string, limit: number): Promise<DueNotification[]> {
+export async function dueNotifications(pool: Pool, teamId: string, limit: number): Promise<DueNotification[]> {
   const result = await pool.query<{
     id: string;
     trigger: NotificationTrigger | "paused";
@@ -53,10 +53,10 @@ export async function dueNotifications(pool: Pool, userId: string, limit: number
       from notification_outbox o
       left join events e on e.id = o.event_id
       left join endpoints p on p.id = e.endpoint_id
-      where o.user_id = $1
+      where o.team_id = $1
       order by o.id
       limit $2`,
-    values: [userId, limit],
+    values: [teamId, limit],
   });
   return result.rows.map((row) => ({
     outboxId: row.id,
@@ -97,25 +97,25 @@ export type ChannelOutcome =
   | { kind: "pause"; reason: string; lastError: string };
 
 /** Stores the outcome of a post (one transaction). */
-export async function finishChannel(pool: Pool, userId: string, outcome: ChannelOutcome): Promise<void> {
+export async function finishChannel(pool: Pool, teamId: string, outcome: ChannelOutcome): Promise<void> {
   await withTransaction(pool, async (client) => {
     if (outcome.kind === "done") {
       await client.query("delete from notification_outbox where id = any($1::bigint[])", [outcome.outboxIds]);
       await client.query(
         `update notification_settings set failures = 0, last_error = $2,
-           next_post_at = now() + make_interval(secs => $3::float8 / 1000) where user_id = $1`,
-        [userId, outcome.lastError, outcome.nextInMs],
+           next_post_at = now() + make_interval(secs => $3::float8 / 1000) where team_id = $1`,
+        [teamId, outcome.lastError, outcome.nextInMs],
       );
     } else if (outcome.kind === "retry") {
       await client.query(
         `update notification_settings set failures = $2, last_error = coalesce($3, last_error),
-           next_post_at = now() + make_interval(secs => $4::float8 / 1000) where user_id = $1`,
-        [userId, outcome.failures, outcome.lastError, outcome.nextInMs],
+           next_post_at = now() + make_interval(secs => $4::float8 / 1000) where team_id = $1`,
+        [teamId, outcome.failures, outcome.lastError, outcome.nextInMs],
       );
     } else {
-      await client.query("delete from notification_outbox where user_id = $1", [userId]);
-      await client.query("update notification_settings set failures = 0, paused_reason = $2, last_error = $3 where user_id = $1", [
-        userId,
+      await client.query("delete from notification_outbox where team_id = $1", [teamId]);
+      await client.query("update notification_settings set failures = 0, paused_reason = $2, last_error = $3 where team_id = $1", [
+        teamId,
         outcome.reason,
         outcome.lastError,
       ]);

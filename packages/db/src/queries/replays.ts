@@ -4,7 +4,7 @@ import { insertingInto } from "../duplicate-row.js";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { BODY_BYTES_PER_READ, byteBoundedIds } from "./events.js";
 import { enqueueJobWith } from "../jobs/queue.js";
-import { EndpointEntity, EventEntity, ReplayAttemptEntity, ReplayJobEntity, UserEntity, type ReplayAttempt, type ReplayJob } from "../entities/index.js";
+import { EndpointEntity, EventEntity, ReplayAttemptEntity, ReplayJobEntity, TeamEntity, UserEntity, type ReplayAttempt, type ReplayJob } from "../entities/index.js";
 
 
 /** A stored event with what replaying it needs from its endpoint now. */
@@ -36,11 +36,11 @@ const toSource = (row: SourceRow): ReplaySourceRow => ({
 });
 
 /** The user's event and its endpoint's current settings; null when missing or someone else's. */
-export async function findReplaySource(em: EntityManager, userId: string, eventId: string): Promise<ReplaySourceRow | null> {
+export async function findReplaySource(em: EntityManager, teamId: string, eventId: string): Promise<ReplaySourceRow | null> {
   if (!isUuid(eventId)) return null;
   const rows = await em.getConnection().execute<SourceRow[]>(
-    `select ${SOURCE_COLUMNS} from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.user_id = ?`,
-    [eventId, userId],
+    `select ${SOURCE_COLUMNS} from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ?`,
+    [eventId, teamId],
   );
   return rows[0] ? toSource(rows[0]) : null;
 }
@@ -58,9 +58,9 @@ export interface ReplayPage {
 }
 
 /** A keyset page of an endpoint's events for a bulk replay, oldest first, cut by rows and body bytes. */
-export async function replaySourcesPage(em: EntityManager, userId: string, endpointId: string, page: ReplayPage): Promise<ReplaySourceRow[]> {
-  const where = ["p.user_id = ?", "e.endpoint_id = ?", "e.id < ?"];
-  const params: unknown[] = [userId, endpointId, page.before];
+export async function replaySourcesPage(em: EntityManager, teamId: string, endpointId: string, page: ReplayPage): Promise<ReplaySourceRow[]> {
+  const where = ["p.team_id = ?", "e.endpoint_id = ?", "e.id < ?"];
+  const params: unknown[] = [teamId, endpointId, page.before];
   if (page.status) (where.push("e.status = ?"), params.push(page.status));
   if (page.after) (where.push("e.id > ?"), params.push(page.after));
   params.push(page.limit, page.maxBytes ?? BODY_BYTES_PER_READ);
@@ -116,9 +116,9 @@ export interface ReplayFilter {
 }
 
 /** The user's replay attempts, newest first, a keyset page at a time. */
-export async function listReplaySummaries(em: EntityManager, userId: string, filter: ReplayFilter, limit: number): Promise<ReplaySummary[]> {
-  const where = ["p.user_id = ?"];
-  const params: unknown[] = [userId];
+export async function listReplaySummaries(em: EntityManager, teamId: string, filter: ReplayFilter, limit: number): Promise<ReplaySummary[]> {
+  const where = ["p.team_id = ?"];
+  const params: unknown[] = [teamId];
   if (filter.eventId) (where.push("r.event_id = ?"), params.push(filter.eventId));
   if (filter.endpointId) (where.push("e.endpoint_id = ?"), params.push(filter.endpointId));
   if (filter.status) (where.push("r.status = ?"), params.push(filter.status));
@@ -167,9 +167,9 @@ export async function listReplaySummaries(em: EntityManager, userId: string, fil
 }
 
 /** One of the user's replay attempts in full (its response can be opened). */
-export async function findOwnedReplayAttempt(em: EntityManager, userId: string, attemptId: string): Promise<ReplayAttempt | null> {
+export async function findOwnedReplayAttempt(em: EntityManager, teamId: string, attemptId: string): Promise<ReplayAttempt | null> {
   if (!isUuid(attemptId)) return null;
-  return em.findOne(ReplayAttemptEntity, { id: attemptId, event: { endpoint: { user: userId } } });
+  return em.findOne(ReplayAttemptEntity, { id: attemptId, event: { endpoint: { team: teamId } } });
 }
 
 /** The job runner's kind for bulk replays (the job's key is the replay job's id). */
@@ -177,6 +177,8 @@ export const BULK_REPLAY_JOB = "bulk_replay";
 
 export interface NewReplayJob {
   id: string;
+  teamId: string;
+  /** Who started it. */
   userId: string;
   endpointId: string;
   environment: string;
@@ -188,15 +190,15 @@ export interface NewReplayJob {
 }
 
 /**
- * Inserts the job unless the user already has `maxRunning` jobs running (on any instance):
- * null then. The user's row is locked meanwhile, so two starts at once cannot both pass.
+ * Inserts the job unless the team already has `maxRunning` jobs running (on any instance):
+ * null then. The team's row is locked meanwhile, so two starts at once cannot both pass.
  * The job runner's job for it commits with it, so a replay started is never lost.
  */
 export async function insertReplayJobIfRoom(em: EntityManager, job: NewReplayJob, maxRunning: number): Promise<ReplayJob | null> {
   return em.transactional(async (tx) => {
     // tx.execute (not getConnection().execute) runs inside the transaction.
-    await tx.execute("select 1 from users where id = ? for update", [job.userId]);
-    const running = await tx.count(ReplayJobEntity, { user: job.userId, state: "running" });
+    await tx.execute("select 1 from teams where id = ? for update", [job.teamId]);
+    const running = await tx.count(ReplayJobEntity, { team: job.teamId, state: "running" });
     if (running >= maxRunning) return null;
     const row = await insertReplayJob(tx, job);
     await enqueueJobWith(tx, { kind: BULK_REPLAY_JOB, key: job.id });
@@ -208,7 +210,8 @@ export async function insertReplayJob(em: EntityManager, job: NewReplayJob): Pro
   const now = new Date();
   const row = em.create(ReplayJobEntity, {
     id: job.id,
-    user: em.getReference(UserEntity, job.userId),
+    team: em.getReference(TeamEntity, job.teamId),
+    createdBy: em.getReference(UserEntity, job.userId),
     endpoint: em.getReference(EndpointEntity, job.endpointId),
     environment: job.environment,
     customUrl: job.customUrl,
@@ -253,7 +256,7 @@ export async function findReplayJob(em: EntityManager, jobId: string): Promise<R
   return em.findOne(ReplayJobEntity, { id: jobId });
 }
 
-export async function findOwnedReplayJob(em: EntityManager, userId: string, jobId: string): Promise<ReplayJob | null> {
+export async function findOwnedReplayJob(em: EntityManager, teamId: string, jobId: string): Promise<ReplayJob | null> {
   if (!isUuid(jobId)) return null;
-  return em.findOne(ReplayJobEntity, { id: jobId, user: userId });
+  return em.findOne(ReplayJobEntity, { id: jobId, team: teamId });
 }

@@ -22,19 +22,19 @@ export type RetryEventResult =
  */
 const RETRY_EVENT = `
 with target as (
-  select e.id, e.endpoint_id, p.user_id, e.status, e.destination_url is not null as forwards,
+  select e.id, e.endpoint_id, p.team_id, e.status, e.destination_url is not null as forwards,
          -- Leased with its retry still ahead: kept in memory for that retry, not being sent.
          coalesce(e.lease_expires_at > now() and (e.next_attempt_at is null or e.next_attempt_at <= now()), false) as in_flight,
          p.forwarding_paused_at is not null as paused
   from events e join endpoints p on p.id = e.endpoint_id
-  where e.id = ? and p.user_id = ?
+  where e.id = ? and p.team_id = ?
   for update of e
 ),
 changed as (
   update events e set status = 'pending', next_attempt_at = now(), completed_at = null, lease_expires_at = null
   from target t
   where e.id = t.id and t.forwards and not t.in_flight and t.status in ('failed', 'pending')
-  returning e.id, e.endpoint_id, t.user_id, t.status as was, e.next_attempt_at
+  returning e.id, e.endpoint_id, t.team_id, t.status as was, e.next_attempt_at
 ),
 uncounted as (
   update endpoints p set failed_count = greatest(p.failed_count - 1, 0) from changed c where p.id = c.endpoint_id and c.was = 'failed'
@@ -50,15 +50,15 @@ from target t left join changed c on c.id = t.id`;
 
 /** Locks the event's endpoint first: completions and "retry failed" take the endpoint before its events, and so must this. */
 const LOCK_ENDPOINT_OF_EVENT = `
-select p.id from endpoints p join events e on e.endpoint_id = p.id where e.id = ? and p.user_id = ? for no key update of p`;
+select p.id from endpoints p join events e on e.endpoint_id = p.id where e.id = ? and p.team_id = ? for no key update of p`;
 
-export async function retryOwnedEvent(em: EntityManager, userId: string, eventId: string): Promise<RetryEventResult> {
+export async function retryOwnedEvent(em: EntityManager, teamId: string, eventId: string): Promise<RetryEventResult> {
   if (!isUuid(eventId)) return { kind: "not_found" };
   const rows = await em.transactional(async (tx) => {
-    await tx.execute(LOCK_ENDPOINT_OF_EVENT, [eventId, userId]);
+    await tx.execute(LOCK_ENDPOINT_OF_EVENT, [eventId, teamId]);
     return tx.execute<Array<{ status: EventStatus; forwards: boolean; in_flight: boolean; paused: boolean; endpoint_id: string; next_attempt_at: Date | null }>>(
       RETRY_EVENT,
-      [eventId, userId, BUS_CHANNEL],
+      [eventId, teamId, BUS_CHANNEL],
     );
   });
   const row = rows[0];
@@ -73,13 +73,13 @@ export async function retryOwnedEvent(em: EntityManager, userId: string, eventId
  */
 const RETRY_FAILED = `
 with endpoint as (
-  select id, user_id, forwarding_paused_at is not null as paused from endpoints where id = ? and user_id = ? for no key update
+  select id, team_id, forwarding_paused_at is not null as paused from endpoints where id = ? and team_id = ? for no key update
 ),
 changed as (
   update events e set status = 'pending', next_attempt_at = now(), completed_at = null, lease_expires_at = null
   from endpoint p
   where e.endpoint_id = p.id and e.status = 'failed'
-  returning e.id, e.endpoint_id, p.user_id
+  returning e.id, e.endpoint_id, p.team_id
 ),
 uncounted as (
   update endpoints p set failed_count = greatest(p.failed_count - (select count(*) from changed), 0) from endpoint x where p.id = x.id
@@ -93,9 +93,9 @@ ${announce("changed")}
 select x.paused, (select count(*) from changed) as count, (select count(*) from announced) as announced from endpoint x`;
 
 /** Makes the endpoint's failed events due now; null when the user has no such endpoint. */
-export async function retryFailedOfEndpoint(em: EntityManager, userId: string, endpointId: string): Promise<{ count: number; forwardingPaused: boolean } | null> {
+export async function retryFailedOfEndpoint(em: EntityManager, teamId: string, endpointId: string): Promise<{ count: number; forwardingPaused: boolean } | null> {
   if (!isUuid(endpointId)) return null;
-  const rows = await em.getConnection().execute<Array<{ paused: boolean; count: string }>>(RETRY_FAILED, [endpointId, userId, BUS_CHANNEL]);
+  const rows = await em.getConnection().execute<Array<{ paused: boolean; count: string }>>(RETRY_FAILED, [endpointId, teamId, BUS_CHANNEL]);
   const row = rows[0];
   return row ? { count: Number(row.count), forwardingPaused: row.paused } : null;
 }
@@ -106,7 +106,7 @@ export async function retryFailedOfEndpoint(em: EntityManager, userId: string, e
  */
 const RESUME = `
 with prev as (
-  select id, forwarding_paused_at as paused_at from endpoints where id = ? and user_id = ? for no key update
+  select id, forwarding_paused_at as paused_at from endpoints where id = ? and team_id = ? for no key update
 ),
 endpoint as (
   update endpoints p set forwarding_paused_at = null, paused_reason = null, consecutive_failures = 0
@@ -123,8 +123,8 @@ due as (
 select (select count(*) from endpoint) as found, (select count(*) from due) as rescheduled`;
 
 /** Resumes the endpoint's forwarding; null when the user has no such endpoint. */
-export async function resumeOwnedEndpoint(em: EntityManager, userId: string, endpointId: string): Promise<{ rescheduled: number } | null> {
+export async function resumeOwnedEndpoint(em: EntityManager, teamId: string, endpointId: string): Promise<{ rescheduled: number } | null> {
   if (!isUuid(endpointId)) return null;
-  const rows = await em.getConnection().execute<Array<{ found: string; rescheduled: string }>>(RESUME, [endpointId, userId]);
+  const rows = await em.getConnection().execute<Array<{ found: string; rescheduled: string }>>(RESUME, [endpointId, teamId]);
   return Number(rows[0]!.found) > 0 ? { rescheduled: Number(rows[0]!.rescheduled) } : null;
 }

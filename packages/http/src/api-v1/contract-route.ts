@@ -1,4 +1,4 @@
-import { parseInput, wireName, type Contract } from "@rehook/services";
+import { parseInput, runContract, wireName, type Contract } from "@rehook/services";
 import { z } from "zod";
 import { defineRoute, type ApiAnswer, type Route } from "./route.js";
 
@@ -113,13 +113,13 @@ export function contractRoute<Output extends z.ZodType>(contract: Contract<z.Zod
     body: carries && readsBody ? carried : undefined,
     success: { status: rest.status, schema: options.schema, description: options.description },
     errors: options.errors,
-    async handle({ services, userId, params, query, body }): Promise<ApiAnswer> {
+    async handle({ services, actor, params, query, body }): Promise<ApiAnswer> {
       const fromPath = Object.fromEntries(Object.entries(rest.params ?? {}).map(([param, key]) => [key, params[param]]));
       const parsed = ((readsBody ? body : query) ?? {}) as Record<string, unknown>;
       const input = { ...fromWire(contract, parsed, wire), ...fromPath, ...rest.fixed };
       // The contract's own parse adds what spans fields (offset or cursor, not both), with its sentences.
       const checked = parseInput(contract.input, input);
-      const output = await contract.run(services, { userId }, checked);
+      const output = await runContract(contract, services, actor, checked);
       if (rest.status === 204) return { status: 204 };
       return { status: rest.status, body: options.present ? options.present(contract.output.parse(output), input) : output };
     },

@@ -98,7 +98,7 @@ export function createPublicApi(options: PublicApiOptions) {
         streamBounds: options.streamBounds ?? {},
         onStreamDrop: (reason: string) => options.logger.info("stream client dropped", { path: req.url ?? "", key: key.prefix, reason }),
       };
-      const result = await route.handle({ services: options.services, userId: key.userId, params: params as Record<string, string>, query, body }, raw);
+      const result = await route.handle({ services: options.services, actor: key, params: params as Record<string, string>, query, body }, raw);
       if (!result) return; // streamed
       if (result.body === undefined) {
         res.writeHead(result.status, VERSION_HEADER);

@@ -8,7 +8,8 @@ export const API_VERSION = "v1";
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Invalid request (validation issues in error.details)",
   401: "Missing, malformed, unknown or revoked API key",
-  404: "No such resource (also for another user's ids)",
+  403: "The key's role does not allow this operation (error.message names the role it needs)",
+  404: "No such resource (also for another team's ids)",
   405: "Method not allowed on this path",
   413: "Request body too large",
   409: "The operation does not apply to the resource in its current state (e.g. retrying a delivered event), with the reason",
@@ -48,7 +49,7 @@ function successResponse(route: Route): Record<string, unknown> {
 function operation(route: Route): Record<string, unknown> {
   const error = { content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
   const responses: Record<string, unknown> = { [route.success.status]: successResponse(route) };
-  for (const status of [...route.errors, 401, 429]) responses[status] = { description: ERROR_DESCRIPTIONS[status], ...error };
+  for (const status of new Set([...route.errors, 401, 403, 429])) responses[status] = { description: ERROR_DESCRIPTIONS[status], ...error };
   return {
     operationId: route.operationId,
     summary: route.summary,

@@ -1,5 +1,5 @@
 import { issueSentence, UserError } from "@rehook/core";
-import type { Services } from "@rehook/services";
+import type { Actor, Services } from "@rehook/services";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import type { StreamBounds } from "../stream-backpressure.js";
@@ -7,7 +7,7 @@ import type { StreamBounds } from "../stream-backpressure.js";
 /** A request as the API handler hands it to a route: authenticated, body read, nothing validated. */
 export interface ApiRequest {
   services: Services;
-  userId: string;
+  actor: Actor;
   params: Record<string, string>;
   query: URLSearchParams;
   body: unknown;
@@ -18,7 +18,7 @@ type Parsed<T> = T extends z.ZodType ? z.infer<T> : undefined;
 /** What a route's own handler gets: query and body already validated against its schemas. */
 export interface ValidRequest<Q, B> {
   services: Services;
-  userId: string;
+  actor: Actor;
   params: Record<string, string>;
   query: Parsed<Q>;
   body: Parsed<B>;

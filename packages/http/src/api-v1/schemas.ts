@@ -1,4 +1,5 @@
 import {
+  ROLES,
   EVENT_STATUSES,
   EXPORT_FORMATS,
   HANDSHAKE_PROVIDERS,
@@ -342,3 +343,11 @@ export const LocalReplayRequest = z
 
 /** A recorded local attempt answers in the same shape as a replay. */
 export const LocalReplayResponse = ReplayResponse;
+
+/** GET /api/v1/team: the key's team and the role the key acts with. */
+export const Team = z.object({
+  id,
+  name: z.string(),
+  slug: z.string().describe("The team's short name, as the CLI's --team takes it"),
+  role: z.enum(ROLES).describe("The role this key acts with: its own, and never more than its creator holds in the team"),
+});

@@ -1,17 +1,20 @@
-import type { ErrorCode } from "@rehook/core";
+import { forbiddenMessage, roleAllows, UserError, type ErrorCode, type Role } from "@rehook/core";
 import type { z } from "zod";
 import type { Services } from "../service-graph.js";
 
-/**
- * The role a team member will need for an operation (teams land next): a viewer reads, a
- * member sends and changes, an admin manages people and keys. Until then every signed-in
- * user holds all three for their own data.
- */
-export type Role = "viewer" | "member" | "admin";
+export type { Role };
 
-/** Who asks: the signed-in user (dashboard), the API key's user, or the CLI's --email. */
+/**
+ * Who asks, and in which team: the signed-in user in the team chosen in the dashboard, an
+ * API key's team with the weaker of the key's and its creator's roles, or the CLI's --email
+ * in its --team. Every operation runs inside the actor's team only.
+ */
 export interface Actor {
   userId: string;
+  teamId: string;
+  role: Role;
+  /** The API key the request came with (streams end when it is revoked). */
+  keyId?: string;
 }
 
 /** How an operation appears in the public REST API (/api/v1). */
@@ -62,4 +65,30 @@ export function defineContract<Input extends z.ZodType, Output extends z.ZodType
 /** A field's name on the REST wire: its own snake_case unless the mapping names another. */
 export function wireName(mapping: Pick<RestMapping, "names">, field: string): string {
   return mapping.names?.[field] ?? field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/**
+ * The one place an operation's role is checked: every transport (tRPC, /api/v1, the session
+ * routes, the CLI) runs its contracts through here, so none can forget it.
+ */
+export async function runContract<Input extends z.ZodType, Output extends z.ZodType>(
+  contract: Contract<Input, Output>,
+  services: Services,
+  actor: Actor,
+  input: z.output<Input>,
+): Promise<z.input<Output>> {
+  requireRole(actor, contract.role, contract.summary);
+  return contract.run(services, actor, input);
+}
+
+/** Refuses (403 forbidden, naming the role needed) unless the actor's role allows `needed`. */
+export function requireRole(actor: Pick<Actor, "role">, needed: Role, what?: string): void {
+  if (!roleAllows(actor.role, needed)) throw new UserError("forbidden", forbiddenMessage(needed, actor.role, what ? describe(what) : undefined));
+}
+
+// "Creates an endpoint: a new capture URL…" -> "Creating an endpoint" reads badly; the summary's
+// first clause, lower-cased, as "This (creates an endpoint)" reads well enough.
+function describe(summary: string): string {
+  const clause = summary.split(/[:;,(]/)[0]!.trim();
+  return `This operation (${clause.charAt(0).toLowerCase()}${clause.slice(1)})`;
 }

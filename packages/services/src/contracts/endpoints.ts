@@ -13,7 +13,7 @@ const byId = z.object({ id: z.string() });
 
 export const listEndpointsContract = defineContract({
   name: "endpoints.list",
-  summary: "The user's endpoints, oldest first, with each one's event total and newest event's time",
+  summary: "The team's endpoints, oldest first, with each one's event total and newest event's time",
   kind: "query",
   role: "viewer",
   // Left out as a whole (the dashboard): every endpoint.
@@ -22,7 +22,7 @@ export const listEndpointsContract = defineContract({
   errors: [],
   rest: { method: "GET", path: "/endpoints", status: 200, operationId: "listEndpoints", summary: "List endpoints", defaults: { limit: 20 } },
   run: async (services, actor, { limit, offset }) => {
-    const all = await listEndpoints(services, { userId: actor.userId });
+    const all = await listEndpoints(services, { teamId: actor.teamId });
     return { endpoints: all.slice(offset, limit === undefined ? undefined : offset + limit), total: all.length };
   },
 });
@@ -31,12 +31,12 @@ export const createEndpointContract = defineContract({
   name: "endpoints.create",
   summary: "Creates an endpoint: a new capture URL, forwarding to its destination if it has one",
   kind: "mutation",
-  role: "member",
+  role: "developer",
   input: createEndpointInput,
   output: endpoint,
   errors: [],
   rest: { method: "POST", path: "/endpoints", status: 201, operationId: "createEndpoint", summary: "Create an endpoint" },
-  run: (services, actor, input) => createEndpoint(services, { userId: actor.userId, ...input }),
+  run: (services, actor, input) => createEndpoint(services, { teamId: actor.teamId, ...input }),
 });
 
 export const getEndpointContract = defineContract({
@@ -48,14 +48,14 @@ export const getEndpointContract = defineContract({
   output: endpoint,
   errors: ["not_found"],
   rest: { method: "GET", path: "/endpoints/{id}", status: 200, operationId: "getEndpoint", summary: "One endpoint with its settings and delivery health", params: { id: "id" } },
-  run: (services, actor, input) => getEndpoint(services, { userId: actor.userId, endpoint: { id: input.id } }),
+  run: (services, actor, input) => getEndpoint(services, { teamId: actor.teamId, endpoint: { id: input.id } }),
 });
 
 export const updateEndpointContract = defineContract({
   name: "endpoints.update",
   summary: "Changes an endpoint's settings; a new destination applies to events captured from now on",
   kind: "mutation",
-  role: "member",
+  role: "developer",
   input: endpointChangesInput.extend({ id: z.string() }),
   output: endpoint,
   errors: ["not_found"],
@@ -72,8 +72,8 @@ export const updateEndpointContract = defineContract({
   run: async (services, actor, { id, ...changes }) => {
     const named = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     // Naming nothing changes nothing: the endpoint as it is.
-    if (Object.keys(named).length === 0) return getEndpoint(services, { userId: actor.userId, endpoint: { id } });
-    return updateEndpoint(services, { userId: actor.userId, endpoint: { id }, changes: named });
+    if (Object.keys(named).length === 0) return getEndpoint(services, { teamId: actor.teamId, endpoint: { id } });
+    return updateEndpoint(services, { teamId: actor.teamId, endpoint: { id }, changes: named });
   },
 });
 
@@ -81,13 +81,13 @@ export const deleteEndpointContract = defineContract({
   name: "endpoints.delete",
   summary: "Deletes an endpoint and all its events (permanent)",
   kind: "mutation",
-  role: "member",
+  role: "admin",
   input: byId,
   output: z.null(),
   errors: ["not_found"],
   rest: { method: "DELETE", path: "/endpoints/{id}", status: 204, operationId: "deleteEndpoint", summary: "Delete an endpoint and all its events (permanent)", params: { id: "id" } },
   run: async (services, actor, input) => {
-    await deleteEndpoint(services, { userId: actor.userId, endpoint: { id: input.id } });
+    await deleteEndpoint(services, { teamId: actor.teamId, endpoint: { id: input.id } });
     return null;
   },
 });
@@ -96,7 +96,7 @@ export const resumeEndpointContract = defineContract({
   name: "endpoints.resume",
   summary: "Closes the circuit breaker: the failure count restarts and waiting events are sent, oldest first",
   kind: "mutation",
-  role: "member",
+  role: "developer",
   input: byId,
   output: endpoint,
   errors: ["not_found"],
@@ -110,8 +110,8 @@ export const resumeEndpointContract = defineContract({
     params: { id: "id" },
   },
   run: async (services, actor, input) => {
-    await resumeEndpoint(services, { userId: actor.userId, endpointId: input.id });
-    return getEndpoint(services, { userId: actor.userId, endpoint: { id: input.id } });
+    await resumeEndpoint(services, { teamId: actor.teamId, endpointId: input.id });
+    return getEndpoint(services, { teamId: actor.teamId, endpoint: { id: input.id } });
   },
 });
 
@@ -119,7 +119,7 @@ export const retryFailedContract = defineContract({
   name: "endpoints.retryFailed",
   summary: "Every failed event of the endpoint due again now (queued, not sent, while paused)",
   kind: "mutation",
-  role: "member",
+  role: "developer",
   input: byId,
   output: z.object({ count: z.number(), forwardingPaused: z.boolean(), message: z.string() }),
   errors: ["not_found"],
@@ -131,29 +131,29 @@ export const retryFailedContract = defineContract({
     summary: "Retry every failed event of the endpoint now (each gets a new attempt); queued but not sent while the endpoint is paused",
     params: { id: "id" },
   },
-  run: (services, actor, input) => retryFailedEvents(services, { userId: actor.userId, endpointId: input.id }),
+  run: (services, actor, input) => retryFailedEvents(services, { teamId: actor.teamId, endpointId: input.id }),
 });
 
 export const endpointSecretContract = defineContract({
   name: "endpoints.secret",
-  summary: "The whsec_ signing secret, fetched only when the user reveals it",
+  summary: "The whsec_ signing secret, fetched only when a developer reveals it",
   kind: "query",
-  role: "member",
+  role: "developer",
   input: byId,
   output: z.object({ id: z.string(), slug: z.string(), secret: z.string() }),
   errors: ["not_found"],
-  run: (services, actor, input) => endpointSecret(services, { userId: actor.userId, endpoint: { id: input.id } }),
+  run: (services, actor, input) => endpointSecret(services, { teamId: actor.teamId, endpoint: { id: input.id } }),
 });
 
 export const rotateSecretContract = defineContract({
   name: "endpoints.rotateSecret",
   summary: "A new signing secret; the old one stops at once",
   kind: "mutation",
-  role: "admin",
+  role: "developer",
   input: byId,
   output: z.object({ id: z.string(), slug: z.string(), secret: z.string() }),
   errors: ["not_found"],
-  run: (services, actor, input) => endpointSecret(services, { userId: actor.userId, endpoint: { id: input.id }, rotate: true }),
+  run: (services, actor, input) => endpointSecret(services, { teamId: actor.teamId, endpoint: { id: input.id }, rotate: true }),
 });
 
 export const endpointActivityContract = defineContract({
@@ -164,5 +164,5 @@ export const endpointActivityContract = defineContract({
   input: z.object({ id: z.string(), range: z.enum(ACTIVITY_RANGES) }),
   output: z.custom<ActivityView>(),
   errors: ["not_found"],
-  run: (services, actor, input) => eventActivity(services, { userId: actor.userId, endpointId: input.id, range: input.range }),
+  run: (services, actor, input) => eventActivity(services, { teamId: actor.teamId, endpointId: input.id, range: input.range }),
 });

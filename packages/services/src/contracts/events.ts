@@ -29,7 +29,7 @@ export const listEventsContract = defineContract({
     fixed: { withTotal: true },
     omit: ["unresolved"],
   },
-  run: (services, actor, input) => listEvents(services, { userId: actor.userId, ...input }),
+  run: (services, actor, input) => listEvents(services, { teamId: actor.teamId, ...input }),
 });
 
 export const getEventContract = defineContract({
@@ -48,14 +48,14 @@ export const getEventContract = defineContract({
     summary: "Get one event with its headers, payload (its first 256 KiB at most: see payload_truncated) and the destination's response",
     params: { id: "id" },
   },
-  run: (services, actor, input) => getEvent(services, { userId: actor.userId, eventId: input.id }),
+  run: (services, actor, input) => getEvent(services, { teamId: actor.teamId, eventId: input.id }),
 });
 
 export const deleteEventContract = defineContract({
   name: "events.delete",
   summary: "Deletes the event with its attempts and replays",
   kind: "mutation",
-  role: "member",
+  role: "developer",
   input: eventIdInput,
   output: z.null(),
   errors: ["not_found"],
@@ -68,7 +68,7 @@ export const deleteEventContract = defineContract({
     params: { id: "id" },
   },
   run: async (services, actor, input) => {
-    await deleteEvent(services, { userId: actor.userId, eventId: input.id });
+    await deleteEvent(services, { teamId: actor.teamId, eventId: input.id });
     return null;
   },
 });
@@ -86,7 +86,7 @@ export const retryEventContract = defineContract({
   name: "events.retry",
   summary: "Retry now: a new attempt of the event itself, due at once (queued, not sent, while its endpoint is paused)",
   kind: "mutation",
-  role: "member",
+  role: "developer",
   input: eventIdInput,
   output: retryQueued,
   errors: ["not_found", "conflict", "unprocessable"],
@@ -98,7 +98,7 @@ export const retryEventContract = defineContract({
     summary: "Retry now: a new attempt of a pending or failed event itself (not a replay), due at once; queued but not sent while its endpoint is paused",
     params: { id: "id" },
   },
-  run: (services, actor, input) => retryEvent(services, { userId: actor.userId, eventId: input.id }),
+  run: (services, actor, input) => retryEvent(services, { teamId: actor.teamId, eventId: input.id }),
 });
 
 export const eventAttemptContract = defineContract({
@@ -113,7 +113,7 @@ export const eventAttemptContract = defineContract({
     bodyTruncated: z.boolean(),
   }),
   errors: ["not_found"],
-  run: (services, actor, input) => getEventAttempt(services, { userId: actor.userId, ...input }),
+  run: (services, actor, input) => getEventAttempt(services, { teamId: actor.teamId, ...input }),
 });
 
 export const eventResponsesContract = defineContract({
@@ -124,7 +124,7 @@ export const eventResponsesContract = defineContract({
   input: eventIdInput,
   output: z.array(z.custom<ResponseOption>()),
   errors: ["not_found"],
-  run: (services, actor, input) => listEventResponses(services, { userId: actor.userId, eventId: input.id }),
+  run: (services, actor, input) => listEventResponses(services, { teamId: actor.teamId, eventId: input.id }),
 });
 
 export const compareResponsesContract = defineContract({
@@ -135,16 +135,16 @@ export const compareResponsesContract = defineContract({
   input: z.object({ id: z.string(), left: z.string().max(200), right: z.string().max(200) }),
   output: z.custom<ResponseComparison>(),
   errors: ["not_found"],
-  run: (services, actor, { id, ...sides }) => compareResponses(services, { userId: actor.userId, eventId: id, ...sides }),
+  run: (services, actor, { id, ...sides }) => compareResponses(services, { teamId: actor.teamId, eventId: id, ...sides }),
 });
 
 export const eventVolumeContract = defineContract({
   name: "events.volume",
-  summary: "Volume across all of the user's endpoints, or one of them (the Activity page's strip, following its endpoint filter): events by status and delivery latency over the last hour, day or week",
+  summary: "Volume across all of the team's endpoints, or one of them (the Activity page's strip, following its endpoint filter): events by status and delivery latency over the last hour, day or week",
   kind: "query",
   role: "viewer",
   input: z.object({ range: z.enum(ACTIVITY_RANGES), endpointId: z.string().optional() }),
   output: z.custom<ActivityView>(),
   errors: ["not_found"],
-  run: (services, actor, input) => eventActivity(services, { userId: actor.userId, ...input }),
+  run: (services, actor, input) => eventActivity(services, { teamId: actor.teamId, ...input }),
 });

@@ -8,7 +8,7 @@ export const replayEventContract = defineContract({
   name: "replays.create",
   summary: "Replays an event from the server (original, staging, custom; local when private addresses are open), edited by `overrides` if given",
   kind: "mutation",
-  role: "member",
+  role: "developer",
   input: replayEventInput,
   output: replayAttempt,
   errors: ["not_found", "unprocessable", "payload_too_large"],
@@ -22,7 +22,7 @@ export const replayEventContract = defineContract({
     names: { customUrl: "destination_url" },
     fixed: { environment: "custom" },
   },
-  run: (services, actor, input) => replayEvent(services, { userId: actor.userId, ...input }),
+  run: (services, actor, input) => replayEvent(services, { teamId: actor.teamId, userId: actor.userId, ...input }),
 });
 
 // Dashboard-only operations. Their answers are built in one place each and never parsed from
@@ -38,25 +38,25 @@ export const editSourceContract = defineContract({
   input: eventRef,
   output: z.custom<Answer<typeof editableReplayRequest>>(),
   errors: ["not_found"],
-  run: (services, actor, input) => editableReplayRequest(services, { userId: actor.userId, ...input }),
+  run: (services, actor, input) => editableReplayRequest(services, { teamId: actor.teamId, userId: actor.userId, ...input }),
 });
 
 export const localRequestContract = defineContract({
   name: "replays.localRequest",
   summary: "What the browser sends for a local replay (it reaches the developer's localhost, we cannot)",
   kind: "query",
-  role: "member",
+  role: "developer",
   input: eventRef.extend({ localPort: z.number().optional() }),
   output: z.custom<Answer<typeof localReplayRequest>>(),
   errors: ["not_found"],
-  run: (services, actor, input) => localReplayRequest(services, { userId: actor.userId, ...input }),
+  run: (services, actor, input) => localReplayRequest(services, { teamId: actor.teamId, userId: actor.userId, ...input }),
 });
 
 export const recordLocalContract = defineContract({
   name: "replays.recordLocal",
   summary: "Records a replay made from the caller's machine (the dashboard's browser, rehook listen) with its result",
   kind: "mutation",
-  role: "member",
+  role: "developer",
   input: recordLocalReplayInput,
   output: replayAttempt,
   errors: ["not_found", "conflict"],
@@ -70,18 +70,18 @@ export const recordLocalContract = defineContract({
     omit: ["localPort"],
   },
   run: (services, actor, { eventId, localPort, attemptId, status, latencyMs, body, error }) =>
-    recordLocalReplay(services, { userId: actor.userId, eventId, localPort, attemptId, result: { status, latencyMs, body: body ?? null, error: error ?? null } }),
+    recordLocalReplay(services, { teamId: actor.teamId, userId: actor.userId, eventId, localPort, attemptId, result: { status, latencyMs, body: body ?? null, error: error ?? null } }),
 });
 
 export const listReplaysContract = defineContract({
   name: "replays.list",
-  summary: "The user's replay attempts, newest first, a page at a time",
+  summary: "The team's replay attempts, newest first, a page at a time",
   kind: "query",
   role: "viewer",
   input: z.object({ eventId: z.string().optional(), endpointId: z.string().optional(), status: z.string().optional(), before: z.string().optional(), limit: z.number().optional() }),
   output: z.custom<Answer<typeof listReplays>>(),
   errors: [],
-  run: (services, actor, input) => listReplays(services, { userId: actor.userId, ...input }),
+  run: (services, actor, input) => listReplays(services, { teamId: actor.teamId, ...input }),
 });
 
 export const getReplayContract = defineContract({
@@ -92,18 +92,18 @@ export const getReplayContract = defineContract({
   input: z.object({ id: z.string() }),
   output: z.custom<Answer<typeof getReplay>>(),
   errors: ["not_found"],
-  run: (services, actor, input) => getReplay(services, { userId: actor.userId, attemptId: input.id }),
+  run: (services, actor, input) => getReplay(services, { teamId: actor.teamId, attemptId: input.id }),
 });
 
 export const startBulkContract = defineContract({
   name: "replays.startBulk",
   summary: "Starts a bulk replay of an endpoint's events (failed ones unless another status is given)",
   kind: "mutation",
-  role: "member",
+  role: "developer",
   input: z.object({ endpointId: z.string(), environment: z.string(), customUrl: z.string().nullish(), status: z.string().nullable().optional() }),
   output: z.custom<ReplayJobView>(),
   errors: ["not_found", "unprocessable", "rate_limited"],
-  run: (services, actor, input) => services.bulkReplays.start({ userId: actor.userId, ...input }),
+  run: (services, actor, input) => services.bulkReplays.start({ teamId: actor.teamId, userId: actor.userId, ...input }),
 });
 
 export const bulkStatusContract = defineContract({
@@ -114,5 +114,5 @@ export const bulkStatusContract = defineContract({
   input: z.object({ id: z.string() }),
   output: z.custom<ReplayJobView>(),
   errors: ["not_found"],
-  run: (services, actor, input) => services.bulkReplays.get({ userId: actor.userId, jobId: input.id }),
+  run: (services, actor, input) => services.bulkReplays.get({ teamId: actor.teamId, jobId: input.id }),
 });

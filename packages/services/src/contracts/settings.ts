@@ -1,7 +1,7 @@
-import { NOTIFICATION_TRIGGERS } from "@rehook/core";
+import { NOTIFICATION_TRIGGERS, ROLES } from "@rehook/core";
 import { z } from "zod";
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "../api-keys.js";
-import { createInvite, isAdmin, listInvites, revokeInvite, type InviteView } from "../invites.js";
+import { acceptInvite, createInvite, listInvites, revokeInvite, type InviteView } from "../invites.js";
 import { getNotificationSettings, saveNotificationSettings, sendTestNotification, type NotificationSettingsView } from "../notification-settings.js";
 import { defineContract } from "./contract.js";
 
@@ -13,49 +13,50 @@ const byId = z.object({ id: z.string() });
 
 export const listApiKeysContract = defineContract({
   name: "apiKeys.list",
-  summary: "The user's API keys, newest first (never the keys themselves)",
+  summary: "The team's API keys, newest first, with their roles and creators (never the keys themselves)",
   kind: "query",
-  role: "admin",
+  role: "developer",
   input: nothing,
   output: z.array(z.custom<ApiKeyView>()),
   errors: [],
-  run: (services, actor) => listApiKeys(services, { userId: actor.userId }),
+  run: (services, actor) => listApiKeys(services, { teamId: actor.teamId }),
 });
 
 export const createApiKeyContract = defineContract({
   name: "apiKeys.create",
-  summary: "A new API key: the whole key is in this answer only",
+  summary: "A new API key of the team with a role (at most yours; default developer): the whole key is in this answer only",
   kind: "mutation",
-  role: "admin",
-  input: z.object({ name: z.string().optional() }),
+  role: "developer",
+  input: z.object({ name: z.string().optional(), role: z.enum(ROLES).optional() }),
   output: z.custom<Answer<typeof createApiKey>>(),
-  errors: [],
-  run: (services, actor, input) => createApiKey(services, { userId: actor.userId, name: input.name }),
+  errors: ["forbidden"],
+  run: (services, actor, input) => createApiKey(services, actor, input),
 });
 
 export const revokeApiKeyContract = defineContract({
   name: "apiKeys.revoke",
-  summary: "Revokes an API key: requests with it are refused from now on",
+  summary: "Revokes an API key: requests with it are refused from now on (admin and owner keys need an admin)",
   kind: "mutation",
-  role: "admin",
+  role: "developer",
   input: byId,
   output: z.null(),
-  errors: ["not_found"],
+  errors: ["forbidden", "not_found"],
   run: async (services, actor, input) => {
-    await revokeApiKey(services, { userId: actor.userId, keyId: input.id });
+    await revokeApiKey(services, actor, { keyId: input.id });
     return null;
   },
 });
 
 export const getNotificationsContract = defineContract({
   name: "notifications.get",
-  summary: "The chat notification settings: where failures are posted and for which triggers",
+  summary: "The team's chat notification settings: where failures are posted and for which triggers",
   kind: "query",
-  role: "viewer",
+  // The incoming-webhook URL is a secret: whoever holds it can post to the channel.
+  role: "admin",
   input: nothing,
   output: z.custom<NotificationSettingsView>(),
   errors: [],
-  run: (services, actor) => getNotificationSettings(services, { userId: actor.userId }),
+  run: (services, actor) => getNotificationSettings(services, { teamId: actor.teamId }),
 });
 
 export const saveNotificationsContract = defineContract({
@@ -66,7 +67,7 @@ export const saveNotificationsContract = defineContract({
   input: z.object({ enabled: z.boolean(), webhookUrl: z.string().nullable(), triggers: z.array(z.enum(NOTIFICATION_TRIGGERS)) }),
   output: z.custom<NotificationSettingsView>(),
   errors: ["unprocessable"],
-  run: (services, actor, input) => saveNotificationSettings(services, { userId: actor.userId, ...input }),
+  run: (services, actor, input) => saveNotificationSettings(services, { teamId: actor.teamId, ...input }),
 });
 
 export const sendTestNotificationContract = defineContract({
@@ -77,32 +78,29 @@ export const sendTestNotificationContract = defineContract({
   input: nothing,
   output: z.custom<Answer<typeof sendTestNotification>>(),
   errors: ["unprocessable"],
-  run: (services, actor) => sendTestNotification(services, { userId: actor.userId }),
+  run: (services, actor) => sendTestNotification(services, { teamId: actor.teamId }),
 });
 
 export const listInvitesContract = defineContract({
   name: "invites.list",
-  summary: "Whether this user is an admin, and (if so) their recent invites",
+  summary: "The team's recent invite links, with the role each gives",
   kind: "query",
   role: "admin",
   input: nothing,
-  output: z.object({ isAdmin: z.boolean(), invites: z.array(z.custom<InviteView>()) }),
+  output: z.array(z.custom<InviteView>()),
   errors: [],
-  run: async (services, actor) => {
-    const admin = await isAdmin(services, { userId: actor.userId });
-    return { isAdmin: admin, invites: admin ? await listInvites(services, { userId: actor.userId }) : [] };
-  },
+  run: (services, actor) => listInvites(services, { teamId: actor.teamId }),
 });
 
 export const createInviteContract = defineContract({
   name: "invites.create",
-  summary: "A one-time invite link (SIGNUP=invite): the link is in this answer only",
+  summary: "A one-time link, valid for 7 days, that adds its user to the team with a role (at most yours; default developer): the link is in this answer only",
   kind: "mutation",
   role: "admin",
-  input: nothing,
+  input: z.object({ role: z.enum(ROLES).optional() }).default({}),
   output: z.custom<Answer<typeof createInvite>>(),
-  errors: ["forbidden"],
-  run: (services, actor) => createInvite(services, { userId: actor.userId }),
+  errors: ["forbidden", "conflict"],
+  run: (services, actor, input) => createInvite(services, actor, input),
 });
 
 export const revokeInviteContract = defineContract({
@@ -114,7 +112,19 @@ export const revokeInviteContract = defineContract({
   output: z.null(),
   errors: ["forbidden", "not_found"],
   run: async (services, actor, input) => {
-    await revokeInvite(services, { userId: actor.userId, inviteId: input.id });
+    await revokeInvite(services, { teamId: actor.teamId, inviteId: input.id });
     return null;
   },
+});
+
+export const acceptInviteContract = defineContract({
+  name: "invites.accept",
+  summary: "Joins the team of an invite link opened while signed in (the link is used up)",
+  kind: "mutation",
+  // Any signed-in user: the link, not a role in the current team, is what admits them.
+  role: "viewer",
+  input: z.object({ token: z.string() }),
+  output: z.object({ teamId: z.string(), name: z.string(), slug: z.string() }),
+  errors: ["forbidden", "not_found"],
+  run: (services, actor, input) => acceptInvite(services, { userId: actor.userId, token: input.token }),
 });

@@ -17,13 +17,13 @@ export const ENDPOINT_ROUTES: Route[] = [
     streams: true,
     success: { status: 200, schema: S.StreamedEvent, description: "An event stream (text/event-stream); each message's data is one event" },
     errors: [400, 404, 503],
-    async handle({ services, userId, params, query }, { req, res, streamBounds, onStreamDrop }) {
+    async handle({ services, actor, params, query }, { req, res, streamBounds, onStreamDrop }) {
       const lastEventId = typeof req.headers["last-event-id"] === "string" ? req.headers["last-event-id"] : undefined;
       const after = query.after ?? (lastEventId && parseWith(S.StreamQuery, { after: lastEventId }, "Last-Event-ID").after);
       const stop = new AbortController();
       res.once("close", () => stop.abort());
       // 404 and 429 (too many open streams) come before any stream is opened.
-      const events = await openEndpointEventStream(services, { userId, endpointId: params.id!, after: after || null, signal: stop.signal });
+      const events = await openEndpointEventStream(services, { teamId: actor.teamId, userId: actor.userId, keyId: actor.keyId, endpointId: params.id!, after: after || null, signal: stop.signal });
       res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no", "rehook-api-version": "v1" });
       // The next event is read only after the socket took the last one: a client that does not
       // read stops the reading (and is dropped past the bounds) instead of filling this process.

@@ -39,9 +39,9 @@ export const EVENT_ROUTES: Route[] = [
     query: S.EventExportQuery,
     success: { status: 200, schema: S.EventExport, contentType: "application/x-ndjson", description: "The export (application/x-ndjson, or application/json for har; Content-Disposition: attachment)" },
     errors: [400],
-    async handle({ services, userId, query }, { res, streamBounds, onStreamDrop }) {
+    async handle({ services, actor, query }, { res, streamBounds, onStreamDrop }) {
       // Filters are checked before the status line: a bad one is a 400, not a cut download.
-      const events = openEventExport(services, { userId, filter: exportFilter(query) });
+      const events = openEventExport(services, { teamId: actor.teamId, filter: exportFilter(query) });
       await sendEventExport(res, events, query.format, { baseUrl: captureBaseOf(services), bounds: streamBounds, onDrop: onStreamDrop, headers: { "rehook-api-version": "v1" } });
       return undefined;
     },
@@ -55,8 +55,8 @@ export const EVENT_ROUTES: Route[] = [
     summary: "Download an event's body, every byte as captured (for bodies larger than the payload preview)",
     success: { status: 200, schema: S.EventBody, contentType: "application/octet-stream", description: "The body (application/octet-stream, Content-Disposition: attachment)" },
     errors: [404],
-    async handle({ services, userId, params }, { req, res, streamBounds }) {
-      const download = await openEventBody(services, { userId, eventId: params.id! });
+    async handle({ services, actor, params }, { req, res, streamBounds }) {
+      const download = await openEventBody(services, { teamId: actor.teamId, eventId: params.id! });
       await sendEventBody(req, res, download, { headers: { "rehook-api-version": "v1" }, bounds: streamBounds });
       return undefined;
     },
