@@ -34,7 +34,8 @@ describe("chat notifications across a crash", () => {
     expect((await runCli(["user", "create", "--email", "crash@example.com", "--password", "long enough"], env)).code).toBe(0);
     const endpoint = JSON.parse((await runCli(["endpoint", "create", "--email", "crash@example.com", "--name", "inbox"], env)).stdout) as { slug: string };
     await db.query(
-      "insert into notification_settings (user_id, enabled, webhook_url, triggers) select id, true, $1, '{captured}' from users where email = 'crash@example.com'",
+      // The user's personal team, where endpoint create put the endpoint.
+      "insert into notification_settings (team_id, enabled, webhook_url, triggers) select t.id, true, $1, '{captured}' from teams t join users u on u.id = t.personal_of_id where u.email = 'crash@example.com'",
       [`http://127.0.0.1:${provider.port}/services/T/B/X`],
     );
 

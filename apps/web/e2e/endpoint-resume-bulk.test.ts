@@ -40,10 +40,11 @@ describe("the endpoint page", { timeout: 120_000 }, () => {
     await signUp(page, t.rehook.url, "resume@example.com");
     const endpoint = await createEndpoint(page, "Orders", `http://127.0.0.1:${destination.port}/hook`);
     endpointId = endpoint.id;
-    const userId = (await t.db.query<{ id: string }>("select id from users where email = $1", ["resume@example.com"]))[0]!.id;
+    // The endpoint belongs to the user's personal team (the one they are in after sign-up).
+    const teamId = (await t.db.query<{ team_id: string }>("select team_id from endpoints where id = $1", [endpoint.id]))[0]!.team_id;
     // No retries; the first failure pauses forwarding.
     await updateEndpoint(t.rehook.services, {
-      userId,
+      teamId,
       endpoint: { id: endpoint.id },
       changes: { retryPolicy: { maxAttempts: 1, initialDelayMs: 1000, maxDelayMs: 1000 }, pauseAfterFailures: 1 },
     });

@@ -4,7 +4,7 @@ import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@rehook/core";
 import { createLogger, startServer, type RehookServer } from "@rehook/server";
-import { createEndpoint, createUser } from "@rehook/services";
+import { actorFor, createEndpoint, createUser } from "@rehook/services";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { DASHBOARD_BUILD } from "./test-server.js";
@@ -49,7 +49,8 @@ afterAll(async () => {
 describe("request lines at LOG_LEVEL=info", () => {
   it("logs each capture (method, slug, status, event id, bytes, duration), never its body or headers", async () => {
     const user = await createUser(rehook.services, { email: "capture-logs@example.com", password: "a long enough password" });
-    const endpoint = await createEndpoint(rehook.services, { userId: user.id, name: "logged captures", destinationUrl: null });
+    const { actor } = await actorFor(rehook.services, { userId: user.id });
+    const endpoint = await createEndpoint(rehook.services, { teamId: actor.teamId, name: "logged captures", destinationUrl: null });
     const body = JSON.stringify({ card: "4242-body-marker" });
     const captured = await fetch(`${rehook.url}/api/webhook/${endpoint.slug}/sub?token=query-marker`, {
       method: "POST",

@@ -56,7 +56,7 @@ describe("the slug is looked up before the body is read", () => {
     const endpoint = await t.createEndpoint("Deleted soon");
     const first = await rawRequest(t.rehook.url, [head("POST", `/api/webhook/${endpoint.slug}`, [["Content-Length", "2"]]), "{}"]);
     expect(first.status).toBe(200);
-    await deleteEndpoint({ orm: t.rehook.database.orm }, { userId: t.userId, endpoint: { id: endpoint.id } });
+    await deleteEndpoint({ orm: t.rehook.database.orm }, { teamId: t.teamId, endpoint: { id: endpoint.id } });
 
     // The capture statement refuses it right away, remembered as known or not.
     const right = await rawRequest(t.rehook.url, [head("POST", `/api/webhook/${endpoint.slug}`, [["Content-Length", "2"]]), "{}"]);

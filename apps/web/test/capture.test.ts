@@ -197,8 +197,8 @@ describe("deleting an endpoint", () => {
       const first = await capture(Buffer.from("{}"), [], `/api/webhook/${endpoint.slug}`);
       expect(first.status).toBe(200);
       // Deleted through the other instance; this one has no cache to invalidate.
-      await deleteEndpoint({ orm: other.rehook.database.orm }, { userId: t.userId, endpoint: { slug: endpoint.slug } }).catch(async () => {
-        await deleteEndpoint({ orm: t.rehook.database.orm }, { userId: t.userId, endpoint: { slug: endpoint.slug } });
+      await deleteEndpoint({ orm: other.rehook.database.orm }, { teamId: t.teamId, endpoint: { slug: endpoint.slug } }).catch(async () => {
+        await deleteEndpoint({ orm: t.rehook.database.orm }, { teamId: t.teamId, endpoint: { slug: endpoint.slug } });
       });
       const after = await capture(Buffer.from("{}"), [], `/api/webhook/${endpoint.slug}`);
       expect(after.status).toBe(404);
@@ -213,7 +213,7 @@ describe("deleting an endpoint", () => {
     const endpoint = await t.createEndpoint("Mine");
     const stranger = await startTestServer({}, t.db);
     try {
-      await expect(deleteEndpoint({ orm: stranger.rehook.database.orm }, { userId: stranger.userId, endpoint: { slug: endpoint.slug } })).rejects.toThrow(/no endpoint/);
+      await expect(deleteEndpoint({ orm: stranger.rehook.database.orm }, { teamId: stranger.teamId, endpoint: { slug: endpoint.slug } })).rejects.toThrow(/no endpoint/);
       expect((await capture(Buffer.from("{}"), [], `/api/webhook/${endpoint.slug}`)).status).toBe(200);
     } finally {
       await stranger.close();

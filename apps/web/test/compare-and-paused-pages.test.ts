@@ -14,7 +14,8 @@ let t: TestServer;
 let ok: Sink;
 let down: Sink;
 let client: DashboardClient;
-let userId: string;
+/** The signed-up user's personal team: the one their dashboard session works in. */
+let teamId: string;
 
 beforeAll(async () => {
   ok = await startSink((_req, res) => res.end("ok"));
@@ -25,7 +26,7 @@ beforeAll(async () => {
   t = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: "true" });
   client = new DashboardClient(t.rehook.url);
   expect((await client.postForm("/signup", { email: "pages@example.com", password: "a long enough password" })).status).toBe(303);
-  userId = (await t.db.query<{ id: string }>("select id from users where email = $1", ["pages@example.com"]))[0]!.id;
+  teamId = (await t.db.query<{ id: string }>("select teams.id from teams join users on users.id = teams.personal_of_id where users.email = $1", ["pages@example.com"]))[0]!.id;
 });
 afterAll(async () => {
   await t?.close();
@@ -51,7 +52,7 @@ function testIdText(html: string, testId: string): string | null {
 
 describe("the compare page", () => {
   it("shows where the delivery went with its sub-path and query, and marks the edited replay", async () => {
-    const endpoint = await createEndpoint(t.rehook.services, { userId, name: "Orders", destinationUrl: `http://127.0.0.1:${ok.port}/hook` });
+    const endpoint = await createEndpoint(t.rehook.services, { teamId, name: "Orders", destinationUrl: `http://127.0.0.1:${ok.port}/hook` });
     const id = await capture(endpoint.slug, "/orders/created?src=shop");
     await waitFor(async () => (await statusOf(id)) === "delivered", "the delivery");
     expect(ok.received.at(-1)!.url).toBe("/hook/orders/created?src=shop");
@@ -73,7 +74,7 @@ describe("the compare page", () => {
 describe("a waiting event of a paused endpoint", () => {
   it("says it resumes with the endpoint, not when its next attempt is due", async () => {
     const endpoint = await createEndpoint(t.rehook.services, {
-      userId,
+      teamId,
       name: "Fragile",
       destinationUrl: `http://127.0.0.1:${down.port}/hook`,
       retryPolicy: { maxAttempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 },

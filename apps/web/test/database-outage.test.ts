@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isProcessAlive } from "@rehook/vitest-config/processes";
 import { loadConfig, silentLogger } from "@rehook/core";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "@rehook/db";
-import { createEndpoint, createUser } from "@rehook/services";
+import { actorFor, createEndpoint, createUser } from "@rehook/services";
 import { DASHBOARD_BUILD } from "./test-server.js";
 import { startServer, type RehookServer } from "@rehook/server";
 import { waitFor } from "@rehook/vitest-config/wait-for";
@@ -31,7 +31,8 @@ beforeAll(async () => {
   rehook = await startServer(config, silentLogger, { dashboardBuild: DASHBOARD_BUILD });
   const ctx = { orm: rehook.database.orm, baseUrl: rehook.url, addressPolicy: { allowPrivate: false }, retentionDays: config.retentionDays };
   const user = await createUser(ctx, { email: "outage@example.com", password: "long enough" });
-  const endpoint = await createEndpoint(ctx, { userId: user.id, name: "outage" });
+  const { actor } = await actorFor(ctx, { userId: user.id });
+  const endpoint = await createEndpoint(ctx, { teamId: actor.teamId, name: "outage" });
   captureUrl = endpoint.webhookUrl;
 });
 

@@ -34,15 +34,15 @@ describe("live event bus (LISTEN/NOTIFY)", () => {
     await waitFor(() => heard.some((m) => m.type === "event.status" && m.id === eventId), "the delivered status to be announced");
     const aboutEvent = heard.filter((m) => "id" in m && m.id === eventId);
     expect(aboutEvent).toEqual([
-      { type: "event.created", id: eventId, endpointId: endpoint.id, userId: a.userId, status: "pending" },
-      { type: "event.status", id: eventId, endpointId: endpoint.id, userId: a.userId, status: "delivered" },
+      { type: "event.created", id: eventId, endpointId: endpoint.id, teamId: a.teamId, status: "pending" },
+      { type: "event.status", id: eventId, endpointId: endpoint.id, teamId: a.teamId, status: "delivered" },
     ]);
     expect(heard).toContainEqual({ type: "endpoint.changed", id: endpoint.id, change: "created" });
   });
 
   it("announces deleted endpoints", async () => {
     const endpoint = await a.createEndpoint("short-lived");
-    await deleteEndpoint({ orm: b.rehook.database.orm }, { userId: a.userId, endpoint: { slug: endpoint.slug } });
+    await deleteEndpoint({ orm: b.rehook.database.orm }, { teamId: a.teamId, endpoint: { slug: endpoint.slug } });
     await waitFor(() => heard.some((m) => m.type === "endpoint.changed" && m.id === endpoint.id && m.change === "deleted"), "the delete to be announced");
   });
 

@@ -6,7 +6,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uuidv7 } from "@rehook/core";
-import { MAX_RUNNING_BULK_REPLAYS_PER_USER, PAYLOAD_PREVIEW_BYTES } from "@rehook/services";
+import { MAX_RUNNING_BULK_REPLAYS_PER_TEAM, PAYLOAD_PREVIEW_BYTES } from "@rehook/services";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { DashboardClient, type TrpcEnvelope } from "./dashboard-client.js";
 import { startStreamInstance, type StreamInstance } from "./stream-instance.js";
@@ -277,14 +277,14 @@ describe("bulk replays", () => {
     expect(peak - baseline).toBeLessThan(120 * MiB);
   }, 180_000);
 
-  it(`refuses a third concurrent bulk replay of one user with TOO_MANY_REQUESTS, and takes it once one finished`, async () => {
+  it(`refuses a third concurrent bulk replay of one team with TOO_MANY_REQUESTS, and takes it once one finished`, async () => {
     const other = await account("bodies-bulk@example.com");
     await capture(other.endpoint.slug, Buffer.from("{}"), "application/json");
     const start = () => other.client.mutate("replays.startBulk", { endpointId: other.endpoint.id, environment: "custom", customUrl: `${sink.url}/held`, status: "captured" });
     sink.hold();
     try {
       const jobs = [];
-      for (let i = 0; i < MAX_RUNNING_BULK_REPLAYS_PER_USER; i += 1) jobs.push(data<{ id: string }>(await start()));
+      for (let i = 0; i < MAX_RUNNING_BULK_REPLAYS_PER_TEAM; i += 1) jobs.push(data<{ id: string }>(await start()));
       const refused = await start();
       expect(refused.status).toBe(429);
       expect(refused.body.error!.json.data.code).toBe("TOO_MANY_REQUESTS");

@@ -54,7 +54,7 @@ describe("GET /metrics", () => {
     const ok = await t.createEndpoint("metrics ok", `http://127.0.0.1:${delivered.port}/in`);
     const broken = await t.createEndpoint("metrics broken", `http://127.0.0.1:${failing.port}/in`);
     const ctx = { orm: t.rehook.database.orm, chatHooksBase: `http://127.0.0.1:${chat.port}/services` };
-    await saveNotificationSettings(ctx, { userId: t.userId, enabled: true, webhookUrl: `http://127.0.0.1:${chat.port}/services/T1/B1/x`, triggers: ["failed"] });
+    await saveNotificationSettings(ctx, { teamId: t.teamId, enabled: true, webhookUrl: `http://127.0.0.1:${chat.port}/services/T1/B1/x`, triggers: ["failed"] });
     const before = await scrape();
 
     // 12 stored, at once (so some share a group-commit statement): 5 kept, 4 delivered, 3 failed.

@@ -33,7 +33,7 @@ describe("/api/v1 on the server", () => {
   it("PUBLIC_API_ENABLED=false turns every /api/v1 route into 404", async () => {
     const off = await startTestServer({ PUBLIC_API_ENABLED: "false" });
     try {
-      for (const path of ["/api/v1/events", "/api/v1/openapi.json", "/api/v1/endpoints"]) {
+      for (const path of ["/api/v1/events", "/api/v1/openapi.json", "/api/v1/endpoints", "/api/v1/team"]) {
         const response = await fetch(`${off.rehook.url}${path}`, { headers: { authorization: "Bearer pk_live_unused" } });
         expect(response.status, path).toBe(404);
         expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");

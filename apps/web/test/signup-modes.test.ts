@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUser } from "@rehook/services";
+import { createInvite, createUser } from "@rehook/services";
 import { DashboardClient } from "./dashboard-client.js";
 import { startTestServer, type TestServer } from "./test-server.js";
 
 // SIGNUP=closed over HTTP: the page says so and how to get an account, the form post is
-// refused. Unknown dashboard URLs answer 404 inside the shell.
+// refused; an invite link still signs up (by design: a team admin invites whatever SIGNUP
+// says). Unknown dashboard URLs answer 404 inside the shell.
 
 let t: TestServer;
 beforeAll(async () => {
@@ -39,6 +40,32 @@ describe("SIGNUP=closed", () => {
     expect(posted.status).toBe(400);
     expect(browser.sessionId()).toBeNull();
     expect(await t.db.query("select 1 from users where email = 'form@example.com'")).toEqual([]);
+  });
+});
+
+describe("SIGNUP=closed with an invite link", () => {
+  it("shows the form, signs up and joins the invite's team with its role; the link then no longer works", async () => {
+    const ctx = { orm: t.rehook.database.orm, baseUrl: t.rehook.url };
+    const { url } = await createInvite(ctx, t.actor, { role: "viewer" });
+    const token = new URL(url).searchParams.get("invite")!;
+    const page = await (await new DashboardClient(t.rehook.url).get(`/signup?invite=${encodeURIComponent(token)}`)).text();
+    expect(page).toContain('name="password"');
+    expect(page).not.toContain("Sign-up is closed");
+
+    const browser = new DashboardClient(t.rehook.url);
+    const posted = await browser.postForm("/signup", { email: "invited@example.com", password, invite: token });
+    expect(posted.status).toBe(303);
+    expect(browser.sessionId()).not.toBeNull();
+    const roles = await t.db.query<{ role: string }>(
+      "select m.role from team_members m join users u on u.id = m.user_id where u.email = 'invited@example.com' and m.team_id = $1",
+      [t.teamId],
+    );
+    expect(roles).toEqual([{ role: "viewer" }]);
+
+    // Used once: a second sign-up with the same link is refused and creates nobody.
+    const again = await new DashboardClient(t.rehook.url).postForm("/signup", { email: "invited-twice@example.com", password, invite: token });
+    expect(again.status).toBe(400);
+    expect(await t.db.query("select 1 from users where email = 'invited-twice@example.com'")).toEqual([]);
   });
 });
 

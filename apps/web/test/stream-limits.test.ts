@@ -20,6 +20,8 @@ interface Account {
   client: DashboardClient;
   key: string;
   userId: string;
+  /** Their personal team, where the dashboard made their key and endpoint. */
+  teamId: string;
   endpoint: { id: string; slug: string };
 }
 
@@ -28,8 +30,8 @@ async function account(email: string): Promise<Account> {
   await client.postForm("/signup", { email, password: "a long enough password" });
   const key = ((await client.mutate("apiKeys.create", { name: "streams" })).body.result!.data.json as { key: string }).key;
   const endpoint = (await client.mutate("endpoints.create", { name: `${email} stream` })).body.result!.data.json as { id: string; slug: string };
-  const [user] = await t.db.query<{ id: string }>("select id from users where email = $1", [email]);
-  return { client, key, userId: user!.id, endpoint };
+  const [user] = await t.db.query<{ id: string; team_id: string }>("select users.id, teams.id as team_id from users join teams on teams.personal_of_id = users.id where users.email = $1", [email]);
+  return { client, key, userId: user!.id, teamId: user!.team_id, endpoint };
 }
 
 async function capture(slug: string, body: Buffer): Promise<string> {
@@ -211,12 +213,12 @@ describe("the live feed and other users' events", () => {
     const bus = await EventBus.connect(t.db.url);
     const stop = new AbortController();
     const loads: string[][] = [];
-    const countingLoader: LiveRowLoader = (em, userId, ids) => {
+    const countingLoader: LiveRowLoader = (em, teamId, ids) => {
       loads.push(ids);
-      return eventSummariesByIds(em, userId, ids);
+      return eventSummariesByIds(em, teamId, ids);
     };
     try {
-      const rows = await openLiveEvents({ orm: t.rehook.database.orm, bus }, { userId: a.userId, filter: {}, signal: stop.signal }, countingLoader);
+      const rows = await openLiveEvents({ orm: t.rehook.database.orm, bus }, { teamId: a.teamId, userId: a.userId, filter: {}, signal: stop.signal }, countingLoader);
       const received: EventSummary[] = [];
       const reading = (async () => {
         for await (const batch of rows) received.push(...batch);

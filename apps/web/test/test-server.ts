@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { loadConfig, silentLogger } from "@rehook/core";
-import { createEndpoint, createUser, type EndpointView } from "@rehook/services";
+import { actorFor, createEndpoint, createUser, type Actor, type EndpointView } from "@rehook/services";
 import { startServer, type RehookServer } from "@rehook/server";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
 
@@ -11,6 +11,10 @@ export interface TestServer {
   rehook: RehookServer;
   db: TestDatabase;
   userId: string;
+  /** The user's personal team (they own it): the endpoints createEndpoint makes belong to it. */
+  teamId: string;
+  /** The user in their personal team, for use cases that take an actor. */
+  actor: Actor;
   createEndpoint(name: string, destinationUrl?: string | null): Promise<EndpointView>;
   close(): Promise<void>;
 }
@@ -22,11 +26,14 @@ export async function startTestServer(env: Record<string, string> = {}, db?: Tes
   const rehook = await startServer(config, silentLogger, { dashboardBuild: DASHBOARD_BUILD });
   const ctx = { orm: rehook.database.orm, baseUrl: rehook.url, addressPolicy: { allowPrivate: config.allowPrivateDestinations }, retentionDays: config.retentionDays };
   const user = await createUser(ctx, { email: `owner-${Date.now()}-${Math.random()}@example.com`, password: "correct horse" });
+  const { actor } = await actorFor(ctx, { userId: user.id });
   return {
     rehook,
     db: database,
     userId: user.id,
-    createEndpoint: (name, destinationUrl = null) => createEndpoint(ctx, { userId: user.id, name, destinationUrl }),
+    teamId: actor.teamId,
+    actor,
+    createEndpoint: (name, destinationUrl = null) => createEndpoint(ctx, { teamId: actor.teamId, name, destinationUrl }),
     async close() {
       await rehook.close();
       if (!db) await database.drop();

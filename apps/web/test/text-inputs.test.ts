@@ -42,7 +42,7 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
 }
 
 async function endpointNames(): Promise<string[]> {
-  return (await t.db.query<{ name: string }>("select name from endpoints where user_id = (select id from users where email = 'text-inputs@example.com') order by name")).map((row) => row.name);
+  return (await t.db.query<{ name: string }>("select name from endpoints where team_id = (select teams.id from teams join users on users.id = teams.personal_of_id where users.email = 'text-inputs@example.com') order by name")).map((row) => row.name);
 }
 
 describe("the public API", () => {

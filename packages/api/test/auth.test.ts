@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { describe, expect } from "vitest";
 import { AttemptLimiter } from "@rehook/auth";
 import { INVITE_REQUIRED_MESSAGE, SIGNUP_CLOSED_MESSAGE } from "@rehook/core";
-import { createInvite, createUser, currentSession, type Services } from "@rehook/services";
+import { actorFor, createInvite, createUser, currentSession, type Services } from "@rehook/services";
 import { test } from "@rehook/vitest-config/service-fixtures";
 import { anonymousCaller, callerFor, expectRefused, rehookCode } from "./caller.js";
 
@@ -90,7 +90,8 @@ describe("auth.signUp", () => {
   test("SIGNUP=invite: refuses without an invite, signs up with one, and the link then reads as used", async ({ services, database }) => {
     const invited = withSignup(services, "invite");
     const admin = await createUser(services, { email: emailOf("admin"), password, isAdmin: true });
-    const token = new URL((await createInvite(services, { userId: admin.id })).url).searchParams.get("invite")!;
+    const { actor } = await actorFor(services, { userId: admin.id });
+    const token = new URL((await createInvite(services, actor, {})).url).searchParams.get("invite")!;
     const { caller, cookies } = anonymousCaller(services, { services: invited, clientAddress: addressOf() });
     expect(await caller.auth.signupPolicy({ invite: token })).toEqual({ mode: "invite", invite: "open" });
     expect(await caller.auth.signupPolicy({ invite: "not-a-token" })).toEqual({ mode: "invite", invite: "unknown" });
@@ -102,7 +103,10 @@ describe("auth.signUp", () => {
 
     const email = emailOf("invited");
     expect(await caller.auth.signUp({ email, password, invite: token })).toMatchObject({ email });
-    expect(cookies).toHaveLength(1);
+    // The session, then the team choice: the invite's team (the admin's) is where the dashboard opens.
+    expect(cookies).toHaveLength(2);
+    expect(cookies[0]).toMatch(/^rehook_session=[^;]+;/);
+    expect(cookies[1]).toMatch(new RegExp(`^rehook_team=${actor.teamId};`));
     expect(await caller.auth.signupPolicy({ invite: token })).toEqual({ mode: "invite", invite: "used" });
     await expectRefused(
       caller.auth.signUp({ email: emailOf("again"), password, invite: token }),

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { TRPCError } from "@trpc/server";
 import { expect } from "vitest";
 import { UserError } from "@rehook/core";
-import { captureRequest, createUser, currentSession, type CurrentSession, type Services, type UserView } from "@rehook/services";
+import { acceptInvite, captureRequest, createInvite, createUser, currentSession, type Actor, type CurrentSession, type Role, type Services, type UserView } from "@rehook/services";
 import { createCaller, type ApiContext, type RequestFacts } from "../src/index.js";
 
 export type Caller = ReturnType<typeof createCaller>;
@@ -24,6 +24,8 @@ export interface CallerOptions {
   services?: Services;
   /** Passed to the procedures (live subscriptions end when it aborts). */
   signal?: AbortSignal;
+  /** The team this browser chose last (the rehook_team cookie); absent: none, the user's personal team. */
+  teamChoice?: string | null;
 }
 
 /** Caller context with no session: what an anonymous browser gets. */
@@ -47,6 +49,7 @@ function build(services: Services, session: CurrentSession | null, options: Call
   const context: ApiContext = {
     services,
     session,
+    teamChoice: options.teamChoice ?? null,
     clientAddress: options.clientAddress === undefined ? "192.0.2.1" : options.clientAddress,
     ...(options.request ? { request: options.request } : {}),
     setCookie: (serialized) => cookies.push(serialized),
@@ -119,4 +122,12 @@ export const MISSING_ID = "0192f0e0-0000-7000-8000-000000000000";
 /** A second user of the file's database (the fixture gives each test one). */
 export function anotherUser(services: Services): Promise<UserView> {
   return createUser(services, { email: `other-${randomBytes(6).toString("hex")}@example.com`, password: "a long enough password" });
+}
+
+/** A new user who joined the actor's team with `role` through an invite link, as the dashboard joins. */
+export async function newMember(services: Services, inviter: Actor, role: Role): Promise<UserView> {
+  const member = await anotherUser(services);
+  const token = new URL((await createInvite(services, inviter, { role })).url).searchParams.get("invite")!;
+  await acceptInvite(services, { userId: member.id, token });
+  return member;
 }

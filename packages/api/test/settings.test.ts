@@ -1,9 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { createUser } from "@rehook/services";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { test } from "@rehook/vitest-config/service-fixtures";
-import { anonymousCaller, anotherUser, callerFor, expectRefused, MISSING_ID, rehookCode, type Caller } from "./caller.js";
+import { anonymousCaller, anotherUser, callerFor, expectRefused, MISSING_ID, newMember, rehookCode, type Caller } from "./caller.js";
 
 const NUL = "a\u0000b";
 const LONE_SURROGATE = "a\ud800b";
@@ -112,31 +110,30 @@ describe("notifications", () => {
 });
 
 describe("invites", () => {
-  /** An admin of the file's server (created as `rehook user create --admin` would). */
-  const adminOf = (services: Parameters<typeof callerFor>[0]) =>
-    createUser(services, { email: `admin-${randomBytes(6).toString("hex")}@example.com`, password: "a long enough password", isAdmin: true });
-
-  test("a user who is not an admin sees no invites and may not make or revoke one (FORBIDDEN)", async ({ services }) => {
-    const { caller } = await callerFor(services, await anotherUser(services));
-    expect(await caller.invites.list()).toEqual({ isAdmin: false, invites: [] });
-    const message = "Only an admin of this Rehook server can manage invites. Ask an admin to invite the person instead.";
-    expect(rehookCode(await expectRefused(caller.invites.create(), "FORBIDDEN", message))).toBe("forbidden");
-    await expectRefused(caller.invites.revoke({ id: MISSING_ID }), "FORBIDDEN", message);
+  // Invites belong to a team and are managed by its admins (before teams: by server admins).
+  test("a developer of a team may not list, make or revoke its invites (FORBIDDEN naming the admin role)", async ({ services, user }) => {
+    const developer = await newMember(services, user.actor, "developer");
+    const { caller } = await callerFor(services, developer, { teamChoice: user.teamId });
+    for (const call of [caller.invites.list(), caller.invites.create(), caller.invites.revoke({ id: MISSING_ID })]) {
+      const error = await expectRefused(call, "FORBIDDEN", /needs the admin role in this team; you are a developer\.$/);
+      expect(rehookCode(error)).toBe("forbidden");
+    }
   });
 
-  test("an admin makes an invite link, sees it listed, and revokes it; another admin's is NOT_FOUND", async ({ services }) => {
-    const admin = (await callerFor(services, await adminOf(services))).caller;
+  test("a team admin makes an invite link, sees it listed, and revokes it; another team's admin gets NOT_FOUND", async ({ services, user }) => {
+    const admin = (await callerFor(services, user)).caller;
     const created = await admin.invites.create();
     expect(created.url).toMatch(/^http:\/\/rehook\.test\/signup\?invite=[^&]+$/);
-    expect(created.invite).toMatchObject({ state: "open", usedBy: null });
-    expect(await admin.invites.list()).toEqual({ isAdmin: true, invites: [created.invite] });
+    expect(created.invite).toMatchObject({ state: "open", usedBy: null, role: "developer", createdBy: user.email });
+    expect(await admin.invites.list()).toEqual([created.invite]);
     expect(JSON.stringify(await admin.invites.list())).not.toContain(new URL(created.url).searchParams.get("invite")!);
 
-    const otherAdmin = (await callerFor(services, await adminOf(services))).caller;
-    const message = "That invite no longer exists or has been used already. Reload the page to see your invites.";
+    const otherAdmin = (await callerFor(services, await anotherUser(services))).caller;
+    expect(await otherAdmin.invites.list()).toEqual([]);
+    const message = "That invite no longer exists or has been used already. Reload the page to see the team's invites.";
     expect(rehookCode(await expectRefused(otherAdmin.invites.revoke({ id: created.invite.id }), "NOT_FOUND", message))).toBe("not_found");
     expect(await admin.invites.revoke({ id: created.invite.id })).toBeNull();
-    expect((await admin.invites.list()).invites).toEqual([expect.objectContaining({ id: created.invite.id, state: "revoked" })]);
+    expect(await admin.invites.list()).toEqual([expect.objectContaining({ id: created.invite.id, state: "revoked" })]);
     await expectRefused(admin.invites.revoke({ id: created.invite.id }), "NOT_FOUND", message);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUuidV7Generator, uuidv7 } from "@rehook/core";
-import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import {
   BODY_BYTES_PER_READ,
   claimDueEvents,
@@ -23,13 +23,13 @@ const MiB = 1024 * 1024;
 let db: TestDatabase;
 let orm: Orm;
 let pool: Pool;
-let userId: string;
+let teamId: string;
 /** Ids in the order the events are "received" (UUIDv7 from one generator keep their order). */
 const nextId = createUuidV7Generator(() => 1_800_000_000_000);
 
 async function endpoint(destination: string | null = null): Promise<string> {
   const id = uuidv7();
-  await db.query("insert into endpoints (id, user_id, name, slug, destination_url, secret) values ($1, $2, $3, $4, $5, 'whsec_x')", [id, userId, id, `s-${id}`, destination]);
+  await db.query("insert into endpoints (id, team_id, name, slug, destination_url, secret) values ($1, $2, $3, $4, $5, 'whsec_x')", [id, teamId, id, `s-${id}`, destination]);
   return id;
 }
 
@@ -52,8 +52,9 @@ beforeAll(async () => {
   db = await createTestDatabase();
   orm = await createOrm({ databaseUrl: db.url, poolSize: 2 });
   pool = createPool({ databaseUrl: db.url, max: 2 });
-  userId = uuidv7();
+  const userId = uuidv7();
   await db.query("insert into users (id, email, password_hash) values ($1, 'pages@example.com', 'x')", [userId]);
+  teamId = await insertPersonalTeam(db, userId);
 });
 afterAll(async () => {
   await pool.end();
@@ -66,18 +67,18 @@ describe("reads of full events are cut by body bytes", () => {
     const id = await endpoint();
     const ids = await events(id, [3 * MiB, 3 * MiB, 3 * MiB, 10 * MiB, 1, 1]);
     const em = () => orm.em.fork();
-    const first = await fullEventsAfter(em(), userId, id, "00000000-0000-0000-0000-000000000000", 100, 8 * MiB);
+    const first = await fullEventsAfter(em(), teamId, id, "00000000-0000-0000-0000-000000000000", 100, 8 * MiB);
     // 0 and 3 MiB before the first two, 6 MiB before the third (< 8): three events, 9 MiB.
     expect(first.map((e) => e.id)).toEqual(ids.slice(0, 3));
-    const second = await fullEventsAfter(em(), userId, id, ids[2]!, 100, 8 * MiB);
+    const second = await fullEventsAfter(em(), teamId, id, ids[2]!, 100, 8 * MiB);
     // A body larger than the bound goes alone.
     expect(second.map((e) => e.id)).toEqual([ids[3]]);
     expect(second[0]!.body.byteLength).toBe(10 * MiB);
-    const third = await fullEventsAfter(em(), userId, id, ids[3]!, 100, 8 * MiB);
+    const third = await fullEventsAfter(em(), teamId, id, ids[3]!, 100, 8 * MiB);
     expect(third.map((e) => e.id)).toEqual(ids.slice(4));
-    expect(await fullEventsAfter(em(), userId, id, ids[5]!, 100, 8 * MiB)).toEqual([]);
+    expect(await fullEventsAfter(em(), teamId, id, ids[5]!, 100, 8 * MiB)).toEqual([]);
     // The row limit still applies, and by default a page holds BODY_BYTES_PER_READ at most plus one body.
-    expect((await fullEventsAfter(em(), userId, id, "00000000-0000-0000-0000-000000000000", 2)).map((e) => e.id)).toEqual(ids.slice(0, 2));
+    expect((await fullEventsAfter(em(), teamId, id, "00000000-0000-0000-0000-000000000000", 2)).map((e) => e.id)).toEqual(ids.slice(0, 2));
     expect(BODY_BYTES_PER_READ).toBe(8 * MiB);
   });
 
@@ -86,7 +87,7 @@ describe("reads of full events are cut by body bytes", () => {
     const ids = await events(id, [5 * MiB, 5 * MiB, 1]);
     const strangerId = uuidv7();
     await db.query("insert into users (id, email, password_hash) values ($1, 'stranger-pages@example.com', 'x')", [strangerId]);
-    const page = await fullEventsByIds(orm.em.fork(), userId, id, [ids[2]!, uuidv7(), ids[1]!, ids[0]!], 4 * MiB);
+    const page = await fullEventsByIds(orm.em.fork(), teamId, id, [ids[2]!, uuidv7(), ids[1]!, ids[0]!], 4 * MiB);
     expect(page.map((e) => e.id)).toEqual([ids[0]]);
     expect(bodyBytes(page)).toBe(5 * MiB);
     expect(await fullEventsByIds(orm.em.fork(), strangerId, id, ids, 4 * MiB)).toEqual([]);
@@ -95,7 +96,7 @@ describe("reads of full events are cut by body bytes", () => {
   it("bulk replay pages are cut by bytes and stop at the job's start", async () => {
     const id = await endpoint("https://example.com/in");
     const ids = await events(id, [4 * MiB, 4 * MiB, 4 * MiB, 4 * MiB, 4 * MiB], "failed");
-    const read = (after: string | null, before = ids[4]!) => replaySourcesPage(orm.em.fork(), userId, id, { status: "failed", after, before, limit: 100, maxBytes: 8 * MiB });
+    const read = (after: string | null, before = ids[4]!) => replaySourcesPage(orm.em.fork(), teamId, id, { status: "failed", after, before, limit: 100, maxBytes: 8 * MiB });
     const pages: string[][] = [];
     let after: string | null = null;
     for (;;) {
@@ -131,12 +132,12 @@ describe("one event's body in bounded pieces", () => {
   it("the detail carries a preview of the asked size and the whole size; slices read the rest", async () => {
     const id = await endpoint();
     const [eventId] = await events(id, [3 * MiB]);
-    const detail = await findOwnedEvent(orm.em.fork(), userId, eventId!, 256 * 1024);
+    const detail = await findOwnedEvent(orm.em.fork(), teamId, eventId!, 256 * 1024);
     expect(detail).toMatchObject({ sizeBytes: 3 * MiB, bodyTruncated: true });
     expect(detail!.body.byteLength).toBe(256 * 1024);
     const small = await events(id, [10]);
-    expect(await findOwnedEvent(orm.em.fork(), userId, small[0]!, 256 * 1024)).toMatchObject({ sizeBytes: 10, bodyTruncated: false });
-    const tail = await ownedEventBodySlice(orm.em.fork(), userId, eventId!, 3 * MiB - 5, MiB);
+    expect(await findOwnedEvent(orm.em.fork(), teamId, small[0]!, 256 * 1024)).toMatchObject({ sizeBytes: 10, bodyTruncated: false });
+    const tail = await ownedEventBodySlice(orm.em.fork(), teamId, eventId!, 3 * MiB - 5, MiB);
     expect(tail!.toString()).toBe("aaaaa");
     expect(await ownedEventBodySlice(orm.em.fork(), uuidv7(), eventId!, 0, 10)).toBeNull();
   });

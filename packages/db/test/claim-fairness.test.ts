@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createUuidV7Generator, uuidv7 } from "@rehook/core";
-import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { claimDueEvents, completeEvents, createOrm, createPool, handBackLeases, reclaimHeldRetries, resumeOwnedEndpoint, type Pool } from "../src/index.js";
 
 // The recovery claim shares itself between endpoints: one endpoint's backlog cannot fill it,
@@ -9,15 +9,15 @@ import { claimDueEvents, completeEvents, createOrm, createPool, handBackLeases, 
 
 let db: TestDatabase;
 let pool: Pool;
-let userId: string;
+let teamId: string;
 /** Ids in the order the events are "received". */
 const nextId = createUuidV7Generator(() => 1_800_000_000_000);
 
 async function endpoint(): Promise<string> {
   const id = uuidv7();
-  await db.query("insert into endpoints (id, user_id, name, slug, destination_url, secret) values ($1, $2, $3, $4, 'https://example.com/in', 'whsec_x')", [
+  await db.query("insert into endpoints (id, team_id, name, slug, destination_url, secret) values ($1, $2, $3, $4, 'https://example.com/in', 'whsec_x')", [
     id,
-    userId,
+    teamId,
     id,
     `s-${id}`,
   ]);
@@ -41,8 +41,9 @@ const idsOf = (events: Array<{ id: string }>) => events.map((event) => event.id)
 beforeAll(async () => {
   db = await createTestDatabase();
   pool = createPool({ databaseUrl: db.url, max: 2 });
-  userId = uuidv7();
+  const userId = uuidv7();
   await db.query("insert into users (id, email, password_hash) values ($1, 'claims@example.com', 'x')", [userId]);
+  teamId = await insertPersonalTeam(db, userId);
 });
 beforeEach(async () => {
   await db.query("delete from events");
@@ -130,8 +131,8 @@ describe("recovery claim fairness", () => {
     await db.query("update endpoints set forwarding_paused_at = now(), paused_reason = 'test' where id = $1", [paused]);
     const orm = await createOrm({ databaseUrl: db.url, poolSize: 1 });
     try {
-      expect(await resumeOwnedEndpoint(orm.em.fork(), userId, running)).toEqual({ rescheduled: 0 });
-      expect(await resumeOwnedEndpoint(orm.em.fork(), userId, paused)).toEqual({ rescheduled: 1 });
+      expect(await resumeOwnedEndpoint(orm.em.fork(), teamId, running)).toEqual({ rescheduled: 0 });
+      expect(await resumeOwnedEndpoint(orm.em.fork(), teamId, paused)).toEqual({ rescheduled: 1 });
     } finally {
       await orm.close(true);
     }

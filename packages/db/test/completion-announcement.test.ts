@@ -1,6 +1,7 @@
 import { afterAll, describe, expect } from "vitest";
 import { uuidv7 } from "@rehook/core";
 import { test } from "../../../tooling/vitest/src/fixtures.js";
+import { insertPersonalTeam } from "../../../tooling/vitest/src/postgres.js";
 import { waitFor } from "../../../tooling/vitest/src/wait-for.js";
 import { claimDueEvents, completeEvents, createPool, EventBus, type BusMessage, type Pool } from "../src/index.js";
 
@@ -17,16 +18,17 @@ describe("completing deliveries", () => {
     await pool?.end();
   });
 
-  test("announces each stored status on the bus, with the endpoint and its owner, and only what it stored", async ({ database }) => {
+  test("announces each stored status on the bus, with the endpoint and its owning team, and only what it stored", async ({ database }) => {
     pool = createPool({ databaseUrl: database.url, max: 2 });
     bus = await EventBus.connect(database.url);
     bus.subscribe((message) => void heard.push(message));
     const userId = uuidv7();
     const endpointId = uuidv7();
     await database.query("insert into users (id, email, password_hash) values ($1, 'done@example.com', 'x')", [userId]);
-    await database.query("insert into endpoints (id, user_id, name, slug, destination_url, secret) values ($1, $2, 'e', 'done-e', 'https://example.com/in', 'whsec_x')", [
+    const teamId = await insertPersonalTeam(database, userId);
+    await database.query("insert into endpoints (id, team_id, name, slug, destination_url, secret) values ($1, $2, 'e', 'done-e', 'https://example.com/in', 'whsec_x')", [
       endpointId,
-      userId,
+      teamId,
     ]);
     const ids = [uuidv7(), uuidv7(), uuidv7()];
     await database.query(
@@ -57,8 +59,8 @@ describe("completing deliveries", () => {
     const statuses = heard.filter((message) => message.type === "event.status");
     expect(statuses.map((message) => ({ ...message })).sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual(
       [
-        { type: "event.status", id: ids[0], endpointId, userId, status: "delivered" },
-        { type: "event.status", id: ids[1], endpointId, userId, status: "failed" },
+        { type: "event.status", id: ids[0], endpointId, teamId, status: "delivered" },
+        { type: "event.status", id: ids[1], endpointId, teamId, status: "failed" },
       ].sort((a, b) => (a.id! < b.id! ? -1 : 1)),
     );
     expect(statuses.some((message) => message.type === "event.status" && message.id === ids[2])).toBe(false);

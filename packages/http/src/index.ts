@@ -24,6 +24,8 @@ export { SseWriter, type SsePiece } from "./sse-writer.js";
 export { OpenStreams } from "./open-streams.js";
 export { createPublicApi, type PublicApiOptions } from "./api-v1/handler.js";
 export { API_VERSION, openApiDocument } from "./api-v1/openapi.js";
+// Every /api/v1 route (the isolation tests try each one).
+export { ROUTES, type Route } from "./api-v1/routes.js";
 export { deliverySettingsFromWire, ingressSettingsFromWire, type DeliverySettingsWire, type IngressSettingsWire } from "./api-v1/endpoint-input.js";
 // The CLI prints its lists and details as the API answers them (rehook events list --json).
 export { restEventDetail, restEventList } from "./api-v1/presenters/event.js";

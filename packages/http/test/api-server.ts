@@ -4,7 +4,22 @@ import type { AddressInfo } from "node:net";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { expect } from "vitest";
 import { silentLogger } from "@rehook/core";
-import { captureRequest, createApiKey, createUser, type Services, type UserView } from "@rehook/services";
+import {
+  actorFor,
+  captureRequest,
+  createApiKey,
+  createUser,
+  endpointContracts,
+  eventContracts,
+  replayContracts,
+  settingsContracts,
+  teamContracts,
+  type Actor,
+  type Contract,
+  type Role,
+  type Services,
+  type UserView,
+} from "@rehook/services";
 import { test as base } from "@rehook/vitest-config/service-fixtures";
 import { createPublicApi, type PublicApiOptions } from "../src/api-v1/handler.js";
 import { openApiDocument } from "../src/api-v1/openapi.js";
@@ -30,7 +45,7 @@ export interface ApiDocument {
 export const document = openApiDocument(BASE_URL) as unknown as ApiDocument;
 
 /** Which test file exercises each route's own answers (its success and route-specific errors). */
-export const ROUTE_FILES: Record<string, "endpoints" | "events" | "replays"> = {
+export const ROUTE_FILES: Record<string, "endpoints" | "events" | "replays" | "team"> = {
   listEvents: "events",
   exportEvents: "events",
   getEvent: "events",
@@ -47,6 +62,7 @@ export const ROUTE_FILES: Record<string, "endpoints" | "events" | "replays"> = {
   resumeEndpoint: "replays",
   retryFailedEvents: "replays",
   deleteEndpoint: "endpoints",
+  getTeam: "team",
 };
 
 /**
@@ -54,6 +70,30 @@ export const ROUTE_FILES: Record<string, "endpoints" | "events" | "replays"> = {
  * api-v1-openapi.test.ts exercises them for every route, the resource files the rest.
  */
 export const HANDLER_STATUSES = ["401", "413", "415", "429"];
+
+/**
+ * The role refusal, which the document declares on every route: api-v1-openapi.test.ts sends
+ * a viewer key to every route that needs more. A route a viewer may use never answers it.
+ */
+export const ROLE_STATUS = "403";
+
+const contractRoles = new Map<string, Role>();
+for (const contracts of [eventContracts, endpointContracts, replayContracts, settingsContracts, teamContracts]) {
+  for (const contract of Object.values(contracts) as Contract[]) if (contract.rest) contractRoles.set(contract.rest.operationId, contract.role);
+}
+
+/** A body each route that reads one takes: a refusal of it is then the role's or the id's, not the body's. */
+export const ACCEPTED_BODIES: Record<string, unknown> = {
+  createEndpoint: { name: "accepted" },
+  updateEndpoint: { name: "accepted" },
+  replayEvent: { destination_url: "http://127.0.0.1:9/accepted" },
+  recordLocalReplay: { status: 200, latency_ms: 4 },
+};
+
+/** The role a route needs: its contract's; the routes that stream a read (stream, body, export) are a viewer's. */
+export function roleOf(route: Route): Role {
+  return contractRoles.get(route.operationId) ?? "viewer";
+}
 
 const ajv = new Ajv2020({ strict: false, validateFormats: false });
 const validators = new Map<object, ValidateFunction>();
@@ -256,7 +296,7 @@ export function unexercised(api: ApiServer, file: (typeof ROUTE_FILES)[string]):
   const missing: string[] = [];
   for (const route of ROUTES.filter((r) => ROUTE_FILES[r.operationId] === file)) {
     for (const status of Object.keys(document.paths[route.path]![route.method.toLowerCase()]!.responses)) {
-      if (HANDLER_STATUSES.includes(status)) continue;
+      if (HANDLER_STATUSES.includes(status) || status === ROLE_STATUS) continue;
       const key = `${route.method} ${route.path} ${status}`;
       if (!api.exercised.has(key)) missing.push(key);
     }
@@ -264,19 +304,30 @@ export function unexercised(api: ApiServer, file: (typeof ROUTE_FILES)[string]):
   return missing;
 }
 
-/** A user of the test's own with an API key: for scoping stories (their ids must answer as if missing). */
+/**
+ * A user of the test's own with an admin API key of their personal team: for scoping stories
+ * (their ids must answer as if missing, whatever the key may do in its own team).
+ */
 export interface Person {
   user: UserView;
+  /** Them as the owner of their personal team. */
+  actor: Actor;
   key: string;
 }
 
 export async function newPerson(services: Services): Promise<Person> {
   const user = await createUser(services, { email: `api-${randomBytes(6).toString("hex")}@example.com`, password: PASSWORD });
-  const { key } = await createApiKey(services, { userId: user.id, name: "tests" });
-  return { user, key };
+  const { actor } = await actorFor(services, { userId: user.id });
+  const { key } = await createApiKey(services, actor, { name: "tests", role: "admin" });
+  return { user, actor, key };
 }
 
-export const test = base.extend<{ api: ApiServer; stranger: Person }>({
+/** A key of the fixture user's team with another role than the fixture key's developer. */
+export async function keyWithRole(services: Services, actor: Actor, role: Role): Promise<string> {
+  return (await createApiKey(services, actor, { name: `${role} key`, role })).key;
+}
+
+export const test = base.extend<{ api: ApiServer; stranger: Person; adminKey: string }>({
   api: [
     async ({ services }, use) => {
       const api = await startApi(services);
@@ -290,6 +341,10 @@ export const test = base.extend<{ api: ApiServer; stranger: Person }>({
   ],
   stranger: async ({ services }, use) => {
     await use(await newPerson(services));
+  },
+  /** An admin key of the fixture user's team (deleting an endpoint needs an admin). */
+  adminKey: async ({ services, user }, use) => {
+    await use(await keyWithRole(services, user.actor, "admin"));
   },
 });
 

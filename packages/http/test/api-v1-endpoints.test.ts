@@ -5,8 +5,8 @@ import { capture, MISSING_ID, startApi, test, unexercised } from "./api-server.j
 // /api/v1/endpoints: create, list, read, change, delete, and the live event stream.
 
 describe("/api/v1/endpoints", () => {
-  test("creates (201), lists with meta, updates and deletes (204) endpoints", async ({ api, apiKey }) => {
-    const key = apiKey.key;
+  test("creates (201), lists with meta, updates and deletes (204) endpoints", async ({ api, adminKey }) => {
+    const key = adminKey;
     const sink = await startSink((_req, res) => res.end("thanks"));
     try {
       const destination = `http://127.0.0.1:${sink.port}/in`;

@@ -4,7 +4,7 @@ import { silentLogger } from "@rehook/core";
 import { createApiKey, revokeApiKey } from "@rehook/services";
 import { createPublicApi } from "../src/api-v1/handler.js";
 import { ROUTES, type Route } from "../src/api-v1/routes.js";
-import { BASE_URL, document, expectValid, HANDLER_STATUSES, listen, MISSING_ID, ROUTE_FILES, startApi, test } from "./api-server.js";
+import { ACCEPTED_BODIES, BASE_URL, document, expectValid, HANDLER_STATUSES, keyWithRole, listen, MISSING_ID, ROLE_STATUS, roleOf, ROUTE_FILES, startApi, test } from "./api-server.js";
 
 // The document itself, and what the handler answers before any route runs, for every route.
 
@@ -30,6 +30,7 @@ describe("the OpenAPI document", () => {
       "/events/{id}/local-replays",
       "/events/{id}/replay",
       "/events/{id}/retry",
+      "/team",
     ]);
     for (const route of ROUTES) expect(document.paths[route.path]![route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
   });
@@ -76,9 +77,9 @@ describe("the OpenAPI document", () => {
 
 describe("API keys", () => {
   test("every route answers 401 with one body for a missing, malformed, unknown or revoked key", async ({ api, services, user, apiKey }) => {
-    const { key: revoked, apiKey: revokedKey } = await createApiKey(services, { userId: user.id, name: "soon revoked" });
+    const { key: revoked, apiKey: revokedKey } = await createApiKey(services, user.actor, { name: "soon revoked" });
     expect((await api.call("GET", "/events", { key: revoked })).status).toBe(200);
-    await revokeApiKey(services, { userId: user.id, keyId: revokedKey.id });
+    await revokeApiKey(services, user.actor, { keyId: revokedKey.id });
     const keys = [null, "not-a-key", `${apiKey.key.slice(0, -1)}${apiKey.key.endsWith("a") ? "b" : "a"}`, revoked];
     const first = await api.call("GET", "/events", { key: null });
     expect(first.json).toEqual({ error: { code: "unauthorized", message: "a valid API key is required: send Authorization: Bearer pk_live_…" } });
@@ -122,6 +123,27 @@ describe("API keys", () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe("roles", () => {
+  test("a viewer key reads, and every route that needs more answers 403 forbidden naming the role it needs", async ({ api, services, user }) => {
+    const viewer = await keyWithRole(services, user.actor, "viewer");
+    const refusedRoutes: string[] = [];
+    for (const route of ROUTES) {
+      const what = `${route.method} ${route.path}`;
+      // The stream of a missing endpoint answers 404 before it opens.
+      const answer = await api.call(route.method, pathOf(route), { key: viewer, ...(route.body ? { body: ACCEPTED_BODIES[route.operationId] } : {}) });
+      if (roleOf(route) === "viewer") {
+        expect([200, 404], what).toContain(answer.status);
+        continue;
+      }
+      expect(answer.status, what).toBe(403);
+      expect(answer.json.error).toEqual({ code: "forbidden", message: expect.stringMatching(new RegExp(`needs the ${roleOf(route)} role in this team; you are a viewer\\.$`)) });
+      refusedRoutes.push(route.operationId);
+    }
+    // Reads are open to a viewer; each change needs a developer at least (delete: an admin).
+    expect(refusedRoutes.sort()).toEqual(["createEndpoint", "deleteEndpoint", "deleteEvent", "recordLocalReplay", "replayEvent", "resumeEndpoint", "retryEvent", "retryFailedEvents", "updateEndpoint"]);
   });
 });
 
@@ -171,12 +193,13 @@ describe("paths and methods", () => {
   });
 });
 
-test("checked the handler's own answers of every route against the document", ({ api }) => {
+test("checked the handler's own answers and the role refusal of every route against the document", ({ api }) => {
   const missing: string[] = [];
   for (const route of ROUTES) {
     for (const status of Object.keys(document.paths[route.path]![route.method.toLowerCase()]!.responses)) {
       const key = `${route.method} ${route.path} ${status}`;
-      if (HANDLER_STATUSES.includes(status) && !api.exercised.has(key)) missing.push(key);
+      const checkedHere = HANDLER_STATUSES.includes(status) || (status === ROLE_STATUS && roleOf(route) !== "viewer");
+      if (checkedHere && !api.exercised.has(key)) missing.push(key);
     }
   }
   expect(missing).toEqual([]);

@@ -1,16 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
-import { createEndpoint, createUser, logIn, type Services } from "@rehook/services";
+import { actorFor, createEndpoint, createUser, logIn, type Services } from "@rehook/services";
 import { createEventExportRoute, EVENT_EXPORT_PATH } from "../src/event-export-route.js";
 import { capture, listen, PASSWORD, test as base } from "./api-server.js";
 
 // GET /api/events/export, the dashboard's Export link: the API's export, by session cookie.
 
-async function cookieOf(services: Services): Promise<{ id: string; cookie: string }> {
+async function cookieOf(services: Services): Promise<{ id: string; teamId: string; cookie: string }> {
   const email = `exporter-${randomBytes(6).toString("hex")}@example.com`;
   const user = await createUser(services, { email, password: PASSWORD });
   const { cookie } = await logIn(services, { email, password: PASSWORD, clientAddress: null });
-  return { id: user.id, cookie: cookie.serialized.split(";")[0]! };
+  const { actor } = await actorFor(services, { userId: user.id });
+  return { id: user.id, teamId: actor.teamId, cookie: cookie.serialized.split(";")[0]! };
 }
 
 const test = base.extend<{ exportUrl: string }>({
@@ -40,7 +41,7 @@ test("needs the session, checks the filters, and answers the signed-in user's ev
   expect(bad.status).toBe(400);
   expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("validation_failed");
 
-  const endpoint = await createEndpoint(services, { userId: owner.id, name: "session export" });
+  const endpoint = await createEndpoint(services, { teamId: owner.teamId, name: "session export" });
   const body = Buffer.from("plain text");
   await capture(services, endpoint.slug, body, { contentType: "text/plain" });
   const response = await fetch(`${exportUrl}?format=ndjson&endpoint_id=${endpoint.id}&status=captured`, { headers: { cookie: owner.cookie } });
@@ -57,7 +58,7 @@ test("needs the session, checks the filters, and answers the signed-in user's ev
 test("exports no one else's events, and answers a wrong method with 405 and Allow", async ({ services, exportUrl }) => {
   const owner = await cookieOf(services);
   const stranger = await cookieOf(services);
-  const endpoint = await createEndpoint(services, { userId: owner.id, name: "private export" });
+  const endpoint = await createEndpoint(services, { teamId: owner.teamId, name: "private export" });
   await capture(services, endpoint.slug, "{}");
   const theirs = await fetch(`${exportUrl}?endpoint_id=${endpoint.id}`, { headers: { cookie: stranger.cookie } });
   expect(theirs.status).toBe(200);

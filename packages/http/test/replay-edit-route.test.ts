@@ -26,7 +26,7 @@ describe("edit-and-replay on the session route (POST /api/events/{id}/replay)", 
     });
     try {
       const cookie = (await logIn(services, { email: owner.email, password: PASSWORD, clientAddress: null })).cookie.serialized.split(";")[0]!;
-      const endpoint = await createEndpoint(services, { userId: owner.id, name: "edits", destinationUrl: `http://127.0.0.1:${sink.port}/in` });
+      const endpoint = await createEndpoint(services, { teamId: owner.teamId, name: "edits", destinationUrl: `http://127.0.0.1:${sink.port}/in` });
       const eventId = await capture(services, endpoint.slug, original, { headers: [["Content-Type", "application/json"]] });
       await waitFor(async () => (await database.query<{ status: string }>("select status from events where id = $1", [eventId]))[0]?.status === "delivered", `event ${eventId} delivered`);
       const replay = (payload: unknown) =>

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { describe, expect } from "vitest";
 import { silentLogger } from "@rehook/core";
-import { createEndpoint, createUser, endpointSecret, logIn, updateEndpoint, type Services } from "@rehook/services";
+import { actorFor, createEndpoint, createUser, endpointSecret, logIn, updateEndpoint, type Services } from "@rehook/services";
 import type { TestDatabase } from "@rehook/vitest-config/postgres";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
@@ -18,9 +18,10 @@ interface Dashboard {
   replay(cookie: string | null, eventId: string, payload: unknown, headers?: Record<string, string>): Promise<Response>;
 }
 
-/** A signed-in user: their id and the Cookie header their browser sends. */
+/** A signed-in user: their id, their personal team and the Cookie header their browser sends. */
 interface SignedIn {
   id: string;
+  teamId: string;
   cookie: string;
 }
 
@@ -28,7 +29,8 @@ async function signedIn(services: Services): Promise<SignedIn> {
   const email = `replayer-${randomBytes(6).toString("hex")}@example.com`;
   const user = await createUser(services, { email, password: PASSWORD });
   const { cookie } = await logIn(services, { email, password: PASSWORD, clientAddress: null });
-  return { id: user.id, cookie: cookie.serialized.split(";")[0]! };
+  const { actor } = await actorFor(services, { userId: user.id });
+  return { id: user.id, teamId: actor.teamId, cookie: cookie.serialized.split(";")[0]! };
 }
 
 async function mountReplayRoute(services: Services) {
@@ -114,8 +116,8 @@ async function settled(database: Pick<TestDatabase, "query">, eventId: string): 
 
 describe("POST /api/events/{id}/replay", () => {
   test("replays to the original, staging and custom targets with the same bytes and headers, leaving status and health alone", async ({ services, database, dashboard, sinks, owner }) => {
-    const endpoint = await createEndpoint(services, { userId: owner.id, name: "replays", destinationUrl: `http://127.0.0.1:${sinks.original.port}/in` });
-    await updateEndpoint(services, { userId: owner.id, endpoint: { id: endpoint.id }, changes: { stagingHost: `localhost:${sinks.staging.port}` } });
+    const endpoint = await createEndpoint(services, { teamId: owner.teamId, name: "replays", destinationUrl: `http://127.0.0.1:${sinks.original.port}/in` });
+    await updateEndpoint(services, { teamId: owner.teamId, endpoint: { id: endpoint.id }, changes: { stagingHost: `localhost:${sinks.staging.port}` } });
     const eventId = await captureOrder(services, endpoint.slug);
     expect(await settled(database, eventId)).toBe("delivered");
     const health = async () => (await database.query<{ delivered_count: string; failed_count: string }>("select delivered_count, failed_count from endpoints where id = $1", [endpoint.id]))[0];
@@ -146,18 +148,18 @@ describe("POST /api/events/{id}/replay", () => {
   });
 
   test("replays a failed event to its current destination once it is fixed: the event stays failed", async ({ services, database, dashboard, sinks, owner }) => {
-    const broken = await createEndpoint(services, { userId: owner.id, name: "broken", destinationUrl: "http://127.0.0.1:1/nowhere" });
+    const broken = await createEndpoint(services, { teamId: owner.teamId, name: "broken", destinationUrl: "http://127.0.0.1:1/nowhere" });
     const failedId = await capture(services, broken.slug, body, { headers: sentHeaders });
     expect(await settled(database, failedId)).toBe("failed");
-    await updateEndpoint(services, { userId: owner.id, endpoint: { id: broken.id }, changes: { destinationUrl: `http://127.0.0.1:${sinks.original.port}/fixed` } });
+    await updateEndpoint(services, { teamId: owner.teamId, endpoint: { id: broken.id }, changes: { destinationUrl: `http://127.0.0.1:${sinks.original.port}/fixed` } });
     const response = await dashboard.replay(owner.cookie, failedId, { environment: "original" });
     expect(await response.json()).toMatchObject({ status: "delivered", destination_url: `http://127.0.0.1:${sinks.original.port}/fixed` });
     expect(await settled(database, failedId)).toBe("failed");
   });
 
   test("signs a replay afresh for a signing endpoint: same webhook-id, a signature that verifies", async ({ services, database, dashboard, sinks, owner }) => {
-    const signing = await createEndpoint(services, { userId: owner.id, name: "signing", destinationUrl: `http://127.0.0.1:${sinks.custom.port}/signed`, signRequests: true });
-    const { secret } = await endpointSecret(services, { userId: owner.id, endpoint: { id: signing.id } });
+    const signing = await createEndpoint(services, { teamId: owner.teamId, name: "signing", destinationUrl: `http://127.0.0.1:${sinks.custom.port}/signed`, signRequests: true });
+    const { secret } = await endpointSecret(services, { teamId: owner.teamId, endpoint: { id: signing.id } });
     const signedId = await capture(services, signing.slug, '{"type":"signed.event"}');
     await settled(database, signedId);
     const forwarded = sinks.custom.received.at(-1)!;
@@ -174,7 +176,7 @@ describe("POST /api/events/{id}/replay", () => {
   });
 
   test("answers every error with the JSON error shape and the right status", async ({ services, database, dashboard, sinks, owner, intruder }) => {
-    const endpoint = await createEndpoint(services, { userId: owner.id, name: "errors", destinationUrl: `http://127.0.0.1:${sinks.original.port}/in` });
+    const endpoint = await createEndpoint(services, { teamId: owner.teamId, name: "errors", destinationUrl: `http://127.0.0.1:${sinks.original.port}/in` });
     const eventId = await captureOrder(services, endpoint.slug);
     const cases: Array<[string, Response, number, RegExp]> = [
       ["no session", await dashboard.replay(null, eventId, { environment: "original" }), 401, /^Sign in to the dashboard first/i],
@@ -189,11 +191,11 @@ describe("POST /api/events/{id}/replay", () => {
       ["malformed customUrl", await dashboard.replay(owner.cookie, eventId, { environment: "custom", customUrl: "not a url" }), 400, /customUrl/i],
       ["custom to metadata", await dashboard.replay(owner.cookie, eventId, { environment: "custom", customUrl: "http://169.254.169.254/latest" }), 422, /refused: blocked/i],
     ];
-    const captureOnly = await createEndpoint(services, { userId: owner.id, name: "capture only" });
+    const captureOnly = await createEndpoint(services, { teamId: owner.teamId, name: "capture only" });
     const capturedId = await captureOrder(services, captureOnly.slug);
     cases.push(["original without destination", await dashboard.replay(owner.cookie, capturedId, { environment: "original" }), 422, /no destination URL/i]);
     cases.push(["staging without destination", await dashboard.replay(owner.cookie, capturedId, { environment: "staging" }), 422, /destination URL/i]);
-    const noStaging = await createEndpoint(services, { userId: owner.id, name: "no staging", destinationUrl: `http://127.0.0.1:${sinks.original.port}/x` });
+    const noStaging = await createEndpoint(services, { teamId: owner.teamId, name: "no staging", destinationUrl: `http://127.0.0.1:${sinks.original.port}/x` });
     const noStagingEvent = await captureOrder(services, noStaging.slug);
     cases.push(["staging without hostname", await dashboard.replay(owner.cookie, noStagingEvent, { environment: "staging" }), 422, /staging hostname/i]);
     for (const [name, response, status, message] of cases) {
@@ -211,7 +213,7 @@ describe("POST /api/events/{id}/replay", () => {
   });
 
   test("takes a request from the dashboard without Origin when Sec-Fetch-Site says same-origin", async ({ services, dashboard, sinks, owner }) => {
-    const endpoint = await createEndpoint(services, { userId: owner.id, name: "fetch metadata" });
+    const endpoint = await createEndpoint(services, { teamId: owner.teamId, name: "fetch metadata" });
     const eventId = await captureOrder(services, endpoint.slug);
     const request = (site: string) =>
       fetch(`${dashboard.url}/api/events/${eventId}/replay`, {
@@ -229,7 +231,7 @@ describe("replay targets the server may not reach", () => {
     // The same graph with ALLOW_PRIVATE_DESTINATIONS off.
     const closed = await mountReplayRoute({ ...services, addressPolicy: { allowPrivate: false } });
     try {
-      const endpoint = await createEndpoint(services, { userId: owner.id, name: "closed" });
+      const endpoint = await createEndpoint(services, { teamId: owner.teamId, name: "closed" });
       const eventId = await captureOrder(services, endpoint.slug);
       const dashboard = dashboardAt(closed.url);
       const local = await dashboard.replay(owner.cookie, eventId, { environment: "local" });

@@ -18,10 +18,10 @@ describe("the service graph", () => {
     expect(() => Object.assign(services, { baseUrl: "http://elsewhere.test" })).toThrow(TypeError);
   });
 
-  test("runs use cases on the file's database, scoped to the fixture's user", async ({ services, user }) => {
-    const endpoint = await createEndpoint(services, { userId: user.id, name: "graph" });
+  test("runs use cases on the file's database, scoped to the fixture user's team", async ({ services, user }) => {
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "graph" });
     expect(endpoint.webhookUrl).toBe(`http://rehook.test/api/webhook/${endpoint.slug}`);
-    const listed = await listEndpoints(services, { userId: user.id });
+    const listed = await listEndpoints(services, { teamId: user.teamId });
     expect(listed.map((item) => item.id)).toEqual([endpoint.id]);
   });
 });

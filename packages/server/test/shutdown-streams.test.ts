@@ -2,7 +2,7 @@ import { request, type IncomingMessage } from "node:http";
 import { connect } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig, silentLogger } from "@rehook/core";
-import { createApiKey, createEndpoint, createUser } from "@rehook/services";
+import { actorFor, createApiKey, createEndpoint, createUser } from "@rehook/services";
 import { startServer, type RehookServer } from "@rehook/server";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
 
@@ -51,9 +51,10 @@ beforeEach(async () => {
   errors = [];
   rehook = await startServer(config, { ...silentLogger, error: (message, fields) => void errors.push(`${message} ${JSON.stringify(fields)}`) });
   const user = await createUser({ orm: rehook.database.orm }, { email: "stop@example.com", password: "correct horse battery" });
-  apiKey = (await createApiKey({ orm: rehook.database.orm }, { userId: user.id })).key;
+  const { actor } = await actorFor({ orm: rehook.database.orm }, { userId: user.id });
+  apiKey = (await createApiKey({ orm: rehook.database.orm }, actor, {})).key;
   const ctx = { orm: rehook.database.orm, baseUrl: rehook.url, addressPolicy: { allowPrivate: true }, retentionDays: 7 };
-  const endpoint = await createEndpoint(ctx, { userId: user.id, name: "stop", destinationUrl: null });
+  const endpoint = await createEndpoint(ctx, { teamId: actor.teamId, name: "stop", destinationUrl: null });
   endpointId = endpoint.id;
   endpointSlug = endpoint.slug;
   const logIn = await fetch(`${rehook.url}/trpc/auth.logIn`, {

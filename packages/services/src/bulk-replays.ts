@@ -64,8 +64,8 @@ const bulkInput = z.object({
 
 /** Rows per read of events to replay; each read is also cut at BODY_BYTES_PER_READ of bodies. */
 const PAGE = 100;
-/** Bulk replays one user may have running at once (on all instances together). */
-export const MAX_RUNNING_BULK_REPLAYS_PER_USER = 2;
+/** Bulk replays one team may have running at once (on all instances together). */
+export const MAX_RUNNING_BULK_REPLAYS_PER_TEAM = 2;
 /** Bulk replays one instance runs at once (each sends a few requests at a time). */
 const JOBS_PER_INSTANCE = 4;
 
@@ -87,7 +87,7 @@ export class BulkReplays {
     private readonly deps: BulkReplayDeps,
     private readonly logger: Logger,
     private readonly concurrency = 4,
-    private readonly maxRunningPerUser = MAX_RUNNING_BULK_REPLAYS_PER_USER,
+    private readonly maxRunningPerTeam = MAX_RUNNING_BULK_REPLAYS_PER_TEAM,
   ) {}
 
   /** Starts replaying the endpoint's events that match the filter (failed ones by default). */
@@ -117,10 +117,10 @@ export class BulkReplays {
         // Only events that exist now: new failures are not chased forever.
         upTo: uuidv7(),
       },
-      this.maxRunningPerUser,
+      this.maxRunningPerTeam,
     );
     if (!job) {
-      throw new UserError("rate_limited", `${this.maxRunningPerUser} bulk replays are already running: wait for one to finish, then start this one`);
+      throw new UserError("rate_limited", `${this.maxRunningPerTeam} bulk replays are already running: wait for one to finish, then start this one`);
     }
     this.deps.wakeJobs?.();
     return jobView(job);

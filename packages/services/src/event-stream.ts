@@ -32,9 +32,10 @@ export async function openEndpointEventStream(
 ): Promise<AsyncGenerator<FullEvent>> {
   const endpoint = await findOwnedEndpoint(ctx.orm.em.fork(), input.teamId, { id: input.endpointId });
   if (!endpoint) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
-  // A member removed (or a key revoked) on any instance ends the stream at once.
+  const release = takeStreamSlot(ctx.bus, input.userId, input.signal);
+  // A member removed (or a key revoked) on any instance ends the stream at once. Watched only
+  // once the slot is held: a refused stream leaves no subscription behind.
   const signal = untilAccessLost(ctx, input, input.signal);
-  const release = takeStreamSlot(ctx.bus, input.userId, signal);
   return endpointEvents({ orm: ctx.orm, bus: ctx.bus }, { ...input, signal }, release);
 }
 

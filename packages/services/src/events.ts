@@ -187,9 +187,10 @@ export async function openLiveEvents(
   const bus = ctx.bus;
   // Checked before a slot is taken: a search the database refuses would otherwise fail the stream at its first event.
   const filter: LiveFilter = parseInput(eventFilterInput, input.filter);
-  // A member removed (or a key revoked) on any instance ends the stream at once.
+  const release = takeStreamSlot(bus, input.userId, input.signal);
+  // A member removed (or a key revoked) on any instance ends the stream at once. Watched only
+  // once the slot is held: a refused stream leaves no subscription behind.
   const signal = untilAccessLost(ctx, input, input.signal);
-  const release = takeStreamSlot(bus, input.userId, signal);
   return liveRows({ orm: ctx.orm, bus }, { ...input, filter, signal }, loadRows, release);
 }
 

@@ -23,6 +23,8 @@ function decoy(): Promise<string> {
 export interface SignedIn {
   user: SessionUser;
   cookie: SessionCookie;
+  /** The team an invite link added the new user to (the dashboard opens there). */
+  joinedTeamId?: string | null;
 }
 
 function tooManyAttempts(what: string, retryAfterMs: number): UserError {
@@ -73,10 +75,11 @@ export async function signUp(
   const verdict = ctx.throttles.signup.check(address);
   if (!verdict.allowed) throw tooManyAttempts("sign-ups from this address", verdict.retryAfterMs);
   ctx.throttles.signup.recordFailure(address);
-  const claim = input.invite ? inviteClaim(ctx, input.invite) : undefined;
+  let joinedTeamId: string | null = null;
+  const claim = input.invite ? inviteClaim(ctx, input.invite, (teamId) => (joinedTeamId = teamId)) : undefined;
   const created = await withHashingSlot(() => createUser(ctx, { email: input.email, password: input.password }, claim));
   const user = { id: created.id, email: created.email };
-  return { user, cookie: await ctx.sessions.create(user.id) };
+  return { user, cookie: await ctx.sessions.create(user.id), joinedTeamId };
 }
 
 const logInInput = z.object({ email: emailSchema, password: loginPasswordSchema });

@@ -66,7 +66,7 @@ export {
   type ResponseOption,
   type ResponseRef,
 } from "./compare-responses.js";
-export { BulkReplays, MAX_RUNNING_BULK_REPLAYS_PER_USER, type BulkReplayDeps, type ReplayJobView } from "./bulk-replays.js";
+export { BulkReplays, MAX_RUNNING_BULK_REPLAYS_PER_TEAM, type BulkReplayDeps, type ReplayJobView } from "./bulk-replays.js";
 export { activityCompaction, countsCompaction, endpointPurge, eventRetention, scheduleUpkeep, sessionPurge, type RetentionOptions } from "./purges.js";
 export { searchIndexing, type SearchIndexingOptions } from "./search-indexing.js";
 export { MAX_WAITING_EVENT_IDS, openEndpointEventStream, type FullEvent } from "./event-stream.js";

@@ -117,12 +117,15 @@ async function claim(em: EntityManager, ctx: Clocked, token: string): Promise<(u
   };
 }
 
-/** For createUser's transaction: claims the invite, and once the user exists adds them to its team. */
-export function inviteClaim(ctx: Clocked, token: string): (em: EntityManager) => Promise<(userId: string) => Promise<void>> {
+/**
+ * For createUser's transaction: claims the invite, and once the user exists adds them to its
+ * team, told to `joined` (null for a sign-up-only link made before teams).
+ */
+export function inviteClaim(ctx: Clocked, token: string, joined: (teamId: string | null) => void = () => undefined): (em: EntityManager) => Promise<(userId: string) => Promise<void>> {
   return async (em) => {
     const join = await claim(em, ctx, token);
     return async (userId) => {
-      await join(userId);
+      joined((await join(userId)).teamId);
     };
   };
 }

@@ -1,7 +1,6 @@
 import { forbiddenMessage, MAX_TEAMS_PER_USER, personalTeamName, roleAllows, teamNameSchema, teamSlugCandidates, UserError, uuidv7, type Role } from "@rehook/core";
 import {
   announceAccessChange,
-  countMemberKeys,
   deleteTeam as deleteTeamRows,
   findUserById,
   insertTeam,
@@ -29,7 +28,7 @@ export type TeamView = TeamMembership;
 export async function insertTeamNamed(em: EntityManager, input: { name: string; ownerId: string; personal: boolean }): Promise<TeamView> {
   const candidates = teamSlugCandidates(input.name);
   const taken = new Set(
-    (await em.getConnection().execute<Array<{ slug: string }>>("select slug from teams where slug = any(?)", [candidates], "all", em.getTransactionContext())).map((row) => row.slug),
+    (await em.getConnection().execute<Array<{ slug: string }>>("select slug from teams where slug = any(?::text[])", [`{${candidates.join(",")}}`], "all", em.getTransactionContext())).map((row) => row.slug),
   );
   const slug = candidates.find((candidate) => !taken.has(candidate)) ?? `${candidates[0]}-${uuidv7().slice(-12)}`;
   const team = await insertTeam(em, { id: uuidv7(), name: input.name, slug, ownerId: input.ownerId, personal: input.personal });
@@ -102,9 +101,7 @@ export interface MemberView {
 
 /** The team's members, owners first. */
 export async function listMembers(ctx: Pick<ServiceContext, "orm">, input: { teamId: string }): Promise<MemberView[]> {
-  const em = ctx.orm.em.fork();
-  const members = await listTeamMembers(em, input.teamId);
-  return Promise.all(members.map(async (member) => ({ ...member, activeKeys: await countMemberKeys(em, input.teamId, member.userId) })));
+  return listTeamMembers(ctx.orm.em.fork(), input.teamId);
 }
 
 /** Owners are made and unmade by owners only: an admin cannot take an owner's place, or give it. */

@@ -3,14 +3,14 @@ import { describe, expect } from "vitest";
 import { authenticateApiKey, createApiKey, listApiKeys, revokeApiKey } from "@rehook/services";
 import { expectRefused, test } from "./support.js";
 
-// API keys: issued once (only a digest is stored), listed per user, revoked at once, and
+// API keys: issued once (only a digest is stored), listed per team, revoked at once, and
 // checked from an Authorization header without telling a missing key from a revoked one.
 
 describe("createApiKey", () => {
   test("answers the whole key once and stores only its digest", async ({ services, user, database }) => {
-    const { key, apiKey } = await createApiKey(services, { userId: user.id, name: "  ci  " });
+    const { key, apiKey } = await createApiKey(services, user.actor, { name: "  ci  " });
     expect(key).toMatch(/^pk_live_[0-9A-Za-z]{40}$/);
-    expect(apiKey).toEqual({ id: apiKey.id, name: "ci", prefix: key.slice(0, 12), createdAt: expect.any(Date), lastUsedAt: null, revokedAt: null });
+    expect(apiKey).toEqual({ id: apiKey.id, name: "ci", prefix: key.slice(0, 12), role: "developer", createdBy: user.email, createdAt: expect.any(Date), lastUsedAt: null, revokedAt: null });
     const [row] = await database.query<{ key_hash: Buffer; prefix: string }>("select key_hash, prefix from api_keys where id = $1", [apiKey.id]);
     expect(row!.key_hash.equals(createHash("sha256").update(key).digest())).toBe(true);
     expect(row!.prefix).toBe(apiKey.prefix);
@@ -19,24 +19,24 @@ describe("createApiKey", () => {
   });
 
   test("names a key 'default' when no name is given", async ({ services, user }) => {
-    expect((await createApiKey(services, { userId: user.id })).apiKey.name).toBe("default");
+    expect((await createApiKey(services, user.actor, {})).apiKey.name).toBe("default");
   });
 
   test("refuses an empty, long or unstorable name", async ({ services, user }) => {
-    await expectRefused(createApiKey(services, { userId: user.id, name: "   " }), "validation_failed", "Give the key a name.");
-    await expectRefused(createApiKey(services, { userId: user.id, name: "k".repeat(101) }), "validation_failed", "The name must be at most 100 characters.");
-    await expectRefused(createApiKey(services, { userId: user.id, name: "a\u0000b" }), "validation_failed", /^The name must not contain NUL characters/);
-    expect(await listApiKeys(services, { userId: user.id })).toEqual([]);
+    await expectRefused(createApiKey(services, user.actor, { name: "   " }), "validation_failed", "Give the key a name.");
+    await expectRefused(createApiKey(services, user.actor, { name: "k".repeat(101) }), "validation_failed", "The name must be at most 100 characters.");
+    await expectRefused(createApiKey(services, user.actor, { name: "a\u0000b" }), "validation_failed", /^The name must not contain NUL characters/);
+    expect(await listApiKeys(services, { teamId: user.teamId })).toEqual([]);
   });
 });
 
 describe("listApiKeys", () => {
-  test("lists the user's keys, newest first, revoked ones marked, and no one else's", async ({ services, user, other }) => {
-    const first = await createApiKey(services, { userId: user.id, name: "first" });
-    const second = await createApiKey(services, { userId: user.id, name: "second" });
-    await createApiKey(services, { userId: other.id, name: "theirs" });
-    await revokeApiKey(services, { userId: user.id, keyId: first.apiKey.id });
-    const listed = await listApiKeys(services, { userId: user.id });
+  test("lists the team's keys, newest first, revoked ones marked, and no other team's", async ({ services, user, other }) => {
+    const first = await createApiKey(services, user.actor, { name: "first" });
+    const second = await createApiKey(services, user.actor, { name: "second" });
+    await createApiKey(services, other.actor, { name: "theirs" });
+    await revokeApiKey(services, user.actor, { keyId: first.apiKey.id });
+    const listed = await listApiKeys(services, { teamId: user.teamId });
     expect(listed.map((key) => [key.name, key.revokedAt === null])).toEqual([
       ["second", true],
       ["first", false],
@@ -46,17 +46,17 @@ describe("listApiKeys", () => {
 });
 
 describe("revokeApiKey and authenticateApiKey", () => {
-  test("a key authenticates its user until it is revoked, then never", async ({ services, user }) => {
-    const { key, apiKey } = await createApiKey(services, { userId: user.id, name: "live" });
-    expect(await authenticateApiKey(services, `Bearer ${key}`)).toEqual({ userId: user.id, keyId: apiKey.id, prefix: apiKey.prefix });
+  test("a key authenticates its creator in its team until it is revoked, then never", async ({ services, user }) => {
+    const { key, apiKey } = await createApiKey(services, user.actor, { name: "live" });
+    expect(await authenticateApiKey(services, `Bearer ${key}`)).toEqual({ userId: user.id, teamId: user.teamId, role: "developer", keyId: apiKey.id, prefix: apiKey.prefix });
     // The scheme is case-insensitive and trailing blanks are ignored.
     expect(await authenticateApiKey(services, `bearer ${key}  `)).toMatchObject({ keyId: apiKey.id });
-    expect((await listApiKeys(services, { userId: user.id }))[0]!.lastUsedAt).not.toBeNull();
+    expect((await listApiKeys(services, { teamId: user.teamId }))[0]!.lastUsedAt).not.toBeNull();
 
-    await revokeApiKey(services, { userId: user.id, keyId: apiKey.id });
+    await revokeApiKey(services, user.actor, { keyId: apiKey.id });
     expect(await authenticateApiKey(services, `Bearer ${key}`)).toBeNull();
     await expectRefused(
-      revokeApiKey(services, { userId: user.id, keyId: apiKey.id }),
+      revokeApiKey(services, user.actor, { keyId: apiKey.id }),
       "not_found",
       `There is no active API key with the id ${apiKey.id}. It may have been revoked already.`,
     );
@@ -68,10 +68,10 @@ describe("revokeApiKey and authenticateApiKey", () => {
     }
   });
 
-  test("another user's key cannot be revoked: not_found, and it keeps working", async ({ services, user, other }) => {
-    const theirs = await createApiKey(services, { userId: other.id, name: "theirs" });
-    await expectRefused(revokeApiKey(services, { userId: user.id, keyId: theirs.apiKey.id }), "not_found", /no active API key/);
-    await expectRefused(revokeApiKey(services, { userId: user.id, keyId: "not-a-uuid" }), "not_found");
-    expect(await authenticateApiKey(services, `Bearer ${theirs.key}`)).toMatchObject({ userId: other.id });
+  test("another team's key cannot be revoked: not_found, and it keeps working", async ({ services, user, other }) => {
+    const theirs = await createApiKey(services, other.actor, { name: "theirs" });
+    await expectRefused(revokeApiKey(services, user.actor, { keyId: theirs.apiKey.id }), "not_found", /no active API key/);
+    await expectRefused(revokeApiKey(services, user.actor, { keyId: "not-a-uuid" }), "not_found");
+    expect(await authenticateApiKey(services, `Bearer ${theirs.key}`)).toMatchObject({ userId: other.id, teamId: other.teamId });
   });
 });

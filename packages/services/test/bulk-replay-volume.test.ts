@@ -26,18 +26,18 @@ describe("bulk replay", () => {
       res.end("down");
     });
     try {
-      const endpoint = await createEndpoint(services, { userId: user.id, name: "bulk", destinationUrl: `http://127.0.0.1:${failing.port}/in` });
+      const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "bulk", destinationUrl: `http://127.0.0.1:${failing.port}/in` });
       for (let batch = 0; batch < 10; batch += 1) await Promise.all(Array.from({ length: 50 }, () => capture(services, endpoint.slug, body, sentHeaders)));
       await waitFor(async () => (await database.query("select 1 from events where endpoint_id = $1 and status = 'failed'", [endpoint.id])).length === 500, "500 failed events", 60_000);
 
       const fixed = await startSink((_req, res) => res.end("ok"));
       try {
-        await updateEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id }, changes: { destinationUrl: `http://127.0.0.1:${fixed.port}/in` } });
-        const job = await services.bulkReplays.start({ userId: user.id, endpointId: endpoint.id, environment: "original" });
+        await updateEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id }, changes: { destinationUrl: `http://127.0.0.1:${fixed.port}/in` } });
+        const job = await services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: endpoint.id, environment: "original" });
         expect(job).toMatchObject({ total: 500, state: "running" });
         let summary = job;
         await waitFor(async () => {
-          summary = await services.bulkReplays.get({ userId: user.id, jobId: job.id });
+          summary = await services.bulkReplays.get({ teamId: user.teamId, jobId: job.id });
           return summary.state !== "running";
         }, "the bulk replay to finish", 120_000);
         expect(summary).toMatchObject({ state: "finished", done: 500, delivered: 500, failed: 0 });
@@ -47,8 +47,8 @@ describe("bulk replay", () => {
         expect(statuses).toEqual([{ status: "failed", n: "500" }]);
         // Replays leave the events' statuses alone, and so their counts.
         expect(await eventCountMismatches(database)).toEqual([]);
-        // Another user's job answers as if missing (the dashboard's 404).
-        await expectRefused(services.bulkReplays.get({ userId: other.id, jobId: job.id }), "not_found");
+        // Another team's job answers as if missing (the dashboard's 404).
+        await expectRefused(services.bulkReplays.get({ teamId: other.teamId, jobId: job.id }), "not_found");
       } finally {
         await fixed.close();
       }

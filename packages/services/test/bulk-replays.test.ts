@@ -2,12 +2,12 @@ import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
-import { createEndpoint, getEvent, listReplays, MAX_RUNNING_BULK_REPLAYS_PER_USER, type Services } from "@rehook/services";
+import { createEndpoint, getEvent, listReplays, MAX_RUNNING_BULK_REPLAYS_PER_TEAM, type Services } from "@rehook/services";
 import { capture, expectRefused, MISSING_ID, test } from "./support.js";
 
 // Bulk replays as jobs of the graph's job runner: checked and counted when started, run in
 // the background to the endpoint's destination or a custom URL, their progress read back by
-// their owner only, and at most MAX_RUNNING_BULK_REPLAYS_PER_USER of them running per user.
+// their team only, and at most MAX_RUNNING_BULK_REPLAYS_PER_TEAM of them running per team.
 
 /** Requests to /hold wait for release(); everything else answers at once (500 on /fail, 200 otherwise). */
 let sink: Sink;
@@ -31,97 +31,97 @@ const release = () => {
 
 const url = (path: string) => `http://127.0.0.1:${sink.port}${path}`;
 
-async function finished(services: Services, userId: string, jobId: string) {
-  let job = await services.bulkReplays.get({ userId, jobId });
+async function finished(services: Services, teamId: string, jobId: string) {
+  let job = await services.bulkReplays.get({ teamId, jobId });
   await waitFor(async () => {
-    job = await services.bulkReplays.get({ userId, jobId });
+    job = await services.bulkReplays.get({ teamId, jobId });
     return job.state !== "running";
   }, `bulk replay ${jobId} to finish`);
   return job;
 }
 
 /** An endpoint forwarding to /fail with `count` events captured and failed. */
-async function failedEvents(services: Services, userId: string, count: number) {
-  const endpoint = await createEndpoint(services, { userId, name: "failing", destinationUrl: url("/fail") });
+async function failedEvents(services: Services, teamId: string, count: number) {
+  const endpoint = await createEndpoint(services, { teamId, name: "failing", destinationUrl: url("/fail") });
   const ids: string[] = [];
   for (let i = 0; i < count; i += 1) ids.push(await capture(services, endpoint.slug, `{"n":${i}}`));
-  await waitFor(async () => (await Promise.all(ids.map((eventId) => getEvent(services, { userId, eventId })))).every((event) => event.status === "failed"), "the events to fail");
+  await waitFor(async () => (await Promise.all(ids.map((eventId) => getEvent(services, { teamId, eventId })))).every((event) => event.status === "failed"), "the events to fail");
   return { endpoint, ids };
 }
 
 describe("start and get", () => {
   test("replays the endpoint's failed events to a custom URL in the background, counting each", async ({ services, user }) => {
-    const { endpoint, ids } = await failedEvents(services, user.id, 3);
+    const { endpoint, ids } = await failedEvents(services, user.teamId, 3);
     const before = sink.received.filter((request) => request.url === "/replayed").length;
-    const started = await services.bulkReplays.start({ userId: user.id, endpointId: endpoint.id, environment: "custom", customUrl: url("/replayed") });
+    const started = await services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: endpoint.id, environment: "custom", customUrl: url("/replayed") });
     expect(started).toMatchObject({ endpointId: endpoint.id, environment: "custom", customUrl: url("/replayed"), statusFilter: "failed", state: "running", total: 3, finishedAt: null });
-    const done = await finished(services, user.id, started.id);
+    const done = await finished(services, user.teamId, started.id);
     expect(done).toMatchObject({ state: "finished", total: 3, done: 3, delivered: 3, failed: 0, error: null, finishedAt: expect.any(Date) });
     expect(sink.received.filter((request) => request.url === "/replayed").length - before).toBe(3);
-    const replays = await listReplays(services, { userId: user.id, endpointId: endpoint.id });
+    const replays = await listReplays(services, { teamId: user.teamId, endpointId: endpoint.id });
     expect(replays.replays.map((replay) => replay.eventId).sort()).toEqual([...ids].sort());
     // A replay never changes the events.
-    for (const eventId of ids) expect((await getEvent(services, { userId: user.id, eventId })).status).toBe("failed");
+    for (const eventId of ids) expect((await getEvent(services, { teamId: user.teamId, eventId })).status).toBe("failed");
   });
 
   test("to the original destination, counting what it refuses as failed; status null takes every event", async ({ services, user }) => {
-    const { endpoint } = await failedEvents(services, user.id, 2);
-    const started = await services.bulkReplays.start({ userId: user.id, endpointId: endpoint.id, environment: "original", status: null });
+    const { endpoint } = await failedEvents(services, user.teamId, 2);
+    const started = await services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: endpoint.id, environment: "original", status: null });
     expect(started).toMatchObject({ statusFilter: null, total: 2, customUrl: null });
-    expect(await finished(services, user.id, started.id)).toMatchObject({ state: "finished", done: 2, delivered: 0, failed: 2 });
+    expect(await finished(services, user.teamId, started.id)).toMatchObject({ state: "finished", done: 2, delivered: 0, failed: 2 });
   });
 
   test("an endpoint with nothing to replay finishes at once with zero", async ({ services, user }) => {
-    const endpoint = await createEndpoint(services, { userId: user.id, name: "calm", destinationUrl: url("/ok") });
-    const started = await services.bulkReplays.start({ userId: user.id, endpointId: endpoint.id, environment: "original" });
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "calm", destinationUrl: url("/ok") });
+    const started = await services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: endpoint.id, environment: "original" });
     expect(started.total).toBe(0);
-    expect(await finished(services, user.id, started.id)).toMatchObject({ state: "finished", done: 0 });
+    expect(await finished(services, user.teamId, started.id)).toMatchObject({ state: "finished", done: 0 });
   });
 
-  test("refuses bad input, a target this endpoint cannot take, and another user's endpoint, before anything starts", async ({ services, user, other }) => {
-    const inbox = await createEndpoint(services, { userId: user.id, name: "inbox" });
+  test("refuses bad input, a target this endpoint cannot take, and another team's endpoint, before anything starts", async ({ services, user, other }) => {
+    const inbox = await createEndpoint(services, { teamId: user.teamId, name: "inbox" });
     const start = (input: Partial<Parameters<Services["bulkReplays"]["start"]>[0]>) =>
-      services.bulkReplays.start({ userId: user.id, endpointId: inbox.id, environment: "custom", customUrl: url("/x"), ...input });
+      services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: inbox.id, environment: "custom", customUrl: url("/x"), ...input });
     await expectRefused(start({ endpointId: "nope" }), "validation_failed", /endpointId must be an endpoint id/i);
     await expectRefused(start({ environment: "staging" }), "validation_failed", /bulk replays go to the original destination or a custom URL/i);
     await expectRefused(start({ status: "gone" }), "validation_failed");
     await expectRefused(start({ customUrl: null }), "validation_failed", /customUrl is required/);
     await expectRefused(start({ environment: "original" }), "unprocessable", /this endpoint has no destination URL to replay to/i);
     const noEndpoint = `There is no endpoint with the id ${inbox.id}. It may have been deleted; list your endpoints to find the right id.`;
-    await expectRefused(services.bulkReplays.start({ userId: other.id, endpointId: inbox.id, environment: "custom", customUrl: url("/x") }), "not_found", noEndpoint);
+    await expectRefused(services.bulkReplays.start({ teamId: other.teamId, userId: other.id, endpointId: inbox.id, environment: "custom", customUrl: url("/x") }), "not_found", noEndpoint);
     await expectRefused(start({ endpointId: MISSING_ID }), "not_found");
   });
 
-  test("get answers another user's job, and a made-up one, as missing", async ({ services, user, other }) => {
-    const endpoint = await createEndpoint(services, { userId: user.id, name: "mine", destinationUrl: url("/ok") });
-    const started = await services.bulkReplays.start({ userId: user.id, endpointId: endpoint.id, environment: "original" });
+  test("get answers another team's job, and a made-up one, as missing", async ({ services, user, other }) => {
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "mine", destinationUrl: url("/ok") });
+    const started = await services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: endpoint.id, environment: "original" });
     const missing = (id: string) => `There is no bulk replay with the id ${id}. Start a new one from the endpoint.`;
-    await expectRefused(services.bulkReplays.get({ userId: other.id, jobId: started.id }), "not_found", missing(started.id));
-    await expectRefused(services.bulkReplays.get({ userId: user.id, jobId: MISSING_ID }), "not_found", missing(MISSING_ID));
+    await expectRefused(services.bulkReplays.get({ teamId: other.teamId, jobId: started.id }), "not_found", missing(started.id));
+    await expectRefused(services.bulkReplays.get({ teamId: user.teamId, jobId: MISSING_ID }), "not_found", missing(MISSING_ID));
   });
 });
 
 describe("limits", () => {
-  test(`runs at most ${MAX_RUNNING_BULK_REPLAYS_PER_USER} per user at once; another user is not held back; one more once one is done`, async ({ services, user, other }) => {
-    const { endpoint } = await failedEvents(services, user.id, 1);
+  test(`runs at most ${MAX_RUNNING_BULK_REPLAYS_PER_TEAM} per team at once; another team is not held back; one more once one is done`, async ({ services, user, other }) => {
+    const { endpoint } = await failedEvents(services, user.teamId, 1);
     holding = true;
     try {
       const running = [];
-      for (let i = 0; i < MAX_RUNNING_BULK_REPLAYS_PER_USER; i += 1) {
-        running.push(await services.bulkReplays.start({ userId: user.id, endpointId: endpoint.id, environment: "custom", customUrl: url("/hold") }));
+      for (let i = 0; i < MAX_RUNNING_BULK_REPLAYS_PER_TEAM; i += 1) {
+        running.push(await services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: endpoint.id, environment: "custom", customUrl: url("/hold") }));
       }
       await expectRefused(
-        services.bulkReplays.start({ userId: user.id, endpointId: endpoint.id, environment: "custom", customUrl: url("/hold") }),
+        services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: endpoint.id, environment: "custom", customUrl: url("/hold") }),
         "rate_limited",
-        `${MAX_RUNNING_BULK_REPLAYS_PER_USER} bulk replays are already running: wait for one to finish, then start this one`,
+        `${MAX_RUNNING_BULK_REPLAYS_PER_TEAM} bulk replays are already running: wait for one to finish, then start this one`,
       );
-      const theirs = await createEndpoint(services, { userId: other.id, name: "theirs", destinationUrl: url("/ok") });
-      await services.bulkReplays.start({ userId: other.id, endpointId: theirs.id, environment: "original" });
-      await waitFor(() => held.length === MAX_RUNNING_BULK_REPLAYS_PER_USER, "both replays to be under way");
+      const theirs = await createEndpoint(services, { teamId: other.teamId, name: "theirs", destinationUrl: url("/ok") });
+      await services.bulkReplays.start({ teamId: other.teamId, userId: other.id, endpointId: theirs.id, environment: "original" });
+      await waitFor(() => held.length === MAX_RUNNING_BULK_REPLAYS_PER_TEAM, "both replays to be under way");
       release();
-      for (const job of running) expect(await finished(services, user.id, job.id)).toMatchObject({ state: "finished", delivered: 1 });
-      const next = await services.bulkReplays.start({ userId: user.id, endpointId: endpoint.id, environment: "custom", customUrl: url("/ok") });
-      expect(await finished(services, user.id, next.id)).toMatchObject({ state: "finished" });
+      for (const job of running) expect(await finished(services, user.teamId, job.id)).toMatchObject({ state: "finished", delivered: 1 });
+      const next = await services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: endpoint.id, environment: "custom", customUrl: url("/ok") });
+      expect(await finished(services, user.teamId, next.id)).toMatchObject({ state: "finished" });
     } finally {
       release();
     }

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrm, createPool, ensureEventPartitions, GroupCommitWriter, type Orm, type Pool } from "@rehook/db";
 import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
-import { captureRequest, createEndpoint, createUser, getEndpoint, type CaptureInput } from "../src/index.js";
+import { captureRequest, createEndpoint, createUser, listTeams, getEndpoint, type CaptureInput } from "../src/index.js";
 
 // CAPTURE_BASE_URL: the capture URLs endpoints show, and the URL a Twilio signature is checked
 // against (Twilio signs the URL it called: the capture host's, or BASE_URL's for a sender set up before).
@@ -11,7 +11,7 @@ let db: TestDatabase;
 let pool: Pool;
 let orm: Orm;
 let writer: GroupCommitWriter;
-let userId: string;
+let teamId: string;
 const baseUrl = "https://rehook.example.com";
 const captureBaseUrl = "https://capture.example.net";
 const secret = "twilio-auth-token-1234";
@@ -22,7 +22,9 @@ beforeAll(async () => {
   orm = await createOrm({ databaseUrl: db.url, poolSize: 2 });
   await ensureEventPartitions(pool, Date.now());
   writer = new GroupCommitWriter(pool);
-  userId = (await createUser({ orm }, { email: "capture-base@example.com", password: "a long enough password" })).id;
+  const { id: userId } = await createUser({ orm }, { email: "capture-base@example.com", password: "a long enough password" });
+  // createUser makes the personal team that owns the endpoints here.
+  teamId = (await listTeams({ orm }, { userId }))[0]!.id;
 });
 afterAll(async () => {
   await writer.drain();
@@ -52,13 +54,13 @@ async function signatureOf(outcome: Awaited<ReturnType<typeof captureRequest>>):
 
 describe("CAPTURE_BASE_URL", () => {
   it("is where endpoints' capture URLs start", async () => {
-    const endpoint = await createEndpoint(ctx(), { userId, name: "Shown" });
+    const endpoint = await createEndpoint(ctx(), { teamId, name: "Shown" });
     expect(endpoint.webhookUrl).toBe(`${captureBaseUrl}/api/webhook/${endpoint.slug}`);
-    expect((await getEndpoint(ctx(), { userId, endpoint: { id: endpoint.id } })).webhookUrl).toBe(endpoint.webhookUrl);
+    expect((await getEndpoint(ctx(), { teamId, endpoint: { id: endpoint.id } })).webhookUrl).toBe(endpoint.webhookUrl);
   });
 
   it("checks a Twilio signature against the URL of the host the request came to", async () => {
-    const endpoint = await createEndpoint(ctx(), { userId, name: "Twilio", verification: { scheme: "twilio", secret } });
+    const endpoint = await createEndpoint(ctx(), { teamId, name: "Twilio", verification: { scheme: "twilio", secret } });
     const onCapture = `${captureBaseUrl}/api/webhook/${endpoint.slug}`;
     const onDashboard = `${baseUrl}/api/webhook/${endpoint.slug}`;
     expect(await signatureOf(await captureRequest(ctx(), twilioRequest(endpoint.slug, "capture.example.net", onCapture)))).toBe("valid");

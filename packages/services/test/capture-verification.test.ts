@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrm, createPool, ensureEventPartitions, GroupCommitWriter, type Orm, type Pool } from "@rehook/db";
 import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
-import { captureRequest, createEndpoint, createUser, IngressRules, updateEndpoint, type CaptureInput } from "../src/index.js";
+import { captureRequest, createEndpoint, createUser, listTeams, IngressRules, updateEndpoint, type CaptureInput } from "../src/index.js";
 
 // The capture path's signature checks against a real PostgreSQL, without the event bus: a
 // rule learnt by one instance goes stale when another changes it, and the capture statement's
@@ -12,7 +12,7 @@ let db: TestDatabase;
 let pool: Pool;
 let orm: Orm;
 let writer: GroupCommitWriter;
-let userId: string;
+let teamId: string;
 const baseUrl = "https://hooks.example.com";
 const secret = "It's a Secret to Everybody";
 
@@ -22,7 +22,9 @@ beforeAll(async () => {
   orm = await createOrm({ databaseUrl: db.url, poolSize: 2 });
   await ensureEventPartitions(pool, Date.now());
   writer = new GroupCommitWriter(pool);
-  userId = (await createUser({ orm }, { email: "verify@example.com", password: "a long enough password" })).id;
+  const { id: userId } = await createUser({ orm }, { email: "verify@example.com", password: "a long enough password" });
+  // createUser makes the personal team that owns the endpoints here.
+  teamId = (await listTeams({ orm }, { userId }))[0]!.id;
 });
 afterAll(async () => {
   await writer.drain();
@@ -48,7 +50,7 @@ describe("signature checks at capture", () => {
   it("relabels under the current rule when the rule a capture was checked under is out of date", async () => {
     const rules = new IngressRules();
     const ctx = ctxFor(rules);
-    const endpoint = await createEndpoint(ctx, { userId, name: "Stale" });
+    const endpoint = await createEndpoint(ctx, { teamId, name: "Stale" });
     // Learnt: no rule.
     const first = await captureRequest(ctx, request(endpoint.slug, "{}", secret));
     expect(first.kind).toBe("accepted");
@@ -56,7 +58,7 @@ describe("signature checks at capture", () => {
     expect(rules.get(endpoint.slug)?.verify).toBeNull();
 
     // Another instance turns verification on; this one hears nothing (no bus here).
-    await updateEndpoint(ctx, { userId, endpoint: { id: endpoint.id }, changes: { verification: { scheme: "github", secret } } });
+    await updateEndpoint(ctx, { teamId, endpoint: { id: endpoint.id }, changes: { verification: { scheme: "github", secret } } });
     const signed = await captureRequest(ctx, request(endpoint.slug, '{"a":1}', secret));
     const forged = await captureRequest(ctx, request(endpoint.slug, '{"a":1}', "not the secret"));
     expect(await storedSignature((signed as { eventId: string }).eventId)).toBe("valid");
@@ -64,7 +66,7 @@ describe("signature checks at capture", () => {
     expect(rules.get(endpoint.slug)?.version).toBe(1);
 
     // And then rejects: the first capture after the change is checked again before anything is stored.
-    await updateEndpoint(ctx, { userId, endpoint: { id: endpoint.id }, changes: { verification: { scheme: "github", rejectInvalid: true } } });
+    await updateEndpoint(ctx, { teamId, endpoint: { id: endpoint.id }, changes: { verification: { scheme: "github", rejectInvalid: true } } });
     const before = await db.query("select count(*)::int as n from events");
     expect(await captureRequest(ctx, request(endpoint.slug, "{}", "not the secret"))).toEqual({ kind: "rejected", signature: "invalid", reason: "mismatch" });
     expect(await captureRequest(ctx, request(endpoint.slug, "{}"))).toEqual({ kind: "rejected", signature: "missing", reason: "missing_header" });
@@ -73,7 +75,7 @@ describe("signature checks at capture", () => {
 
   it("checks without a rule cache too (learnt per capture)", async () => {
     const ctx = ctxFor();
-    const endpoint = await createEndpoint(ctx, { userId, name: "No cache", verification: { scheme: "github", secret } });
+    const endpoint = await createEndpoint(ctx, { teamId, name: "No cache", verification: { scheme: "github", secret } });
     const signed = await captureRequest(ctx, request(endpoint.slug, "{}", secret));
     expect(await storedSignature((signed as { eventId: string }).eventId)).toBe("valid");
   });
@@ -82,10 +84,10 @@ describe("signature checks at capture", () => {
     let now = 0;
     const rules = new IngressRules({ maxAgeMs: 1_000, now: () => now });
     const ctx = ctxFor(rules);
-    const endpoint = await createEndpoint(ctx, { userId, name: "Aging", verification: { scheme: "github", secret, rejectInvalid: true } });
+    const endpoint = await createEndpoint(ctx, { teamId, name: "Aging", verification: { scheme: "github", secret, rejectInvalid: true } });
     expect((await captureRequest(ctx, request(endpoint.slug, "{}"))).kind).toBe("rejected");
     // Changed elsewhere, unheard: still rejected while the rule is young, accepted once it is relearnt.
-    await updateEndpoint(ctx, { userId, endpoint: { id: endpoint.id }, changes: { verification: { scheme: "github", rejectInvalid: false } } });
+    await updateEndpoint(ctx, { teamId, endpoint: { id: endpoint.id }, changes: { verification: { scheme: "github", rejectInvalid: false } } });
     expect((await captureRequest(ctx, request(endpoint.slug, "{}"))).kind).toBe("rejected");
     now += 1_001;
     const accepted = await captureRequest(ctx, request(endpoint.slug, "{}"));
@@ -96,7 +98,7 @@ describe("signature checks at capture", () => {
   it("forgets the oldest endpoint when full, and an endpoint the bus says changed", async () => {
     const rules = new IngressRules({ maxEntries: 2 });
     const ctx = ctxFor(rules);
-    const endpoints = await Promise.all(["One", "Two", "Three"].map((name) => createEndpoint(ctx, { userId, name })));
+    const endpoints = await Promise.all(["One", "Two", "Three"].map((name) => createEndpoint(ctx, { teamId, name })));
     for (const endpoint of endpoints) await captureRequest(ctx, request(endpoint.slug, "{}"));
     expect(rules.size).toBe(2);
     expect(rules.get(endpoints[0]!.slug)).toBeUndefined();

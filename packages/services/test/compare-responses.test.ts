@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uuidv7 } from "@rehook/core";
 import { createOrm, type Orm } from "@rehook/db";
-import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { compareResponses, listEventResponses } from "../src/index.js";
 
 let db: TestDatabase;
 let orm: Orm;
+let teamId: string;
+let otherTeamId: string;
 const userId = uuidv7();
 const otherUserId = uuidv7();
 const endpointId = uuidv7();
@@ -18,9 +20,11 @@ beforeAll(async () => {
   db = await createTestDatabase();
   orm = await createOrm({ databaseUrl: db.url, poolSize: 2 });
   await db.query("insert into users (id, email, password_hash) values ($1, 'compare@example.com', 'x'), ($2, 'other@example.com', 'x')", [userId, otherUserId]);
+  teamId = await insertPersonalTeam(db, userId);
+  otherTeamId = await insertPersonalTeam(db, otherUserId);
   await db.query(
-    "insert into endpoints (id, user_id, name, slug, secret, destination_url) values ($1, $2, 'shop', 'shop-compare', 'whsec_x', 'http://127.0.0.1:9/hooks')",
-    [endpointId, userId],
+    "insert into endpoints (id, team_id, name, slug, secret, destination_url) values ($1, $2, 'shop', 'shop-compare', 'whsec_x', 'http://127.0.0.1:9/hooks')",
+    [endpointId, teamId],
   );
   for (const id of [eventId, otherEventId]) {
     await db.query(
@@ -48,7 +52,7 @@ afterAll(async () => {
 
 describe("compareResponses", () => {
   it("lists the original delivery then the replays", async () => {
-    const options = await listEventResponses({ orm }, { userId, eventId });
+    const options = await listEventResponses({ orm }, { teamId, eventId });
     expect(options.map((option) => [option.ref, option.label, option.status])).toEqual([
       ["delivery:1", "Original delivery", 500],
       [`replay:${replayId}`, "Replay (original)", 200],
@@ -56,7 +60,7 @@ describe("compareResponses", () => {
   });
 
   it("compares status, headers and the normalised body", async () => {
-    const result = await compareResponses({ orm }, { userId, eventId, left: "delivery:1", right: `replay:${replayId}` });
+    const result = await compareResponses({ orm }, { teamId, eventId, left: "delivery:1", right: `replay:${replayId}` });
     expect(result.left).toMatchObject({ status: 500, latencyMs: 12, kind: "delivery" });
     expect(result.right).toMatchObject({ status: 200, latencyMs: 7, kind: "replay" });
     expect(result.statusChanged).toBe(true);
@@ -67,13 +71,13 @@ describe("compareResponses", () => {
     expect(result.body.kind === "lines" && result.body.lines.filter((line) => line.kind !== "same").map((line) => line.text)).toEqual(['  "ok": false', '  "ok": true']);
   });
 
-  it("answers not found for someone else's event, another event's replay or a missing attempt; refuses a malformed reference", async () => {
-    await expect(compareResponses({ orm }, { userId: otherUserId, eventId, left: "delivery:1", right: "delivery:1" })).rejects.toMatchObject({
+  it("answers not found for another team's event, another event's replay or a missing attempt; refuses a malformed reference", async () => {
+    await expect(compareResponses({ orm }, { teamId: otherTeamId, eventId, left: "delivery:1", right: "delivery:1" })).rejects.toMatchObject({
       code: "not_found",
       message: `There is no event with the id ${eventId}. It may have been deleted already.`,
     });
-    await expect(compareResponses({ orm }, { userId, eventId, left: "delivery:1", right: `replay:${otherReplayId}` })).rejects.toMatchObject({ code: "not_found" });
-    await expect(compareResponses({ orm }, { userId, eventId, left: "delivery:2", right: "delivery:1" })).rejects.toMatchObject({ code: "not_found" });
-    await expect(compareResponses({ orm }, { userId, eventId, left: "nonsense", right: "delivery:1" })).rejects.toMatchObject({ code: "validation_failed" });
+    await expect(compareResponses({ orm }, { teamId, eventId, left: "delivery:1", right: `replay:${otherReplayId}` })).rejects.toMatchObject({ code: "not_found" });
+    await expect(compareResponses({ orm }, { teamId, eventId, left: "delivery:2", right: "delivery:1" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(compareResponses({ orm }, { teamId, eventId, left: "nonsense", right: "delivery:1" })).rejects.toMatchObject({ code: "validation_failed" });
   });
 });

@@ -14,7 +14,7 @@ import {
 import { capture, expectRefused, MISSING_ID, test } from "./support.js";
 
 // Endpoints as the dashboard, the API and the CLI manage them: created with a capture URL and
-// checked settings, listed and read only by their owner (another user's id or slug answers
+// checked settings, listed and read only by their team (another team's id or slug answers
 // as missing), changed and deleted with the change announced on the bus.
 
 const noEndpoint = (id: string) => `There is no endpoint with the id ${id}. It may have been deleted; list your endpoints to find the right id.`;
@@ -39,7 +39,7 @@ function changesHeard(services: Services): Array<{ id: string; change: string }>
 describe("createEndpoint", () => {
   test("answers the endpoint with its capture URL and every setting at its default", async ({ services, user }) => {
     const heard = changesHeard(services);
-    const endpoint = await createEndpoint(services, { userId: user.id, name: "  Stripe Prod  ", destinationUrl: "  http://127.0.0.1:9/in  " });
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "  Stripe Prod  ", destinationUrl: "  http://127.0.0.1:9/in  " });
     expect(endpoint).toEqual({
       id: expect.any(String),
       name: "Stripe Prod",
@@ -70,7 +70,7 @@ describe("createEndpoint", () => {
 
   test("takes delivery and storage settings, and a blank destination as capture-only", async ({ services, user }) => {
     const endpoint = await createEndpoint(services, {
-      userId: user.id,
+      teamId: user.teamId,
       name: "tuned",
       destinationUrl: "   ",
       signRequests: true,
@@ -91,7 +91,7 @@ describe("createEndpoint", () => {
   });
 
   test("refuses bad names, destinations and settings with the field's own message, creating nothing", async ({ services, user }) => {
-    const create = (input: Record<string, unknown>) => createEndpoint(services, { userId: user.id, name: "x", ...input });
+    const create = (input: Record<string, unknown>) => createEndpoint(services, { teamId: user.teamId, name: "x", ...input });
     await expectRefused(create({ name: "   " }), "validation_failed", "Name is required.");
     await expectRefused(create({ name: "n".repeat(101) }), "validation_failed", "Name must be at most 100 characters.");
     await expectRefused(create({ destinationUrl: "ftp://example.com/in" }), "validation_failed", /^destination URL refused: /);
@@ -103,24 +103,24 @@ describe("createEndpoint", () => {
     const retentionMessage = new RegExp(`retention_days must be a whole number of days from 0 \\(keep for ever\\) to ${MAX_RETENTION_DAYS}`);
     await expectRefused(create({ retentionDays: MAX_RETENTION_DAYS + 1 }), "validation_failed", retentionMessage);
     await expectRefused(create({ retentionDays: -1 }), "validation_failed", retentionMessage);
-    expect(await listEndpoints(services, { userId: user.id })).toEqual([]);
+    expect(await listEndpoints(services, { teamId: user.teamId })).toEqual([]);
   });
 
   test("refuses a private destination when the server does not allow them, saying how to allow them", async ({ services, user }) => {
     const strict = { ...services, addressPolicy: { allowPrivate: false } };
-    const refused = await expectRefused(createEndpoint(strict, { userId: user.id, name: "local", destinationUrl: "http://127.0.0.1:3000/in" }), "validation_failed", /^destination URL refused: /);
+    const refused = await expectRefused(createEndpoint(strict, { teamId: user.teamId, name: "local", destinationUrl: "http://127.0.0.1:3000/in" }), "validation_failed", /^destination URL refused: /);
     expect(refused.message).toMatch(/ALLOW_PRIVATE_DESTINATIONS/);
   });
 });
 
 describe("listEndpoints and getEndpoint", () => {
-  test("list the user's endpoints with their event totals and newest event, and no one else's", async ({ services, user, other }) => {
-    const quiet = await createEndpoint(services, { userId: user.id, name: "quiet" });
-    const busy = await createEndpoint(services, { userId: user.id, name: "busy" });
-    await createEndpoint(services, { userId: other.id, name: "theirs" });
+  test("list the team's endpoints with their event totals and newest event, and no other team's", async ({ services, user, other }) => {
+    const quiet = await createEndpoint(services, { teamId: user.teamId, name: "quiet" });
+    const busy = await createEndpoint(services, { teamId: user.teamId, name: "busy" });
+    await createEndpoint(services, { teamId: other.teamId, name: "theirs" });
     await capture(services, busy.slug, "{}");
     const newest = await capture(services, busy.slug, "{}");
-    const listed = await listEndpoints(services, { userId: user.id });
+    const listed = await listEndpoints(services, { teamId: user.teamId });
     expect(listed.map((endpoint) => endpoint.id).sort()).toEqual([quiet.id, busy.id].sort());
     const byId = new Map(listed.map((endpoint) => [endpoint.id, endpoint]));
     expect(byId.get(quiet.id)).toMatchObject({ eventCount: 0, lastEventAt: null });
@@ -129,27 +129,27 @@ describe("listEndpoints and getEndpoint", () => {
     expect(byId.get(busy.id)!.lastEventAt).toEqual(new Date(row!.received_at));
   });
 
-  test("get finds the endpoint by id or slug; another user's answers as missing", async ({ services, user, other }) => {
-    const mine = await createEndpoint(services, { userId: user.id, name: "mine" });
-    expect(await getEndpoint(services, { userId: user.id, endpoint: { id: mine.id } })).toEqual(mine);
-    expect(await getEndpoint(services, { userId: user.id, endpoint: { slug: mine.slug } })).toEqual(mine);
-    await expectRefused(getEndpoint(services, { userId: other.id, endpoint: { id: mine.id } }), "not_found", noEndpoint(mine.id));
-    await expectRefused(getEndpoint(services, { userId: other.id, endpoint: { slug: mine.slug } }), "not_found", noSlug(mine.slug));
-    await expectRefused(getEndpoint(services, { userId: user.id, endpoint: { id: MISSING_ID } }), "not_found", noEndpoint(MISSING_ID));
-    await expectRefused(getEndpoint(services, { userId: user.id, endpoint: { id: "not-an-id" } }), "not_found", noEndpoint("not-an-id"));
+  test("get finds the endpoint by id or slug; another team's answers as missing", async ({ services, user, other }) => {
+    const mine = await createEndpoint(services, { teamId: user.teamId, name: "mine" });
+    expect(await getEndpoint(services, { teamId: user.teamId, endpoint: { id: mine.id } })).toEqual(mine);
+    expect(await getEndpoint(services, { teamId: user.teamId, endpoint: { slug: mine.slug } })).toEqual(mine);
+    await expectRefused(getEndpoint(services, { teamId: other.teamId, endpoint: { id: mine.id } }), "not_found", noEndpoint(mine.id));
+    await expectRefused(getEndpoint(services, { teamId: other.teamId, endpoint: { slug: mine.slug } }), "not_found", noSlug(mine.slug));
+    await expectRefused(getEndpoint(services, { teamId: user.teamId, endpoint: { id: MISSING_ID } }), "not_found", noEndpoint(MISSING_ID));
+    await expectRefused(getEndpoint(services, { teamId: user.teamId, endpoint: { id: "not-an-id" } }), "not_found", noEndpoint("not-an-id"));
   });
 });
 
 describe("updateEndpoint", () => {
   test("changes only what it is given, announces it, and clears a setting given as null or blank", async ({ services, user }) => {
-    const endpoint = await createEndpoint(services, { userId: user.id, name: "before", destinationUrl: "http://127.0.0.1:9/a", retryPolicy: { maxAttempts: 2, initialDelayMs: 1_000, maxDelayMs: 1_000 } });
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "before", destinationUrl: "http://127.0.0.1:9/a", retryPolicy: { maxAttempts: 2, initialDelayMs: 1_000, maxDelayMs: 1_000 } });
     const heard = changesHeard(services);
-    const renamed = await updateEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id }, changes: { name: "after", stagingHost: "  Staging.Example.com:8443 " } });
+    const renamed = await updateEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id }, changes: { name: "after", stagingHost: "  Staging.Example.com:8443 " } });
     expect(renamed).toEqual({ ...endpoint, name: "after", stagingHost: "staging.example.com:8443" });
     await waitFor(() => heard.some((change) => change.id === endpoint.id && change.change === "updated"), "the change to be announced");
 
     const cleared = await updateEndpoint(services, {
-      userId: user.id,
+      teamId: user.teamId,
       endpoint: { slug: endpoint.slug },
       changes: { destinationUrl: null, stagingHost: "", retryPolicy: null, pauseAfterFailures: 5, retentionDays: 7, signRequests: true, keepProxyHeaders: true },
     });
@@ -164,67 +164,67 @@ describe("updateEndpoint", () => {
       signRequests: true,
       keepProxyHeaders: true,
     });
-    expect(await getEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id } })).toEqual(cleared);
+    expect(await getEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } })).toEqual(cleared);
   });
 
   test("refuses bad changes with the field's message and leaves the endpoint as it was", async ({ services, user }) => {
-    const endpoint = await createEndpoint(services, { userId: user.id, name: "steady" });
-    const update = (changes: Record<string, unknown>) => updateEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id }, changes });
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "steady" });
+    const update = (changes: Record<string, unknown>) => updateEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id }, changes });
     await expectRefused(update({ stagingHost: "https://staging.example.com/path" }), "validation_failed", /staging hostname must be a host name like staging\.example\.com, without a scheme or path/);
     await expectRefused(update({ name: "" }), "validation_failed", "Name is required.");
     await expectRefused(update({ destinationUrl: "not a url" }), "validation_failed", /^destination URL refused: /);
     await expectRefused(update({ signRequests: "yes" }), "validation_failed");
-    expect(await getEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id } })).toEqual(endpoint);
+    expect(await getEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } })).toEqual(endpoint);
   });
 
-  test("another user's endpoint answers as missing and is left unchanged", async ({ services, user, other }) => {
-    const mine = await createEndpoint(services, { userId: user.id, name: "private" });
-    await expectRefused(updateEndpoint(services, { userId: other.id, endpoint: { id: mine.id }, changes: { name: "taken" } }), "not_found", noEndpoint(mine.id));
+  test("another team's endpoint answers as missing and is left unchanged", async ({ services, user, other }) => {
+    const mine = await createEndpoint(services, { teamId: user.teamId, name: "private" });
+    await expectRefused(updateEndpoint(services, { teamId: other.teamId, endpoint: { id: mine.id }, changes: { name: "taken" } }), "not_found", noEndpoint(mine.id));
     // The ingress path reads the saved settings first: refused the same way.
-    await expectRefused(updateEndpoint(services, { userId: other.id, endpoint: { id: mine.id }, changes: { response: null } }), "not_found", noEndpoint(mine.id));
-    expect((await getEndpoint(services, { userId: user.id, endpoint: { id: mine.id } })).name).toBe("private");
+    await expectRefused(updateEndpoint(services, { teamId: other.teamId, endpoint: { id: mine.id }, changes: { response: null } }), "not_found", noEndpoint(mine.id));
+    expect((await getEndpoint(services, { teamId: user.teamId, endpoint: { id: mine.id } })).name).toBe("private");
   });
 });
 
 describe("deleteEndpoint", () => {
   test("removes it at once (its capture URL stops), queues the purge of its events, and announces it", async ({ services, user, database }) => {
-    const endpoint = await createEndpoint(services, { userId: user.id, name: "doomed" });
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "doomed" });
     await capture(services, endpoint.slug, "{}");
     const heard = changesHeard(services);
-    await deleteEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id } });
-    await expectRefused(getEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id } }), "not_found");
+    await deleteEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } });
+    await expectRefused(getEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } }), "not_found");
     await waitFor(() => heard.some((change) => change.id === endpoint.id && change.change === "deleted"), "the deletion to be announced");
     await expect(capture(services, endpoint.slug, "{}")).rejects.toThrow(/not_found/);
     // The events go in the background: the purge job was queued with the endpoint's delete, and it empties the table.
     await waitFor(async () => (await database.query("select 1 from events where endpoint_id = $1", [endpoint.id])).length === 0, "the purge to run");
-    await expectRefused(deleteEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id } }), "not_found", noEndpoint(endpoint.id));
+    await expectRefused(deleteEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } }), "not_found", noEndpoint(endpoint.id));
   });
 
-  test("another user's endpoint answers as missing and stays", async ({ services, user, other }) => {
-    const mine = await createEndpoint(services, { userId: user.id, name: "kept" });
-    await expectRefused(deleteEndpoint(services, { userId: other.id, endpoint: { id: mine.id } }), "not_found", noEndpoint(mine.id));
-    await expectRefused(deleteEndpoint(services, { userId: other.id, endpoint: { slug: mine.slug } }), "not_found", noSlug(mine.slug));
-    expect((await getEndpoint(services, { userId: user.id, endpoint: { id: mine.id } })).id).toBe(mine.id);
+  test("another team's endpoint answers as missing and stays", async ({ services, user, other }) => {
+    const mine = await createEndpoint(services, { teamId: user.teamId, name: "kept" });
+    await expectRefused(deleteEndpoint(services, { teamId: other.teamId, endpoint: { id: mine.id } }), "not_found", noEndpoint(mine.id));
+    await expectRefused(deleteEndpoint(services, { teamId: other.teamId, endpoint: { slug: mine.slug } }), "not_found", noSlug(mine.slug));
+    expect((await getEndpoint(services, { teamId: user.teamId, endpoint: { id: mine.id } })).id).toBe(mine.id);
   });
 });
 
 describe("endpointSecret", () => {
   test("reads the signing secret, and rotating replaces it for good", async ({ services, user }) => {
-    const endpoint = await createEndpoint(services, { userId: user.id, name: "signed" });
-    const first = await endpointSecret(services, { userId: user.id, endpoint: { id: endpoint.id } });
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "signed" });
+    const first = await endpointSecret(services, { teamId: user.teamId, endpoint: { id: endpoint.id } });
     expect(first).toEqual({ id: endpoint.id, slug: endpoint.slug, secret: expect.stringMatching(/^whsec_/) });
-    expect(await endpointSecret(services, { userId: user.id, endpoint: { slug: endpoint.slug } })).toEqual(first);
-    const rotated = await endpointSecret(services, { userId: user.id, endpoint: { id: endpoint.id }, rotate: true });
+    expect(await endpointSecret(services, { teamId: user.teamId, endpoint: { slug: endpoint.slug } })).toEqual(first);
+    const rotated = await endpointSecret(services, { teamId: user.teamId, endpoint: { id: endpoint.id }, rotate: true });
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(first.secret);
-    expect(await endpointSecret(services, { userId: user.id, endpoint: { id: endpoint.id } })).toEqual(rotated);
+    expect(await endpointSecret(services, { teamId: user.teamId, endpoint: { id: endpoint.id } })).toEqual(rotated);
   });
 
-  test("another user can neither read nor rotate it", async ({ services, user, other }) => {
-    const endpoint = await createEndpoint(services, { userId: user.id, name: "secretive" });
-    const secret = await endpointSecret(services, { userId: user.id, endpoint: { id: endpoint.id } });
-    await expectRefused(endpointSecret(services, { userId: other.id, endpoint: { id: endpoint.id } }), "not_found", noEndpoint(endpoint.id));
-    await expectRefused(endpointSecret(services, { userId: other.id, endpoint: { id: endpoint.id }, rotate: true }), "not_found", noEndpoint(endpoint.id));
-    expect(await endpointSecret(services, { userId: user.id, endpoint: { id: endpoint.id } })).toEqual(secret);
+  test("another team can neither read nor rotate it", async ({ services, user, other }) => {
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "secretive" });
+    const secret = await endpointSecret(services, { teamId: user.teamId, endpoint: { id: endpoint.id } });
+    await expectRefused(endpointSecret(services, { teamId: other.teamId, endpoint: { id: endpoint.id } }), "not_found", noEndpoint(endpoint.id));
+    await expectRefused(endpointSecret(services, { teamId: other.teamId, endpoint: { id: endpoint.id }, rotate: true }), "not_found", noEndpoint(endpoint.id));
+    expect(await endpointSecret(services, { teamId: user.teamId, endpoint: { id: endpoint.id } })).toEqual(secret);
   });
 });

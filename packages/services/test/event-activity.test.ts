@@ -14,11 +14,11 @@ import {
   type Pool,
   type RunningJob,
 } from "@rehook/db";
-import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { endpointPurge, eventActivity } from "../src/index.js";
 
 // The charts' numbers against a real PostgreSQL: rollup rows written by the capture and
-// completion statements themselves, read back as zero-filled series scoped to the user,
+// completion statements themselves, read back as zero-filled series scoped to the team,
 // folded without changing a sum, expired after ACTIVITY_KEPT_DAYS, forgotten with their endpoint.
 
 const MINUTE = 60_000;
@@ -28,6 +28,8 @@ let pool: Pool;
 let orm: Orm;
 let userId: string;
 let otherUserId: string;
+let teamId: string;
+let otherTeamId: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -36,6 +38,8 @@ beforeAll(async () => {
   userId = uuidv7();
   otherUserId = uuidv7();
   await db.query("insert into users (id, email, password_hash) values ($1, 'charts@example.com', 'x'), ($2, 'other@example.com', 'x')", [userId, otherUserId]);
+  teamId = await insertPersonalTeam(db, userId);
+  otherTeamId = await insertPersonalTeam(db, otherUserId);
 });
 beforeEach(async () => {
   for (const table of ["endpoints", "events", "event_counts", "event_minutes", "latency_minutes"]) await db.query(`delete from ${table}`);
@@ -46,10 +50,10 @@ afterAll(async () => {
   await db.drop();
 });
 
-async function endpoint(owner = userId, destinationUrl: string | null = "http://127.0.0.1:9/hook"): Promise<{ id: string; slug: string }> {
+async function endpoint(owner = teamId, destinationUrl: string | null = "http://127.0.0.1:9/hook"): Promise<{ id: string; slug: string }> {
   const id = uuidv7();
   const slug = `c-${id.slice(-12)}`;
-  await db.query("insert into endpoints (id, user_id, name, slug, secret, destination_url) values ($1, $2, $3, $4, 'whsec_x', $5)", [id, owner, slug, slug, destinationUrl]);
+  await db.query("insert into endpoints (id, team_id, name, slug, secret, destination_url) values ($1, $2, $3, $4, 'whsec_x', $5)", [id, owner, slug, slug, destinationUrl]);
   return { id, slug };
 }
 
@@ -107,7 +111,7 @@ describe("activity series", () => {
     ]);
     const clock = Date.now();
 
-    const hour = await eventActivity({ orm, now: () => clock }, { userId, endpointId: id, range: "hour" });
+    const hour = await eventActivity({ orm, now: () => clock }, { teamId, endpointId: id, range: "hour" });
     expect(hour.points).toHaveLength(60);
     expect(hour.bucketMs).toBe(MINUTE);
     // Consecutive buckets aligned to whole minutes, the last one holding now.
@@ -129,37 +133,37 @@ describe("activity series", () => {
     expect(hour.points[0]).toMatchObject({ captured: 0, delivered: 0, failed: 0, p50: null, p95: null });
 
     // The day and the week hold the same events in wider buckets.
-    const day = await eventActivity({ orm, now: () => clock }, { userId, endpointId: id, range: "day" });
+    const day = await eventActivity({ orm, now: () => clock }, { teamId, endpointId: id, range: "day" });
     expect(day.points).toHaveLength(96);
     expect(day.bucketMs).toBe(15 * MINUTE);
     expect(day.points.every((point) => point.at % (15 * MINUTE) === 0)).toBe(true);
     expect(day.totals).toMatchObject({ captured: 5, delivered: 3, failed: 1 });
-    const week = await eventActivity({ orm, now: () => clock }, { userId, endpointId: id, range: "week" });
+    const week = await eventActivity({ orm, now: () => clock }, { teamId, endpointId: id, range: "week" });
     expect(week.points).toHaveLength(168);
     expect(week.totals).toMatchObject({ captured: 5, delivered: 3, failed: 1 });
 
     // An hour later the captures have left the hour's window but not the day's.
-    const later = await eventActivity({ orm, now: () => clock + 60 * MINUTE }, { userId, endpointId: id, range: "hour" });
+    const later = await eventActivity({ orm, now: () => clock + 60 * MINUTE }, { teamId, endpointId: id, range: "hour" });
     expect(later.totals.captured).toBe(0);
   });
 
-  it("is scoped to the user: all of their endpoints, none of another user's, another user's endpoint not found", async () => {
-    const mine = [await endpoint(userId, null), await endpoint(userId, null)];
-    const theirs = await endpoint(otherUserId, null);
+  it("is scoped to the team: all of its endpoints, none of another team's, another team's endpoint not found", async () => {
+    const mine = [await endpoint(teamId, null), await endpoint(teamId, null)];
+    const theirs = await endpoint(otherTeamId, null);
     const now = Date.now();
     await capture(mine[0]!.slug, now, 2);
     await capture(mine[1]!.slug, now, 3);
     await capture(theirs.slug, now, 7);
 
-    const all = await eventActivity({ orm, now: () => now }, { userId, range: "day" });
+    const all = await eventActivity({ orm, now: () => now }, { teamId, range: "day" });
     expect(all.totals.captured).toBe(5);
-    expect((await eventActivity({ orm, now: () => now }, { userId: otherUserId, range: "day" })).totals.captured).toBe(7);
+    expect((await eventActivity({ orm, now: () => now }, { teamId: otherTeamId, range: "day" })).totals.captured).toBe(7);
 
-    const refused = await eventActivity({ orm, now: () => now }, { userId, endpointId: theirs.id, range: "hour" }).catch((error: unknown) => error);
+    const refused = await eventActivity({ orm, now: () => now }, { teamId, endpointId: theirs.id, range: "hour" }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(UserError);
     expect(refused).toMatchObject({ code: "not_found", message: expect.stringMatching(/^There is no endpoint with the id .+\.$/) });
-    await expect(eventActivity({ orm }, { userId, endpointId: "not-a-uuid", range: "hour" })).rejects.toMatchObject({ code: "not_found" });
-    await expect(eventActivity({ orm }, { userId, range: "month" as "hour" })).rejects.toMatchObject({ code: "validation_failed" });
+    await expect(eventActivity({ orm }, { teamId, endpointId: "not-a-uuid", range: "hour" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(eventActivity({ orm }, { teamId, range: "month" as "hour" })).rejects.toMatchObject({ code: "validation_failed" });
   });
 });
 
@@ -200,7 +204,7 @@ describe("compaction", () => {
     for (let i = 0; i < 3; i += 1) await insertLatency(past, 2, 4);
     await insertLatency(past, 7, 1);
     await insertLatency(expired, 2, 4);
-    const before = await eventActivity({ orm, now: () => now }, { userId, endpointId: id, range: "hour" });
+    const before = await eventActivity({ orm, now: () => now }, { teamId, endpointId: id, range: "hour" });
 
     const result = await compactEventActivity(pool, now, 1_000);
     expect(result).toEqual({ folded: 5 + 3, expired: 2, more: false });
@@ -213,7 +217,7 @@ describe("compaction", () => {
       { minute: new Date(past), bucket: 7, rows: 1, n: 1 },
     ]);
     // The series read the same sums before and after.
-    expect(await eventActivity({ orm, now: () => now }, { userId, endpointId: id, range: "hour" })).toEqual(before);
+    expect(await eventActivity({ orm, now: () => now }, { teamId, endpointId: id, range: "hour" })).toEqual(before);
     // Nothing left to fold.
     expect(await compactEventActivity(pool, now, 1_000)).toEqual({ folded: 0, expired: 0, more: false });
   });
@@ -245,7 +249,7 @@ describe("a deleted endpoint", () => {
       { status: "delivered", latencyMs: 30 },
       { status: "failed", latencyMs: 30 },
     ]);
-    expect(await deleteOwnedEndpoint(orm.em.fork(), userId, { id: doomed.id })).toBe(doomed.id);
+    expect(await deleteOwnedEndpoint(orm.em.fork(), teamId, { id: doomed.id })).toBe(doomed.id);
     const job: RunningJob = { id: "1", key: doomed.id, payload: {}, attempt: 1, signal: new AbortController().signal };
     expect(await endpointPurge(pool).run(job)).toEqual({ kind: "done" });
     for (const table of ["event_minutes", "latency_minutes"]) {

@@ -14,7 +14,7 @@ import {
   type RunningJob,
 } from "@rehook/db";
 import { eventCountMismatches } from "../../../tooling/vitest/src/event-counts.js";
-import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { endpointPurge, eventRetention, listEvents } from "../src/index.js";
 
 // Events at scale, against a real PostgreSQL: listing by keyset with every filter, counts
@@ -25,14 +25,15 @@ const DAY = 86_400_000;
 let db: TestDatabase;
 let pool: Pool;
 let orm: Orm;
-let userId: string;
+let teamId: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   pool = createPool({ databaseUrl: db.url, max: 4 });
   orm = await createOrm({ databaseUrl: db.url, poolSize: 2 });
-  userId = uuidv7();
+  const userId = uuidv7();
   await db.query("insert into users (id, email, password_hash) values ($1, 'scale@example.com', 'x')", [userId]);
+  teamId = await insertPersonalTeam(db, userId);
 });
 beforeEach(async () => {
   await db.query("delete from endpoints");
@@ -48,9 +49,9 @@ afterAll(async () => {
 async function endpoint(options: { retentionDays?: number | null } = {}): Promise<{ id: string; slug: string }> {
   const id = uuidv7();
   const slug = `s-${id.slice(-12)}`;
-  await db.query("insert into endpoints (id, user_id, name, slug, secret, retention_days) values ($1, $2, $3, $4, 'whsec_x', $5)", [
+  await db.query("insert into endpoints (id, team_id, name, slug, secret, retention_days) values ($1, $2, $3, $4, 'whsec_x', $5)", [
     id,
-    userId,
+    teamId,
     slug,
     slug,
     options.retentionDays ?? null,
@@ -113,7 +114,7 @@ describe("listing", () => {
     let before: string | undefined;
     let pages = 0;
     do {
-      const page = await listEvents({ orm }, { userId, endpointId: id, limit: 25, ...(before ? { before } : {}) });
+      const page = await listEvents({ orm }, { teamId, endpointId: id, limit: 25, ...(before ? { before } : {}) });
       seen.push(...ids(page));
       before = page.nextCursor ?? undefined;
       // New events keep arriving between pages.
@@ -135,27 +136,27 @@ describe("listing", () => {
     const github = await stored(b.id, 5, { ageMs: 30_000, status: "failed", source: "github", eventType: "push" });
     const list = (filter: Parameters<typeof listEvents>[1]) => listEvents({ orm }, { ...filter, withTotal: true, limit: 100 });
 
-    const failed = await list({ userId, status: "failed" });
+    const failed = await list({ teamId, status: "failed" });
     expect(ids(failed)).toEqual([...github].reverse().concat([...newStripe].reverse()));
     expect(failed.total).toEqual({ value: 9, capped: false });
-    expect((await list({ userId, endpointId: a.id, status: "delivered" })).total).toEqual({ value: 3, capped: false });
+    expect((await list({ teamId, endpointId: a.id, status: "delivered" })).total).toEqual({ value: 3, capped: false });
 
-    const stripe = await list({ userId, source: "stripe" });
+    const stripe = await list({ teamId, source: "stripe" });
     expect(ids(stripe)).toEqual([...oldStripe, ...newStripe].reverse());
     expect(stripe.total).toEqual({ value: 7, capped: false });
-    expect(ids(await list({ userId, eventType: "push" }))).toEqual([...github].reverse());
+    expect(ids(await list({ teamId, eventType: "push" }))).toEqual([...github].reverse());
 
-    const lastDay = await list({ userId, source: "stripe", receivedAfter: new Date(Date.now() - DAY) });
+    const lastDay = await list({ teamId, source: "stripe", receivedAfter: new Date(Date.now() - DAY) });
     expect(ids(lastDay)).toEqual([...newStripe].reverse());
-    const before2Days = await list({ userId, receivedBefore: new Date(Date.now() - 2 * DAY) });
+    const before2Days = await list({ teamId, receivedBefore: new Date(Date.now() - 2 * DAY) });
     expect(ids(before2Days)).toEqual([...oldStripe].reverse());
-    const window = await list({ userId, status: "failed", receivedAfter: new Date(Date.now() - 50_000), receivedBefore: new Date() });
+    const window = await list({ teamId, status: "failed", receivedAfter: new Date(Date.now() - 50_000), receivedBefore: new Date() });
     expect(ids(window)).toEqual([...github].reverse());
 
     // An offset page reads past the first events; deeper than the maximum is refused with what to do.
-    expect(ids(await listEvents({ orm }, { userId, status: "failed", offset: 5, limit: 2 }))).toEqual([newStripe[3], newStripe[2]]);
-    await expect(listEvents({ orm }, { userId, offset: 10_001 })).rejects.toThrow(/cursor/);
-    await expect(listEvents({ orm }, { userId, offset: 5, before: github[0] })).rejects.toThrow(/either offset or cursor/);
+    expect(ids(await listEvents({ orm }, { teamId, status: "failed", offset: 5, limit: 2 }))).toEqual([newStripe[3], newStripe[2]]);
+    await expect(listEvents({ orm }, { teamId, offset: 10_001 })).rejects.toThrow(/cursor/);
+    await expect(listEvents({ orm }, { teamId, offset: 5, before: github[0] })).rejects.toThrow(/either offset or cursor/);
   });
 });
 
@@ -177,7 +178,7 @@ describe("search", () => {
     const accented = await insert(Buffer.from("café crème"), []);
     const old = await insert(Buffer.from("ada lovelace, two days ago"), [], 2 * DAY);
     const deep = await insert(Buffer.concat([Buffer.alloc(70 * 1024, 0x20), Buffer.from("beyond the searched part")]), []);
-    const search = async (text: string, extra: Record<string, unknown> = {}) => ids(await listEvents({ orm }, { userId, search: text, limit: 100, ...extra }));
+    const search = async (text: string, extra: Record<string, unknown> = {}) => ids(await listEvents({ orm }, { teamId, search: text, limit: 100, ...extra }));
 
     expect(await search("ada LOVELACE")).toEqual([json]);
     expect(await search("ada lovelace", { receivedAfter: new Date(Date.now() - 3 * DAY) })).toEqual([json, old]);
@@ -190,11 +191,11 @@ describe("search", () => {
     expect(await search("beyond the searched part")).toEqual([]);
     expect(deep).toBeDefined();
     // A search's total counts what it found up to the page: capped when more lie beyond it.
-    expect((await listEvents({ orm }, { userId, search: "a", withTotal: true })).total).toEqual({ value: 2, capped: false });
-    expect((await listEvents({ orm }, { userId, search: "a", withTotal: true, limit: 1 })).total).toEqual({ value: 1, capped: true });
+    expect((await listEvents({ orm }, { teamId, search: "a", withTotal: true })).total).toEqual({ value: 2, capped: false });
+    expect((await listEvents({ orm }, { teamId, search: "a", withTotal: true, limit: 1 })).total).toEqual({ value: 1, capped: true });
   });
 
-  it("pages a search by cursor across the window's time slices: every match once, newest first, only the user's", async () => {
+  it("pages a search by cursor across the window's time slices: every match once, newest first, only the team's", async () => {
     const mine = await endpoint();
     const other = await endpoint();
     // Matches spread over the day (several per slice, slices with none), and non-matches between them.
@@ -205,17 +206,17 @@ describe("search", () => {
       await stored(mine.id, 3, { ageMs: ageMs + 1_000 });
     }
     await db.query("update events set body = convert_to('{\"ref\":\"NEEDLE-7f3a\"}', 'UTF8') where source = 'needle-7f3a'");
-    // Another user's match, in the same window.
+    // Another team's match, in the same window.
     const stranger = uuidv7();
     await db.query("insert into users (id, email, password_hash) values ($1, $2, 'x')", [stranger, `${stranger}@example.com`]);
     const theirs = await stored(other.id, 1, { ageMs: 60_000 });
-    await db.query("update endpoints set user_id = $1 where id = $2", [stranger, other.id]);
+    await db.query("update endpoints set team_id = $1 where id = $2", [await insertPersonalTeam(db, stranger), other.id]);
     await db.query("update events set body = convert_to('needle-7f3a', 'UTF8') where id = $1", [theirs[0]]);
 
     const found: string[] = [];
     let before: string | undefined;
     for (let page = 0; page < 10; page += 1) {
-      const result = await listEvents({ orm }, { userId, search: "needle-7F3A", limit: 3, ...(before ? { before } : {}) });
+      const result = await listEvents({ orm }, { teamId, search: "needle-7F3A", limit: 3, ...(before ? { before } : {}) });
       found.push(...ids(result));
       if (!result.nextCursor) break;
       before = result.nextCursor;
@@ -223,8 +224,8 @@ describe("search", () => {
     // Ages ascend: the matches were made newest first.
     expect(found).toEqual(matches);
     // An offset page and an endpoint filter read the same slices.
-    expect(ids(await listEvents({ orm }, { userId, search: "needle-7f3a", limit: 2, offset: 3 }))).toEqual(matches.slice(3, 5));
-    expect(ids(await listEvents({ orm }, { userId, search: "needle-7f3a", endpointId: other.id }))).toEqual([]);
+    expect(ids(await listEvents({ orm }, { teamId, search: "needle-7f3a", limit: 2, offset: 3 }))).toEqual(matches.slice(3, 5));
+    expect(ids(await listEvents({ orm }, { teamId, search: "needle-7f3a", endpointId: other.id }))).toEqual([]);
   });
 });
 
@@ -250,9 +251,9 @@ describe("counts, purges and retention", () => {
       doomed.id,
     ]);
     const started = Date.now();
-    expect(await deleteOwnedEndpoint(orm.em.fork(), userId, { id: doomed.id })).toBe(doomed.id);
+    expect(await deleteOwnedEndpoint(orm.em.fork(), teamId, { id: doomed.id })).toBe(doomed.id);
     expect(Date.now() - started).toBeLessThan(2_000);
-    expect(await listEvents({ orm }, { userId, endpointId: doomed.id })).toEqual({ events: [], nextCursor: null });
+    expect(await listEvents({ orm }, { teamId, endpointId: doomed.id })).toEqual({ events: [], nextCursor: null });
 
     const captures = Promise.all(Array.from({ length: 200 }, capturer(other.slug)));
     await runUntilIdle(endpointPurge(pool), doomed.id);

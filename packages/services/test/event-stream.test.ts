@@ -34,10 +34,10 @@ async function take(stream: AsyncGenerator<FullEvent>, count: number, pending?: 
 
 describe("openEndpointEventStream", () => {
   test("sends the endpoint's new events whole, and none of another endpoint or user", async ({ services, user, other }) => {
-    const endpoint = await createEndpoint(services, { userId: user.id, name: "listened" });
-    const elsewhere = await createEndpoint(services, { userId: user.id, name: "elsewhere" });
-    const theirs = await createEndpoint(services, { userId: other.id, name: "theirs" });
-    const stream = await openEndpointEventStream(services, { userId: user.id, endpointId: endpoint.id, signal: connection().signal });
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "listened" });
+    const elsewhere = await createEndpoint(services, { teamId: user.teamId, name: "elsewhere" });
+    const theirs = await createEndpoint(services, { teamId: other.teamId, name: "theirs" });
+    const stream = await openEndpointEventStream(services, { teamId: user.teamId, userId: user.id, endpointId: endpoint.id, signal: connection().signal });
     // The first read subscribes to the bus before it waits.
     const first = stream.next();
     await capture(services, elsewhere.slug, "{}");
@@ -63,9 +63,9 @@ describe("openEndpointEventStream", () => {
   });
 
   test("resumed after an id, sends what was captured since (from a little before it) in order, then new events, each once", async ({ services, user }) => {
-    const endpoint = await createEndpoint(services, { userId: user.id, name: "resumed" });
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "resumed" });
     const earlier = [await capture(services, endpoint.slug, "1"), await capture(services, endpoint.slug, "2"), await capture(services, endpoint.slug, "3")];
-    const stream = await openEndpointEventStream(services, { userId: user.id, endpointId: endpoint.id, after: earlier[1], signal: connection().signal });
+    const stream = await openEndpointEventStream(services, { teamId: user.teamId, userId: user.id, endpointId: endpoint.id, after: earlier[1], signal: connection().signal });
     // The overlap reaches back before `after`: the client drops ids it already has.
     const backlog = await take(stream, 3);
     expect(backlog.map((event) => event.id)).toEqual(earlier);
@@ -77,9 +77,9 @@ describe("openEndpointEventStream", () => {
   });
 
   test("ends when its connection closes, giving its slot back", async ({ services, user }) => {
-    const endpoint = await createEndpoint(services, { userId: user.id, name: "closed" });
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "closed" });
     const connected = connection();
-    const stream = await openEndpointEventStream(services, { userId: user.id, endpointId: endpoint.id, signal: connected.signal });
+    const stream = await openEndpointEventStream(services, { teamId: user.teamId, userId: user.id, endpointId: endpoint.id, signal: connected.signal });
     expect(streamSlotsOf(services.bus).open(user.id)).toBe(1);
     const pending = stream.next();
     connected.abort();
@@ -87,11 +87,11 @@ describe("openEndpointEventStream", () => {
     expect(streamSlotsOf(services.bus).open(user.id)).toBe(0);
   });
 
-  test("refuses another user's endpoint and a missing one as not found", async ({ services, user, other }) => {
-    const theirs = await createEndpoint(services, { userId: other.id, name: "theirs" });
+  test("refuses another team's endpoint and a missing one as not found", async ({ services, user, other }) => {
+    const theirs = await createEndpoint(services, { teamId: other.teamId, name: "theirs" });
     const message = (id: string) => `There is no endpoint with the id ${id}. It may have been deleted; list your endpoints to find the right id.`;
-    await expectRefused(openEndpointEventStream(services, { userId: user.id, endpointId: theirs.id, signal: connection().signal }), "not_found", message(theirs.id));
-    await expectRefused(openEndpointEventStream(services, { userId: user.id, endpointId: MISSING_ID, signal: connection().signal }), "not_found", message(MISSING_ID));
+    await expectRefused(openEndpointEventStream(services, { teamId: user.teamId, userId: user.id, endpointId: theirs.id, signal: connection().signal }), "not_found", message(theirs.id));
+    await expectRefused(openEndpointEventStream(services, { teamId: user.teamId, userId: user.id, endpointId: MISSING_ID, signal: connection().signal }), "not_found", message(MISSING_ID));
     expect(streamSlotsOf(services.bus).open(user.id)).toBe(0);
   });
 });

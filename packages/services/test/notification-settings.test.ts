@@ -6,7 +6,7 @@ import { createEndpoint, getNotificationSettings, saveNotificationSettings, send
 import { capture, expectRefused, test } from "./support.js";
 
 // Chat notification settings: saved only when they can work (a hook under CHAT_HOOKS_BASE,
-// at least one trigger), read back per user with why posting stopped, and tried out with a
+// at least one trigger), read back per team with why posting stopped, and tried out with a
 // test message. The posting itself runs in the graph's notifier: the saved triggers decide
 // what is posted, a refused hook pauses it, and saving a new URL resumes it.
 
@@ -49,28 +49,28 @@ const withChat = (services: Services): Services => ({ ...services, chatHooksBase
 const OFF = { enabled: false, webhookUrl: null, triggers: ["failed"], pausedReason: null, lastError: null };
 
 describe("getNotificationSettings and saveNotificationSettings", () => {
-  test("a user without settings reads them off, for failures; saving answers what is stored, triggers once each in their order", async ({ services, user }) => {
-    expect(await getNotificationSettings(services, { userId: user.id })).toEqual(OFF);
-    const saved = await saveNotificationSettings(withChat(services), { userId: user.id, enabled: true, webhookUrl: `${base()}/T/B/X`, triggers: ["captured", "failed", "captured"] });
+  test("a team without settings reads them off, for failures; saving answers what is stored, triggers once each in their order", async ({ services, user }) => {
+    expect(await getNotificationSettings(services, { teamId: user.teamId })).toEqual(OFF);
+    const saved = await saveNotificationSettings(withChat(services), { teamId: user.teamId, enabled: true, webhookUrl: `${base()}/T/B/X`, triggers: ["captured", "failed", "captured"] });
     expect(saved).toEqual({ enabled: true, webhookUrl: `${base()}/T/B/X`, triggers: ["failed", "captured"], pausedReason: null, lastError: null });
-    expect(await getNotificationSettings(services, { userId: user.id })).toEqual(saved);
+    expect(await getNotificationSettings(services, { teamId: user.teamId })).toEqual(saved);
   });
 
-  test("each user reads only their own", async ({ services, user, other }) => {
-    await saveNotificationSettings(withChat(services), { userId: user.id, enabled: true, webhookUrl: `${base()}/T/B/MINE`, triggers: ["delivered"] });
-    expect(await getNotificationSettings(services, { userId: other.id })).toEqual(OFF);
+  test("each team reads only its own", async ({ services, user, other }) => {
+    await saveNotificationSettings(withChat(services), { teamId: user.teamId, enabled: true, webhookUrl: `${base()}/T/B/MINE`, triggers: ["delivered"] });
+    expect(await getNotificationSettings(services, { teamId: other.teamId })).toEqual(OFF);
   });
 
   test("refuses settings that cannot work, and a hook outside CHAT_HOOKS_BASE, storing nothing", async ({ services, user }) => {
     const chat = withChat(services);
     const save = (input: { enabled: boolean; webhookUrl: string | null; triggers: string[] }) =>
-      saveNotificationSettings(chat, { userId: user.id, ...input } as Parameters<typeof saveNotificationSettings>[1]);
+      saveNotificationSettings(chat, { teamId: user.teamId, ...input } as Parameters<typeof saveNotificationSettings>[1]);
     await expectRefused(save({ enabled: true, webhookUrl: null, triggers: ["failed"] }), "validation_failed", "Enter the incoming-webhook URL to turn notifications on.");
     await expectRefused(save({ enabled: true, webhookUrl: "", triggers: ["failed"] }), "validation_failed", "Enter the incoming-webhook URL to turn notifications on.");
     await expectRefused(save({ enabled: true, webhookUrl: `${base()}/T/B/X`, triggers: [] }), "validation_failed", "Choose at least one trigger to turn notifications on.");
     await expectRefused(save({ enabled: true, webhookUrl: "https://hooks.example.com/services/T/B/X", triggers: ["failed"] }), "validation_failed", /^webhook URL refused: /);
     await expectRefused(save({ enabled: true, webhookUrl: `${base()}/T/B/X`, triggers: ["always"] }), "validation_failed");
-    expect(await getNotificationSettings(services, { userId: user.id })).toEqual(OFF);
+    expect(await getNotificationSettings(services, { teamId: user.teamId })).toEqual(OFF);
     // Off, a hook and triggers are optional.
     expect(await save({ enabled: false, webhookUrl: null, triggers: [] })).toEqual({ ...OFF, triggers: [] });
   });
@@ -78,30 +78,30 @@ describe("getNotificationSettings and saveNotificationSettings", () => {
 
 describe("sendTestNotification", () => {
   test("asks for a saved hook first", async ({ services, user }) => {
-    await expectRefused(sendTestNotification(services, { userId: user.id }), "unprocessable", "Save an incoming-webhook URL first, then send the test message.");
+    await expectRefused(sendTestNotification(services, { teamId: user.teamId }), "unprocessable", "Save an incoming-webhook URL first, then send the test message.");
   });
 
   test("sends a test message on request and reports the provider's refusal with the fix", async ({ services, user }) => {
-    await saveNotificationSettings(withChat(services), { userId: user.id, enabled: true, webhookUrl: `${base()}/T000/B000/TEST`, triggers: ["failed"] });
+    await saveNotificationSettings(withChat(services), { teamId: user.teamId, enabled: true, webhookUrl: `${base()}/T000/B000/TEST`, triggers: ["failed"] });
     const before = posts.length;
-    expect(await sendTestNotification(services, { userId: user.id })).toEqual({ ok: true, message: "Test message sent: check the channel." });
+    expect(await sendTestNotification(services, { teamId: user.teamId })).toEqual({ ok: true, message: "Test message sent: check the channel." });
     expect(posts.length).toBe(before + 1);
     expect(posts.at(-1)!.url).toBe("/services/T000/B000/TEST");
     answerPost = (res) => {
       res.statusCode = 403;
       res.end("invalid_token");
     };
-    expect(await sendTestNotification(services, { userId: user.id })).toEqual({ ok: false, message: "invalid_token: the hook was revoked or rotated: save a new URL" });
+    expect(await sendTestNotification(services, { teamId: user.teamId })).toEqual({ ok: false, message: "invalid_token: the hook was revoked or rotated: save a new URL" });
     // Trying a URL out does not pause anything.
-    expect((await getNotificationSettings(services, { userId: user.id })).pausedReason).toBeNull();
+    expect((await getNotificationSettings(services, { teamId: user.teamId })).pausedReason).toBeNull();
   });
 });
 
 describe("what the saved settings make the notifier post", () => {
   test("respects the triggers", async ({ services, user, database }) => {
-    const forwarding = await createEndpoint(services, { userId: user.id, name: "stripe-prod", destinationUrl: `http://127.0.0.1:${destination.port}/hooks` });
-    const captureOnly = await createEndpoint(services, { userId: user.id, name: "inbox" });
-    await saveNotificationSettings(withChat(services), { userId: user.id, enabled: true, webhookUrl: `${base()}/T000/B000/XXXX`, triggers: ["failed"] });
+    const forwarding = await createEndpoint(services, { teamId: user.teamId, name: "stripe-prod", destinationUrl: `http://127.0.0.1:${destination.port}/hooks` });
+    const captureOnly = await createEndpoint(services, { teamId: user.teamId, name: "inbox" });
+    await saveNotificationSettings(withChat(services), { teamId: user.teamId, enabled: true, webhookUrl: `${base()}/T000/B000/XXXX`, triggers: ["failed"] });
     const before = posts.length;
     const type = (name: string) => JSON.stringify({ type: name });
     const delivered = await capture(services, forwarding.slug, type("quiet.delivered"));
@@ -118,17 +118,17 @@ describe("what the saved settings make the notifier post", () => {
   });
 
   test("pauses on channel_not_found, shows why in the settings, and resumes when a new URL is saved", async ({ services, user, database }) => {
-    const captureOnly = await createEndpoint(services, { userId: user.id, name: "inbox" });
-    await saveNotificationSettings(withChat(services), { userId: user.id, enabled: true, webhookUrl: `${base()}/T000/B000/DEAD`, triggers: ["captured"] });
+    const captureOnly = await createEndpoint(services, { teamId: user.teamId, name: "inbox" });
+    await saveNotificationSettings(withChat(services), { teamId: user.teamId, enabled: true, webhookUrl: `${base()}/T000/B000/DEAD`, triggers: ["captured"] });
     answerPost = (res) => {
       res.statusCode = 404;
       res.end("channel_not_found");
     };
     const before = posts.length;
     await capture(services, captureOnly.slug, JSON.stringify({ type: "to.dead.channel" }));
-    let settings = await getNotificationSettings(services, { userId: user.id });
+    let settings = await getNotificationSettings(services, { teamId: user.teamId });
     await waitFor(async () => {
-      settings = await getNotificationSettings(services, { userId: user.id });
+      settings = await getNotificationSettings(services, { teamId: user.teamId });
       return settings.pausedReason !== null;
     }, "notifications to pause");
     expect(settings.pausedReason).toBe("channel_not_found: the channel no longer exists or the app cannot post there: recreate the hook and save the new URL");
@@ -138,11 +138,11 @@ describe("what the saved settings make the notifier post", () => {
     // While paused nothing is queued or posted.
     answerPost = answerOk;
     await capture(services, captureOnly.slug, JSON.stringify({ type: "while.paused" }));
-    expect(await database.query("select 1 from notification_outbox where user_id = $1", [user.id])).toHaveLength(0);
+    expect(await database.query("select 1 from notification_outbox where team_id = $1", [user.teamId])).toHaveLength(0);
 
-    const resumed = await saveNotificationSettings(withChat(services), { userId: user.id, enabled: true, webhookUrl: `${base()}/T111/B111/YYYY`, triggers: ["captured"] });
+    const resumed = await saveNotificationSettings(withChat(services), { teamId: user.teamId, enabled: true, webhookUrl: `${base()}/T111/B111/YYYY`, triggers: ["captured"] });
     expect(resumed.pausedReason).toBeNull();
-    expect((await getNotificationSettings(services, { userId: user.id })).pausedReason).toBeNull();
+    expect((await getNotificationSettings(services, { teamId: user.teamId })).pausedReason).toBeNull();
     await capture(services, captureOnly.slug, JSON.stringify({ type: "after.resume" }));
     await waitFor(() => posts.some((post) => post.url === "/services/T111/B111/YYYY"), "a post to the new URL");
     expect(posts.at(-1)!.json.blocks[1]!.text!.text).toBe("after.resume was captured");

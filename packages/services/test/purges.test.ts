@@ -39,9 +39,16 @@ async function userRow(pool: Pool): Promise<string> {
   return id;
 }
 
-async function endpointRow(pool: Pool, userId: string): Promise<string> {
+/** A team of no one: endpoints need an owning team, the purges never look at its members. */
+async function teamRow(pool: Pool): Promise<string> {
   const id = uuidv7();
-  await pool.query("insert into endpoints (id, user_id, name, slug, secret) values ($1, $2, 'p', $3, 'whsec_x')", [id, userId, `p-${id.slice(-12)}`]);
+  await pool.query("insert into teams (id, name, slug) values ($1, 'p', $2)", [id, `p-${id.slice(-12)}`]);
+  return id;
+}
+
+async function endpointRow(pool: Pool, teamId: string): Promise<string> {
+  const id = uuidv7();
+  await pool.query("insert into endpoints (id, team_id, name, slug, secret) values ($1, $2, 'p', $3, 'whsec_x')", [id, teamId, `p-${id.slice(-12)}`]);
   return id;
 }
 
@@ -73,9 +80,9 @@ describe("sessionPurge", () => {
 
 describe("endpointPurge", () => {
   test("deletes a deleted endpoint's events, then its count rows, and is done", async ({ pool, database }) => {
-    const userId = await userRow(pool);
-    const doomed = await endpointRow(pool, userId);
-    const kept = await endpointRow(pool, userId);
+    const teamId = await teamRow(pool);
+    const doomed = await endpointRow(pool, teamId);
+    const kept = await endpointRow(pool, teamId);
     await storedEvents(pool, doomed, 3);
     await storedEvents(pool, kept, 2);
     await pool.query("delete from endpoints where id = $1", [doomed]);
@@ -87,8 +94,8 @@ describe("endpointPurge", () => {
   });
 
   test("stops before deleting anything when its instance stops", async ({ pool }) => {
-    const userId = await userRow(pool);
-    const doomed = await endpointRow(pool, userId);
+    const teamId = await teamRow(pool);
+    const doomed = await endpointRow(pool, teamId);
     await storedEvents(pool, doomed, 1);
     expect(await endpointPurge(pool).run(job(doomed, aborted()))).toEqual({ kind: "stopped" });
     expect((await pool.query("select 1 from events where endpoint_id = $1", [doomed])).rows).toHaveLength(1);
@@ -97,8 +104,8 @@ describe("endpointPurge", () => {
 
 describe("countsCompaction", () => {
   test("folds an endpoint's delta rows into one without changing its totals, every ten seconds", async ({ pool, database }) => {
-    const userId = await userRow(pool);
-    const endpointId = await endpointRow(pool, userId);
+    const teamId = await teamRow(pool);
+    const endpointId = await endpointRow(pool, teamId);
     await storedEvents(pool, endpointId, 4);
     const rows = async () => (await pool.query<{ n: string }>("select n::text from event_counts where endpoint_id = $1", [endpointId])).rows;
     expect(await rows()).toHaveLength(4);
@@ -116,8 +123,8 @@ describe("activityCompaction", () => {
 
 describe("eventRetention", () => {
   test("makes sure of the partitions ahead, and with every event kept for ever drops nothing", async ({ pool }) => {
-    const userId = await userRow(pool);
-    const endpointId = await endpointRow(pool, userId);
+    const teamId = await teamRow(pool);
+    const endpointId = await endpointRow(pool, teamId);
     await storedEvents(pool, endpointId, 2);
     const at = Date.now();
     expect(await eventRetention({ pool, logger: silentLogger, defaultDays: 0, now: () => at }).run(job())).toEqual({ kind: "later", inMs: 10 * 60_000 });

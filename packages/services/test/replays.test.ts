@@ -50,10 +50,10 @@ function pairs(raw: string[]): Array<[string, string]> {
 }
 
 /** An endpoint forwarding to the sink, and an event of it captured and delivered (its bytes and headers as above). */
-async function deliveredEvent(services: Services, userId: string, options: { subPath?: string; query?: string } = {}) {
-  const endpoint = await createEndpoint(services, { userId, name: "edits", destinationUrl: `http://127.0.0.1:${sink.port}/in` });
+async function deliveredEvent(services: Services, teamId: string, options: { subPath?: string; query?: string } = {}) {
+  const endpoint = await createEndpoint(services, { teamId, name: "edits", destinationUrl: `http://127.0.0.1:${sink.port}/in` });
   const eventId = await capture(services, endpoint.slug, original, [...capturedHeaders, ["Content-Length", String(original.length)]], options);
-  await waitFor(async () => (await getEvent(services, { userId, eventId })).status === "delivered", `event ${eventId} delivered`);
+  await waitFor(async () => (await getEvent(services, { teamId, eventId })).status === "delivered", `event ${eventId} delivered`);
   return { endpoint, eventId };
 }
 
@@ -61,7 +61,7 @@ const toSink = (path = "/edited") => `http://127.0.0.1:${sink.port}${path}`;
 
 describe("edit-and-replay (replayEvent with overrides)", () => {
   test("sends the edited method, the whole new header list and the text body; Content-Length from the bytes sent; the event unchanged", async ({ services, user, database }) => {
-    const { eventId } = await deliveredEvent(services, user.id);
+    const { eventId } = await deliveredEvent(services, user.teamId);
     const text = '{"edited": "héllo"}';
     const headers: Array<[string, string]> = [
       ["Content-Type", "application/json; charset=utf-8"],
@@ -70,7 +70,7 @@ describe("edit-and-replay (replayEvent with overrides)", () => {
       ["Connection", "close, X-Gone"],
       ["X-Gone", "hop"],
     ];
-    const replay = await replayEvent(services, { userId: user.id, eventId, environment: "custom", customUrl: toSink(), overrides: { method: "PUT", headers, body: text } });
+    const replay = await replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "custom", customUrl: toSink(), overrides: { method: "PUT", headers, body: text } });
     expect(replay).toMatchObject({ eventId, environment: "custom", status: "delivered", responseStatus: 200, responseBody: "ok", destinationUrl: toSink(), modified: true });
     const got = sink.received.at(-1)!;
     expect(got.method).toBe("PUT");
@@ -93,9 +93,9 @@ describe("edit-and-replay (replayEvent with overrides)", () => {
   });
 
   test("sends binary body_base64 bytes exactly, keeping the captured method and headers", async ({ services, user }) => {
-    const { eventId } = await deliveredEvent(services, user.id);
+    const { eventId } = await deliveredEvent(services, user.teamId);
     const bytes = Buffer.from([0x00, 0xff, 0x10, 0x80, 0x0d, 0x0a]);
-    const replay = await replayEvent(services, { userId: user.id, eventId, environment: "custom", customUrl: toSink(), overrides: { body_base64: bytes.toString("base64") } });
+    const replay = await replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "custom", customUrl: toSink(), overrides: { body_base64: bytes.toString("base64") } });
     expect(replay).toMatchObject({ status: "delivered", modified: true });
     const got = sink.received.at(-1)!;
     expect(got.method).toBe("POST");
@@ -104,8 +104,8 @@ describe("edit-and-replay (replayEvent with overrides)", () => {
   });
 
   test("a plain replay still sends the original bytes and answers modified: false", async ({ services, user, database }) => {
-    const { eventId } = await deliveredEvent(services, user.id);
-    const replay = await replayEvent(services, { userId: user.id, eventId, environment: "custom", customUrl: toSink() });
+    const { eventId } = await deliveredEvent(services, user.teamId);
+    const replay = await replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "custom", customUrl: toSink() });
     expect(replay).toMatchObject({ status: "delivered", modified: false });
     const got = sink.received.at(-1)!;
     expect(got.method).toBe("POST");
@@ -116,7 +116,7 @@ describe("edit-and-replay (replayEvent with overrides)", () => {
   });
 
   test("refuses CR, LF and NUL in header values, bad names, and body with body_base64, sending nothing", async ({ services, user }) => {
-    const { eventId } = await deliveredEvent(services, user.id);
+    const { eventId } = await deliveredEvent(services, user.teamId);
     const before = sink.received.length;
     const cases: Array<[unknown, RegExp]> = [
       [{ headers: [["X-A", "one\r\nX-Injected: two"]] }, /line break or NUL/],
@@ -132,26 +132,26 @@ describe("edit-and-replay (replayEvent with overrides)", () => {
       ["PUT", /must be an object/],
     ];
     for (const [overrides, message] of cases) {
-      const refused = await expectRefused(replayEvent(services, { userId: user.id, eventId, environment: "custom", customUrl: toSink(), overrides }), "validation_failed", message);
+      const refused = await expectRefused(replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "custom", customUrl: toSink(), overrides }), "validation_failed", message);
       expect(refused.message, JSON.stringify(overrides).slice(0, 80)).toMatch(/^[A-Z].*\.$/);
     }
     expect(sink.received.length).toBe(before);
   });
 
   test("refuses an edited body over the server's payload limit", async ({ services, user }) => {
-    const { eventId } = await deliveredEvent(services, user.id);
+    const { eventId } = await deliveredEvent(services, user.teamId);
     const small = { ...services, maxPayloadBytes: 8 };
-    await expectRefused(replayEvent(small, { userId: user.id, eventId, environment: "custom", customUrl: toSink(), overrides: { body: "123456789" } }), "payload_too_large", "The edited body exceeds the limit of 8 bytes. Send a smaller one.");
-    const sent = await replayEvent(small, { userId: user.id, eventId, environment: "custom", customUrl: toSink(), overrides: { body: "12345678" } });
+    await expectRefused(replayEvent(small, { teamId: user.teamId, userId: user.id, eventId, environment: "custom", customUrl: toSink(), overrides: { body: "123456789" } }), "payload_too_large", "The edited body exceeds the limit of 8 bytes. Send a smaller one.");
+    const sent = await replayEvent(small, { teamId: user.teamId, userId: user.id, eventId, environment: "custom", customUrl: toSink(), overrides: { body: "12345678" } });
     expect(sent.status).toBe("delivered");
   });
 
   test("signing covers the edited body: the signature verifies over the bytes sent, with the event's id", async ({ services, user }) => {
-    const { endpoint, eventId } = await deliveredEvent(services, user.id);
-    await updateEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id }, changes: { signRequests: true } });
-    const { secret } = await endpointSecret(services, { userId: user.id, endpoint: { id: endpoint.id } });
+    const { endpoint, eventId } = await deliveredEvent(services, user.teamId);
+    await updateEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id }, changes: { signRequests: true } });
+    const { secret } = await endpointSecret(services, { teamId: user.teamId, endpoint: { id: endpoint.id } });
     const text = '{"signed":"edit"}';
-    const replay = await replayEvent(services, { userId: user.id, eventId, environment: "original", overrides: { headers: [["Content-Type", "application/json"]], body: text } });
+    const replay = await replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "original", overrides: { headers: [["Content-Type", "application/json"]], body: text } });
     expect(replay).toMatchObject({ status: "delivered", modified: true, destinationUrl: `http://127.0.0.1:${sink.port}/in` });
     const got = sink.received.at(-1)!;
     expect(got.body.toString()).toBe(text);
@@ -168,91 +168,91 @@ describe("edit-and-replay (replayEvent with overrides)", () => {
 
 describe("replayEvent's targets", () => {
   test("records a refused answer as a failed attempt, the event left as it was", async ({ services, user }) => {
-    const { eventId } = await deliveredEvent(services, user.id);
+    const { eventId } = await deliveredEvent(services, user.teamId);
     sinkStatus = 500;
     try {
-      const replay = await replayEvent(services, { userId: user.id, eventId, environment: "custom", customUrl: toSink("/down") });
+      const replay = await replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "custom", customUrl: toSink("/down") });
       expect(replay).toMatchObject({ status: "failed", responseStatus: 500, responseBody: "refused", error: "destination answered 500" });
     } finally {
       sinkStatus = 200;
     }
-    expect((await getEvent(services, { userId: user.id, eventId })).status).toBe("delivered");
+    expect((await getEvent(services, { teamId: user.teamId, eventId })).status).toBe("delivered");
   });
 
   test("original keeps the captured sub-path and query; staging swaps the host for the staging host", async ({ services, user }) => {
-    const { endpoint, eventId } = await deliveredEvent(services, user.id, { subPath: "/orders/7", query: "a=1" });
-    expect((await replayEvent(services, { userId: user.id, eventId, environment: "original" })).destinationUrl).toBe(`http://127.0.0.1:${sink.port}/in/orders/7?a=1`);
+    const { endpoint, eventId } = await deliveredEvent(services, user.teamId, { subPath: "/orders/7", query: "a=1" });
+    expect((await replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "original" })).destinationUrl).toBe(`http://127.0.0.1:${sink.port}/in/orders/7?a=1`);
     expect(sink.received.at(-1)!.url).toBe("/in/orders/7?a=1");
-    await expectRefused(replayEvent(services, { userId: user.id, eventId, environment: "staging" }), "unprocessable", /set a staging hostname on the endpoint first/);
-    await updateEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id }, changes: { stagingHost: `localhost:${sink.port}` } });
-    const staged = await replayEvent(services, { userId: user.id, eventId, environment: "staging" });
+    await expectRefused(replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "staging" }), "unprocessable", /set a staging hostname on the endpoint first/);
+    await updateEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id }, changes: { stagingHost: `localhost:${sink.port}` } });
+    const staged = await replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "staging" });
     expect(staged).toMatchObject({ environment: "staging", status: "delivered", destinationUrl: `http://localhost:${sink.port}/in/orders/7?a=1` });
   });
 
   test("refuses what is wrong in itself (400) apart from what this endpoint or the address policy cannot do (422)", async ({ services, user }) => {
-    const { eventId } = await deliveredEvent(services, user.id);
-    const inbox = await createEndpoint(services, { userId: user.id, name: "capture only" });
+    const { eventId } = await deliveredEvent(services, user.teamId);
+    const inbox = await createEndpoint(services, { teamId: user.teamId, name: "capture only" });
     const captured = await capture(services, inbox.slug, "{}");
-    await expectRefused(replayEvent(services, { userId: user.id, eventId, environment: "prod" }), "validation_failed", /^Environment must be one of original, staging, local, custom\.$/);
-    await expectRefused(replayEvent(services, { userId: user.id, eventId, environment: "custom" }), "validation_failed", /customUrl is required for a custom replay/i);
-    await expectRefused(replayEvent(services, { userId: user.id, eventId, environment: "custom", customUrl: "ftp://example.com/" }), "validation_failed", /customUrl: /);
-    await expectRefused(replayEvent(services, { userId: user.id, eventId: captured, environment: "original" }), "unprocessable", /this endpoint has no destination URL to replay to/i);
+    await expectRefused(replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "prod" }), "validation_failed", /^Environment must be one of original, staging, local, custom\.$/);
+    await expectRefused(replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "custom" }), "validation_failed", /customUrl is required for a custom replay/i);
+    await expectRefused(replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "custom", customUrl: "ftp://example.com/" }), "validation_failed", /customUrl: /);
+    await expectRefused(replayEvent(services, { teamId: user.teamId, userId: user.id, eventId: captured, environment: "original" }), "unprocessable", /this endpoint has no destination URL to replay to/i);
     const strict = { ...services, addressPolicy: { allowPrivate: false } };
-    const refused = await expectRefused(replayEvent(strict, { userId: user.id, eventId, environment: "custom", customUrl: toSink() }), "unprocessable", /^replay target refused: /);
+    const refused = await expectRefused(replayEvent(strict, { teamId: user.teamId, userId: user.id, eventId, environment: "custom", customUrl: toSink() }), "unprocessable", /^replay target refused: /);
     expect(refused.message).toMatch(/ALLOW_PRIVATE_DESTINATIONS/);
   });
 
-  test("another user's event answers as missing, and nothing is sent", async ({ services, user, other }) => {
-    const { eventId } = await deliveredEvent(services, user.id);
+  test("another team's event answers as missing, and nothing is sent", async ({ services, user, other }) => {
+    const { eventId } = await deliveredEvent(services, user.teamId);
     const before = sink.received.length;
-    await expectRefused(replayEvent(services, { userId: other.id, eventId, environment: "custom", customUrl: toSink() }), "not_found", noEvent(eventId));
-    await expectRefused(replayEvent(services, { userId: user.id, eventId: MISSING_ID, environment: "custom", customUrl: toSink() }), "not_found", noEvent(MISSING_ID));
+    await expectRefused(replayEvent(services, { teamId: other.teamId, userId: other.id, eventId, environment: "custom", customUrl: toSink() }), "not_found", noEvent(eventId));
+    await expectRefused(replayEvent(services, { teamId: user.teamId, userId: user.id, eventId: MISSING_ID, environment: "custom", customUrl: toSink() }), "not_found", noEvent(MISSING_ID));
     expect(sink.received.length).toBe(before);
   });
 });
 
 describe("local replays", () => {
   test("localReplayRequest gives the browser the target on localhost, the request as captured and the proxy-header choice", async ({ services, user }) => {
-    const { eventId } = await deliveredEvent(services, user.id, { subPath: "/hooks", query: "x=1" });
-    expect(await localReplayRequest(services, { userId: user.id, eventId })).toEqual({
+    const { eventId } = await deliveredEvent(services, user.teamId, { subPath: "/hooks", query: "x=1" });
+    expect(await localReplayRequest(services, { teamId: user.teamId, userId: user.id, eventId })).toEqual({
       url: "http://localhost:3000/in/hooks?x=1",
       method: "POST",
       headers: [...capturedHeaders, ["Content-Length", String(original.length)]],
       keepProxyHeaders: false,
       bodyBase64: original.toString("base64"),
     });
-    expect((await localReplayRequest(services, { userId: user.id, eventId, localPort: 8080 })).url).toBe("http://localhost:8080/in/hooks?x=1");
-    await expectRefused(localReplayRequest(services, { userId: user.id, eventId, localPort: 70_000 }), "validation_failed");
-    await expectRefused(localReplayRequest(services, { userId: user.id, eventId: MISSING_ID }), "not_found", noEvent(MISSING_ID));
+    expect((await localReplayRequest(services, { teamId: user.teamId, userId: user.id, eventId, localPort: 8080 })).url).toBe("http://localhost:8080/in/hooks?x=1");
+    await expectRefused(localReplayRequest(services, { teamId: user.teamId, userId: user.id, eventId, localPort: 70_000 }), "validation_failed");
+    await expectRefused(localReplayRequest(services, { teamId: user.teamId, userId: user.id, eventId: MISSING_ID }), "not_found", noEvent(MISSING_ID));
   });
 
   test("recordLocalReplay stores the browser's result: 2xx delivered, anything else or no answer failed", async ({ services, user }) => {
-    const { eventId } = await deliveredEvent(services, user.id);
-    const ok = await recordLocalReplay(services, { userId: user.id, eventId, localPort: 4000, result: { status: 204, body: "", latencyMs: 12, error: null } });
+    const { eventId } = await deliveredEvent(services, user.teamId);
+    const ok = await recordLocalReplay(services, { teamId: user.teamId, userId: user.id, eventId, localPort: 4000, result: { status: 204, body: "", latencyMs: 12, error: null } });
     expect(ok).toMatchObject({ eventId, environment: "local", status: "delivered", responseStatus: 204, latencyMs: 12, destinationUrl: "http://localhost:4000/in", modified: false });
-    const refused = await recordLocalReplay(services, { userId: user.id, eventId, result: { status: 500, body: "boom", latencyMs: 3, error: null } });
+    const refused = await recordLocalReplay(services, { teamId: user.teamId, userId: user.id, eventId, result: { status: 500, body: "boom", latencyMs: 3, error: null } });
     expect(refused).toMatchObject({ status: "failed", responseStatus: 500, responseBody: "boom", destinationUrl: "http://localhost:3000/in", error: null });
-    const silent = await recordLocalReplay(services, { userId: user.id, eventId, result: { status: null, body: null, latencyMs: 0, error: null } });
+    const silent = await recordLocalReplay(services, { teamId: user.teamId, userId: user.id, eventId, result: { status: null, body: null, latencyMs: 0, error: null } });
     expect(silent).toMatchObject({ status: "failed", responseStatus: null, error: "no answer" });
     // Text from the user's machine is made storable rather than refused.
-    const odd = await recordLocalReplay(services, { userId: user.id, eventId, result: { status: null, body: null, latencyMs: 0, error: "refused\u0000here" } });
+    const odd = await recordLocalReplay(services, { teamId: user.teamId, userId: user.id, eventId, result: { status: null, body: null, latencyMs: 0, error: "refused\u0000here" } });
     expect(odd.error).not.toContain("\u0000");
     expect(odd.error).toMatch(/^refused.here$/);
   });
 
-  test("recordLocalReplay refuses an impossible result, and another user's event", async ({ services, user, other }) => {
-    const { eventId } = await deliveredEvent(services, user.id);
-    await expectRefused(recordLocalReplay(services, { userId: user.id, eventId, result: { status: 1000, body: null, latencyMs: 0, error: null } }), "validation_failed");
-    await expectRefused(recordLocalReplay(services, { userId: user.id, eventId, result: { status: 200, body: null, latencyMs: -1, error: null } }), "validation_failed");
-    await expectRefused(recordLocalReplay(services, { userId: user.id, eventId, localPort: 0, result: { status: 200, body: null, latencyMs: 1, error: null } }), "validation_failed");
-    await expectRefused(recordLocalReplay(services, { userId: other.id, eventId, result: { status: 200, body: null, latencyMs: 1, error: null } }), "not_found", noEvent(eventId));
-    expect((await listReplays(services, { userId: user.id, eventId })).replays).toEqual([]);
+  test("recordLocalReplay refuses an impossible result, and another team's event", async ({ services, user, other }) => {
+    const { eventId } = await deliveredEvent(services, user.teamId);
+    await expectRefused(recordLocalReplay(services, { teamId: user.teamId, userId: user.id, eventId, result: { status: 1000, body: null, latencyMs: 0, error: null } }), "validation_failed");
+    await expectRefused(recordLocalReplay(services, { teamId: user.teamId, userId: user.id, eventId, result: { status: 200, body: null, latencyMs: -1, error: null } }), "validation_failed");
+    await expectRefused(recordLocalReplay(services, { teamId: user.teamId, userId: user.id, eventId, localPort: 0, result: { status: 200, body: null, latencyMs: 1, error: null } }), "validation_failed");
+    await expectRefused(recordLocalReplay(services, { teamId: other.teamId, userId: other.id, eventId, result: { status: 200, body: null, latencyMs: 1, error: null } }), "not_found", noEvent(eventId));
+    expect((await listReplays(services, { teamId: user.teamId, eventId })).replays).toEqual([]);
   });
 });
 
 describe("editableReplayRequest", () => {
   test("starts from the headers a replay would send: hop-by-hop and proxy headers dropped unless kept", async ({ services, user, other }) => {
-    const endpoint = await createEndpoint(services, { userId: user.id, name: "editable" });
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "editable" });
     const headers: Array<[string, string]> = [
       ["Content-Type", "text/plain"],
       ["Connection", "keep-alive"],
@@ -261,7 +261,7 @@ describe("editableReplayRequest", () => {
       ["X-Custom", "kept"],
     ];
     const eventId = await capture(services, endpoint.slug, "hello", headers, { method: "PATCH" });
-    expect(await editableReplayRequest(services, { userId: user.id, eventId })).toEqual({
+    expect(await editableReplayRequest(services, { teamId: user.teamId, userId: user.id, eventId })).toEqual({
       method: "PATCH",
       headers: [
         ["Content-Type", "text/plain"],
@@ -271,62 +271,62 @@ describe("editableReplayRequest", () => {
       path: "",
       query: "",
     });
-    await updateEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id }, changes: { keepProxyHeaders: true } });
-    expect((await editableReplayRequest(services, { userId: user.id, eventId })).headers).toEqual([
+    await updateEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id }, changes: { keepProxyHeaders: true } });
+    expect((await editableReplayRequest(services, { teamId: user.teamId, userId: user.id, eventId })).headers).toEqual([
       ["Content-Type", "text/plain"],
       ["X-Forwarded-For", "198.51.100.1"],
       ["X-Real-IP", "198.51.100.1"],
       ["X-Custom", "kept"],
     ]);
-    await expectRefused(editableReplayRequest(services, { userId: other.id, eventId }), "not_found", noEvent(eventId));
+    await expectRefused(editableReplayRequest(services, { teamId: other.teamId, userId: other.id, eventId }), "not_found", noEvent(eventId));
   });
 });
 
 describe("listReplays and getReplay", () => {
-  test("list the user's attempts newest first, by event, endpoint and status, a page at a time", async ({ services, user, other }) => {
-    const first = await deliveredEvent(services, user.id);
-    const second = await deliveredEvent(services, user.id);
-    const a = await replayEvent(services, { userId: user.id, eventId: first.eventId, environment: "custom", customUrl: toSink() });
+  test("list the team's attempts newest first, by event, endpoint and status, a page at a time", async ({ services, user, other }) => {
+    const first = await deliveredEvent(services, user.teamId);
+    const second = await deliveredEvent(services, user.teamId);
+    const a = await replayEvent(services, { teamId: user.teamId, userId: user.id, eventId: first.eventId, environment: "custom", customUrl: toSink() });
     sinkStatus = 500;
-    const b = await replayEvent(services, { userId: user.id, eventId: first.eventId, environment: "custom", customUrl: toSink() }).finally(() => (sinkStatus = 200));
-    const c = await replayEvent(services, { userId: user.id, eventId: second.eventId, environment: "custom", customUrl: toSink(), overrides: { body: "x" } });
+    const b = await replayEvent(services, { teamId: user.teamId, userId: user.id, eventId: first.eventId, environment: "custom", customUrl: toSink() }).finally(() => (sinkStatus = 200));
+    const c = await replayEvent(services, { teamId: user.teamId, userId: user.id, eventId: second.eventId, environment: "custom", customUrl: toSink(), overrides: { body: "x" } });
 
-    const all = await listReplays(services, { userId: user.id });
+    const all = await listReplays(services, { teamId: user.teamId });
     expect(all.replays.map((replay) => replay.id)).toEqual([c.id, b.id, a.id]);
     expect(all.nextCursor).toBeNull();
     expect(all.replays[0]).toMatchObject({ eventId: second.eventId, endpointId: second.endpoint.id, endpointName: "edits", environment: "custom", status: "delivered", modified: true });
-    expect((await listReplays(services, { userId: user.id, eventId: first.eventId })).replays.map((replay) => replay.id)).toEqual([b.id, a.id]);
-    expect((await listReplays(services, { userId: user.id, endpointId: second.endpoint.id })).replays.map((replay) => replay.id)).toEqual([c.id]);
-    expect((await listReplays(services, { userId: user.id, status: "failed" })).replays.map((replay) => replay.id)).toEqual([b.id]);
+    expect((await listReplays(services, { teamId: user.teamId, eventId: first.eventId })).replays.map((replay) => replay.id)).toEqual([b.id, a.id]);
+    expect((await listReplays(services, { teamId: user.teamId, endpointId: second.endpoint.id })).replays.map((replay) => replay.id)).toEqual([c.id]);
+    expect((await listReplays(services, { teamId: user.teamId, status: "failed" })).replays.map((replay) => replay.id)).toEqual([b.id]);
 
-    const page = await listReplays(services, { userId: user.id, limit: 2 });
+    const page = await listReplays(services, { teamId: user.teamId, limit: 2 });
     expect(page.replays.map((replay) => replay.id)).toEqual([c.id, b.id]);
     expect(page.nextCursor).toBe(b.id);
-    expect(await listReplays(services, { userId: user.id, limit: 2, before: page.nextCursor! })).toMatchObject({ replays: [{ id: a.id }], nextCursor: null });
+    expect(await listReplays(services, { teamId: user.teamId, limit: 2, before: page.nextCursor! })).toMatchObject({ replays: [{ id: a.id }], nextCursor: null });
 
-    expect(await listReplays(services, { userId: other.id })).toEqual({ replays: [], nextCursor: null });
-    expect((await listReplays(services, { userId: other.id, eventId: first.eventId })).replays).toEqual([]);
+    expect(await listReplays(services, { teamId: other.teamId })).toEqual({ replays: [], nextCursor: null });
+    expect((await listReplays(services, { teamId: other.teamId, eventId: first.eventId })).replays).toEqual([]);
   });
 
   test("list refuses a bad filter or page size", async ({ services, user }) => {
-    await expectRefused(listReplays(services, { userId: user.id, limit: 0 }), "validation_failed");
-    await expectRefused(listReplays(services, { userId: user.id, limit: 101 }), "validation_failed");
-    await expectRefused(listReplays(services, { userId: user.id, status: "pending" }), "validation_failed");
-    await expectRefused(listReplays(services, { userId: user.id, eventId: "nope" }), "validation_failed");
+    await expectRefused(listReplays(services, { teamId: user.teamId, limit: 0 }), "validation_failed");
+    await expectRefused(listReplays(services, { teamId: user.teamId, limit: 101 }), "validation_failed");
+    await expectRefused(listReplays(services, { teamId: user.teamId, status: "pending" }), "validation_failed");
+    await expectRefused(listReplays(services, { teamId: user.teamId, eventId: "nope" }), "validation_failed");
   });
 
-  test("get answers one attempt with its whole response and what was sent; another user's as missing", async ({ services, user, other }) => {
-    const { eventId } = await deliveredEvent(services, user.id);
-    const edited = await replayEvent(services, { userId: user.id, eventId, environment: "custom", customUrl: toSink(), overrides: { method: "PUT", body: "edited" } });
-    const got = await getReplay(services, { userId: user.id, attemptId: edited.id });
+  test("get answers one attempt with its whole response and what was sent; another team's as missing", async ({ services, user, other }) => {
+    const { eventId } = await deliveredEvent(services, user.teamId);
+    const edited = await replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "custom", customUrl: toSink(), overrides: { method: "PUT", body: "edited" } });
+    const got = await getReplay(services, { teamId: user.teamId, attemptId: edited.id });
     expect(got).toMatchObject({ ...edited, responseTruncated: false, responseBodyBase64: Buffer.from("ok").toString("base64"), requestMethod: "PUT", requestBodyBase64: Buffer.from("edited").toString("base64") });
     expect(got.responseHeaders).toContainEqual(["x-sink", "yes"]);
     // What was sent, as stored: the captured headers (Content-Length is the sender's, from the bytes).
     expect(got.requestHeaders).toEqual(capturedHeaders);
-    const plain = await replayEvent(services, { userId: user.id, eventId, environment: "custom", customUrl: toSink() });
-    expect(await getReplay(services, { userId: user.id, attemptId: plain.id })).toMatchObject({ requestMethod: "POST", requestBodyBase64: null, modified: false });
+    const plain = await replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "custom", customUrl: toSink() });
+    expect(await getReplay(services, { teamId: user.teamId, attemptId: plain.id })).toMatchObject({ requestMethod: "POST", requestBodyBase64: null, modified: false });
     const missing = (id: string) => `There is no replay with the id ${id}. Check the id, or list replays to find it.`;
-    await expectRefused(getReplay(services, { userId: other.id, attemptId: edited.id }), "not_found", missing(edited.id));
-    await expectRefused(getReplay(services, { userId: user.id, attemptId: MISSING_ID }), "not_found", missing(MISSING_ID));
+    await expectRefused(getReplay(services, { teamId: other.teamId, attemptId: edited.id }), "not_found", missing(edited.id));
+    await expectRefused(getReplay(services, { teamId: user.teamId, attemptId: MISSING_ID }), "not_found", missing(MISSING_ID));
   });
 });

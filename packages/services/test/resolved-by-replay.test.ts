@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUuidV7Generator, uuidv7, type EventStatus } from "@rehook/core";
 import { createOrm, type Orm } from "@rehook/db";
-import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { getEvent, listEvents } from "../src/index.js";
 
 // "Resolved by replay": a failed event that a replay delivered keeps its status, is marked on
@@ -10,6 +10,7 @@ import { getEvent, listEvents } from "../src/index.js";
 let db: TestDatabase;
 let orm: Orm;
 let userId: string;
+let teamId: string;
 let endpointId: string;
 const makeId = createUuidV7Generator();
 
@@ -19,7 +20,8 @@ beforeAll(async () => {
   userId = uuidv7();
   endpointId = uuidv7();
   await db.query("insert into users (id, email, password_hash) values ($1, 'resolved@example.com', 'x')", [userId]);
-  await db.query("insert into endpoints (id, user_id, name, slug, secret) values ($1, $2, 'shop', 'shop-resolved', 'whsec_x')", [endpointId, userId]);
+  teamId = await insertPersonalTeam(db, userId);
+  await db.query("insert into endpoints (id, team_id, name, slug, secret) values ($1, $2, 'shop', 'shop-resolved', 'whsec_x')", [endpointId, teamId]);
 });
 afterAll(async () => {
   await orm.close(true);
@@ -63,7 +65,7 @@ describe("resolved by replay", () => {
   });
 
   it("marks the rows a delivered replay resolved, status unchanged, with path, query and size", async () => {
-    const page = await listEvents({ orm }, { userId });
+    const page = await listEvents({ orm }, { teamId });
     const byId = new Map(page.events.map((row) => [row.id, row]));
     expect(byId.get(resolved)).toMatchObject({ status: "failed", resolvedByReplay: true, path: "/orders/7", query: "a=1", sizeBytes: 12 });
     expect(byId.get(replayFailed)!.resolvedByReplay).toBe(false);
@@ -72,24 +74,24 @@ describe("resolved by replay", () => {
   });
 
   it("the Failed filter leaves resolved events out when asked, keeps them otherwise", async () => {
-    const all = await listEvents({ orm }, { userId, status: "failed" });
+    const all = await listEvents({ orm }, { teamId, status: "failed" });
     expect(all.events.map((row) => row.id).sort()).toEqual([resolved, replayFailed, untouched].sort());
-    const unresolved = await listEvents({ orm }, { userId, status: "failed", unresolved: true, withTotal: true });
+    const unresolved = await listEvents({ orm }, { teamId, status: "failed", unresolved: true, withTotal: true });
     expect(unresolved.events.map((row) => row.id).sort()).toEqual([replayFailed, untouched].sort());
     expect(unresolved.total).toEqual({ value: 2, capped: false });
     // Without the status, only failed events are left out: a delivered event replayed stays.
-    const anyStatus = await listEvents({ orm }, { userId, unresolved: true });
+    const anyStatus = await listEvents({ orm }, { teamId, unresolved: true });
     expect(anyStatus.events.map((row) => row.id).sort()).toEqual([replayFailed, untouched, deliveredReplayed].sort());
   });
 
   it("a search page is marked too", async () => {
-    const page = await listEvents({ orm }, { userId, search: "needle", receivedAfter: new Date(Date.now() - 3_600_000) });
+    const page = await listEvents({ orm }, { teamId, search: "needle", receivedAfter: new Date(Date.now() - 3_600_000) });
     expect(page.events.map((row) => [row.id, row.resolvedByReplay])).toEqual([[resolved, true]]);
   });
 
   it("the event's page says so", async () => {
-    expect((await getEvent({ orm }, { userId, eventId: resolved })).resolvedByReplay).toBe(true);
-    expect((await getEvent({ orm }, { userId, eventId: untouched })).resolvedByReplay).toBe(false);
-    expect((await getEvent({ orm }, { userId, eventId: deliveredReplayed })).resolvedByReplay).toBe(false);
+    expect((await getEvent({ orm }, { teamId, eventId: resolved })).resolvedByReplay).toBe(true);
+    expect((await getEvent({ orm }, { teamId, eventId: untouched })).resolvedByReplay).toBe(false);
+    expect((await getEvent({ orm }, { teamId, eventId: deliveredReplayed })).resolvedByReplay).toBe(false);
   });
 });

@@ -55,7 +55,7 @@ function dispatcherOf(services: Services): DeliveryDispatcher {
 
 describe("automatic retries", () => {
   test("without a policy makes exactly one attempt: the event fails and is counted once", async ({ services, user, database }) => {
-    const once = await createEndpoint(services, { userId: user.id, name: "no retries", destinationUrl: destination.url() });
+    const once = await createEndpoint(services, { teamId: user.teamId, name: "no retries", destinationUrl: destination.url() });
     destination.script.push(answer(500, "no"));
     const id = await capture(services, once.slug, '{"n":1}');
     await waitFor(async () => (await eventRow(database, id)).status === "failed", "the event to fail");
@@ -65,8 +65,8 @@ describe("automatic retries", () => {
   });
 
   test("keeps the event pending with next_attempt_at between attempts, records each, and counts only the final outcome", async ({ services, user, database }) => {
-    const flaky = await createEndpoint(services, { userId: user.id, name: "flaky", destinationUrl: destination.url(), retryPolicy: fastPolicy(4) });
-    expect(await getEndpoint(services, { userId: user.id, endpoint: { id: flaky.id } })).toMatchObject({
+    const flaky = await createEndpoint(services, { teamId: user.teamId, name: "flaky", destinationUrl: destination.url(), retryPolicy: fastPolicy(4) });
+    expect(await getEndpoint(services, { teamId: user.teamId, endpoint: { id: flaky.id } })).toMatchObject({
       retryPolicy: { maxAttempts: 4, initialDelayMs: 100, maxDelayMs: 200 },
       pauseAfterFailures: null,
       forwardingPaused: false,
@@ -93,7 +93,7 @@ describe("automatic retries", () => {
     expect(await eventRow(database, id)).toMatchObject({ status: "delivered", next_attempt_at: null });
     expect(await counts(database, flaky.id)).toEqual({ delivered_count: "1", failed_count: "0" });
 
-    const event = await getEvent(services, { userId: user.id, eventId: id });
+    const event = await getEvent(services, { teamId: user.teamId, eventId: id });
     expect(event.nextAttemptAt).toBeNull();
     expect(event.attempts.map((a) => [a.attempt, a.outcome, a.responseStatus, a.error])).toEqual([
       [1, "failed", 500, "destination answered 500"],
@@ -101,15 +101,15 @@ describe("automatic retries", () => {
       [3, "delivered", 200, null],
     ]);
     expect(Object.keys(event.attempts[0]!).sort()).toEqual(["attempt", "error", "latencyMs", "outcome", "responseStatus", "startedAt"]);
-    const second = await getEventAttempt(services, { userId: user.id, eventId: id, attempt: 2 });
+    const second = await getEventAttempt(services, { teamId: user.teamId, eventId: id, attempt: 2 });
     expect(second.responseHeaders).toContainEqual(["x-attempt-answer", "502"]);
     expect(Buffer.from(second.responseBody!).toString()).toBe("second");
     expect(second.bodyTruncated).toBe(false);
-    await expectRefused(getEventAttempt(services, { userId: user.id, eventId: id, attempt: 9 }), "not_found", `Event ${id} has no attempt 9. Open the event to see its attempts.`);
+    await expectRefused(getEventAttempt(services, { teamId: user.teamId, eventId: id, attempt: 9 }), "not_found", `Event ${id} has no attempt 9. Open the event to see its attempts.`);
   });
 
   test("fails after the last attempt, and honours Retry-After on 503 over the backoff", async ({ services, user, database }) => {
-    const limited = await createEndpoint(services, { userId: user.id, name: "retry after", destinationUrl: destination.url(), retryPolicy: fastPolicy(2) });
+    const limited = await createEndpoint(services, { teamId: user.teamId, name: "retry after", destinationUrl: destination.url(), retryPolicy: fastPolicy(2) });
     destination.script.push(answer(503, "busy", { "retry-after": "2" }), answer(500, "still no"));
     const id = await capture(services, limited.slug, '{"n":3}');
     await waitFor(async () => (await attemptRows(database, id)).length === 1, "the first attempt");
@@ -117,7 +117,7 @@ describe("automatic retries", () => {
     const [first] = await attemptRows(database, id);
     expect(scheduled.status).toBe("pending");
     expect(scheduled.next_attempt_at!.getTime() - first!.started_at.getTime()).toBeGreaterThanOrEqual(1_900);
-    const shown = await getEvent(services, { userId: user.id, eventId: id });
+    const shown = await getEvent(services, { teamId: user.teamId, eventId: id });
     expect(shown.nextAttemptAt!.getTime()).toBe(scheduled.next_attempt_at!.getTime());
     await waitFor(async () => (await eventRow(database, id)).status === "failed", "the last attempt to fail", 10_000);
     const attempts = await attemptRows(database, id);
@@ -128,11 +128,11 @@ describe("automatic retries", () => {
 
 describe("retry now", () => {
   test("gives a failed event a new attempt: out of the failed count, counted again by its new outcome", async ({ services, user, database }) => {
-    const once = await createEndpoint(services, { userId: user.id, name: "retry now", destinationUrl: destination.url() });
+    const once = await createEndpoint(services, { teamId: user.teamId, name: "retry now", destinationUrl: destination.url() });
     destination.script.push(answer(500, "no"));
     const id = await capture(services, once.slug, '{"n":4}');
     await waitFor(async () => (await eventRow(database, id)).status === "failed", "the event to fail");
-    const retried = await retryEvent(services, { userId: user.id, eventId: id });
+    const retried = await retryEvent(services, { teamId: user.teamId, eventId: id });
     expect(retried).toEqual({ id, status: "pending", nextAttemptAt: expect.any(Date), forwardingPaused: false, message: "queued: the next attempt starts within a few seconds" });
     await waitFor(async () => (await eventRow(database, id)).status === "delivered", "the new attempt to deliver");
     expect((await attemptRows(database, id)).map((a) => [a.attempt, a.outcome])).toEqual([
@@ -140,23 +140,23 @@ describe("retry now", () => {
       [2, "delivered"],
     ]);
     expect(await counts(database, once.id)).toEqual({ delivered_count: "1", failed_count: "0" });
-    await expectRefused(retryEvent(services, { userId: user.id, eventId: id }), "conflict", `Event ${id} is delivered, and only pending and failed events can be retried. Replay it instead.`);
+    await expectRefused(retryEvent(services, { teamId: user.teamId, eventId: id }), "conflict", `Event ${id} is delivered, and only pending and failed events can be retried. Replay it instead.`);
 
     destination.script.push(answer(500, "a"), answer(500, "b"));
     const failed = [await capture(services, once.slug, '{"n":5}'), await capture(services, once.slug, '{"n":6}')];
     await waitFor(async () => (await Promise.all(failed.map((event) => eventRow(database, event)))).every((row) => row.status === "failed"), "both to fail");
     expect(await counts(database, once.id)).toEqual({ delivered_count: "1", failed_count: "2" });
-    expect(await retryFailedEvents(services, { userId: user.id, endpointId: once.id })).toEqual({ count: 2, forwardingPaused: false, message: "2 failed events queued" });
+    expect(await retryFailedEvents(services, { teamId: user.teamId, endpointId: once.id })).toEqual({ count: 2, forwardingPaused: false, message: "2 failed events queued" });
     await waitFor(async () => (await Promise.all(failed.map((event) => eventRow(database, event)))).every((row) => row.status === "delivered"), "both to be delivered");
     expect(await counts(database, once.id)).toEqual({ delivered_count: "3", failed_count: "0" });
-    expect(await retryFailedEvents(services, { userId: user.id, endpointId: once.id })).toEqual({ count: 0, forwardingPaused: false, message: "0 failed events queued" });
+    expect(await retryFailedEvents(services, { teamId: user.teamId, endpointId: once.id })).toEqual({ count: 0, forwardingPaused: false, message: "0 failed events queued" });
   });
 
   test("refuses an event of a capture-only endpoint, saying to add a destination or replay", async ({ services, user }) => {
-    const inbox = await createEndpoint(services, { userId: user.id, name: "inbox" });
+    const inbox = await createEndpoint(services, { teamId: user.teamId, name: "inbox" });
     const id = await capture(services, inbox.slug, "{}");
     await expectRefused(
-      retryEvent(services, { userId: user.id, eventId: id }),
+      retryEvent(services, { teamId: user.teamId, eventId: id }),
       "unprocessable",
       `Event ${id} has no destination to retry: its endpoint only captures. Add a destination URL to the endpoint, or replay the event to a URL.`,
     );
@@ -165,7 +165,7 @@ describe("retry now", () => {
   test("keeps a retry due soon in memory, leased past its due time, and retry now takes it over: one send per attempt", async ({ services, user, database }) => {
     const dispatcher = dispatcherOf(services);
     const held = await createEndpoint(services, {
-      userId: user.id,
+      teamId: user.teamId,
       name: "held retry",
       destinationUrl: destination.url(),
       retryPolicy: { maxAttempts: 3, initialDelayMs: 1_500, maxDelayMs: 1_500 },
@@ -181,7 +181,7 @@ describe("retry now", () => {
     expect(row.lease_expires_at.getTime()).toBeGreaterThan(row.next_attempt_at.getTime());
 
     // Retry now on the kept event is not "in flight": it becomes due at once and is sent as attempt 2.
-    expect((await retryEvent(services, { userId: user.id, eventId: id })).status).toBe("pending");
+    expect((await retryEvent(services, { teamId: user.teamId, eventId: id })).status).toBe("pending");
     await waitFor(async () => (await eventRow(database, id)).status === "delivered", "the retry to deliver");
     // The kept copy's own turn comes and finds the event changed: nothing more is sent.
     await waitFor(() => dispatcher.heldRetries === 0, "the kept retry's turn");
@@ -193,20 +193,20 @@ describe("retry now", () => {
     expect(await eventRow(database, id)).toMatchObject({ status: "delivered", attempts: 2 });
   });
 
-  test("keeps another user's events and endpoints out of reach (not_found), and missing or malformed ids too", async ({ services, user, other }) => {
-    const mine = await createEndpoint(services, { userId: user.id, name: "private", destinationUrl: destination.url() });
+  test("keeps another team's events and endpoints out of reach (not_found), and missing or malformed ids too", async ({ services, user, other }) => {
+    const mine = await createEndpoint(services, { teamId: user.teamId, name: "private", destinationUrl: destination.url() });
     const id = await capture(services, mine.slug, '{"n":8}');
     const noEvent = (eventId: string) => `There is no event with the id ${eventId}. It may have been deleted already.`;
     const noEndpoint = (endpointId: string) => `There is no endpoint with the id ${endpointId}. It may have been deleted; list your endpoints to find the right id.`;
-    await expectRefused(retryEvent(services, { userId: other.id, eventId: id }), "not_found", noEvent(id));
-    await expectRefused(getEventAttempt(services, { userId: other.id, eventId: id, attempt: 1 }), "not_found");
-    await expectRefused(retryFailedEvents(services, { userId: other.id, endpointId: mine.id }), "not_found", noEndpoint(mine.id));
-    await expectRefused(resumeEndpoint(services, { userId: other.id, endpointId: mine.id }), "not_found", noEndpoint(mine.id));
-    await expectRefused(updateEndpoint(services, { userId: other.id, endpoint: { id: mine.id }, changes: { retryPolicy: null } }), "not_found", noEndpoint(mine.id));
-    await expectRefused(retryEvent(services, { userId: user.id, eventId: MISSING_ID }), "not_found", noEvent(MISSING_ID));
-    await expectRefused(retryEvent(services, { userId: user.id, eventId: "nope" }), "not_found", noEvent("nope"));
-    await expectRefused(retryFailedEvents(services, { userId: user.id, endpointId: "nope" }), "not_found", noEndpoint("nope"));
-    await expectRefused(resumeEndpoint(services, { userId: user.id, endpointId: MISSING_ID }), "not_found", noEndpoint(MISSING_ID));
+    await expectRefused(retryEvent(services, { teamId: other.teamId, eventId: id }), "not_found", noEvent(id));
+    await expectRefused(getEventAttempt(services, { teamId: other.teamId, eventId: id, attempt: 1 }), "not_found");
+    await expectRefused(retryFailedEvents(services, { teamId: other.teamId, endpointId: mine.id }), "not_found", noEndpoint(mine.id));
+    await expectRefused(resumeEndpoint(services, { teamId: other.teamId, endpointId: mine.id }), "not_found", noEndpoint(mine.id));
+    await expectRefused(updateEndpoint(services, { teamId: other.teamId, endpoint: { id: mine.id }, changes: { retryPolicy: null } }), "not_found", noEndpoint(mine.id));
+    await expectRefused(retryEvent(services, { teamId: user.teamId, eventId: MISSING_ID }), "not_found", noEvent(MISSING_ID));
+    await expectRefused(retryEvent(services, { teamId: user.teamId, eventId: "nope" }), "not_found", noEvent("nope"));
+    await expectRefused(retryFailedEvents(services, { teamId: user.teamId, endpointId: "nope" }), "not_found", noEndpoint("nope"));
+    await expectRefused(resumeEndpoint(services, { teamId: user.teamId, endpointId: MISSING_ID }), "not_found", noEndpoint(MISSING_ID));
   });
 
   // The circuit breaker's stories below make an event pending by hand, outside the counts: checked before them.
@@ -247,9 +247,9 @@ describe("circuit breaker", () => {
   test("pauses after N consecutive failed attempts, holds new and scheduled events, notifies once, and drains in order on resume", async ({ services, user, database }) => {
     // Failed events notify: a scheduled retry must not. The chat hook is on loopback, so its base is the provider's.
     const chat = { ...services, chatHooksBase: `http://127.0.0.1:${provider.port}/services` };
-    await saveNotificationSettings(chat, { userId: user.id, enabled: true, webhookUrl: `http://127.0.0.1:${provider.port}/services/T/B/X`, triggers: ["failed"] });
+    await saveNotificationSettings(chat, { teamId: user.teamId, enabled: true, webhookUrl: `http://127.0.0.1:${provider.port}/services/T/B/X`, triggers: ["failed"] });
     const endpoint = await createEndpoint(services, {
-      userId: user.id,
+      teamId: user.teamId,
       name: "breaker",
       destinationUrl: `http://127.0.0.1:${target.port}/in`,
       // A failed attempt's retry is an hour away: only resuming makes it due now.
@@ -257,7 +257,7 @@ describe("circuit breaker", () => {
       pauseAfterFailures: 2,
     });
     expect(endpoint.pauseAfterFailures).toBe(2);
-    const read = () => getEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id } });
+    const read = () => getEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } });
 
     const first = [await capture(services, endpoint.slug, "1"), await capture(services, endpoint.slug, "2")];
     await waitFor(async () => (await read()).forwardingPaused, "the breaker to trip");
@@ -276,7 +276,7 @@ describe("circuit breaker", () => {
 
     // New events wait unsent: neither the fast path nor a recovery claim takes them.
     const later = await capture(services, endpoint.slug, "3");
-    const other = await createEndpoint(services, { userId: user.id, name: "other", destinationUrl: `http://127.0.0.1:${target.port}/other` });
+    const other = await createEndpoint(services, { teamId: user.teamId, name: "other", destinationUrl: `http://127.0.0.1:${target.port}/other` });
     healthy = true;
     const otherEvent = await capture(services, other.slug, "other");
     // Made unleased, so only a recovery claim can send it: once it is delivered, a claim ran and skipped the paused endpoint.
@@ -287,15 +287,15 @@ describe("circuit breaker", () => {
     expect(target.received.filter((r) => r.url === "/in")).toHaveLength(2);
 
     // Retry now is queued but says it waits for the resume.
-    const retried = await retryEvent(services, { userId: user.id, eventId: later });
+    const retried = await retryEvent(services, { teamId: user.teamId, eventId: later });
     expect(retried).toMatchObject({ forwardingPaused: true, message: "queued, but forwarding to this endpoint is paused: it is sent once the endpoint is resumed" });
-    expect(await retryFailedEvents(services, { userId: user.id, endpointId: endpoint.id })).toEqual({
+    expect(await retryFailedEvents(services, { teamId: user.teamId, endpointId: endpoint.id })).toEqual({
       count: 0,
       forwardingPaused: true,
       message: "0 failed events queued, but forwarding to this endpoint is paused: it is sent once the endpoint is resumed",
     });
 
-    expect(await resumeEndpoint(services, { userId: user.id, endpointId: endpoint.id })).toEqual({ rescheduled: expect.any(Number) });
+    expect(await resumeEndpoint(services, { teamId: user.teamId, endpointId: endpoint.id })).toEqual({ rescheduled: expect.any(Number) });
     expect(await read()).toMatchObject({ forwardingPaused: false, pausedReason: null, pausedAt: null, consecutiveFailures: 0 });
     const all = [...first, later];
     await waitFor(async () => (await statuses(database, all)).every(([status]) => status === "delivered"), "the backlog to drain");
@@ -307,8 +307,8 @@ describe("circuit breaker", () => {
 
   test("a delivered attempt resets the count, and a threshold of null never pauses", async ({ services, user, database }) => {
     healthy = false;
-    const created = await createEndpoint(services, { userId: user.id, name: "reset", destinationUrl: `http://127.0.0.1:${target.port}/reset`, pauseAfterFailures: 2 });
-    const read = () => getEndpoint(services, { userId: user.id, endpoint: { id: created.id } });
+    const created = await createEndpoint(services, { teamId: user.teamId, name: "reset", destinationUrl: `http://127.0.0.1:${target.port}/reset`, pauseAfterFailures: 2 });
+    const read = () => getEndpoint(services, { teamId: user.teamId, endpoint: { id: created.id } });
     const failedOnce = await capture(services, created.slug, "a");
     await waitFor(async () => (await statuses(database, [failedOnce]))[0]![0] === "failed", "one failure");
     healthy = true;
@@ -319,7 +319,7 @@ describe("circuit breaker", () => {
     await waitFor(async () => (await statuses(database, [failedAgain]))[0]![0] === "failed", "another failure");
     expect(await read()).toMatchObject({ forwardingPaused: false, consecutiveFailures: 1 });
 
-    const off = await updateEndpoint(services, { userId: user.id, endpoint: { id: created.id }, changes: { pauseAfterFailures: null } });
+    const off = await updateEndpoint(services, { teamId: user.teamId, endpoint: { id: created.id }, changes: { pauseAfterFailures: null } });
     expect(off.pauseAfterFailures).toBeNull();
     const more = [await capture(services, created.slug, "d"), await capture(services, created.slug, "e")];
     await waitFor(async () => (await statuses(database, more)).every(([status]) => status === "failed"), "more failures");
@@ -328,12 +328,12 @@ describe("circuit breaker", () => {
 
   test("resuming an endpoint that is not paused only restarts its count", async ({ services, user, database }) => {
     healthy = false;
-    const endpoint = await createEndpoint(services, { userId: user.id, name: "unpaused", destinationUrl: `http://127.0.0.1:${target.port}/unpaused`, pauseAfterFailures: 5 });
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "unpaused", destinationUrl: `http://127.0.0.1:${target.port}/unpaused`, pauseAfterFailures: 5 });
     const failed = await capture(services, endpoint.slug, "x");
     await waitFor(async () => (await statuses(database, [failed]))[0]![0] === "failed", "a failure");
-    expect((await getEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id } })).consecutiveFailures).toBe(1);
-    expect(await resumeEndpoint(services, { userId: user.id, endpointId: endpoint.id })).toEqual({ rescheduled: 0 });
-    expect(await getEndpoint(services, { userId: user.id, endpoint: { id: endpoint.id } })).toMatchObject({ consecutiveFailures: 0, forwardingPaused: false });
+    expect((await getEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } })).consecutiveFailures).toBe(1);
+    expect(await resumeEndpoint(services, { teamId: user.teamId, endpointId: endpoint.id })).toEqual({ rescheduled: 0 });
+    expect(await getEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } })).toMatchObject({ consecutiveFailures: 0, forwardingPaused: false });
     // The failed event stays failed: resuming is not retrying.
     expect(await statuses(database, [failed])).toEqual([["failed", 1]]);
   });

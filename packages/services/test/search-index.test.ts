@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createUuidV7Generator, SEARCH_INDEX_HOURS, SEARCH_INDEX_LAG_MS, silentLogger, uuidv7, uuidv7Floor } from "@rehook/core";
 import { createOrm, createPool, indexNextEvents, restartSearchIndex, searchIndexCoverage, type Orm, type Pool, type RunningJob } from "@rehook/db";
-import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { listEvents, searchIndexing } from "../src/index.js";
 
 // The search index against a real PostgreSQL: a search finds the same events whether they
@@ -13,15 +13,16 @@ const DAY = 24 * HOUR;
 let db: TestDatabase;
 let pool: Pool;
 let orm: Orm;
-let userId: string;
+let teamId: string;
 let endpointId: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   pool = createPool({ databaseUrl: db.url, max: 4 });
   orm = await createOrm({ databaseUrl: db.url, poolSize: 2 });
-  userId = uuidv7();
+  const userId = uuidv7();
   await db.query("insert into users (id, email, password_hash) values ($1, 'search@example.com', 'x')", [userId]);
+  teamId = await insertPersonalTeam(db, userId);
 });
 beforeEach(async () => {
   await db.query("delete from endpoints");
@@ -29,7 +30,7 @@ beforeEach(async () => {
   await db.query("delete from event_search_state");
   await db.query("delete from event_search");
   endpointId = uuidv7();
-  await db.query("insert into endpoints (id, user_id, name, slug, secret) values ($1, $2, 'search', $3, 'whsec_x')", [endpointId, userId, `s-${endpointId.slice(-12)}`]);
+  await db.query("insert into endpoints (id, team_id, name, slug, secret) values ($1, $2, 'search', $3, 'whsec_x')", [endpointId, teamId, `s-${endpointId.slice(-12)}`]);
 });
 afterAll(async () => {
   await orm.close(true);
@@ -50,7 +51,7 @@ async function insert(body: Buffer, headers: Array<[string, string]>, ageMs: num
 
 const job = (): RunningJob => ({ id: "1", key: "all", payload: {}, attempt: 1, signal: new AbortController().signal });
 const search = async (text: string, extra: Record<string, unknown> = {}) =>
-  (await listEvents({ orm }, { userId, search: text, limit: 100, ...extra })).events.map((event) => event.id);
+  (await listEvents({ orm }, { teamId, search: text, limit: 100, ...extra })).events.map((event) => event.id);
 
 /** Every form search compares, at ages spread over three days. */
 async function corpus() {
@@ -155,7 +156,7 @@ describe("the search index", () => {
       await locker.query("begin");
       await locker.query("lock table event_search in access exclusive mode");
       // A page of 1 reads 2 (the second tells whether there is a next page): both in the newest slice.
-      const page = await listEvents({ orm }, { userId, search: "common", limit: 1 });
+      const page = await listEvents({ orm }, { teamId, search: "common", limit: 1 });
       expect(page.events.map((event) => event.id)).toEqual([newest[0]]);
       expect(page.nextCursor).not.toBeNull();
     } finally {
@@ -164,12 +165,12 @@ describe("the search index", () => {
     }
   });
 
-  it("leaves the other user's events out of an indexed search", async () => {
+  it("leaves another team's events out of an indexed search", async () => {
     const mine = await insert(Buffer.from("shared-needle mine"), [], HOUR);
     const strangerId = uuidv7();
     const theirEndpoint = uuidv7();
     await db.query("insert into users (id, email, password_hash) values ($1, $2, 'x')", [strangerId, `${strangerId}@example.com`]);
-    await db.query("insert into endpoints (id, user_id, name, slug, secret) values ($1, $2, 'theirs', $3, 'whsec_x')", [theirEndpoint, strangerId, `t-${theirEndpoint.slice(-12)}`]);
+    await db.query("insert into endpoints (id, team_id, name, slug, secret) values ($1, $2, 'theirs', $3, 'whsec_x')", [theirEndpoint, await insertPersonalTeam(db, strangerId), `t-${theirEndpoint.slice(-12)}`]);
     await db.query(
       `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, size_bytes, source, event_type, status)
        values ($1, $2, now(), 'POST', '', '', '[]', convert_to('shared-needle theirs', 'UTF8'), 20, 'unknown', 'unknown', 'captured')`,

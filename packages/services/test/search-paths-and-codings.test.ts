@@ -2,7 +2,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createUuidV7Generator, SEARCHED_BODY_BYTES, silentLogger, uuidv7, uuidv7Floor } from "@rehook/core";
 import { createOrm, createPool, eventIdsMatchingSearch, indexNextEvents, restartSearchIndex, type Orm, type Pool, type RunningJob } from "@rehook/db";
-import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { listEvents, searchIndexing } from "../src/index.js";
 
 // Search finds what a user types, against a real PostgreSQL: the request's sub-path and query
@@ -14,15 +14,16 @@ const DAY = 24 * HOUR;
 let db: TestDatabase;
 let pool: Pool;
 let orm: Orm;
-let userId: string;
+let teamId: string;
 let endpointId: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   pool = createPool({ databaseUrl: db.url, max: 4 });
   orm = await createOrm({ databaseUrl: db.url, poolSize: 2 });
-  userId = uuidv7();
+  const userId = uuidv7();
   await db.query("insert into users (id, email, password_hash) values ($1, 'typed@example.com', 'x')", [userId]);
+  teamId = await insertPersonalTeam(db, userId);
 });
 beforeEach(async () => {
   await db.query("delete from endpoints");
@@ -30,7 +31,7 @@ beforeEach(async () => {
   await db.query("delete from event_search_state");
   await db.query("delete from event_search");
   endpointId = uuidv7();
-  await db.query("insert into endpoints (id, user_id, name, slug, secret) values ($1, $2, 'typed', $3, 'whsec_x')", [endpointId, userId, `t-${endpointId.slice(-12)}`]);
+  await db.query("insert into endpoints (id, team_id, name, slug, secret) values ($1, $2, 'typed', $3, 'whsec_x')", [endpointId, teamId, `t-${endpointId.slice(-12)}`]);
 });
 afterAll(async () => {
   await orm.close(true);
@@ -58,7 +59,7 @@ async function insert({ body = Buffer.from("{}"), headers = [], path = "", query
 }
 
 const search = async (text: string, extra: Record<string, unknown> = {}) =>
-  (await listEvents({ orm }, { userId, search: text, limit: 100, ...extra })).events.map((event) => event.id);
+  (await listEvents({ orm }, { teamId, search: text, limit: 100, ...extra })).events.map((event) => event.id);
 
 /** The index made complete for every event stored so far. */
 async function indexEverything() {
@@ -91,12 +92,12 @@ describe("search of the request's sub-path and query string", () => {
     expect(await answers()).toEqual(scanned);
   });
 
-  it("keeps another user's paths out, and the live feed's check finds a path too", async () => {
+  it("keeps another team's paths out, and the live feed's check finds a path too", async () => {
     const mine = await insert({ path: "/shared/segment-77", ageMs: HOUR });
     const strangerId = uuidv7();
     const theirEndpoint = uuidv7();
     await db.query("insert into users (id, email, password_hash) values ($1, $2, 'x')", [strangerId, `${strangerId}@example.com`]);
-    await db.query("insert into endpoints (id, user_id, name, slug, secret) values ($1, $2, 'theirs', $3, 'whsec_x')", [theirEndpoint, strangerId, `o-${theirEndpoint.slice(-12)}`]);
+    await db.query("insert into endpoints (id, team_id, name, slug, secret) values ($1, $2, 'theirs', $3, 'whsec_x')", [theirEndpoint, await insertPersonalTeam(db, strangerId), `o-${theirEndpoint.slice(-12)}`]);
     await db.query(
       `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, size_bytes, source, event_type, status)
        values ($1, $2, now(), 'POST', '/shared/segment-77', '', '[]', '', 0, 'unknown', 'unknown', 'captured')`,
@@ -179,7 +180,7 @@ describe("search of compressed bodies", () => {
     // All in one of the window's time slices (30 min), the match the oldest: a page of 1 reads 2 rows at a time.
     const match = await insert({ body: gzipSync(text("deep-Numbat")), headers: headers("gzip"), ageMs: 80 * 60_000 });
     for (let k = 0; k < 5; k += 1) await insert({ body: gzipSync(text(`other ${k}`)), headers: headers("gzip"), ageMs: (70 + k) * 60_000 });
-    const page = await listEvents({ orm }, { userId, search: "deep-numbat", limit: 1 });
+    const page = await listEvents({ orm }, { teamId, search: "deep-numbat", limit: 1 });
     expect(page.events.map((event) => event.id)).toEqual([match]);
     expect(page.nextCursor).toBeNull();
   });

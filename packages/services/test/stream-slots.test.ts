@@ -73,20 +73,20 @@ describe("the instance's slots", () => {
       return controller.signal;
     };
     try {
-      const endpoint = await createEndpoint(services, { userId: user.id, name: "streamed" });
-      await openEndpointEventStream(services, { userId: user.id, endpointId: endpoint.id, signal: opened() });
-      await openLiveEvents(services, { userId: user.id, filter: {}, signal: opened() });
+      const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "streamed" });
+      await openEndpointEventStream(services, { teamId: user.teamId, userId: user.id, endpointId: endpoint.id, signal: opened() });
+      await openLiveEvents(services, { teamId: user.teamId, userId: user.id, filter: {}, signal: opened() });
       expect(slots.open(user.id)).toBe(2);
-      await expectRefused(openLiveEvents(services, { userId: user.id, filter: {}, signal: new AbortController().signal }), "rate_limited", perUser(2));
-      await expectRefused(openEndpointEventStream(services, { userId: user.id, endpointId: endpoint.id, signal: new AbortController().signal }), "rate_limited", perUser(2));
+      await expectRefused(openLiveEvents(services, { teamId: user.teamId, userId: user.id, filter: {}, signal: new AbortController().signal }), "rate_limited", perUser(2));
+      await expectRefused(openEndpointEventStream(services, { teamId: user.teamId, userId: user.id, endpointId: endpoint.id, signal: new AbortController().signal }), "rate_limited", perUser(2));
 
-      await openLiveEvents(services, { userId: other.id, filter: {}, signal: opened() });
-      await expectRefused(openLiveEvents(services, { userId: "someone-else", filter: {}, signal: new AbortController().signal }), "rate_limited", perInstance(3));
+      await openLiveEvents(services, { teamId: other.teamId, userId: other.id, filter: {}, signal: opened() });
+      await expectRefused(openLiveEvents(services, { teamId: other.teamId, userId: "someone-else", filter: {}, signal: new AbortController().signal }), "rate_limited", perInstance(3));
 
       // The connection ends: its slot is back, though the stream was never read.
       streams[0]!.abort();
       expect([slots.open(user.id), slots.open()]).toEqual([1, 2]);
-      await openLiveEvents(services, { userId: user.id, filter: {}, signal: opened() });
+      await openLiveEvents(services, { teamId: user.teamId, userId: user.id, filter: {}, signal: opened() });
       expect(slots.open(user.id)).toBe(2);
     } finally {
       for (const controller of streams) controller.abort();
@@ -97,9 +97,9 @@ describe("the instance's slots", () => {
 
   test("a stream refused before it starts (unknown endpoint, bad filter) takes no slot", async ({ services, user, other }) => {
     const slots = streamSlotsOf(services.bus);
-    const theirs = await createEndpoint(services, { userId: other.id, name: "theirs" });
-    await expectRefused(openEndpointEventStream(services, { userId: user.id, endpointId: theirs.id, signal: new AbortController().signal }), "not_found");
-    await expectRefused(openLiveEvents(services, { userId: user.id, filter: { status: "lost" as never }, signal: new AbortController().signal }), "validation_failed");
+    const theirs = await createEndpoint(services, { teamId: other.teamId, name: "theirs" });
+    await expectRefused(openEndpointEventStream(services, { teamId: user.teamId, userId: user.id, endpointId: theirs.id, signal: new AbortController().signal }), "not_found");
+    await expectRefused(openLiveEvents(services, { teamId: user.teamId, userId: user.id, filter: { status: "lost" as never }, signal: new AbortController().signal }), "validation_failed");
     expect(slots.open(user.id)).toBe(0);
   });
 });

@@ -5,21 +5,26 @@ import { UserError, uuidv7, type ErrorCode } from "@rehook/core";
 import { insertUser } from "@rehook/db";
 import { test as base } from "@rehook/vitest-config/service-fixtures";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
-import { captureRequest, type Services, type UserView } from "@rehook/services";
+import { captureRequest, insertTeamNamed, type Services } from "@rehook/services";
+import type { FixtureUser } from "@rehook/vitest-config/service-fixtures";
 
 // Shared by the use-case test files: the service fixtures plus a second user (for scoping
 // stories), a capture helper and the assertions on refusals.
 
 export const PASSWORD = "a long enough password";
 
-export const test = base.extend<{ other: UserView }>({
+export const test = base.extend<{ other: FixtureUser }>({
   /**
-   * Another user of the test's own: their ids must answer as if missing. Stored without a
-   * usable password (no scrypt hash: it never logs in), so a scoping story costs no hash.
+   * Another user of the test's own, owner of their own personal team: that team's ids must
+   * answer as if missing. Stored without a usable password (no scrypt hash: it never logs
+   * in), so a scoping story costs no hash.
    */
   other: async ({ services }, use) => {
-    const user = await insertUser(services.orm.em.fork(), { id: uuidv7(), email: `other-${randomBytes(6).toString("hex")}@example.com`, passwordHash: "unusable" });
-    await use({ id: user.id, email: user.email, isAdmin: user.isAdmin });
+    const em = services.orm.em.fork();
+    const email = `other-${randomBytes(6).toString("hex")}@example.com`;
+    const user = await insertUser(em, { id: uuidv7(), email, passwordHash: "unusable" });
+    const team = await insertTeamNamed(em, { name: email, ownerId: user.id, personal: true });
+    await use({ id: user.id, email: user.email, isAdmin: user.isAdmin, teamId: team.id, actor: { userId: user.id, teamId: team.id, role: "owner" } });
   },
 });
 

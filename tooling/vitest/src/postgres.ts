@@ -60,3 +60,17 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
     },
   };
 }
+
+/**
+ * Gives an existing user a personal team (they own it) with plain SQL, for tests below the
+ * use cases that insert their rows by hand: endpoints, keys and settings belong to the team.
+ */
+export async function insertPersonalTeam(db: Pick<TestDatabase, "query">, userId: string): Promise<string> {
+  const slug = `team-${randomBytes(6).toString("hex")}`;
+  const [team] = await db.query<{ id: string }>(
+    `with team as (insert into teams (id, name, slug, personal_of_id) values (gen_random_uuid(), $1, $1, $2) returning id, personal_of_id)
+     insert into team_members (team_id, user_id, role) select id, personal_of_id, 'owner' from team returning team_id as id`,
+    [slug, userId],
+  );
+  return team!.id;
+}

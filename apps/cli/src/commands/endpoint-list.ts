@@ -3,7 +3,7 @@ import { endpointContracts, listEndpoints, parseInput, type EndpointListItem } f
 import { contractFields, contractFlags, fromFlags } from "../contract-options.js";
 import { serverConfig } from "../env.js";
 import { instant, renderTable, type Column } from "../output/table.js";
-import { asUser } from "./as-user.js";
+import { asMember, memberOptions } from "./as-member.js";
 import { defineCommand } from "./define.js";
 import { initOption } from "./with-database.js";
 
@@ -31,10 +31,10 @@ const COLUMNS: Column<EndpointListItem>[] = [
 export const endpointListCommand = defineCommand(
   ["endpoint", "list"],
   {
-    usage: "rehook endpoint list --email <email> [--limit <n>] [--offset <n>] [--json]",
-    summary: "List a user's endpoints, oldest first: a table, or with --json the API's list ({data, meta}).",
+    usage: "rehook endpoint list --email <email> [--team <slug>] [--limit <n>] [--offset <n>] [--json]",
+    summary: "List a team's endpoints, oldest first: a table, or with --json the API's list ({data, meta}).",
     options: {
-      email: { type: "string", required: true, description: "the owner's email" },
+      ...memberOptions,
       ...contractFlags(contractFields(contract), PAGE_FLAGS, PAGE_HELP),
       json: { type: "boolean", description: "print what GET /api/v1/endpoints answers, for scripts" },
       ...initOption,
@@ -44,12 +44,13 @@ export const endpointListCommand = defineCommand(
     const { limit, offset } = parseInput(contract.input, fromFlags(contractFields(contract), PAGE_FLAGS, options));
     // webhook_url and kept_for_days as the running server has them (see endpoint create).
     const { baseUrl, captureBaseUrl, retentionDays } = serverConfig(context.config);
-    const page = await asUser(
+    const page = await asMember(
       context,
-      options.email,
-      async ({ orm }, userId) => {
-        // What endpoints.list runs: every endpoint of the user, then the page asked for.
-        const all = await listEndpoints({ orm, baseUrl, captureBaseUrl, retentionDays }, { userId });
+      options,
+      contract,
+      async ({ orm }, actor) => {
+        // What endpoints.list runs: every endpoint of the team, then the page asked for.
+        const all = await listEndpoints({ orm, baseUrl, captureBaseUrl, retentionDays }, { teamId: actor.teamId });
         return { endpoints: all.slice(offset, limit === undefined ? undefined : offset + limit), total: all.length };
       },
       options,

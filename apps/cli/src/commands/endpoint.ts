@@ -1,19 +1,13 @@
 import { RETRY_PRESETS, type RetryPolicy } from "@rehook/core";
 import { ingressSettingsFromWire, wireEndpoint, type IngressSettingsWire } from "@rehook/http";
-import { createEndpoint, deleteEndpoint, endpointSecret, requireUserByEmail, updateEndpoint } from "@rehook/services";
+import { createEndpoint, deleteEndpoint, endpointContracts, endpointSecret, updateEndpoint } from "@rehook/services";
 import type { Orm } from "@rehook/db";
 import { UsageError } from "../cli-error.js";
 import { serverConfig } from "../env.js";
+import { asMember, memberOptions } from "./as-member.js";
 import { defineCommand } from "./define.js";
 import type { CommandContext } from "./types.js";
-import { withDatabase } from "./with-database.js";
 
-/** Runs `work` for the user with this email, on a freshly opened database. */
-function asUser<T>(context: CommandContext, email: string, work: (orm: Orm, userId: string) => Promise<T>): Promise<T> {
-  return withDatabase(context, async ({ orm }) => work(orm, (await requireUserByEmail({ orm }, email)).id));
-}
-
-const owner = { type: "string", required: true, description: "the owner's email" } as const;
 const slug = { type: "string", required: true, description: "the endpoint's slug" } as const;
 
 /** --retry-preset none|hour|day as a policy (undefined: not given, the default of one attempt). */
@@ -88,10 +82,10 @@ const endpointContext = (orm: Orm, context: CommandContext) => {
 export const endpointCreateCommand = defineCommand(
   ["endpoint", "create"],
   {
-    usage: "rehook endpoint create --email <email> --name <name> [--destination <url>] [--sign] [--retry-preset none|hour|day] [--pause-after <n>] [--retention-days <n>]",
-    summary: "Create an endpoint for a user. Prints it as JSON: {id, name, slug, webhook_url, destination_url, health, ...}.",
+    usage: "rehook endpoint create --email <email> [--team <slug>] --name <name> [--destination <url>] [--sign] [--retry-preset none|hour|day] [--pause-after <n>] [--retention-days <n>]",
+    summary: "Create an endpoint in a team (developer role). Prints it as JSON: {id, name, slug, webhook_url, destination_url, health, ...}.",
     options: {
-      email: owner,
+      ...memberOptions,
       name: { type: "string", required: true, description: "a label; the slug is made from it" },
       destination: { type: "string", description: "URL to forward captured requests to (blank: capture only)" },
       sign: { type: "boolean", description: "add Standard Webhooks signature headers to forwarded requests" },
@@ -104,9 +98,9 @@ export const endpointCreateCommand = defineCommand(
     const retryPolicy = retryPresetOption(options["retry-preset"]);
     const pauseAfterFailures = pauseAfterOption(options["pause-after"]);
     const retention = retentionOption(options["retention-days"]);
-    return asUser(context, options.email, (orm, userId) =>
+    return asMember(context, options, endpointContracts.createEndpointContract, ({ orm }, actor) =>
       createEndpoint(endpointContext(orm, context), {
-        userId,
+        teamId: actor.teamId,
         name: options.name,
         destinationUrl: options.destination ?? null,
         signRequests: options.sign,
@@ -122,10 +116,10 @@ export const endpointUpdateCommand = defineCommand(
   ["endpoint", "update"],
   {
     usage:
-      "rehook endpoint update --email <email> --slug <slug> [--retention-days <n>|--retention-default] [--retry-preset none|hour|day] [--pause-after <n>] [--response <json>] [--handshake <json>] [--verification <json>]",
+      "rehook endpoint update --email <email> [--team <slug>] --slug <slug> [--retention-days <n>|--retention-default] [--retry-preset none|hour|day] [--pause-after <n>] [--response <json>] [--handshake <json>] [--verification <json>]",
     summary: "Change an endpoint's retention, retries, circuit breaker, answer to senders or signature check. Prints it as JSON.",
     options: {
-      email: owner,
+      ...memberOptions,
       slug,
       "retention-days": retentionDays,
       "retention-default": { type: "boolean", description: "keep its events as long as RETENTION_DAYS says (drops its own retention)" },
@@ -146,8 +140,8 @@ export const endpointUpdateCommand = defineCommand(
     if (Object.keys(changes).length === 0) {
       throw new UsageError("There is nothing to change. Give --retention-days, --retention-default, --retry-preset, --pause-after, --response, --handshake or --verification.");
     }
-    return asUser(context, options.email, (orm, userId) =>
-      updateEndpoint(endpointContext(orm, context), { userId, endpoint: { slug: options.slug }, changes }).then(wireEndpoint),
+    return asMember(context, options, endpointContracts.updateEndpointContract, ({ orm }, actor) =>
+      updateEndpoint(endpointContext(orm, context), { teamId: actor.teamId, endpoint: { slug: options.slug }, changes }).then(wireEndpoint),
     );
   },
 );
@@ -155,12 +149,12 @@ export const endpointUpdateCommand = defineCommand(
 export const endpointDeleteCommand = defineCommand(
   ["endpoint", "delete"],
   {
-    usage: "rehook endpoint delete --email <email> --slug <slug>",
-    summary: "Permanently delete an endpoint and all its events. Its capture URL answers 404 at once; its events are purged in the background.",
-    options: { email: owner, slug },
+    usage: "rehook endpoint delete --email <email> [--team <slug>] --slug <slug>",
+    summary: "Permanently delete an endpoint and all its events (admin role). Its capture URL answers 404 at once; its events are purged in the background.",
+    options: { ...memberOptions, slug },
   } as const,
   async (options, context) => {
-    await asUser(context, options.email, (orm, userId) => deleteEndpoint({ orm }, { userId, endpoint: { slug: options.slug } }));
+    await asMember(context, options, endpointContracts.deleteEndpointContract, ({ orm }, actor) => deleteEndpoint({ orm }, { teamId: actor.teamId, endpoint: { slug: options.slug } }));
     return { deleted: options.slug };
   },
 );
@@ -168,14 +162,16 @@ export const endpointDeleteCommand = defineCommand(
 export const endpointSecretCommand = defineCommand(
   ["endpoint", "secret"],
   {
-    usage: "rehook endpoint secret --email <email> --slug <slug> [--rotate]",
+    usage: "rehook endpoint secret --email <email> [--team <slug>] --slug <slug> [--rotate]",
     summary: "Print an endpoint's whsec_ signing secret as JSON; --rotate replaces it first.",
     options: {
-      email: owner,
+      ...memberOptions,
       slug,
       rotate: { type: "boolean", description: "generate a new secret (the old one stops working at once)" },
     },
   } as const,
   (options, context) =>
-    asUser(context, options.email, (orm, userId) => endpointSecret({ orm }, { userId, endpoint: { slug: options.slug }, rotate: options.rotate }).then(({ slug, secret }) => ({ slug, secret }))),
+    asMember(context, options, options.rotate ? endpointContracts.rotateSecretContract : endpointContracts.endpointSecretContract, ({ orm }, actor) =>
+      endpointSecret({ orm }, { teamId: actor.teamId, endpoint: { slug: options.slug }, rotate: options.rotate }).then(({ slug, secret }) => ({ slug, secret })),
+    ),
 );

@@ -3,7 +3,7 @@ import { eventContracts, getEvent, listEvents, parseInput, type EventSummary } f
 import { contractFields, contractFlags, fromFlags } from "../contract-options.js";
 import { eventDetailText } from "../output/event-detail.js";
 import { instant, renderTable, statusColor, type Column } from "../output/table.js";
-import { asUser } from "./as-user.js";
+import { asMember, memberOptions } from "./as-member.js";
 import { defineCommand } from "./define.js";
 import { FILTER_FLAGS, FILTER_HELP } from "./events.js";
 import { initOption } from "./with-database.js";
@@ -39,10 +39,10 @@ export const eventsListCommand = defineCommand(
   ["events", "list"],
   {
     usage:
-      "rehook events list --email <email> [--endpoint <id>] [--status <status>] [--source <s>] [--event-type <t>] [--signature <valid|invalid|missing>] [--received-after <time>] [--received-before <time>] [--q <text>] [--limit <n>] [--offset <n>|--cursor <c>] [--json]",
-    summary: "List a user's events, newest first, with the API's filters: a table, or with --json the API's page ({data, meta}).",
+      "rehook events list --email <email> [--team <slug>] [--endpoint <id>] [--status <status>] [--source <s>] [--event-type <t>] [--signature <valid|invalid|missing>] [--received-after <time>] [--received-before <time>] [--q <text>] [--limit <n>] [--offset <n>|--cursor <c>] [--json]",
+    summary: "List a team's events, newest first, with the API's filters: a table, or with --json the API's page ({data, meta}).",
     options: {
-      email: { type: "string", required: true, description: "the owner's email" },
+      ...memberOptions,
       ...contractFlags(contractFields(listContract), LIST_FLAGS, LIST_HELP),
       cursor: { type: "string", description: "the next (older) page: the --cursor printed under the table (the API's meta.next_cursor)" },
       json: { type: "boolean", description: "print what GET /api/v1/events answers, for scripts" },
@@ -58,7 +58,7 @@ export const eventsListCommand = defineCommand(
       ...(options.cursor !== undefined ? { before: eventCursor.decode(options.cursor) } : {}),
       ...rest.fixed,
     });
-    const page = await asUser(context, options.email, ({ orm }, userId) => listEvents({ orm }, { userId, ...input }), options);
+    const page = await asMember(context, options, listContract, ({ orm }, actor) => listEvents({ orm }, { teamId: actor.teamId, ...input }), options);
     if (options.json) return restEventList(page, input);
     if (page.events.length === 0) {
       context.stdout.write("No events match.\n");
@@ -72,18 +72,18 @@ export const eventsListCommand = defineCommand(
 export const eventsGetCommand = defineCommand(
   ["events", "get"],
   {
-    usage: "rehook events get <id> --email <email> [--json]",
+    usage: "rehook events get <id> --email <email> [--team <slug>] [--json]",
     summary: "Show one event: the request (headers, body), what became of it and every delivery attempt; --json prints the API's detail.",
     arguments: ["id"],
     options: {
-      email: { type: "string", required: true, description: "the owner's email" },
+      ...memberOptions,
       json: { type: "boolean", description: "print what GET /api/v1/events/{id} answers, for scripts" },
       ...initOption,
     },
   } as const,
   async (options, context, [id]) => {
     const { id: eventId } = parseInput(eventContracts.getEventContract.input, { id });
-    const event = await asUser(context, options.email, ({ orm }, userId) => getEvent({ orm }, { userId, eventId }), options);
+    const event = await asMember(context, options, eventContracts.getEventContract, ({ orm }, actor) => getEvent({ orm }, { teamId: actor.teamId, eventId }), options);
     if (options.json) return restEventDetail(event);
     context.stdout.write(`${eventDetailText(event, context.client.color)}\n`);
     return undefined;

@@ -2,13 +2,13 @@ import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { EXPORT_FORMATS, type ExportFormat } from "@rehook/core";
 import { harEntry, harStart, HAR_END, ndjsonLine } from "@rehook/http";
-import { eventFilterFields, openEventExport, requireUserByEmail } from "@rehook/services";
+import { eventContracts, eventFilterFields, openEventExport } from "@rehook/services";
 import { contractFlags, fromFlags } from "../contract-options.js";
 import { UsageError } from "../cli-error.js";
 import { serverConfig } from "../env.js";
+import { asMember, memberOptions } from "./as-member.js";
 import { defineCommand } from "./define.js";
 import type { CommandContext } from "./types.js";
-import { withDatabase } from "./with-database.js";
 
 /** The progress line is rewritten at most this often. */
 export const PROGRESS_INTERVAL_MS = 500;
@@ -45,10 +45,10 @@ export const eventsExportCommand = defineCommand(
   ["events", "export"],
   {
     usage:
-      "rehook events export --email <email> [--format ndjson|har] [--endpoint <id>] [--status <status>] [--source <s>] [--event-type <t>] [--signature <valid|invalid|missing>] [--received-after <time>] [--received-before <time>] [--q <text>] [--output <file>]",
-    summary: "Export a user's events (newest first) as NDJSON or HAR 1.2, to stdout or a file; progress on stderr.",
+      "rehook events export --email <email> [--team <slug>] [--format ndjson|har] [--endpoint <id>] [--status <status>] [--source <s>] [--event-type <t>] [--signature <valid|invalid|missing>] [--received-after <time>] [--received-before <time>] [--q <text>] [--output <file>]",
+    summary: "Export a team's events (newest first) as NDJSON or HAR 1.2, to stdout or a file; progress on stderr.",
     options: {
-      email: { type: "string", required: true, description: "the owner's email" },
+      ...memberOptions,
       format: { type: "string", description: "ndjson (one event per line, the default) or har (one HAR 1.2 document)" },
       ...contractFlags(eventFilterFields, FILTER_FLAGS, FILTER_HELP),
       output: { type: "string", description: "write to this file instead of stdout" },
@@ -59,10 +59,10 @@ export const eventsExportCommand = defineCommand(
     const filter = fromFlags(eventFilterFields, FILTER_FLAGS, options);
     // HAR's request URLs are the running server's capture URLs unless CAPTURE_BASE_URL or BASE_URL is set here.
     const { captureBaseUrl } = serverConfig(context.config);
-    await withDatabase(context, async ({ orm }) => {
-      const userId = (await requireUserByEmail({ orm }, options.email)).id;
+    // Exporting reads what events.list shows, so it needs the role listing does.
+    await asMember(context, options, eventContracts.listEventsContract, async ({ orm }, actor) => {
       // Filters are checked before the file is created.
-      const events = openEventExport({ orm }, { userId, filter });
+      const events = openEventExport({ orm }, { teamId: actor.teamId, filter });
       const out = options.output ? createWriteStream(options.output) : context.stdout;
       let exported = 0;
       const progress = (final: boolean) => process.stderr.write(`\rexported ${exported.toLocaleString("en-US")} events${final ? "\n" : ""}`);

@@ -1,26 +1,33 @@
+import type { Role } from "@rehook/core";
 import { wireInvite } from "@rehook/http";
-import { createInvite, requireUserByEmail } from "@rehook/services";
+import { createInvite, settingsContracts } from "@rehook/services";
+import { contractFields, contractFlags, fromFlags } from "../contract-options.js";
 import { serverConfig } from "../env.js";
+import { asMember, memberOptions } from "./as-member.js";
 import { defineCommand } from "./define.js";
-import { withDatabase } from "./with-database.js";
+
+const contract = settingsContracts.createInviteContract;
+const ROLE_FLAG = { role: "role" };
+const ROLE_HELP = { role: "the role the link gives in the team, at most the inviter's own (default: developer)" };
 
 export const inviteCreateCommand = defineCommand(
   ["invite", "create"],
   {
-    usage: "rehook invite create --email <admin email> [--json]",
-    summary: "Make a one-time invite link (SIGNUP=invite) as an admin. Prints its details, then the link alone on the last line (shown only now).",
+    usage: "rehook invite create --email <admin email> [--team <slug>] [--role <role>] [--json]",
+    summary:
+      "Make a one-time link, valid for 7 days, that adds its user to a team (admin role); signed out, it signs up first whatever SIGNUP says. Prints its details, then the link alone on the last line (shown only now).",
     options: {
-      email: { type: "string", required: true, description: "the email of the admin the invite is from" },
+      ...memberOptions,
+      email: { type: "string", required: true, description: "the email of the team admin the invite is from" },
+      ...contractFlags(contractFields(contract), ROLE_FLAG, ROLE_HELP),
       json: { type: "boolean", description: "print one JSON object, the link in its \"url\" field" },
     },
   } as const,
   async (options, context) => {
+    const { role } = fromFlags(contractFields(contract), ROLE_FLAG, options) as { role?: Role };
     // The link is the running server's (its BASE_URL, else where it listens) unless BASE_URL is set here.
     const { baseUrl } = serverConfig(context.config);
-    const created = await withDatabase(context, async ({ orm }) => {
-      const admin = await requireUserByEmail({ orm }, options.email);
-      return createInvite({ orm, baseUrl }, { userId: admin.id });
-    });
+    const created = await asMember(context, options, contract, ({ orm }, actor) => createInvite({ orm, baseUrl }, actor, { role }));
     const { url } = created;
     const invite = wireInvite(created.invite);
     if (options.json) return { ...invite, url };

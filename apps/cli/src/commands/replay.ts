@@ -5,7 +5,7 @@ import { UsageError } from "../cli-error.js";
 import { serverConfig } from "../env.js";
 import { statusColor } from "../output/table.js";
 import { paint, printable, printableBlock } from "../output/terminal-text.js";
-import { asUser } from "./as-user.js";
+import { asMember, memberOptions } from "./as-member.js";
 import { defineCommand } from "./define.js";
 import { initOption } from "./with-database.js";
 
@@ -41,12 +41,12 @@ function attemptText(attempt: ReplayAttemptView, color: boolean): string {
 export const replayCommand = defineCommand(
   ["replay"],
   {
-    usage: "rehook replay <event id> --email <email> --to original|staging|<url> [--json]",
+    usage: "rehook replay <event id> --email <email> [--team <slug>] --to original|staging|<url> [--json]",
     summary:
       "Send a stored event again from this machine, as the dashboard's replay does: to the endpoint's destination, its staging host, or a URL. Prints the attempt; exit 0 once it is recorded, whatever the destination answered.",
     arguments: ["event id"],
     options: {
-      email: { type: "string", required: true, description: "the owner's email" },
+      ...memberOptions,
       to: { type: "string", required: true, description: "original (the endpoint's destination), staging (the same on its staging host) or a URL (sent there as it is)" },
       json: { type: "boolean", description: "print the attempt as POST /api/v1/events/{id}/replay answers it, for scripts" },
       ...initOption,
@@ -57,15 +57,16 @@ export const replayCommand = defineCommand(
     // Private destinations are allowed when the running server allows them (ALLOW_PRIVATE_DESTINATIONS).
     const { allowPrivateDestinations } = serverConfig(context.config);
     const limits = { forwardTimeoutMs: context.config.forwardTimeoutMs, allowPrivateDestinations };
-    const attempt = await asUser(
+    const attempt = await asMember(
       context,
-      options.email,
-      async ({ orm }, userId) => {
+      options,
+      contract,
+      async ({ orm }, actor) => {
         // One delivery worker with forwarding's limits, for this one send.
         const sender = openReplayOutbound(limits);
         try {
           const ctx = { orm, outbound: sender.outbound, addressPolicy: { allowPrivate: allowPrivateDestinations }, maxPayloadBytes: context.config.maxPayloadBytes };
-          return await replayEvent(ctx, { userId, ...input });
+          return await replayEvent(ctx, { teamId: actor.teamId, userId: actor.userId, ...input });
         } finally {
           await sender.close();
         }

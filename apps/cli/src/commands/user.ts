@@ -7,11 +7,11 @@ export const userCreateCommand = defineCommand(
   ["user", "create"],
   {
     usage: "rehook user create --email <email> --password <password> [--admin]",
-    summary: "Create a dashboard user (whatever SIGNUP says). Prints {id, email, is_admin} as JSON.",
+    summary: "Create a dashboard user (whatever SIGNUP says) with their personal team, which they own. Prints {id, email, is_admin} as JSON.",
     options: {
       email: { type: "string", required: true, description: "the user's email address" },
       password: { type: "string", required: true, description: "at least 8 characters" },
-      admin: { type: "boolean", description: "may make invite links (the first user of a server is an admin anyway)" },
+      admin: { type: "boolean", description: "mark the user as a server admin (the first user of a server is one anyway); invites need the admin role in a team, not this" },
       ...initOption,
     },
   } as const,

@@ -4,13 +4,20 @@ import { ConfirmDialog } from "./confirm-dialog";
 import { FormError, Icon } from "./ui";
 
 /** The event page's Delete button and its confirmation (posts to /events/{id}/delete). */
-export function DeleteEventButton({ eventId, replayCount }: { eventId: string; replayCount: number }) {
+export function DeleteEventButton({ eventId, replayCount, locked }: { eventId: string; replayCount: number; /** Why the role may not delete it. */ locked?: string }) {
   const [confirming, setConfirming] = useState(false);
   const fetcher = useFetcher<{ error: string }>();
   const busy = fetcher.state !== "idle";
   return (
     <>
-      <button type="button" className="button danger-outline" onClick={() => setConfirming(true)} data-testid="delete-event">
+      <button
+        type="button"
+        className="button danger-outline"
+        onClick={() => setConfirming(true)}
+        disabled={locked !== undefined}
+        title={locked}
+        data-testid="delete-event"
+      >
         <Icon name="trash" />
         Delete
       </button>

@@ -18,7 +18,18 @@ export function PausedBadge({ reason }: { reason: string | null }) {
 }
 
 /** The endpoint page's banner while forwarding is paused: why, since when, and Resume. */
-export function PausedBanner({ reason, pausedAt, resuming }: { reason: string | null; pausedAt: Date | string | null; resuming: boolean }) {
+export function PausedBanner({
+  reason,
+  pausedAt,
+  resuming,
+  locked,
+}: {
+  reason: string | null;
+  pausedAt: Date | string | null;
+  resuming: boolean;
+  /** Why the member's role may not resume it (the button is disabled, this on hover). */
+  locked?: string;
+}) {
   return (
     <div className="banner banner-warning paused-banner" data-testid="forwarding-paused">
       <span className="alert-icon" aria-hidden="true">
@@ -40,7 +51,7 @@ export function PausedBanner({ reason, pausedAt, resuming }: { reason: string | 
         </div>
         <Form method="post" className="paused-banner-action" preventScrollReset>
           <input type="hidden" name="intent" value="resume" />
-          <SubmitButton busy={resuming} busyLabel="Resuming…" className="button primary">
+          <SubmitButton busy={resuming} busyLabel="Resuming…" className="button primary" locked={locked}>
             Resume forwarding
           </SubmitButton>
         </Form>

@@ -50,6 +50,7 @@ export function EventRow({
   selected,
   replay,
   canReplay,
+  replayLocked,
   onClick,
   onReplay,
 }: {
@@ -58,6 +59,8 @@ export function EventRow({
   selected: boolean;
   replay: RowReplay | undefined;
   canReplay: boolean;
+  /** Why the member's role may not replay (the button is disabled, this on hover). */
+  replayLocked?: string;
   onClick: (event: MouseEvent<HTMLTableRowElement>) => void;
   onReplay: () => void;
 }) {
@@ -110,13 +113,13 @@ export function EventRow({
         {formatBytes(row.sizeBytes)}
       </td>
       <LatencyCell ms={row.latencyMs} />
-      <td className="cell-replay">{canReplay ? <RowReplayControl state={replay} onReplay={onReplay} /> : null}</td>
+      <td className="cell-replay">{canReplay ? <RowReplayControl state={replay} locked={replayLocked} onReplay={onReplay} /> : null}</td>
     </tr>
   );
 }
 
 /** A feed row's replay button and, once it has run, the outcome next to it. */
-function RowReplayControl({ state, onReplay }: { state: RowReplay | undefined; onReplay: () => void }) {
+function RowReplayControl({ state, locked, onReplay }: { state: RowReplay | undefined; locked: string | undefined; onReplay: () => void }) {
   const sending = state?.state === "sending";
   const attempt = state?.state === "done" ? state.attempt : null;
   const announcement = attempt
@@ -142,8 +145,8 @@ function RowReplayControl({ state, onReplay }: { state: RowReplay | undefined; o
         type="button"
         className={`button ghost small row-replay-button${sending ? " is-busy" : ""}`}
         aria-label="Replay to original"
-        title="Replay to original"
-        disabled={sending}
+        title={locked ?? "Replay to original"}
+        disabled={sending || locked !== undefined}
         onClick={(event) => {
           event.stopPropagation();
           onReplay();

@@ -67,6 +67,7 @@ export function SubmitButton({
   name,
   value,
   describedBy,
+  locked,
   children,
 }: {
   busy: boolean;
@@ -76,10 +77,12 @@ export function SubmitButton({
   name?: string;
   value?: string;
   describedBy?: string;
+  /** Why the member's role may not use it: the button is disabled, and says this on hover. */
+  locked?: string;
   children: ReactNode;
 }) {
   return (
-    <button type="submit" className={className} disabled={busy} name={name} value={value} aria-describedby={describedBy}>
+    <button type="submit" className={className} disabled={busy || locked !== undefined} title={locked} name={name} value={value} aria-describedby={describedBy}>
       {icon}
       {busy ? busyLabel : children}
     </button>
@@ -114,6 +117,7 @@ export function IntentButton({
   busy: boolean;
   busyLabel: string;
   className: string;
+  locked?: string;
   children: ReactNode;
 }) {
   return (

@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { Form, NavLink, useLocation, useNavigation } from "@remix-run/react";
 import { ShellNotice } from "./shell-notice";
+import { TeamSwitcher, type TeamOption } from "./team-switcher";
 
 /** The main navigation after Endpoints (which is also lit on an endpoint's page). */
 const SECTIONS: Array<[to: string, label: string]> = [
@@ -10,8 +11,20 @@ const SECTIONS: Array<[to: string, label: string]> = [
   ["/api-docs", "API"],
 ];
 
-/** The signed-in frame: top bar, navigation, the one-time notice, then the page. */
-export function ShellLayout({ email, notice, children }: { email: string; notice: string | null; children: ReactNode }) {
+/** The signed-in frame: top bar (with the team switcher), navigation, the one-time notice, then the page. */
+export function ShellLayout({
+  email,
+  notice,
+  team,
+  teams,
+  children,
+}: {
+  email: string;
+  notice: string | null;
+  team: TeamOption;
+  teams: TeamOption[];
+  children: ReactNode;
+}) {
   const navigation = useNavigation();
   const location = useLocation();
   const onEndpointPage = location.pathname.startsWith("/endpoints/");
@@ -30,6 +43,7 @@ export function ShellLayout({ email, notice, children }: { email: string; notice
             </span>
             <span className="brand-name">Rehook</span>
           </NavLink>
+          <TeamSwitcher team={team} teams={teams} />
           <nav className="nav" aria-label="Main">
             <NavLink to="/" end className={({ isActive }) => (isActive || onEndpointPage ? "nav-link active" : "nav-link")}>
               Endpoints

@@ -231,7 +231,7 @@ export function RouteError() {
   );
 }
 
-export function Icon({ name }: { name: "plus" | "arrow-right" | "activity" | "trash" | "key" | "shield" | "bell" | "inbox" | "external" | "refresh" | "send" }) {
+export function Icon({ name }: { name: "plus" | "arrow-right" | "activity" | "trash" | "key" | "shield" | "bell" | "inbox" | "external" | "refresh" | "send" | "lock" | "users" }) {
   const paths: Record<typeof name, ReactNode> = {
     plus: <path d="M8 3v10M3 8h10" />,
     "arrow-right": <path d="M3 8h10M9 4l4 4-4 4" />,
@@ -249,6 +249,18 @@ export function Icon({ name }: { name: "plus" | "arrow-right" | "activity" | "tr
     external: <path d="M9 2.5h4.5V7M13.5 2.5L7 9M11 9.5v4H2.5V5h4" />,
     refresh: <path d="M13 3v3.5H9.5M13 6.5A5.5 5.5 0 1 0 13.5 10" />,
     send: <path d="M14 2L7 9M14 2l-4.5 12L7 9 2 6.5z" />,
+    lock: (
+      <>
+        <rect x="3" y="7" width="10" height="7" rx="1.5" />
+        <path d="M5.5 7V5a2.5 2.5 0 0 1 5 0v2" />
+      </>
+    ),
+    users: (
+      <>
+        <circle cx="6" cy="5.5" r="2.5" />
+        <path d="M1.5 14c0-2.5 2-4.5 4.5-4.5s4.5 2 4.5 4.5M10.5 3.2a2.5 2.5 0 0 1 0 4.6M12 9.8c1.5.6 2.5 2.2 2.5 4.2" />
+      </>
+    ),
   };
   return (
     <svg className="icon" viewBox="0 0 16 16" width="16" height="16" fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">

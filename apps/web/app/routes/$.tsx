@@ -10,19 +10,22 @@ export const meta: MetaFunction = () => [{ title: "Page not found · Rehook" }];
  * Any URL no other route matches answers 404: inside the dashboard's shell for a signed-in
  * user, on a plain page otherwise (a made-up URL does not ask strangers to log in).
  */
-export function loader({ context }: LoaderFunctionArgs) {
-  return data({ email: context.user?.email ?? null }, { status: 404 });
+export async function loader({ context }: LoaderFunctionArgs) {
+  if (!context.user) return data({ email: null, shell: null }, { status: 404 });
+  // The shell's team switcher, as on every signed-in page.
+  const [team, teams] = await Promise.all([context.caller.teams.current(), context.caller.teams.list()]);
+  return data({ email: context.user.email, shell: { team, teams } }, { status: 404 });
 }
 
 export default function NotFound() {
-  const { email } = useLoaderData<typeof loader>();
+  const { email, shell } = useLoaderData<typeof loader>();
   const { pathname } = useLocation();
   const explanation = (
     <p>
       Nothing here answers <code className="inline-code">{pathname}</code>. The link may be mistyped, or what it pointed to may have been deleted.
     </p>
   );
-  if (!email) {
+  if (!email || !shell) {
     return (
       <StandalonePage title="Page not found">
         {explanation}
@@ -35,7 +38,7 @@ export default function NotFound() {
     );
   }
   return (
-    <ShellLayout email={email} notice={null}>
+    <ShellLayout email={email} notice={null} team={shell.team} teams={shell.teams}>
       <PageHeader title="Page not found" description="Error 404" />
       <div className="not-found" data-testid="not-found">
         <EmptyState

@@ -5,9 +5,12 @@ import { PausedBadge } from "../components/delivery";
 import { RelativeTime } from "../components/relative-time";
 import { SubmitButton, TextField, UrlField } from "../components/form-fields";
 import { useResetAfterCreate } from "../components/hooks";
+import { RoleLock, RoleNote } from "../components/role-gate";
+import { useTeam } from "../components/use-team";
 import { Card, CopyField, EmptyCard, FormError, FormSuccess, Icon, PageHeader, RouteError } from "../components/ui";
 import { errorMessage } from "../lib/errors";
 import { deliveryCounts, plural } from "../lib/format";
+import { can, whyNot } from "../lib/roles";
 import { requireUser } from "../lib/session.server";
 import "../features/endpoints/endpoints.css";
 
@@ -38,6 +41,8 @@ export default function Endpoints() {
   const creating = navigation.state === "submitting" && navigation.formAction === "/?index";
   const createdId = result?.ok ? result.created.id : null;
   const formRef = useResetAfterCreate(createdId);
+  const { role } = useTeam();
+  const creator = { allowed: can(role, "developer"), note: whyNot(role, "developer", "Creating endpoints") };
 
   return (
     <>
@@ -47,35 +52,38 @@ export default function Endpoints() {
       />
 
       <Card className="create-card" title="New endpoint" description="You get a capture URL right away; the destination can be added later.">
-        <Form method="post" className="create-form" ref={formRef} noValidate>
-          <TextField
-            id="endpoint-name"
-            label="Name"
-            name="name"
-            required
-            maxLength={100}
-            autoComplete="off"
-            placeholder="Stripe production"
-            defaultValue={result && !result.ok ? result.values.name : undefined}
-          />
-          <UrlField
-            id="endpoint-destination"
-            label={
-              <>
-                Destination URL <span className="optional">optional</span>
-              </>
-            }
-            hint="Leave blank to capture only"
-            name="destinationUrl"
-            placeholder="https://api.example.com/webhooks"
-            defaultValue={result && !result.ok ? result.values.destinationUrl : undefined}
-          />
-          <div className="create-submit">
-            <SubmitButton busy={creating} busyLabel="Creating…" icon={<Icon name="plus" />}>
-              Create endpoint
-            </SubmitButton>
-          </div>
-        </Form>
+        {creator.note ? <RoleNote>{creator.note}</RoleNote> : null}
+        <RoleLock needed="developer">
+          <Form method="post" className="create-form" ref={formRef} noValidate>
+            <TextField
+              id="endpoint-name"
+              label="Name"
+              name="name"
+              required
+              maxLength={100}
+              autoComplete="off"
+              placeholder="Stripe production"
+              defaultValue={result && !result.ok ? result.values.name : undefined}
+            />
+            <UrlField
+              id="endpoint-destination"
+              label={
+                <>
+                  Destination URL <span className="optional">optional</span>
+                </>
+              }
+              hint="Leave blank to capture only"
+              name="destinationUrl"
+              placeholder="https://api.example.com/webhooks"
+              defaultValue={result && !result.ok ? result.values.destinationUrl : undefined}
+            />
+            <div className="create-submit">
+              <SubmitButton busy={creating} busyLabel="Creating…" icon={<Icon name="plus" />}>
+                Create endpoint
+              </SubmitButton>
+            </div>
+          </Form>
+        </RoleLock>
         {result && !result.ok ? <FormError message={result.error} /> : null}
         {result?.ok ? (
           <FormSuccess
@@ -91,7 +99,7 @@ export default function Endpoints() {
             captures every request, lets you inspect headers and payloads, and — if you add a destination URL — forwards each one to your app
             and records the answer.
           </p>
-          <p>Fill in the form above: you get a capture URL straight away.</p>
+          <p>{creator.allowed ? "Fill in the form above: you get a capture URL straight away." : "This team has none yet: a developer, admin or owner of the team can create one."}</p>
         </EmptyCard>
       ) : (
         <section aria-labelledby="endpoint-list-title" className="endpoint-list-section">

@@ -1,25 +1,33 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { INVITE_REQUIRED_MESSAGE, SIGNUP_CLOSED_MESSAGE, inviteRefusal } from "@rehook/core/browser";
 import { safeRedirectPath } from "@rehook/core/browser";
 import { CredentialsForm } from "../components/credentials-form";
-import { StandalonePage } from "../components/ui";
+import { SubmitButton } from "../components/form-fields";
+import { FormError, StandalonePage } from "../components/ui";
 import { errorMessage } from "../lib/errors";
-import { redirectIfSignedIn } from "../lib/session.server";
+import { noticeCookie } from "../lib/notice.server";
 import "../features/account/signup.css";
 
 export const meta: MetaFunction = () => [{ title: "Sign up · Rehook" }];
 
-export async function loader(args: LoaderFunctionArgs) {
-  redirectIfSignedIn(args);
-  const invite = new URL(args.request.url).searchParams.get("invite");
-  return args.context.caller.auth.signupPolicy({ invite });
+/**
+ * Signed out: who may sign up, and whether the link's invite can be used (an invite signs up
+ * whatever SIGNUP says). Signed in with an invite link: the page offers to join its team;
+ * signed in without one: the dashboard.
+ */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const invite = new URL(request.url).searchParams.get("invite");
+  if (context.user && !invite) throw redirect("/");
+  const policy = await context.caller.auth.signupPolicy({ invite });
+  return { ...policy, signedInAs: context.user?.email ?? null };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData();
-  const email = String(form.get("email") ?? "");
   const invite = form.get("invite");
+  if (form.get("intent") === "join") return joinTeam(context, typeof invite === "string" ? invite : "");
+  const email = String(form.get("email") ?? "");
   try {
     await context.caller.auth.signUp({ email, password: String(form.get("password") ?? ""), invite: typeof invite === "string" ? invite : null });
   } catch (error) {
@@ -28,12 +36,27 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect(safeRedirectPath(form.get("next")), 303);
 }
 
+/** A signed-in user accepts the invite: they join its team, and the dashboard opens there. */
+async function joinTeam(context: ActionFunctionArgs["context"], token: string) {
+  if (!context.user) return data({ error: "Sign in first, then open the invite link again.", email: undefined }, { status: 401 });
+  try {
+    const joined = await context.caller.members.acceptInvite({ token });
+    await context.caller.teams.switch({ teamId: joined.teamId });
+    return redirect("/", { status: 303, headers: { "Set-Cookie": noticeCookie(`You joined the team “${joined.name}”.`) } });
+  } catch (error) {
+    return data({ error: errorMessage(error), email: undefined }, { status: 400 });
+  }
+}
+
+type Policy = ReturnType<typeof useLoaderData<typeof loader>>;
+
 /** Why this page shows no form (sign-up closed, by invitation, or a link that cannot be used), or null. */
-function refusal(policy: ReturnType<typeof useLoaderData<typeof loader>>): { title: string; message: string } | null {
+function refusal(policy: Policy, hasInvite: boolean): { title: string; message: string } | null {
+  // The invite's state is known when SIGNUP is invite or closed; with open sign-up a bad link is refused when the form is sent.
+  if (policy.invite !== null && policy.invite !== "open") return { title: "This invite cannot be used", message: inviteRefusal(policy.invite) };
+  if (hasInvite) return null;
   if (policy.mode === "closed") return { title: "Sign-up is closed", message: SIGNUP_CLOSED_MESSAGE };
-  if (policy.mode !== "invite") return null;
-  if (policy.invite === null) return { title: "Sign-up is by invitation", message: INVITE_REQUIRED_MESSAGE };
-  if (policy.invite !== "open") return { title: "This invite cannot be used", message: inviteRefusal(policy.invite) };
+  if (policy.mode === "invite") return { title: "Sign-up is by invitation", message: INVITE_REQUIRED_MESSAGE };
   return null;
 }
 
@@ -41,26 +64,42 @@ export default function Signup() {
   const policy = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const [params] = useSearchParams();
-  const refused = refusal(policy);
+  const invite = params.get("invite") ?? undefined;
+  const refused = refusal(policy, invite !== undefined);
   if (refused) {
     return (
       <StandalonePage auth title={refused.title}>
         <p className="signup-refusal" data-testid="signup-refusal">
           {refused.message}
         </p>
-        <p className="muted small">
-          Already have an account? <Link to="/login">Log in</Link>
-        </p>
+        <p className="muted small">{policy.signedInAs ? <Link to="/">Back to the dashboard</Link> : <>Already have an account? <Link to="/login">Log in</Link></>}</p>
       </StandalonePage>
     );
   }
+  if (policy.signedInAs && invite) return <JoinTeam email={policy.signedInAs} invite={invite} error={result?.error} />;
+  return <CredentialsForm mode="signup" error={result?.error} email={result?.email} next={params.get("next") ?? undefined} invite={invite} />;
+}
+
+/** Signed in already: join the invite's team with this account. */
+function JoinTeam({ email, invite, error }: { email: string; invite: string; error: string | undefined }) {
+  const navigation = useNavigation();
   return (
-    <CredentialsForm
-      mode="signup"
-      error={result?.error}
-      email={result?.email}
-      next={params.get("next") ?? undefined}
-      invite={policy.mode === "invite" ? (params.get("invite") ?? undefined) : undefined}
-    />
+    <StandalonePage auth title="Join a team">
+      <p className="muted auth-tagline">This invite link adds you to a team on this Rehook server, with the role the admin chose.</p>
+      <p>
+        You are signed in as <strong className="break">{email}</strong>. Join with this account?
+      </p>
+      <Form method="post" className="stack">
+        <input type="hidden" name="intent" value="join" />
+        <input type="hidden" name="invite" value={invite} />
+        <FormError message={error} />
+        <SubmitButton busy={navigation.state !== "idle"} busyLabel="Joining…" className="button primary block">
+          Join team
+        </SubmitButton>
+      </Form>
+      <p className="muted small">
+        Not you? Log out, then open the link again to sign up. <Link to="/">Back to the dashboard</Link>
+      </p>
+    </StandalonePage>
   );
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { SIGNUP_MODES } from "@rehook/core";
 import type { SessionUser } from "@rehook/auth";
-import { checkInvite, logIn, logOut, signUp, signupMode } from "@rehook/services";
+import { checkInvite, logIn, logOut, signUp, signupMode, teamChoiceCookie } from "@rehook/services";
 import { protectedProcedure, publicProcedure, router } from "../trpc.js";
 
 const credentials = z.object({ email: z.string(), password: z.string() });
@@ -19,12 +19,15 @@ export const authRouter = router({
   /** Who may sign up here, and (given a link's token) whether that invite can be used. */
   signupPolicy: publicProcedure.input(z.object({ invite: inviteToken })).output(signupPolicy).query(async ({ ctx, input }) => {
     const mode = signupMode(ctx.services);
-    return { mode, invite: mode === "invite" && input.invite ? await checkInvite(ctx.services, input.invite) : null };
+    // An invite signs up whatever SIGNUP says: its state matters when sign-up is otherwise refused.
+    return { mode, invite: mode !== "open" && input.invite ? await checkInvite(ctx.services, input.invite) : null };
   }),
 
   signUp: publicProcedure.input(credentials.extend({ invite: inviteToken })).output(user).mutation(async ({ ctx, input }) => {
     const signedIn = await signUp(ctx.services, { ...input, clientAddress: ctx.clientAddress });
     ctx.setCookie(signedIn.cookie.serialized);
+    // Invited into a team: the dashboard opens there rather than in the new personal team.
+    if (signedIn.joinedTeamId) ctx.setCookie(teamChoiceCookie(ctx.services, signedIn.joinedTeamId));
     return signedIn.user;
   }),
 

@@ -311,7 +311,6 @@ export const TeamEntity = new EntitySchema<Team>({
 export const TeamMemberEntity = new EntitySchema<TeamMember>({
   name: "TeamMember",
   tableName: "team_members",
-  checks: [{ name: "team_members_role_check", expression: "role in ('viewer', 'developer', 'admin', 'owner')" }],
   properties: {
     team: { kind: "m:1", entity: () => TeamEntity, primary: true, deleteRule: "cascade" },
     user: { kind: "m:1", entity: () => UserEntity, primary: true, deleteRule: "cascade", index: "team_members_user_id_index" },
@@ -570,7 +569,6 @@ export const JobEntity = new EntitySchema<Job>({
 export const ApiKeyEntity = new EntitySchema<ApiKey>({
   name: "ApiKey",
   tableName: "api_keys",
-  checks: [{ name: "api_keys_role_check", expression: "role in ('viewer', 'developer', 'admin', 'owner')" }],
   properties: {
     id: { type: "uuid", primary: true },
     team: { kind: "m:1", entity: () => TeamEntity, deleteRule: "cascade", index: "api_keys_team_id_index" },

@@ -7,7 +7,8 @@ import { Migration } from "@mikro-orm/migrations";
  * in place: the column keeps its values' meaning (the owner) and changes its name, so no row
  * moves and capture URLs, keys and streams keep working. API keys keep their creator
  * (`user_id`) and gain the team and a role: existing keys become `admin` keys, which is all a
- * key could do before (a key never renamed or deleted its owner).
+ * key could do before (a key never renamed or deleted its owner). Roles are text checked by
+ * the use cases (one list, ROLES in @rehook/core), as every other enumerated column here.
  */
 export class Migration20261201000000_teams extends Migration {
   override async up(): Promise<void> {
@@ -30,8 +31,7 @@ export class Migration20261201000000_teams extends Migration {
         "role" text not null,
         "created_at" timestamptz(3) not null default now(),
         "last_active_at" timestamptz(3) null,
-        constraint "team_members_pkey" primary key ("team_id", "user_id"),
-        constraint "team_members_role_check" check ("role" in ('viewer', 'developer', 'admin', 'owner'))
+        constraint "team_members_pkey" primary key ("team_id", "user_id")
       );`);
     this.addSql(`create index "team_members_user_id_index" on "team_members" ("user_id");`);
     this.addSql(`alter table "team_members" add constraint "team_members_team_id_foreign" foreign key ("team_id") references "teams" ("id") on update cascade on delete cascade;`);
@@ -46,7 +46,7 @@ export class Migration20261201000000_teams extends Migration {
              id, created_at
       from (
         select u.id, u.created_at, split_part(u.email, '@', 1) as local,
-               coalesce(nullif(left(trim(both '-' from regexp_replace(lower(split_part(u.email, '@', 1)), '[^a-z0-9]+', '-', 'g')), 40), ''), 'team') as base
+               coalesce(nullif(rtrim(left(trim(both '-' from regexp_replace(lower(split_part(u.email, '@', 1)), '[^a-z0-9]+', '-', 'g')), 40), '-'), ''), 'team') as base
         from "users" u
       ) named;`);
     this.addSql(`insert into "team_members" ("team_id", "user_id", "role", "created_at") select "id", "personal_of_id", 'owner', "created_at" from "teams";`);
@@ -57,6 +57,8 @@ export class Migration20261201000000_teams extends Migration {
       this.addSql(`alter table "${table}" rename column "user_id" to "team_id";`);
       this.addSql(`alter table "${table}" add constraint "${table}_team_id_foreign" foreign key ("team_id") references "teams" ("id") on update cascade on delete cascade;`);
     }
+    // The notifier's jobs are keyed by the owner: pending ones follow it to its team.
+    this.addSql(`update "jobs" j set "key" = t."id"::text from "teams" t where j."kind" = 'notify' and j."key" = t."personal_of_id"::text;`);
     this.addSql(`alter index "endpoints_user_id_index" rename to "endpoints_team_id_index";`);
     this.addSql(`alter index "notification_outbox_user_id_index" rename to "notification_outbox_team_id_index";`);
     this.addSql(`alter index "replay_jobs_user_id_index" rename to "replay_jobs_team_id_index";`);
@@ -68,7 +70,6 @@ export class Migration20261201000000_teams extends Migration {
     this.addSql(`alter table "api_keys" add column "team_id" uuid null, add column "role" text not null default 'admin';`);
     this.addSql(`update "api_keys" k set "team_id" = t."id" from "teams" t where t."personal_of_id" = k."user_id";`);
     this.addSql(`alter table "api_keys" alter column "team_id" set not null, alter column "role" drop default;`);
-    this.addSql(`alter table "api_keys" add constraint "api_keys_role_check" check ("role" in ('viewer', 'developer', 'admin', 'owner'));`);
     this.addSql(`create index "api_keys_team_id_index" on "api_keys" ("team_id");`);
     this.addSql(`alter table "api_keys" add constraint "api_keys_team_id_foreign" foreign key ("team_id") references "teams" ("id") on update cascade on delete cascade;`);
 
@@ -98,6 +99,7 @@ export class Migration20261201000000_teams extends Migration {
       this.addSql(`alter table "${table}" rename column "team_id" to "user_id";`);
       this.addSql(`alter table "${table}" add constraint "${table}_user_id_foreign" foreign key ("user_id") references "users" ("id") on update cascade on delete cascade;`);
     }
+    this.addSql(`update "jobs" j set "key" = t."personal_of_id"::text from "teams" t where j."kind" = 'notify' and j."key" = t."id"::text and t."personal_of_id" is not null;`);
     this.addSql(`drop table "team_members";`);
     this.addSql(`drop table "teams";`);
   }

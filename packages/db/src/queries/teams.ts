@@ -5,6 +5,11 @@ import { enqueueJobWith } from "../jobs/queue.js";
 import { BUS_CHANNEL } from "../event-bus.js";
 import { ENDPOINT_PURGE_JOB } from "./endpoints.js";
 
+/** A role's rank in SQL, weakest first (the order of ROLES in @rehook/core). */
+function rankOf(role: string): string {
+  return `array_position(array['viewer', 'developer', 'admin', 'owner'], ${role})`;
+}
+
 /** A team as one of its members sees it. */
 export interface TeamMembership {
   id: string;
@@ -84,18 +89,30 @@ export interface TeamMemberRow {
   role: StoredRole;
   joinedAt: Date;
   lastActiveAt: Date | null;
+  /** Active API keys this member made for the team. */
+  activeKeys: number;
 }
 
-/** The team's members, owners first, then by email. */
+/** The team's members, owners first, then by email, each with the active keys they made for it. */
 export async function listTeamMembers(em: EntityManager, teamId: string): Promise<TeamMemberRow[]> {
-  const rows = await em.getConnection().execute<Array<{ user_id: string; email: string; role: StoredRole; created_at: Date; last_active_at: Date | null }>>(
-    `select m.user_id, u.email, m.role, m.created_at, m.last_active_at
-       from team_members m join users u on u.id = m.user_id
-      where m.team_id = ?
-      order by array_position(array['owner', 'admin', 'developer', 'viewer'], m.role), u.email`,
-    [teamId],
-  );
-  return rows.map((row) => ({ userId: row.user_id, email: row.email, role: row.role, joinedAt: new Date(row.created_at), lastActiveAt: row.last_active_at ? new Date(row.last_active_at) : null }));
+  const rows = await em
+    .getConnection()
+    .execute<Array<{ user_id: string; email: string; role: StoredRole; created_at: Date; last_active_at: Date | null; active_keys: string }>>(
+      `select m.user_id, u.email, m.role, m.created_at, m.last_active_at,
+              (select count(*) from api_keys k where k.team_id = m.team_id and k.user_id = m.user_id and k.revoked_at is null) as active_keys
+         from team_members m join users u on u.id = m.user_id
+        where m.team_id = ?
+        order by ${rankOf("m.role")} desc, u.email`,
+      [teamId],
+    );
+  return rows.map((row) => ({
+    userId: row.user_id,
+    email: row.email,
+    role: row.role,
+    joinedAt: new Date(row.created_at),
+    lastActiveAt: row.last_active_at ? new Date(row.last_active_at) : null,
+    activeKeys: Number(row.active_keys),
+  }));
 }
 
 /** Adds a member, or changes the role of one who is already there (an invite for a stronger role). Returns the role now held. */
@@ -105,7 +122,7 @@ export async function addTeamMember(em: EntityManager, teamId: string, userId: s
     .execute<Array<{ role: StoredRole }>>(
       `insert into team_members (team_id, user_id, role) values (?, ?, ?)
        on conflict (team_id, user_id) do update set role = case
-         when array_position(array['viewer', 'developer', 'admin', 'owner'], excluded.role) > array_position(array['viewer', 'developer', 'admin', 'owner'], team_members.role)
+         when ${rankOf("excluded.role")} > ${rankOf("team_members.role")}
          then excluded.role else team_members.role end
        returning role`,
       [teamId, userId, role],
@@ -153,8 +170,14 @@ export async function setTeamMemberRole(em: EntityManager, teamId: string, userI
       // A key never holds more than its creator: stronger keys come down with them.
       await tx.execute(
         `update api_keys set role = ? where team_id = ? and user_id = ? and revoked_at is null
-           and array_position(array['viewer', 'developer', 'admin', 'owner'], role) > array_position(array['viewer', 'developer', 'admin', 'owner'], ?::text)`,
+           and ${rankOf("role")} > ${rankOf("?::text")}`,
         [role, teamId, userId, role],
+      );
+      // Nor does an open invite of theirs: links for a role they no longer hold are withdrawn.
+      await tx.execute(
+        `update invites set revoked_at = now() where team_id = ? and created_by_id = ? and used_at is null and revoked_at is null
+           and ${rankOf("role")} > ${rankOf("?::text")}`,
+        [teamId, userId, role],
       );
       return { outcome: "done", revokedKeys: 0 };
     },
@@ -175,16 +198,12 @@ export async function removeTeamMember(em: EntityManager, teamId: string, userId
         "update api_keys set revoked_at = now() where team_id = ? and user_id = ? and revoked_at is null returning id",
         [teamId, userId],
       );
+      // Their open invite links go too: one sent to themselves would let them back in.
+      await tx.execute("update invites set revoked_at = now() where team_id = ? and created_by_id = ? and used_at is null and revoked_at is null", [teamId, userId]);
       return { outcome: "done", revokedKeys: revoked.length };
     },
     () => true,
   );
-}
-
-/** How many active keys a member made for the team (the removal dialog says they will be revoked). */
-export async function countMemberKeys(em: EntityManager, teamId: string, userId: string): Promise<number> {
-  const rows = await em.getConnection().execute<Array<{ n: string }>>("select count(*) as n from api_keys where team_id = ? and user_id = ? and revoked_at is null", [teamId, userId]);
-  return Number(rows[0]!.n);
 }
 
 export async function renameTeam(em: EntityManager, teamId: string, name: string): Promise<void> {

@@ -112,7 +112,8 @@ export function contractRoute<Output extends z.ZodType>(contract: Contract<z.Zod
     query: carries && !readsBody ? carried : undefined,
     body: carries && readsBody ? carried : undefined,
     success: { status: rest.status, schema: options.schema, description: options.description },
-    errors: options.errors,
+    // Any role above viewer can be refused: the key's role is too weak (403, naming the role).
+    errors: contract.role === "viewer" ? options.errors : [...new Set([...options.errors, 403])],
     async handle({ services, actor, params, query, body }): Promise<ApiAnswer> {
       const fromPath = Object.fromEntries(Object.entries(rest.params ?? {}).map(([param, key]) => [key, params[param]]));
       const parsed = ((readsBody ? body : query) ?? {}) as Record<string, unknown>;

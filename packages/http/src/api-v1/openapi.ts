@@ -49,7 +49,7 @@ function successResponse(route: Route): Record<string, unknown> {
 function operation(route: Route): Record<string, unknown> {
   const error = { content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
   const responses: Record<string, unknown> = { [route.success.status]: successResponse(route) };
-  for (const status of new Set([...route.errors, 401, 403, 429])) responses[status] = { description: ERROR_DESCRIPTIONS[status], ...error };
+  for (const status of new Set([...route.errors, 401, 429])) responses[status] = { description: ERROR_DESCRIPTIONS[status], ...error };
   return {
     operationId: route.operationId,
     summary: route.summary,

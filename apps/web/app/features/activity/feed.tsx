@@ -10,6 +10,7 @@ import { LiveIndicator } from "../../components/live-status";
 import { PageHeader } from "../../components/ui";
 import { useFeedKeys } from "../../components/use-feed-keys";
 import { useLiveEvents } from "../../components/use-live-events";
+import { useAccess } from "../../components/use-team";
 import { trpc } from "../../lib/trpc.client";
 import { listInput, type EndpointOption, type Filter } from "./activity-filter";
 import { FeedEmpty } from "./feed-empty";
@@ -45,6 +46,8 @@ export function Feed({
   const { replays, replayRow } = useRowReplays();
   // Capture-only endpoints have no original destination to replay to: no button on their rows.
   const captureOnly = new Set(endpoints.filter((endpoint) => !endpoint.destinationUrl).map((endpoint) => endpoint.id));
+  // A viewer sees the replay buttons disabled, with why on hover.
+  const { reason: replayLocked } = useAccess("developer");
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
   // The strip follows the endpoint filter, and every live batch (new captures, outcomes).
@@ -162,6 +165,7 @@ export function Feed({
                   selected={row.id === selected?.id}
                   replay={replays.get(row.id)}
                   canReplay={!captureOnly.has(row.endpointId)}
+                  replayLocked={replayLocked}
                   onClick={(event) => (split && !event.metaKey && !event.ctrlKey ? setSelectedId(row.id) : openRow(event, `/events/${row.id}`))}
                   onReplay={() => replayRow(row.id)}
                 />

@@ -3,7 +3,7 @@ import { IntentButton } from "../../components/form-fields";
 import { Card, FormError, Icon } from "../../components/ui";
 
 /** Delete this endpoint (it asks first, in DeleteEndpointDialog). */
-export function DangerZone({ error, onDelete }: { error: string | undefined; onDelete: () => void }) {
+export function DangerZone({ error, locked, onDelete }: { error: string | undefined; /** Why the role may not delete it. */ locked: string | undefined; onDelete: () => void }) {
   return (
     <Card title="Danger zone" className="danger-zone">
       <div className="danger-row">
@@ -11,7 +11,7 @@ export function DangerZone({ error, onDelete }: { error: string | undefined; onD
           <p className="danger-title">Delete this endpoint</p>
           <p className="muted small">The capture URL stops working and every event captured on it is deleted.</p>
         </div>
-        <button type="button" className="button danger-outline" onClick={onDelete}>
+        <button type="button" className="button danger-outline" onClick={onDelete} disabled={locked !== undefined} title={locked}>
           <Icon name="trash" />
           Delete endpoint
         </button>

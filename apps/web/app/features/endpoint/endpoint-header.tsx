@@ -14,11 +14,14 @@ export function EndpointHeader({
   activityHref,
   resuming,
   resumeResult,
+  resumeLocked,
 }: {
   endpoint: EndpointPageData["endpoint"];
   activityHref: string;
   resuming: boolean;
   resumeResult: ResumeResult;
+  /** Why the role may not resume forwarding. */
+  resumeLocked: string | undefined;
 }) {
   return (
     <>
@@ -44,7 +47,7 @@ export function EndpointHeader({
       />
 
       {endpoint.forwardingPaused ? (
-        <PausedBanner reason={endpoint.pausedReason} pausedAt={endpoint.pausedAt} resuming={resuming} />
+        <PausedBanner reason={endpoint.pausedReason} pausedAt={endpoint.pausedAt} resuming={resuming} locked={resumeLocked} />
       ) : resumeResult?.ok ? (
         <div className="banner-slot">
           <FormSuccess message="Forwarding resumed: events that waited are being sent now." />

@@ -1,6 +1,9 @@
 import { useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { BulkReplayCard } from "../../components/bulk-replay";
+import { RoleLock, RoleNote } from "../../components/role-gate";
+import { useTeam } from "../../components/use-team";
+import { whyNot } from "../../lib/roles";
 import { CaptureCards } from "./capture-cards";
 import { DangerZone, DeleteEndpointDialog } from "./danger-zone";
 import type { endpointAction } from "./endpoint-action.server";
@@ -42,24 +45,35 @@ export function EndpointPage() {
   }, [deleteError, result]);
   // Activity filtered to this endpoint.
   const activityHref = `/events?endpointId=${encodeURIComponent(endpoint.id)}`;
+  const { role } = useTeam();
+  const readOnly = whyNot(role, "developer", "Changing this endpoint, replaying and retrying");
 
   return (
     <>
-      <EndpointHeader endpoint={endpoint} activityHref={activityHref} resuming={pendingIntent === "resume"} resumeResult={resumeResult} />
+      <EndpointHeader
+        endpoint={endpoint}
+        activityHref={activityHref}
+        resuming={pendingIntent === "resume"}
+        resumeResult={resumeResult}
+        resumeLocked={whyNot(role, "developer")}
+      />
+      {readOnly ? <RoleNote>{readOnly} You can read everything on this page.</RoleNote> : null}
       <CaptureCards endpoint={endpoint} />
       <ActivityCard endpoint={endpoint} range={range} activity={activity} />
       <RecentEventsCard recent={recent} more={more} activityHref={activityHref} />
-      <BulkReplayCard endpointId={endpoint.id} destinationUrl={endpoint.destinationUrl} />
-      <SettingsCard endpoint={endpoint} saving={pendingIntent === "update"} result={updateResult} />
-      <IngressSections endpoint={endpoint} result={result} pendingIntent={pendingIntent} />
-      <RetriesCard
-        endpoint={endpoint}
-        saving={pendingIntent === "retries"}
-        result={retriesResult}
-        retryFailedResult={retryFailedResult}
-        onRetryFailed={() => setConfirmingRetry(true)}
-      />
-      <DangerZone error={deleteError} onDelete={() => setConfirming(true)} />
+      <RoleLock needed="developer">
+        <BulkReplayCard endpointId={endpoint.id} destinationUrl={endpoint.destinationUrl} />
+        <SettingsCard endpoint={endpoint} saving={pendingIntent === "update"} result={updateResult} />
+        <IngressSections endpoint={endpoint} result={result} pendingIntent={pendingIntent} />
+        <RetriesCard
+          endpoint={endpoint}
+          saving={pendingIntent === "retries"}
+          result={retriesResult}
+          retryFailedResult={retryFailedResult}
+          onRetryFailed={() => setConfirmingRetry(true)}
+        />
+      </RoleLock>
+      <DangerZone error={deleteError} locked={whyNot(role, "admin")} onDelete={() => setConfirming(true)} />
       <DeleteEndpointDialog name={endpoint.name} open={confirming} busy={pendingIntent === "delete"} onClose={() => setConfirming(false)} />
       <RetryFailedDialog endpoint={endpoint} open={confirmingRetry} busy={pendingIntent === "retryFailed"} onClose={() => setConfirmingRetry(false)} />
     </>

@@ -14,6 +14,7 @@ export function AttemptsCard({
   canRetry,
   forwardingPaused,
   retry,
+  retryLocked,
   onRetry,
 }: {
   event: EventPageData["event"];
@@ -21,6 +22,8 @@ export function AttemptsCard({
   canRetry: boolean;
   forwardingPaused: boolean;
   retry: RetryState;
+  /** Why the member's role may not retry (the button is disabled, this on hover). */
+  retryLocked?: string;
   onRetry: () => void;
 }) {
   const attempts = event.attempts;
@@ -50,7 +53,8 @@ export function AttemptsCard({
             type="button"
             className="button secondary"
             onClick={onRetry}
-            disabled={retry.state === "sending"}
+            disabled={retry.state === "sending" || retryLocked !== undefined}
+            title={retryLocked}
             aria-describedby={retry.state === "error" ? "retry-now-error" : undefined}
           >
             {retry.state === "sending" ? <span className="spinner spinner-small" aria-hidden="true" /> : <Icon name="refresh" />}

@@ -18,6 +18,7 @@ export function EventHeader({
   nextAttemptAt,
   forwardingPaused = false,
   historyCount,
+  locked,
   onReplay,
 }: {
   event: EventPageData["event"];
@@ -28,6 +29,8 @@ export function EventHeader({
   forwardingPaused?: boolean;
   /** Replays listed in the history (at least what the event's count says). */
   historyCount: number;
+  /** Why the member's role may not replay or delete (the buttons are disabled, this on hover). */
+  locked: string | undefined;
   onReplay: () => void;
 }) {
   return (
@@ -74,7 +77,15 @@ export function EventHeader({
         <>
           <CopyButton text={event.curl ?? (() => curlFromBody(event, body))} label="Copy as curl" className="button secondary" />
           <CopyPayloadButton body={body} truncated={event.bodyTruncated} previewBytes={event.bodyPreviewBytes} />
-          <button type="button" className="button primary" onClick={onReplay} aria-keyshortcuts="R" title="Replay this event (R)">
+          <button
+            type="button"
+            className="button primary"
+            onClick={onReplay}
+            aria-keyshortcuts={locked ? undefined : "R"}
+            title={locked ?? "Replay this event (R)"}
+            disabled={locked !== undefined}
+            data-testid="replay-event"
+          >
             <Icon name="refresh" />
             Replay
             <kbd className="kbd-hint" aria-hidden="true">
@@ -86,7 +97,7 @@ export function EventHeader({
               Compare responses
             </Link>
           ) : null}
-          <DeleteEventButton eventId={event.id} replayCount={event.replayCount} />
+          <DeleteEventButton eventId={event.id} replayCount={event.replayCount} locked={locked} />
         </>
       }
     />

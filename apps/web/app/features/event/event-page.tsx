@@ -1,5 +1,6 @@
 import { useLoaderData } from "@remix-run/react";
 import { useCallback, useEffect, useState } from "react";
+import { useAccess } from "../../components/use-team";
 import { errorMessage } from "../../lib/errors";
 import type { ReplayRow } from "../../lib/replay";
 import { trpc } from "../../lib/trpc.client";
@@ -22,6 +23,8 @@ export function EventPage() {
   const nextAttemptAt = waiting ? event.nextAttemptAt : null;
   const canRetry = (event.status === "pending" || event.status === "failed") && event.destinationUrl !== null;
   const [retry, setRetry] = useState<RetryState>({ state: "idle" });
+  // Replaying, retrying and deleting need a developer: a viewer sees the buttons disabled, with why.
+  const { allowed: canChange, reason: locked } = useAccess("developer");
 
   async function retryNow() {
     setRetry({ state: "sending" });
@@ -47,7 +50,7 @@ export function EventPage() {
       .then((page) => setHistory({ rows: page.replays, more: page.nextCursor !== null }))
       .catch(() => {});
   }, [event.id]);
-  useReplayShortcut(setReplaying);
+  useReplayShortcut(setReplaying, canChange);
 
   return (
     <>
@@ -58,6 +61,7 @@ export function EventPage() {
         nextAttemptAt={nextAttemptAt}
         forwardingPaused={forwardingPaused}
         historyCount={history.rows.length}
+        locked={locked}
         onReplay={() => setReplaying(true)}
       />
       <DetailsCard event={event} />
@@ -69,6 +73,7 @@ export function EventPage() {
           canRetry={canRetry}
           forwardingPaused={forwardingPaused}
           retry={retry}
+          retryLocked={locked}
           onRetry={() => void retryNow()}
         />
       ) : null}

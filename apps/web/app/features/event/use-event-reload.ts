@@ -68,8 +68,10 @@ export function useReloadWhileWaiting(waiting: boolean, event: { id: string; end
 }
 
 /** R opens the replay dialog, unless the user is typing or holds a modifier. */
-export function useReplayShortcut(setReplaying: Dispatch<SetStateAction<boolean>>) {
+export function useReplayShortcut(setReplaying: Dispatch<SetStateAction<boolean>>, enabled = true) {
   useEffect(() => {
+    // A role that may not replay has no shortcut (its button is disabled too).
+    if (!enabled) return;
     function onKeyDown(keyEvent: KeyboardEvent) {
       if (keyEvent.key !== "r" && keyEvent.key !== "R") return;
       if (keyEvent.defaultPrevented || keyEvent.repeat || keyEvent.ctrlKey || keyEvent.metaKey || keyEvent.altKey || keyEvent.shiftKey) return;
@@ -81,5 +83,5 @@ export function useReplayShortcut(setReplaying: Dispatch<SetStateAction<boolean>
     }
     window.addEventListener("keydown", onKeyDown);
     return () => window.removeEventListener("keydown", onKeyDown);
-  }, []);
+  }, [enabled]);
 }

@@ -4,14 +4,39 @@ import { DataTable } from "../../components/data-table";
 import { IntentButton, SubmitButton, TextField } from "../../components/form-fields";
 import { useResetAfterCreate } from "../../components/hooks";
 import { RelativeTime } from "../../components/relative-time";
+import { RoleNote } from "../../components/role-gate";
 import { CopyField, FormError } from "../../components/ui";
+import { roleLabel, rolesUpTo, whyNot, withArticle, type Role } from "../../lib/roles";
 import type { ActionReply } from "./action-reply";
 import { Section, usePendingIntent } from "./section";
 
-type ApiKeyRow = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null };
+type ApiKeyRow = { id: string; name: string; prefix: string; role: Role; createdBy: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null };
 
-/** Generate a key (shown once), see when each was last used, revoke one. */
-export function ApiKeysSection({ apiKeys, result }: { apiKeys: ApiKeyRow[]; result: ActionReply | undefined }) {
+/** Why the viewer may not revoke a key of this role (admin and owner keys need an admin), or undefined. */
+function revokeRefusal(viewer: Role, key: Role): string | undefined {
+  return key === "admin" || key === "owner" ? whyNot(viewer, "admin", `Revoking ${withArticle(key)} key`) : undefined;
+}
+
+const KEYS_DESCRIPTION = (
+  <>
+    The team's keys, for scripts and CI: send one in the <code className="inline-code">Authorization: Bearer …</code> header to call the Rehook API. A key acts
+    with its role, and never more than its creator's.
+  </>
+);
+
+/** The team's API keys (null: the viewer's role may not see them), or why not. */
+export function ApiKeysSection({ apiKeys, role, result }: { apiKeys: ApiKeyRow[] | null; role: Role; result: ActionReply | undefined }) {
+  return apiKeys ? (
+    <ApiKeys apiKeys={apiKeys} role={role} result={result} />
+  ) : (
+    <Section id="api-keys" icon="key" title="API keys" description={KEYS_DESCRIPTION}>
+      <RoleNote>{whyNot(role, "developer", "Managing API keys")}</RoleNote>
+    </Section>
+  );
+}
+
+/** Generate a key with a role (shown once), see who made each and when it was last used, revoke one. */
+function ApiKeys({ apiKeys, role, result }: { apiKeys: ApiKeyRow[]; role: Role; result: ActionReply | undefined }) {
   const pending = usePendingIntent();
   const created = result?.intent === "createKey" && result.ok ? result : null;
   const formRef = useResetAfterCreate(created);
@@ -20,23 +45,27 @@ export function ApiKeysSection({ apiKeys, result }: { apiKeys: ApiKeyRow[]; resu
   const active = apiKeys.filter((key) => !key.revokedAt).length;
 
   return (
-    <Section
-      id="api-keys"
-      icon="key"
-      title="API keys"
-      description={
-        <>
-          Use a key in the <code className="inline-code">Authorization: Bearer …</code> header to call the Rehook API from scripts and CI.
-        </>
-      }
-    >
+    <Section id="api-keys" icon="key" title="API keys" description={KEYS_DESCRIPTION}>
       <Form method="post" className="inline-form" ref={formRef} noValidate>
         <input type="hidden" name="intent" value="createKey" />
         <TextField id="key-name" label="Key name" name="name" required maxLength={100} autoComplete="off" placeholder="CI deploys" />
+        <div className="field key-role">
+          <label htmlFor="key-role">Role</label>
+          <select id="key-role" name="role" defaultValue="developer" aria-describedby="key-role-hint">
+            {rolesUpTo(role).map((choice) => (
+              <option key={choice} value={choice}>
+                {roleLabel(choice)}
+              </option>
+            ))}
+          </select>
+        </div>
         <SubmitButton busy={pending.intent === "createKey"} busyLabel="Generating…">
           Generate key
         </SubmitButton>
       </Form>
+      <small id="key-role-hint" className="hint key-role-hint">
+        A viewer key reads; a developer key also changes endpoints and replays. A key can have at most your role.
+      </small>
       <FormError message={createError} />
 
       {created?.key ? (
@@ -60,7 +89,7 @@ export function ApiKeysSection({ apiKeys, result }: { apiKeys: ApiKeyRow[]; resu
           <DataTable
             className="keys-table stacks-on-phone"
             caption={`API keys (${active} active)`}
-            columns={["Name", "Key", "Created", "Last used", { label: <span className="sr-only">Actions</span> }]}
+            columns={["Name", "Key", "Role", "Created by", "Created", "Last used", { label: <span className="sr-only">Actions</span> }]}
           >
             {apiKeys.map((key) => {
               const revoking = pending.intent === "revokeKey" && pending.id === key.id;
@@ -72,6 +101,12 @@ export function ApiKeysSection({ apiKeys, result }: { apiKeys: ApiKeyRow[]; resu
                   <td data-label="Key">
                     <code className="inline-code">{key.prefix}…</code>
                   </td>
+                  <td data-label="Role" data-testid="key-role">
+                    {roleLabel(key.role)}
+                  </td>
+                  <td data-label="Created by" className="cell-wrap" data-testid="key-creator">
+                    {key.createdBy}
+                  </td>
                   <td data-label="Created">
                     <RelativeTime value={key.createdAt} />
                   </td>
@@ -82,7 +117,14 @@ export function ApiKeysSection({ apiKeys, result }: { apiKeys: ApiKeyRow[]; resu
                         Revoked
                       </Badge>
                     ) : (
-                      <IntentButton intent="revokeKey" id={key.id} className="button danger-outline small" busy={revoking} busyLabel="Revoking…">
+                      <IntentButton
+                        intent="revokeKey"
+                        id={key.id}
+                        className="button danger-outline small"
+                        busy={revoking}
+                        busyLabel="Revoking…"
+                        locked={revokeRefusal(role, key.role)}
+                      >
                         Revoke
                       </IntentButton>
                     )}

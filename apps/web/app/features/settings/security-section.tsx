@@ -2,14 +2,16 @@ import { useEffect, useState } from "react";
 import { ConfirmDialog } from "../../components/confirm-dialog";
 import { CopyButton } from "../../components/copy-button";
 import { IntentButton } from "../../components/form-fields";
+import { useAccess } from "../../components/use-team";
 import { EmptyState, FormError, Icon } from "../../components/ui";
 import { errorMessage } from "../../lib/errors";
 import { trpc } from "../../lib/trpc.client";
 import type { ActionReply } from "./action-reply";
 import { Section, usePendingIntent } from "./section";
 
-/** Each endpoint's signing secret: reveal, copy, regenerate. */
+/** Each endpoint's signing secret: reveal, copy, regenerate (a developer's; others see why not on hover). */
 export function SecuritySection({ endpoints, result }: { endpoints: Array<{ id: string; name: string }>; result: ActionReply | undefined }) {
+  const { reason: locked } = useAccess("developer");
   return (
     <Section
       id="security"
@@ -29,7 +31,7 @@ export function SecuritySection({ endpoints, result }: { endpoints: Array<{ id: 
       ) : (
         <ul className="secret-list">
           {endpoints.map((endpoint) => (
-            <SecretRow key={endpoint.id} endpoint={endpoint} result={result?.intent === "rotateSecret" && result.id === endpoint.id ? result : null} />
+            <SecretRow key={endpoint.id} endpoint={endpoint} locked={locked} result={result?.intent === "rotateSecret" && result.id === endpoint.id ? result : null} />
           ))}
         </ul>
       )}
@@ -37,7 +39,7 @@ export function SecuritySection({ endpoints, result }: { endpoints: Array<{ id: 
   );
 }
 
-function SecretRow({ endpoint, result }: { endpoint: { id: string; name: string }; result: ActionReply | null }) {
+function SecretRow({ endpoint, locked, result }: { endpoint: { id: string; name: string }; locked: string | undefined; result: ActionReply | null }) {
   const [secret, setSecret] = useState<string | null>(null);
   const [revealing, setRevealing] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -92,11 +94,11 @@ function SecretRow({ endpoint, result }: { endpoint: { id: string; name: string 
                 </button>
               </>
             ) : (
-              <button type="button" className="button secondary small" onClick={reveal} disabled={revealing}>
+              <button type="button" className="button secondary small" onClick={reveal} disabled={revealing || locked !== undefined} title={locked}>
                 {revealing ? "Revealing…" : "Reveal"}
               </button>
             )}
-            <button type="button" className="button ghost small" onClick={() => setConfirming(true)}>
+            <button type="button" className="button ghost small" onClick={() => setConfirming(true)} disabled={locked !== undefined} title={locked}>
               <Icon name="refresh" />
               Regenerate
             </button>

@@ -1,5 +1,7 @@
-import type { ActionFunctionArgs } from "@remix-run/node";
+import { redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { errorMessage, hasCode } from "../../lib/errors";
+import { noticeCookie } from "../../lib/notice.server";
+import { isRole, withArticle } from "../../lib/roles";
 import { requireUser } from "../../lib/session.server";
 import { reply, type ActionReply } from "./action-reply";
 import { isTrigger } from "./triggers";
@@ -13,8 +15,19 @@ interface Submission {
 }
 type Handler = (submission: Submission) => Promise<ActionReply>;
 
+/** The posted `role` field, if it names a role (anything else is left to the server's default). */
+function roleField(form: FormData) {
+  const role = form.get("role");
+  return isRole(role) ? role : undefined;
+}
+
+/** Leaving or deleting the team: the dashboard goes back to the user's other (or personal) team, with a notice. */
+function leftTeam(notice: string): never {
+  throw redirect("/", { status: 303, headers: { "Set-Cookie": noticeCookie(notice) } });
+}
+
 async function createKey({ caller, form, intent }: Submission): Promise<ActionReply> {
-  const created = await caller.apiKeys.create({ name: String(form.get("name") ?? "") });
+  const created = await caller.apiKeys.create({ name: String(form.get("name") ?? ""), role: roleField(form) });
   return reply(intent, { id: created.apiKey.id, key: created.key, name: created.apiKey.name });
 }
 
@@ -23,8 +36,8 @@ async function revokeKey({ caller, intent, id }: Submission): Promise<ActionRepl
   return reply(intent, { id });
 }
 
-async function createInvite({ caller, intent }: Submission): Promise<ActionReply> {
-  const created = await caller.invites.create();
+async function createInvite({ caller, form, intent }: Submission): Promise<ActionReply> {
+  const created = await caller.invites.create({ role: roleField(form) });
   return reply(intent, { id: created.invite.id, key: created.url });
 }
 
@@ -59,8 +72,55 @@ async function testNotification({ caller, form, intent }: Submission): Promise<A
   return sent.ok ? reply(intent, { message: sent.message, note }) : reply(intent, { ok: false, message: "The provider refused the test message.", error: sent.message, note });
 }
 
+async function setRole({ caller, form, intent, id }: Submission): Promise<ActionReply> {
+  const role = roleField(form);
+  if (!role) return reply(intent, { ok: false, id, error: "choose a role from the list" });
+  await caller.members.setRole({ userId: id, role });
+  return reply(intent, { id, message: `${String(form.get("email") ?? "The member")} is now ${withArticle(role)}.` });
+}
+
+async function removeMember({ caller, form, intent, id }: Submission): Promise<ActionReply> {
+  const { revokedKeys } = await caller.members.remove({ userId: id });
+  const email = String(form.get("email") ?? "The member");
+  const keys = revokedKeys === 0 ? "" : ` ${revokedKeys} API key${revokedKeys === 1 ? " they made was" : "s they made were"} revoked.`;
+  return reply(intent, { id, message: `${email} was removed from the team.${keys}` });
+}
+
+async function leaveTeam({ caller }: Submission): Promise<ActionReply> {
+  const team = await caller.teams.current();
+  const { revokedKeys } = await caller.members.leave();
+  const keys = revokedKeys === 0 ? "" : ` The ${revokedKeys} API key${revokedKeys === 1 ? "" : "s"} you made for it ${revokedKeys === 1 ? "was" : "were"} revoked.`;
+  return leftTeam(`You left the team “${team.name}”.${keys}`);
+}
+
+async function renameTeam({ caller, form, intent }: Submission): Promise<ActionReply> {
+  await caller.teams.rename({ name: String(form.get("name") ?? "") });
+  return reply(intent);
+}
+
+async function deleteTeam({ caller, form, intent }: Submission): Promise<ActionReply> {
+  const team = await caller.teams.current();
+  // The typed name is the confirmation: checked here too, not only by the dialog's button.
+  if (String(form.get("confirm") ?? "") !== team.name) return reply(intent, { ok: false, error: `type the team's name, ${team.name}, to delete it` });
+  await caller.teams.delete();
+  return leftTeam(`The team “${team.name}” was deleted, with its endpoints, events, API keys and invites.`);
+}
+
 /** One handler per intent the Settings page's forms post. */
-const HANDLERS: Record<string, Handler> = { createKey, revokeKey, createInvite, revokeInvite, rotateSecret, saveNotifications, testNotification };
+const HANDLERS: Record<string, Handler> = {
+  createKey,
+  revokeKey,
+  createInvite,
+  revokeInvite,
+  rotateSecret,
+  saveNotifications,
+  testNotification,
+  setRole,
+  removeMember,
+  leaveTeam,
+  renameTeam,
+  deleteTeam,
+};
 
 /** Runs the posted intent's handler; an unknown intent, or a failure, answers ok: false with why. */
 export async function settingsAction({ request, context }: ActionFunctionArgs): Promise<ActionReply> {
@@ -74,6 +134,8 @@ export async function settingsAction({ request, context }: ActionFunctionArgs): 
   try {
     return await handler({ caller: context.caller, form, intent, id });
   } catch (error) {
+    // Leaving or deleting the team redirects (thrown by leftTeam).
+    if (error instanceof Response) throw error;
     const message = hasCode(error, "NOT_FOUND") ? "it no longer exists: reload the page" : errorMessage(error);
     return reply(intent, { ok: false, id: id || null, error: message });
   }

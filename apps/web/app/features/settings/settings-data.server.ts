@@ -1,16 +1,26 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
+import { can } from "../../lib/roles";
 import { requireUser } from "../../lib/session.server";
 
-/** The Settings page's loader (routes/_app.settings.tsx): API keys, endpoints, notifications and invites. */
+/**
+ * The Settings page's loader (routes/_app.settings.tsx): the team and its members, and what
+ * the member's role may read of the rest: API keys (developer), notifications and invites
+ * (admin); null for what it may not.
+ */
 export async function loadSettingsPage({ request, context }: LoaderFunctionArgs) {
-  requireUser(context, request);
-  const [apiKeys, endpoints, notifications, invites] = await Promise.all([
-    context.caller.apiKeys.list(),
+  const user = requireUser(context, request);
+  const team = await context.caller.teams.current();
+  const [members, apiKeys, endpoints, notifications, invites] = await Promise.all([
+    context.caller.members.list(),
+    can(team.role, "developer") ? context.caller.apiKeys.list() : null,
     context.caller.endpoints.list(),
-    context.caller.notifications.get(),
-    context.caller.invites.list(),
+    can(team.role, "admin") ? context.caller.notifications.get() : null,
+    can(team.role, "admin") ? context.caller.invites.list() : null,
   ]);
   return {
+    userId: user.id,
+    team,
+    members,
     apiKeys,
     invites,
     endpoints: endpoints.map((endpoint) => ({ id: endpoint.id, name: endpoint.name, webhookUrl: endpoint.webhookUrl })),

@@ -1,35 +1,67 @@
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { Invites } from "../../components/invites";
+import { RoleNote } from "../../components/role-gate";
 import { PageHeader } from "../../components/ui";
+import { rolesUpTo, whyNot } from "../../lib/roles";
 import { ApiKeysSection } from "./api-keys-section";
+import { MembersSection } from "./members-section";
 import { NotificationsSection } from "./notifications-section";
 import { Section } from "./section";
 import { SecuritySection } from "./security-section";
 import type { settingsAction } from "./settings-actions.server";
 import type { loadSettingsPage } from "./settings-data.server";
+import { TeamSection } from "./team-section";
 import "./settings.css";
 
-/** API keys, signing secrets, notifications and (for an admin) invites. */
+const SECTIONS: Array<[id: string, label: string]> = [
+  ["team", "Team"],
+  ["members", "Members"],
+  ["invites", "Invites"],
+  ["api-keys", "API keys"],
+  ["security", "Security"],
+  ["notifications", "Notifications"],
+];
+
+/** The team, its members and invites, API keys, signing secrets and notifications; each part as far as the member's role allows. */
 export function SettingsPage() {
-  const { apiKeys, endpoints, notifications, invites } = useLoaderData<typeof loadSettingsPage>();
+  const { userId, team, members, apiKeys, endpoints, notifications, invites } = useLoaderData<typeof loadSettingsPage>();
   const result = useActionData<typeof settingsAction>();
+  const ownKeys = members.find((member) => member.userId === userId)?.activeKeys ?? 0;
   return (
     <>
-      <PageHeader title="Settings" description="API access, signing secrets and notifications for your account." />
+      <PageHeader
+        title="Settings"
+        description={
+          <>
+            The team <strong className="break">{team.name}</strong>: its members, API access, signing secrets and notifications.
+          </>
+        }
+      />
       <nav className="section-nav" aria-label="Settings sections">
-        <a href="#api-keys">API keys</a>
-        <a href="#security">Security</a>
-        <a href="#notifications">Notifications</a>
-        {invites.isAdmin ? <a href="#invites">Invites</a> : null}
+        {SECTIONS.map(([id, label]) => (
+          <a key={id} href={`#${id}`}>
+            {label}
+          </a>
+        ))}
       </nav>
-      <ApiKeysSection apiKeys={apiKeys} result={result} />
+      <TeamSection team={team} ownKeys={ownKeys} result={result} />
+      <MembersSection members={members} viewerId={userId} viewerRole={team.role} result={result} />
+      <Section id="invites" icon="plus" title="Invites" description="One-time links that add someone to this team with a role. Each works once and for 7 days; someone without an account signs up with it.">
+        {invites ? (
+          <Invites invites={invites} roles={rolesUpTo(team.role)} result={result} />
+        ) : (
+          <RoleNote>{whyNot(team.role, "admin", "Inviting people")}</RoleNote>
+        )}
+      </Section>
+      <ApiKeysSection apiKeys={apiKeys} role={team.role} result={result} />
       <SecuritySection endpoints={endpoints} result={result} />
-      <NotificationsSection settings={notifications} result={result} />
-      {invites.isAdmin ? (
-        <Section id="invites" icon="plus" title="Invites" description="One-time links that let someone create an account when SIGNUP=invite. Each works once and for 7 days.">
-          <Invites invites={invites.invites} result={result} />
+      {notifications ? (
+        <NotificationsSection settings={notifications} result={result} />
+      ) : (
+        <Section id="notifications" icon="bell" title="Notifications" description="Chat messages (Slack incoming webhook) when this team's deliveries fail, succeed or events are captured.">
+          <RoleNote>{whyNot(team.role, "admin", "Managing chat notifications")}</RoleNote>
         </Section>
-      ) : null}
+      )}
     </>
   );
 }

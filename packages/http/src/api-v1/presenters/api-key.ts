@@ -6,6 +6,7 @@ export function wireApiKey(key: ApiKeyView) {
     id: key.id,
     name: key.name,
     prefix: key.prefix,
+    role: key.role,
     created_at: key.createdAt.toISOString(),
     last_used_at: key.lastUsedAt?.toISOString() ?? null,
     revoked_at: key.revokedAt?.toISOString() ?? null,

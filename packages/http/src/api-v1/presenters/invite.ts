@@ -7,6 +7,7 @@ export function wireInvite(invite: InviteView) {
     created_at: invite.createdAt.toISOString(),
     expires_at: invite.expiresAt.toISOString(),
     state: invite.state,
+    role: invite.role,
     used_by: invite.usedBy,
   };
 }
