@@ -36,4 +36,4 @@ export {
 // Activity charts: the ranges the endpoint page offers and how they are worded.
 export { ACTIVITY_BUCKETS, ACTIVITY_RANGE_WORDS, ACTIVITY_RANGES, isActivityRange, type ActivityRange } from "./activity.js";
 // Teams: the roles, weakest first, and the rule the server checks them by (the dashboard hides what a role cannot do).
-export { isRole, ROLES, roleAllows, roleRank, type Role } from "./roles.js";
+export { isRole, ROLES, roleAllows, roleRank, rolesUpTo, withArticle, type Role } from "./roles.js";

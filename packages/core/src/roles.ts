@@ -25,7 +25,17 @@ export function weakerRole(a: Role, b: Role): Role {
   return roleRank(a) <= roleRank(b) ? a : b;
 }
 
+/** The roles a member holding `held` may hand out (to an API key or an invite): theirs and the weaker ones. */
+export function rolesUpTo(held: Role): Role[] {
+  return ROLES.filter((role) => roleAllows(held, role));
+}
+
+/** "a viewer", "an admin". */
+export function withArticle(role: Role): string {
+  return `${role === "admin" || role === "owner" ? "an" : "a"} ${role}`;
+}
+
 /** The sentence a refusal carries: the role the operation needs and the role held. */
 export function forbiddenMessage(needed: Role, held: Role, what = "This"): string {
-  return `${what} needs the ${needed} role in this team; you are ${held === "admin" || held === "owner" ? "an" : "a"} ${held}.`;
+  return `${what} needs the ${needed} role in this team; you are ${withArticle(held)}.`;
 }

@@ -1,4 +1,4 @@
-import { forbiddenMessage, ROLES, roleAllows, safeText, UserError, uuidv7, weakerRole, type Role } from "@rehook/core";
+import { forbiddenMessage, ROLES, roleAllows, safeText, UserError, uuidv7, rolesUpTo, weakerRole, withArticle, type Role } from "@rehook/core";
 import { z } from "zod";
 import type { Actor } from "./contracts/contract.js";
 import { apiKeyDigest, isWellFormedApiKey, issueApiKey } from "@rehook/auth";
@@ -36,11 +36,7 @@ const keyNameSchema = safeText("the name").trim().min(1, "give the key a name").
 
 /** Roles a key can have: what its creator holds, and no more than developer for a developer (admins make any key). */
 function requireKeyRole(actor: Actor, role: Role): void {
-  if (!roleAllows(actor.role, role)) throw new UserError("forbidden", `A key can have at most its creator's role: you are ${actor.role === "admin" || actor.role === "owner" ? "an" : "a"} ${actor.role}, so choose ${allowedKeyRoles(actor.role).join(" or ")}.`);
-}
-
-function allowedKeyRoles(held: Role): Role[] {
-  return ROLES.filter((role) => roleAllows(held, role));
+  if (!roleAllows(actor.role, role)) throw new UserError("forbidden", `A key can have at most its creator's role: you are ${withArticle(actor.role)}, so choose ${rolesUpTo(actor.role).join(" or ")}.`);
 }
 
 const keyRoleSchema = z.enum(ROLES, { message: `the role must be one of ${ROLES.join(", ")}` });

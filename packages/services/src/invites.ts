@@ -1,4 +1,4 @@
-import { forbiddenMessage, INVITE_TTL_MS, inviteRefusal, inviteState, MAX_OPEN_INVITES, ROLES, roleAllows, UserError, uuidv7, type InviteState, type Role } from "@rehook/core";
+import { forbiddenMessage, INVITE_TTL_MS, inviteRefusal, inviteState, MAX_OPEN_INVITES, ROLES, roleAllows, UserError, uuidv7, type InviteState, type Role, withArticle } from "@rehook/core";
 import { z } from "zod";
 import { inviteTokenDigest, isWellFormedInviteToken, issueInviteToken } from "@rehook/auth";
 import {
@@ -58,7 +58,7 @@ const inviteRoleSchema = z.enum(ROLES, { message: `the role must be one of ${ROL
  */
 export async function createInvite(ctx: Clocked & Pick<ServiceContext, "baseUrl">, actor: Actor, input: { role?: Role }): Promise<{ url: string; invite: InviteView }> {
   const role = parseInput(inviteRoleSchema, input.role ?? "developer");
-  if (!roleAllows(actor.role, role)) throw new UserError("forbidden", forbiddenMessage(role, actor.role, `Inviting someone as ${role === "admin" || role === "owner" ? "an" : "a"} ${role}`));
+  if (!roleAllows(actor.role, role)) throw new UserError("forbidden", forbiddenMessage(role, actor.role, `Inviting someone as ${withArticle(role)}`));
   const em = ctx.orm.em.fork();
   const now = clock(ctx);
   if ((await countOpenInvitesOf(em, actor.teamId, new Date(now))) >= MAX_OPEN_INVITES) {

@@ -167,7 +167,8 @@ async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number
 
 async function createAccount(env: Record<string, string>): Promise<Account> {
   await runRehook(["user", "create", "--email", EMAIL, "--password", PASSWORD], env);
-  const apiKey = (await runRehook(["apikey", "create", "--email", EMAIL, "--name", "scale"], env)).trim().split("\n").at(-1)!;
+  // An admin key: phase 6 deletes an endpoint, which needs the admin role.
+  const apiKey = (await runRehook(["apikey", "create", "--email", EMAIL, "--name", "scale", "--role", "admin"], env)).trim().split("\n").at(-1)!;
   const endpoint = async (name: string, destination?: string): Promise<BenchEndpoint> => {
     const args = ["endpoint", "create", "--email", EMAIL, "--name", name, ...(destination ? ["--destination", destination] : [])];
     const { id, slug } = JSON.parse(await runRehook(args, env)) as BenchEndpoint;

@@ -1,11 +1,6 @@
-import { isRole, ROLES, roleAllows, type Role } from "@rehook/core/browser";
+import { isRole, ROLES, roleAllows, rolesUpTo, withArticle, type Role } from "@rehook/core/browser";
 
-export { isRole, ROLES, type Role };
-
-/** "a viewer", "an admin". */
-export function withArticle(role: Role): string {
-  return `${role === "admin" || role === "owner" ? "an" : "a"} ${role}`;
-}
+export { isRole, ROLES, rolesUpTo, withArticle, type Role };
 
 /** Whether a member with `role` may do what needs `needed` (the server's own rule, from @rehook/core). */
 export function can(role: Role, needed: Role): boolean {
@@ -19,11 +14,6 @@ export function can(role: Role, needed: Role): boolean {
 export function whyNot(role: Role, needed: Role, what?: string): string | undefined {
   if (can(role, needed)) return undefined;
   return `${what ? `${what} needs` : "Needs"} the ${needed} role; you are ${withArticle(role)}.`;
-}
-
-/** The roles a member with `role` may hand out (to an API key or an invite): theirs and the weaker ones. */
-export function rolesUpTo(role: Role): Role[] {
-  return ROLES.filter((each) => can(role, each));
 }
 
 /** The role's name with a capital, for lists and badges. */
