@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createUuidV7Generator, silentLogger, uuidv7 } from "@rehook/core";
 import { createPool, type ClaimedEvent, type Pool } from "@rehook/db";
-import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
+import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "@rehook/vitest-config/postgres";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { createDeliveryPool, DeliveryDispatcher, type DeliveryPool } from "../src/index.js";
@@ -18,14 +18,14 @@ let healthy: Sink;
 /** Requests the hanging destination holds open; the test lets them go at the end. */
 const held: Array<() => void> = [];
 let mostHeld = 0;
-let userId: string;
+let teamId: string;
 const nextId = createUuidV7Generator(() => 1_800_000_000_000);
 
 async function endpoint(sink: Sink): Promise<string> {
   const id = uuidv7();
-  await db.query("insert into endpoints (id, user_id, name, slug, destination_url, secret) values ($1, $2, $3, $4, $5, 'whsec_x')", [
+  await db.query("insert into endpoints (id, team_id, name, slug, destination_url, secret) values ($1, $2, $3, $4, $5, 'whsec_x')", [
     id,
-    userId,
+    teamId,
     id,
     `s-${id}`,
     `http://127.0.0.1:${sink.port}/in`,
@@ -96,8 +96,9 @@ beforeAll(async () => {
     mostHeld = Math.max(mostHeld, held.length);
   });
   healthy = await startSink((_req, res) => res.end("ok"));
-  userId = uuidv7();
+  const userId = uuidv7();
   await db.query("insert into users (id, email, password_hash) values ($1, 'fair@example.com', 'x')", [userId]);
+  teamId = await insertPersonalTeam(db, userId);
 });
 beforeEach(() => {
   mostHeld = 0;

@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger, uuidv7 } from "@rehook/core";
 import { createPool, type Pool } from "@rehook/db";
-import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
+import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "@rehook/vitest-config/postgres";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { createDeliveryPool, DeliveryDispatcher, type DeliveryPool } from "../src/index.js";
@@ -39,9 +39,10 @@ describe("delivery recovery", () => {
     const userId = uuidv7();
     const endpointId = uuidv7();
     await db.query("insert into users (id, email, password_hash) values ($1, 'recovery@example.com', 'x')", [userId]);
-    await db.query("insert into endpoints (id, user_id, name, slug, destination_url, secret) values ($1, $2, 'r', 'recovery-aaaaaaaa', $3, 'whsec_x')", [
+    const teamId = await insertPersonalTeam(db, userId);
+    await db.query("insert into endpoints (id, team_id, name, slug, destination_url, secret) values ($1, $2, 'r', 'recovery-aaaaaaaa', $3, 'whsec_x')", [
       endpointId,
-      userId,
+      teamId,
       `http://127.0.0.1:${sink.port}/in`,
     ]);
     // Six pending events of 5 MiB nobody holds (as after a crash): the recovery loop's work.
