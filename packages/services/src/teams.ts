@@ -45,6 +45,11 @@ export async function createTeam(ctx: Pick<ServiceContext, "orm">, input: { user
   return insertTeamNamed(em, { name, ownerId: input.userId, personal: false });
 }
 
+/** The user's membership of one team (null: not a member): one indexed read, not the whole list. */
+export async function findMembership(ctx: Pick<ServiceContext, "orm">, input: { userId: string; teamId: string }): Promise<TeamView | null> {
+  return membershipOf(ctx.orm.em.fork(), input.userId, { id: input.teamId });
+}
+
 /** The user's teams: their personal team first, then by name. */
 export async function listTeams(ctx: Pick<ServiceContext, "orm">, input: { userId: string }): Promise<TeamView[]> {
   return teamsOfUser(ctx.orm.em.fork(), input.userId);

@@ -1,5 +1,5 @@
 import { TRPCError } from "@trpc/server";
-import { listTeams, settingsContracts as settings, teamChoiceCookie, teamContracts as teams } from "@rehook/services";
+import { findMembership, settingsContracts as settings, teamChoiceCookie, teamContracts as teams } from "@rehook/services";
 import { z } from "zod";
 import { mutationOf, queryOf } from "../contract-procedure.js";
 import { protectedProcedure, router } from "../trpc.js";
@@ -13,7 +13,7 @@ export const teamsRouter = router({
   delete: mutationOf(teams.deleteTeamContract),
   /** Remembers the team for this browser (a cookie); only a team the user belongs to. */
   switch: protectedProcedure.input(z.object({ teamId: z.string() })).mutation(async ({ ctx, input }) => {
-    const team = (await listTeams(ctx.services, { userId: ctx.user.id })).find((each) => each.id === input.teamId);
+    const team = await findMembership(ctx.services, { userId: ctx.user.id, teamId: input.teamId });
     if (!team) throw new TRPCError({ code: "NOT_FOUND", message: "You are not a member of that team (any more). Reload the page to see your teams." });
     ctx.setCookie(teamChoiceCookie(ctx.services, team.id));
     return team;

@@ -1,6 +1,6 @@
 import { ROLES } from "@rehook/core";
 import { z } from "zod";
-import { changeMemberRole, createTeam, deleteTeam, leaveTeam, listMembers, listTeams, removeMember, renameTeam, type MemberView, type TeamView } from "../teams.js";
+import { changeMemberRole, createTeam, deleteTeam, findMembership, leaveTeam, listMembers, listTeams, removeMember, renameTeam, type MemberView, type TeamView } from "../teams.js";
 import { defineContract } from "./contract.js";
 
 // Teams and their members. Views are built in one place each and declared by their types.
@@ -16,7 +16,7 @@ export const currentTeamContract = defineContract({
   errors: [],
   rest: { method: "GET", path: "/team", status: 200, operationId: "getTeam", summary: "The API key's team and the role the key acts with" },
   run: async (services, actor) => {
-    const found = (await listTeams(services, { userId: actor.userId })).find((each) => each.id === actor.teamId);
+    const found = await findMembership(services, { userId: actor.userId, teamId: actor.teamId });
     // The key's own role may be weaker than its creator's: the actor's role is what applies.
     return { id: actor.teamId, name: found?.name ?? "", slug: found?.slug ?? "", role: actor.role };
   },
