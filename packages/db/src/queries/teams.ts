@@ -78,11 +78,6 @@ export async function findTeamById(em: EntityManager, id: string): Promise<Team 
   return em.findOne(TeamEntity, { id });
 }
 
-/** The team made for this user (on sign-up or upgrade); null once they left or deleted it. */
-export async function personalTeamOf(em: EntityManager, userId: string): Promise<Team | null> {
-  return em.findOne(TeamEntity, { personalOf: userId });
-}
-
 export interface TeamMemberRow {
   userId: string;
   email: string;
