@@ -45,3 +45,4 @@ export * from "./replay-overrides.js";
 export * from "./export/index.js";
 export * from "./ingress/index.js";
 export * from "./http-syntax.js";
+export * from "./routing/index.js";

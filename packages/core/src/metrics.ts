@@ -29,6 +29,8 @@ export interface CaptureMetrics {
   /** A capture answered 200 (its row committed), `seconds` after its headers arrived. */
   captureStored(seconds: number): void;
   captureRejected(reason: CaptureRejection, seconds: number): void;
+  /** A stored capture was a duplicate (the endpoint's dedup rule): stored and answered, not forwarded. */
+  captureDuplicate(): void;
 }
 
 export interface CaptureBatchMetrics {

@@ -3,6 +3,7 @@ import {
   storableText,
   type CaptureBatchMetrics,
   type CustomResponse,
+  type DedupRule,
   type EventStatus,
   type HandshakeRule,
   type HeaderList,
@@ -39,6 +40,8 @@ export interface CapturedRequest {
   signature?: SignatureStatus | null;
   /** Why the signature is not valid (null when it is, or nothing was checked). */
   signatureReason?: SignatureReason | null;
+  /** The request's dedup key under the rule of `verificationVersion` (hex SHA-256; null: it has none). */
+  dedupKey?: string | null;
 }
 
 /** Where and how a stored event is forwarded (all null/false for capture-only endpoints). */
@@ -56,12 +59,17 @@ export interface EndpointIngress {
   customResponse: CustomResponse | null;
   handshake: HandshakeRule | null;
   verification: StoredVerification | null;
+  /** Which requests are duplicates (null: none); its changes count in verificationVersion too. */
+  dedup: DedupRule | null;
   verificationVersion: number;
 }
 
 export type CaptureWriteResult =
-  /** `leased`: the event was stored already claimed for this instance's fast path. */
-  | { kind: "stored"; endpointId: string; status: EventStatus; forwarding: ForwardingSettings; leased: boolean; ingress: EndpointIngress }
+  /**
+   * `leased`: the event was stored already claimed for this instance's fast path.
+   * `duplicateOf`: stored as a duplicate of that event (status duplicate, never forwarded).
+   */
+  | { kind: "stored"; endpointId: string; status: EventStatus; forwarding: ForwardingSettings; leased: boolean; ingress: EndpointIngress; duplicateOf?: string }
   /** Nothing stored: the request was checked under another signature rule than the endpoint's; check it under `ingress` and write it again. */
   | { kind: "recheck"; endpointId: string; ingress: EndpointIngress }
   | { kind: "unknown_endpoint" };
@@ -111,7 +119,13 @@ interface Waiting {
  * materialised, and copying every row (headers and all) once more cost 5 to 8 us a row.
  */
 const STORED_ROWS = `incoming i join endpoint e on e.slug = i.slug
-  and (i.verification_version = e.verification_version or (i.verification_version is null and e.verification is null))`;
+  and (i.verification_version = e.verification_version or (i.verification_version is null and e.verification is null and e.dedup is null))`;
+
+/** STORED_ROWS with each row's duplicate, if it is one (x.id not null: see the dups CTE). */
+const STORED_ROWS_DUPS = `${STORED_ROWS} left join dups x on x.id = i.id`;
+
+/** A stored row's status: a duplicate waits for nothing; otherwise pending when it has somewhere to go. */
+const ROW_STATUS = `case when x.id is not null then 'duplicate' when e.destination_url is null then 'captured' else 'pending' end`;
 
 /*
  * One statement stores a whole batch. The slug is resolved inside the statement, so a
@@ -130,14 +144,14 @@ with incoming as (
   select * from json_to_recordset($1::json) as t(
     id uuid, slug text, received_at timestamptz, method text, path text, query text, headers json,
     body_offset int, size_bytes int, content_type text, client_ip text, source text, event_type text,
-    verification_version int, signature text, signature_reason text
+    verification_version int, signature text, signature_reason text, dedup_key text
   )
 ),
 endpoint as (
   select id, team_id, slug, destination_url, sign_requests, secret, keep_proxy_headers,
          retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms,
          destination_url is not null and forwarding_paused_at is null and $3::float8 is not null as leased,
-         custom_response, handshake, verification, verification_version,
+         custom_response, handshake, verification, verification_version, dedup,
          -- What its senders are answered, worked out once per endpoint rather than per row: the
          -- custom response's status and delay, or the default 200 at once. The caller answers by
          -- this same row; a handshake's answer depends on the request and is recorded after
@@ -155,34 +169,59 @@ endpoint as (
   where slug in (select distinct slug from incoming)
   for key share
 ),
+-- Deduplication: each key's first event in the batch claims the key in dedup_keys, or finds
+-- it held by an earlier event whose window has not passed (then the row is a duplicate of
+-- that one). ON CONFLICT reads the newest committed key, so a concurrent batch on another
+-- instance is seen: the database, not a process, decides which came first. A key whose
+-- window has passed is taken over by the new event. Endpoints without dedup add no rows.
+keyed as (
+  select distinct on (e.id, i.dedup_key) e.id as endpoint_id, decode(i.dedup_key, 'hex') as key_hash, i.id as event_id,
+         (e.dedup->>'window_s')::int as window_s
+  from ${STORED_ROWS}
+  where i.dedup_key is not null and e.dedup is not null
+  order by e.id, i.dedup_key, i.id
+),
+claimed_keys as (
+  insert into dedup_keys as k (endpoint_id, key_hash, first_event_id, expires_at)
+  select endpoint_id, key_hash, event_id, now() + make_interval(secs => window_s) from keyed
+  on conflict (endpoint_id, key_hash) do update
+    set first_event_id = case when k.expires_at <= now() then excluded.first_event_id else k.first_event_id end,
+        expires_at = case when k.expires_at <= now() then excluded.expires_at else k.expires_at end
+  returning endpoint_id, key_hash, first_event_id
+),
+dups as (
+  select i.id, c.first_event_id
+  from ${STORED_ROWS} join claimed_keys c on c.endpoint_id = e.id and c.key_hash = decode(i.dedup_key, 'hex')
+  where e.dedup is not null and c.first_event_id <> i.id
+),
 -- A "captured" chat notification is due in the same transaction as the event (outbox).
 notify as (
   insert into notification_outbox (team_id, event_id, trigger)
   select n.team_id, i.id, 'captured'
-  from ${STORED_ROWS} join notification_settings n on n.team_id = e.team_id
-  where e.destination_url is null and n.enabled and n.paused_reason is null and 'captured' = any(n.triggers)
+  from ${STORED_ROWS_DUPS} join notification_settings n on n.team_id = e.team_id
+  where e.destination_url is null and x.id is null and n.enabled and n.paused_reason is null and 'captured' = any(n.triggers)
   returning team_id
 ),
 notify_jobs as (${enqueueNotifyJobs("select team_id from notify")}),
 stored as (
   insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type,
                       size_bytes, client_ip, source, event_type, signature, signature_reason, status, destination_url,
-                      lease_expires_at, attempts, sender_status, sender_delay_ms)
+                      lease_expires_at, attempts, sender_status, sender_delay_ms, duplicate_of)
   select i.id, e.id, i.received_at, i.method, i.path, i.query, i.headers,
          substring($2::bytea from i.body_offset + 1 for i.size_bytes), i.content_type,
          i.size_bytes, i.client_ip, i.source, i.event_type, i.signature, i.signature_reason,
-         case when e.destination_url is null then 'captured' else 'pending' end, e.destination_url,
-         case when e.leased then now() + make_interval(secs => $3::float8 / 1000) end,
-         case when e.leased then 1 else 0 end,
-         e.sender_status, e.sender_delay_ms
-  from ${STORED_ROWS}
+         ${ROW_STATUS}, e.destination_url,
+         case when e.leased and x.id is null then now() + make_interval(secs => $3::float8 / 1000) end,
+         case when e.leased and x.id is null then 1 else 0 end,
+         e.sender_status, e.sender_delay_ms, x.first_event_id
+  from ${STORED_ROWS_DUPS}
 ),
 -- The endpoints' counts of events per status (event_counts), in the same transaction.
 counted as (
   insert into event_counts (endpoint_id, status, n)
-  select e.id, case when e.destination_url is null then 'captured' else 'pending' end, count(*)
-  from ${STORED_ROWS}
-  group by e.id, e.destination_url
+  select e.id, ${ROW_STATUS}, count(*)
+  from ${STORED_ROWS_DUPS}
+  group by 1, 2
 ),
 -- The charts' per-minute captures (event_minutes): one delta row per endpoint and minute of the batch.
 charted as (
@@ -193,9 +232,9 @@ charted as (
 ),
 -- The live feeds of every instance hear of the new events (event.created) at commit.
 ${announceEventsCte({
-  rows: `(select i.id, e.id as endpoint_id, e.team_id, e.destination_url from ${STORED_ROWS}) s`,
+  rows: `(select i.id, e.id as endpoint_id, e.team_id, ${ROW_STATUS} as status from ${STORED_ROWS_DUPS}) s`,
   type: "event.created",
-  status: "case when destination_url is null then 'captured' else 'pending' end",
+  status: "status",
   channel: BUS_CHANNEL_LITERAL,
 })}
 -- One row per endpoint found, not per event: every event of a found slug whose rule fits was inserted.
@@ -203,14 +242,15 @@ ${announceEventsCte({
 -- its answer and signature rule (the capture path keeps them for the next requests).
 select id as endpoint_id, team_id, slug, case when destination_url is null then 'captured' else 'pending' end as status,
        destination_url, sign_requests, secret, keep_proxy_headers, retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, leased,
-       custom_response, handshake, verification, verification_version,
+       custom_response, handshake, verification, verification_version, dedup,
+       (select coalesce(json_agg(json_build_array(d.id, d.first_event_id)), '[]') from dups d) as duplicates,
        (select count(*) from announced) as announced
 from endpoint`;
 
 /** The statement's `incoming` condition, for telling each waiting caller whether its row went in. */
-function rowFitsRule(request: CapturedRequest, endpoint: { verification_version: number; verification: unknown }): boolean {
+function rowFitsRule(request: CapturedRequest, endpoint: { verification_version: number; verification: unknown; dedup: unknown }): boolean {
   const version = request.verificationVersion ?? null;
-  return version === endpoint.verification_version || (version === null && endpoint.verification === null);
+  return version === endpoint.verification_version || (version === null && endpoint.verification === null && endpoint.dedup === null);
 }
 
 /*
@@ -246,7 +286,12 @@ function batchParameters(requests: CapturedRequest[]): [string, Buffer] {
     };
     // Left out when null (json_to_recordset reads a missing key as null): most endpoints check no signatures.
     if (r.verificationVersion != null) {
-      Object.assign(row, { verification_version: r.verificationVersion, signature: r.signature ?? null, signature_reason: r.signatureReason ?? null });
+      Object.assign(row, {
+        verification_version: r.verificationVersion,
+        signature: r.signature ?? null,
+        signature_reason: r.signatureReason ?? null,
+        dedup_key: r.dedupKey ?? null,
+      });
     }
     offset += r.body.byteLength;
     return row;
@@ -397,6 +442,8 @@ export class GroupCommitWriter {
       handshake: HandshakeRule | null;
       verification: StoredVerification | null;
       verification_version: number;
+      dedup: DedupRule | null;
+      duplicates: Array<[string, string]>;
     }>({
       name: "rehook_capture_batch",
       text: INSERT_BATCH,
@@ -411,11 +458,14 @@ export class GroupCommitWriter {
             customResponse: row.custom_response,
             handshake: row.handshake,
             verification: row.verification,
+            dedup: row.dedup,
             verificationVersion: row.verification_version,
           } satisfies EndpointIngress,
         },
       ]),
     );
+    // The same list on every row (a batch's duplicates, usually none).
+    const duplicates = new Map(result.rows[0]?.duplicates ?? []);
     for (const waiting of batch) {
       const found = endpoints.get(waiting.request.slug);
       if (!found) {
@@ -427,19 +477,21 @@ export class GroupCommitWriter {
         waiting.resolve({ kind: "recheck", endpointId: endpoint.endpoint_id, ingress });
         continue;
       }
+      const duplicateOf = duplicates.get(waiting.request.id);
       waiting.resolve({
-              kind: "stored",
-              endpointId: endpoint.endpoint_id,
-              status: endpoint.status,
-              forwarding: {
-                destinationUrl: endpoint.destination_url,
-                signRequests: endpoint.sign_requests,
-                secret: endpoint.secret,
-                keepProxyHeaders: endpoint.keep_proxy_headers,
-                retryPolicy: retryPolicyOf(endpoint),
-              },
-              leased: endpoint.leased,
-              ingress,
+        kind: "stored",
+        endpointId: endpoint.endpoint_id,
+        status: duplicateOf ? "duplicate" : endpoint.status,
+        forwarding: {
+          destinationUrl: endpoint.destination_url,
+          signRequests: endpoint.sign_requests,
+          secret: endpoint.secret,
+          keepProxyHeaders: endpoint.keep_proxy_headers,
+          retryPolicy: retryPolicyOf(endpoint),
+        },
+        leased: endpoint.leased && !duplicateOf,
+        ingress,
+        ...(duplicateOf ? { duplicateOf } : {}),
       });
     }
   }

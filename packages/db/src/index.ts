@@ -32,6 +32,7 @@ export { Poller } from "./jobs/poller.js";
 export { enqueueJob, enqueueJobWith, type NewJob } from "./jobs/queue.js";
 export { JobRunner, type JobHandler, type JobRunnerOptions, type JobVerdict, type RunningJob } from "./jobs/runner.js";
 export * from "./queries/sessions.js";
+export * from "./queries/dedup-keys.js";
 export { ensureEventPartitions, eventPartitions, type EventPartition } from "./partitions.js";
 export * from "./queries/event-storage.js";
 export * from "./queries/event-activity.js";

@@ -198,6 +198,7 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
       return;
     }
     metrics?.captureStored(since(started));
+    if (outcome.duplicateOf) metrics?.captureDuplicate();
     // For the access line (request-listener): which event this request stored, and how big.
     annotateAccess(res, { event_id: outcome.eventId, bytes: read.body.byteLength });
     const answer = outcome.answer;

@@ -152,6 +152,7 @@ export interface RehookMetricsOptions extends MetricsSources {
 export class RehookMetrics implements CaptureMetrics, CaptureBatchMetrics, DeliveryMetrics, ChatMetrics {
   readonly registry = new Registry();
   private storedCaptures = 0;
+  private duplicateCaptures = 0;
   private readonly rejected = zeros(CAPTURE_REJECTIONS);
   private readonly captureDurations = { stored: new Buckets(CAPTURE_DURATION_BUCKETS), rejected: new Buckets(CAPTURE_DURATION_BUCKETS) };
   private readonly batchRows = new Buckets(CAPTURE_BATCH_BUCKETS);
@@ -171,6 +172,11 @@ export class RehookMetrics implements CaptureMetrics, CaptureBatchMetrics, Deliv
       new ScrapedMetric("rehook_events_captured_total", "Requests on capture URLs by outcome: stored (answered 200 after the row committed) or rejected (not stored, with the reason).", "counter", () => [
         { labels: { outcome: "stored" }, value: this.storedCaptures },
         ...CAPTURE_REJECTIONS.map((reason) => ({ labels: { outcome: "rejected", reason }, value: this.rejected[reason] })),
+      ]),
+    );
+    add(
+      new ScrapedMetric("rehook_duplicate_events_total", "Stored captures the endpoint's dedup rule found to repeat an earlier event within its window (stored and answered, not forwarded); also counted as stored above.", "counter", () => [
+        { labels: {}, value: this.duplicateCaptures },
       ]),
     );
     add(
@@ -239,6 +245,10 @@ export class RehookMetrics implements CaptureMetrics, CaptureBatchMetrics, Deliv
   captureStored(seconds: number): void {
     this.storedCaptures += 1;
     this.captureDurations.stored.observe(seconds);
+  }
+
+  captureDuplicate(): void {
+    this.duplicateCaptures += 1;
   }
 
   captureRejected(reason: CaptureRejection, seconds: number): void {

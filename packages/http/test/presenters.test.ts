@@ -32,6 +32,7 @@ const endpoint: EndpointView = {
   response: { status: 202, headers: { "X-Reply": "yes" }, body: "queued", delayMs: 10 },
   handshake: { provider: "meta", token: { set: true, last4: "oken" } },
   verification: { scheme: "github", rejectInvalid: true, secret: { set: true, last4: "abcd" } },
+  dedup: { key: "auto", window_s: 3600 },
   createdAt,
 };
 
@@ -53,6 +54,7 @@ const PUBLIC_JSON = {
   response: { status: 202, headers: { "X-Reply": "yes" }, body: "queued", delay_ms: 10 },
   handshake: { provider: "meta", token: { set: true, last4: "oken" } },
   verification: { scheme: "github", reject_invalid: true, secret: { set: true, last4: "abcd" } },
+  dedup: { key: "auto", window_s: 3600 },
   created_at: "2025-01-02T03:04:05.678Z",
 };
 
@@ -91,6 +93,7 @@ describe("the endpoint presenter", () => {
       "response",
       "handshake",
       "verification",
+      "dedup",
       "created_at",
     ]);
     expect(wireEndpoint(endpoint)).toMatchObject({ delivered_count: 1, failed_count: 1, staging_host: "staging.example.com", sign_requests: true, consecutive_failures: 5 });

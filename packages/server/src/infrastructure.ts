@@ -27,6 +27,7 @@ import {
   scheduleUpkeep,
   searchIndexing,
   sessionPurge,
+  dedupKeyPurge,
   type Services,
 } from "@rehook/services";
 import { outboundOptions } from "./replay-outbound.js";
@@ -153,6 +154,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   jobs.register(notifier.handler());
   jobs.register(services.bulkReplays.handler());
   jobs.register(sessionPurge(pool));
+  jobs.register(dedupKeyPurge(pool));
   jobs.register(endpointPurge(pool));
   jobs.register(countsCompaction(pool));
   jobs.register(activityCompaction(pool));

@@ -1,4 +1,5 @@
 import {
+  dedupKey,
   detectSender,
   handshakeAnswer,
   handshakeVouchesFor,
@@ -30,7 +31,7 @@ export interface CaptureInput {
 
 export type CaptureOutcome =
   /** Stored. `answer`: what the endpoint answers instead of the default, after `delayMs`. */
-  | { kind: "accepted"; eventId: string; status: EventStatus; answer?: RenderedResponse; delayMs: number }
+  | { kind: "accepted"; eventId: string; status: EventStatus; answer?: RenderedResponse; delayMs: number; duplicateOf?: string }
   /** Not stored: the endpoint rejects requests without a valid signature. */
   | { kind: "rejected"; signature: Exclude<SignatureStatus, "valid">; reason: SignatureReason }
   | { kind: "not_found" };
@@ -73,9 +74,10 @@ export async function captureRequest(ctx: CaptureContext, received: CaptureInput
       eventType,
       // Without a rule, no version: the statement stores the row while the endpoint still checks
       // nothing (the common case, and the smallest row), and sends it back for a check if it now does.
-      verificationVersion: rule?.verify ? rule.version : null,
+      verificationVersion: rule?.verify || rule?.dedup ? rule.version : null,
       signature: check?.status ?? null,
       signatureReason: check?.reason ?? null,
+      dedupKey: rule?.dedup ? dedupKey(rule.dedup, { headers: input.headers, body: input.body, source }) : null,
     });
     if (result.kind === "unknown_endpoint") return { kind: "not_found" };
     const learnt = learn(ctx, input.slug, result.endpointId, result.ingress);
@@ -87,7 +89,8 @@ export async function captureRequest(ctx: CaptureContext, received: CaptureInput
     deliverAtOnce(ctx, eventId, input, result);
     const answer = answerOf(result.ingress, input, eventId);
     if (answer.handshake) await recordHandshakeAnswer(ctx, eventId, answer.handshake.status);
-    return { kind: "accepted", eventId, status: result.status, answer: answer.handshake ?? answer.custom, delayMs: answer.delayMs };
+    const duplicate = result.duplicateOf ? { duplicateOf: result.duplicateOf } : {};
+    return { kind: "accepted", eventId, status: result.status, answer: answer.handshake ?? answer.custom, delayMs: answer.delayMs, ...duplicate };
   }
 }
 

@@ -209,7 +209,7 @@ export async function updateEndpoint(
   if (parsed.retentionDays !== undefined) changes.retentionDays = parsed.retentionDays;
   const em = ctx.orm.em.fork();
   // Saved secrets are kept when left out: the current settings are needed to merge with.
-  if (parsed.response !== undefined || parsed.handshake !== undefined || parsed.verification !== undefined) {
+  if (parsed.response !== undefined || parsed.handshake !== undefined || parsed.verification !== undefined || parsed.dedup !== undefined) {
     const saved = await findOwnedEndpoint(em, input.teamId, input.endpoint);
     if (!saved) throw noSuchEndpoint(input.endpoint);
     Object.assign(changes, ingressChanges(parsed, saved));

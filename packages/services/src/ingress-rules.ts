@@ -1,4 +1,4 @@
-import { createVerifierOrRefusal, type HandshakeRule, type SignatureVerifier } from "@rehook/core";
+import { createVerifierOrRefusal, type DedupRule, type HandshakeRule, type SignatureVerifier } from "@rehook/core";
 import type { EndpointIngress } from "@rehook/db";
 
 /** An endpoint's signature rule, ready to check requests (verifier prepared once). */
@@ -10,6 +10,8 @@ export interface KnownRule {
   rejectInvalid: boolean;
   /** For Meta's unsigned subscription check (see handshakeVouchesFor). */
   handshake: HandshakeRule | null;
+  /** Which requests are duplicates of earlier ones (null: none). */
+  dedup: DedupRule | null;
   /** When it was learnt (monotonic ms). */
   learntAt: number;
 }
@@ -27,7 +29,7 @@ export const DEFAULT_INGRESS_RULES_ENTRIES = 10_000;
 export const DEFAULT_INGRESS_RULE_AGE_MS = 60_000;
 
 /**
- * Each capture URL's signature rule, kept per slug so a capture checks its signature before
+ * Each capture URL's signature and dedup rules, kept per slug so a capture checks its signature before
  * its row is written, without asking the database first. What is stored never depends on
  * this being fresh: the capture statement stores only rows checked under the endpoint's
  * current rule version and hands the current rule back for the others (`recheck`). What it
@@ -101,6 +103,7 @@ export function ruleOf(endpointId: string, ingress: EndpointIngress, learntAt = 
     verify: verification ? createVerifierOrRefusal(verification) : null,
     rejectInvalid: verification?.rejectInvalid ?? false,
     handshake: ingress.handshake,
+    dedup: ingress.dedup,
     learntAt,
   };
 }

@@ -1,5 +1,6 @@
 import {
   customResponseSchema,
+  dedupRuleSchema,
   handshakeInputSchema,
   handshakeRuleProblem,
   HMAC_ENCODINGS,
@@ -12,6 +13,7 @@ import {
   UserError,
   verificationRuleProblem,
   type CustomResponse,
+  type DedupRule,
   type HandshakeProvider,
   type HandshakeRule,
   type HmacEncoding,
@@ -57,12 +59,14 @@ export const ingressSettingsSchema = z.object({
   response: customResponseSchema.nullable().optional(),
   handshake: handshakeInputSchema.nullable().optional(),
   verification: verificationInputSchema.nullable().optional(),
+  dedup: dedupRuleSchema.nullable().optional(),
 });
 /** The settings as callers name them (a field left out stays out; null clears it). Unchecked: the use case parses it with ingressSettingsSchema. */
 export interface IngressSettingsInput {
   response?: { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | null;
   handshake?: { provider: string; token?: string } | null;
   verification?: { scheme: string; secret?: string; rejectInvalid?: boolean; header?: string; encoding?: string; prefix?: string } | null;
+  dedup?: { key: unknown; window_s: number } | null;
 }
 type ParsedIngress = z.infer<typeof ingressSettingsSchema>;
 
@@ -95,11 +99,12 @@ function verificationToSave(input: NonNullable<ParsedIngress["verification"]>, s
 export function ingressChanges(
   parsed: ParsedIngress,
   saved: Pick<Endpoint, "handshake" | "verification"> | null,
-): Partial<Pick<Endpoint, "customResponse" | "handshake" | "verification">> {
-  const changes: Partial<Pick<Endpoint, "customResponse" | "handshake" | "verification">> = {};
+): Partial<Pick<Endpoint, "customResponse" | "handshake" | "verification" | "dedup">> {
+  const changes: Partial<Pick<Endpoint, "customResponse" | "handshake" | "verification" | "dedup">> = {};
   if (parsed.response !== undefined) changes.customResponse = parsed.response as CustomResponse | null;
   if (parsed.handshake !== undefined) changes.handshake = parsed.handshake && handshakeToSave(parsed.handshake, saved?.handshake ?? null);
   if (parsed.verification !== undefined) changes.verification = parsed.verification && verificationToSave(parsed.verification, saved?.verification ?? null);
+  if (parsed.dedup !== undefined) changes.dedup = parsed.dedup as DedupRule | null;
   return changes;
 }
 
@@ -114,11 +119,14 @@ export interface IngressView {
     encoding?: HmacEncoding;
     prefix?: string;
   } | null;
+  /** Which requests are stored as duplicates of an earlier one (null: none). */
+  dedup: DedupRule | null;
 }
 
-export function ingressView(endpoint: Pick<Endpoint, "customResponse" | "handshake" | "verification">): IngressView {
-  const { customResponse: response, handshake, verification } = endpoint;
+export function ingressView(endpoint: Pick<Endpoint, "customResponse" | "handshake" | "verification" | "dedup">): IngressView {
+  const { customResponse: response, handshake, verification, dedup } = endpoint;
   return {
+    dedup,
     response: response && { status: response.status, headers: response.headers, body: response.body, delayMs: response.delayMs },
     handshake: handshake && { provider: handshake.provider, token: handshake.token ? secretHint(handshake.token) : null },
     verification: verification && {

@@ -5,7 +5,9 @@ import {
   deleteExpiredSessions,
   dropEventPartition,
   endpointRetentions,
+  deleteExpiredDedupKeys,
   ENDPOINT_PURGE_JOB,
+  forgetEndpointDedupKeys,
   enqueueJob,
   ensureEventPartitions,
   eventPartitions,
@@ -23,6 +25,7 @@ export const SESSION_PURGE_JOB = "purge_expired_sessions";
 export const RETENTION_JOB = "events_retention";
 export const COUNTS_COMPACTION_JOB = "compact_event_counts";
 export const ACTIVITY_COMPACTION_JOB = "compact_event_minutes";
+export const DEDUP_PURGE_JOB = "purge_expired_dedup_keys";
 
 /** Rows deleted per statement by every purge (sessions, events): each statement's locks stay short. */
 export const PURGE_BATCH_ROWS = 5_000;
@@ -30,6 +33,8 @@ export const PURGE_BATCH_ROWS = 5_000;
 const RETENTION_BATCHES_PER_RUN = 40;
 /** How often retention runs (and partitions ahead are made sure of). */
 const RETENTION_EVERY_MS = 10 * 60_000;
+/** How often dedup keys past their window are deleted. */
+const DEDUP_PURGE_EVERY_MS = 10 * 60_000;
 /** How often the expired-session purge runs. */
 const SESSION_PURGE_EVERY_MS = 60 * 60_000;
 /** How often count deltas are folded. */
@@ -51,7 +56,18 @@ export function sessionPurge(pool: Pool): JobHandler {
   };
 }
 
-/** A deleted endpoint's events, purged in batches; its count and chart rows go last. */
+/** Dedup keys past their window (an endpoint's window is at most 7 days): deleted in bounded batches. */
+export function dedupKeyPurge(pool: Pool): JobHandler {
+  return {
+    kind: DEDUP_PURGE_JOB,
+    async run(job) {
+      while (!job.signal.aborted && (await deleteExpiredDedupKeys(pool, PURGE_BATCH_ROWS)) === PURGE_BATCH_ROWS);
+      return job.signal.aborted ? { kind: "stopped" } : { kind: "later", inMs: DEDUP_PURGE_EVERY_MS };
+    },
+  };
+}
+
+/** A deleted endpoint's events, purged in batches; its count, chart and dedup rows go last. */
 export function endpointPurge(pool: Pool): JobHandler {
   return {
     kind: ENDPOINT_PURGE_JOB,
@@ -61,6 +77,7 @@ export function endpointPurge(pool: Pool): JobHandler {
         if ((await purgeEndpointEvents(pool, job.key, PURGE_BATCH_ROWS)) < PURGE_BATCH_ROWS) {
           await forgetEndpointCounts(pool, job.key);
           await forgetEndpointActivity(pool, job.key);
+          await forgetEndpointDedupKeys(pool, job.key);
           return { kind: "done" };
         }
       }
@@ -151,5 +168,5 @@ export function eventRetention(options: RetentionOptions): JobHandler {
 
 /** Makes sure the recurring upkeep jobs exist (at start; an existing one keeps its schedule). */
 export async function scheduleUpkeep(pool: Pool): Promise<void> {
-  for (const kind of [SESSION_PURGE_JOB, RETENTION_JOB, COUNTS_COMPACTION_JOB, ACTIVITY_COMPACTION_JOB, SEARCH_INDEX_JOB]) await enqueueJob(pool, { kind, key: "all" });
+  for (const kind of [SESSION_PURGE_JOB, RETENTION_JOB, COUNTS_COMPACTION_JOB, ACTIVITY_COMPACTION_JOB, SEARCH_INDEX_JOB, DEDUP_PURGE_JOB]) await enqueueJob(pool, { kind, key: "all" });
 }

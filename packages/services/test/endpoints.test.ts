@@ -63,6 +63,7 @@ describe("createEndpoint", () => {
       response: null,
       handshake: null,
       verification: null,
+      dedup: null,
       createdAt: expect.any(Date),
     });
     await waitFor(() => heard.some((change) => change.id === endpoint.id && change.change === "created"), "the creation to be announced");

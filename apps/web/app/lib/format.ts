@@ -85,6 +85,7 @@ export const STATUS_LABELS: Record<EventStatus, string> = {
   pending: "Pending",
   delivered: "Delivered",
   failed: "Failed",
+  duplicate: "Duplicate",
 };
 
 export const HEALTH_LABELS: Record<HealthState, string> = {

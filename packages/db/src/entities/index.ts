@@ -1,5 +1,5 @@
 import { BigIntType, EntitySchema } from "@mikro-orm/core";
-import { EVENT_STATUSES, SIGNATURE_STATUSES, type CustomResponse, type EventStatus, type HandshakeRule, type HeaderList, type SignatureReason, type SignatureStatus, type VerificationRule } from "@rehook/core";
+import { EVENT_STATUSES, SIGNATURE_STATUSES, type CustomResponse, type DedupRule, type EventStatus, type HandshakeRule, type HeaderList, type SignatureReason, type SignatureStatus, type VerificationRule } from "@rehook/core";
 
 /** An endpoint's signature rule as saved (the secret never leaves the server's use cases). */
 export interface StoredVerification extends VerificationRule {
@@ -90,8 +90,10 @@ export interface Endpoint {
   handshake: HandshakeRule | null;
   /** How it checks senders' signatures (null: it does not). */
   verification: StoredVerification | null;
-  /** Counts changes of `verification` (see the capture writer). */
+  /** Counts changes of `verification` and of `dedup`: the ingress rule a capture is written under (see the capture writer). */
   verificationVersion: number;
+  /** Which requests are duplicates of an earlier one (null: none are). */
+  dedup: DedupRule | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -136,6 +138,16 @@ export interface Event {
   leaseExpiresAt: Date | null;
   /** A retry is scheduled: the event waits as pending until then. */
   nextAttemptAt: Date | null;
+  /** A duplicate (status duplicate): the event whose dedup key it repeated within the window. */
+  duplicateOf: string | null;
+}
+
+/** A dedup key's first event, remembered until the endpoint's window after it has passed. */
+export interface DedupKey {
+  endpointId: string;
+  keyHash: Buffer;
+  firstEventId: string;
+  expiresAt: Date;
 }
 
 /** One attempt to forward an event to its destination, whatever came of it. */
@@ -374,6 +386,7 @@ export const EndpointEntity = new EntitySchema<Endpoint>({
     handshake: { type: "json", columnType: "jsonb", nullable: true },
     verification: { type: "json", columnType: "jsonb", nullable: true },
     verificationVersion: { type: "integer", default: 0 },
+    dedup: { type: "json", columnType: "jsonb", nullable: true },
     createdAt,
     updatedAt: { ...createdAt, onUpdate: () => new Date() },
   },
@@ -426,6 +439,19 @@ export const EventEntity = new EntitySchema<Event>({
     destinationUrl: { type: "text", nullable: true },
     leaseExpiresAt: { ...timestamp, nullable: true },
     nextAttemptAt: { ...timestamp, nullable: true },
+    duplicateOf: { type: "uuid", nullable: true },
+  },
+});
+
+export const DedupKeyEntity = new EntitySchema<DedupKey>({
+  name: "DedupKey",
+  tableName: "dedup_keys",
+  indexes: [{ name: "dedup_keys_expires_at_index", properties: ["expiresAt"] }],
+  properties: {
+    endpointId: { type: "uuid", primary: true },
+    keyHash: { type: "blob", primary: true },
+    firstEventId: { type: "uuid" },
+    expiresAt: { ...timestamp },
   },
 });
 
@@ -628,6 +654,7 @@ export const entities = [
   DeliveryAttemptEntity,
   JobEntity,
   EventCountEntity,
+  DedupKeyEntity,
   EventMinuteEntity,
   LatencyMinuteEntity,
   InviteEntity,

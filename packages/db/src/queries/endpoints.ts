@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { isUuid, retryPolicyFromColumns, type CustomResponse, type HandshakeRule, type RetryPolicy } from "@rehook/core";
+import { isUuid, retryPolicyFromColumns, type CustomResponse, type DedupRule, type HandshakeRule, type RetryPolicy } from "@rehook/core";
 import { EndpointEntity, TeamEntity, type Endpoint, type StoredVerification } from "../entities/index.js";
 import { insertingInto } from "../duplicate-row.js";
 import { BUS_CHANNEL } from "../event-bus.js";
@@ -20,6 +20,7 @@ export interface NewEndpoint {
   customResponse?: CustomResponse | null;
   handshake?: HandshakeRule | null;
   verification?: StoredVerification | null;
+  dedup?: DedupRule | null;
 }
 
 export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Promise<Endpoint> {
@@ -43,6 +44,7 @@ export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Pro
     handshake: input.handshake ?? null,
     verification: input.verification ?? null,
     verificationVersion: 0,
+    dedup: input.dedup ?? null,
     consecutiveFailures: 0,
     forwardingPausedAt: null,
     pausedReason: null,
@@ -128,6 +130,7 @@ export type EndpointChanges = Partial<
     | "customResponse"
     | "handshake"
     | "verification"
+    | "dedup"
   >
 >;
 
@@ -135,8 +138,9 @@ export type EndpointChanges = Partial<
 export async function updateOwnedEndpoint(em: EntityManager, teamId: string, ref: EndpointRef, changes: EndpointChanges): Promise<Endpoint | null> {
   const endpoint = await findOwnedEndpoint(em, teamId, ref);
   if (!endpoint) return null;
-  // A new signature rule gets a new version: capture batches checked under the old one are redone.
-  const verificationVersion = changes.verification !== undefined ? { verificationVersion: endpoint.verificationVersion + 1 } : {};
+  // A new signature or dedup rule gets a new version: capture batches written under the old one are redone.
+  const ruleChanged = changes.verification !== undefined || changes.dedup !== undefined;
+  const verificationVersion = ruleChanged ? { verificationVersion: endpoint.verificationVersion + 1 } : {};
   em.assign(endpoint, { ...changes, ...verificationVersion, updatedAt: new Date() });
   await em.flush();
   return endpoint;

@@ -41,6 +41,8 @@ export interface EventSummary {
   nextAttemptAt: Date | null;
   /** A failed event that a replay has since delivered (its status stays failed). */
   resolvedByReplay: boolean;
+  /** A duplicate: the first event with its dedup key (null otherwise). */
+  duplicateOf: string | null;
 }
 
 export interface EventFilter {
@@ -78,6 +80,7 @@ interface SummaryRow {
   response_status: number | null;
   received_at: Date;
   next_attempt_at: Date | null;
+  duplicate_of: string | null;
   /** Only where the query computes it (one event's page); a list marks its rows with markResolvedByReplay. */
   resolved_by_replay?: boolean;
 }
@@ -101,9 +104,9 @@ export function byteBoundedIds(candidates: string, maxBytesPlaceholder: string):
 }
 
 const SUMMARY_COLUMNS = `e.id, e.endpoint_id, p.name as endpoint_name, e.method, e.path, e.query, e.size_bytes, e.source, e.event_type, e.status,
-       e.signature, e.signature_reason, e.latency_ms, e.response_status, e.received_at, e.next_attempt_at`;
+       e.signature, e.signature_reason, e.latency_ms, e.response_status, e.received_at, e.next_attempt_at, e.duplicate_of`;
 /** What a listing reads of each event (never the bodies). */
-const LISTED_COLUMNS = `e.id, e.endpoint_id, e.method, e.path, e.query, e.size_bytes, e.source, e.event_type, e.status, e.signature, e.signature_reason, e.latency_ms, e.response_status, e.received_at, e.next_attempt_at`;
+const LISTED_COLUMNS = `e.id, e.endpoint_id, e.method, e.path, e.query, e.size_bytes, e.source, e.event_type, e.status, e.signature, e.signature_reason, e.latency_ms, e.response_status, e.received_at, e.next_attempt_at, e.duplicate_of`;
 
 const toSummary = (row: SummaryRow): EventSummary => ({
   id: row.id,
@@ -123,6 +126,7 @@ const toSummary = (row: SummaryRow): EventSummary => ({
   receivedAt: new Date(row.received_at),
   nextAttemptAt: row.next_attempt_at === null ? null : new Date(row.next_attempt_at),
   resolvedByReplay: row.resolved_by_replay ?? false,
+  duplicateOf: row.duplicate_of ?? null,
 });
 
 /** A delivered replay of the event `e`: resolves a failed event (probes replay_attempts' (event_id, …) index). */

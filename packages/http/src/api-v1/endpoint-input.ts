@@ -12,14 +12,16 @@ export interface IngressSettingsWire {
   response?: { status: number; headers?: Record<string, string>; body?: string; delay_ms?: number } | null;
   handshake?: { provider: string; token?: string } | null;
   verification?: { scheme: string; secret?: string; reject_invalid?: boolean; header?: string; encoding?: string; prefix?: string } | null;
+  dedup?: { key: unknown; window_s: number } | null;
 }
 
 /** The ingress settings named in `wire` (a field left out stays out; null clears it). */
 export function ingressSettingsFromWire(wire: IngressSettingsWire): IngressSettingsInput {
-  const { response, handshake, verification } = wire;
+  const { response, handshake, verification, dedup } = wire;
   const settings: IngressSettingsInput = {};
   if (response !== undefined) settings.response = response && { status: response.status, headers: response.headers, body: response.body, delayMs: response.delay_ms };
   if (handshake !== undefined) settings.handshake = handshake;
+  if (dedup !== undefined) settings.dedup = dedup;
   if (verification !== undefined) {
     settings.verification = verification && {
       scheme: verification.scheme,
@@ -67,5 +69,6 @@ export function endpointWireFields(body: z.ZodObject): Record<string, WireField>
     response: { schema: field("response"), decode: (response: IngressSettingsWire["response"]) => ingressSettingsFromWire({ response }).response },
     handshake: { schema: field("handshake") },
     verification: { schema: field("verification"), decode: (verification: IngressSettingsWire["verification"]) => ingressSettingsFromWire({ verification }).verification },
+    dedup: { schema: field("dedup") },
   };
 }

@@ -1,4 +1,5 @@
 import {
+  MAX_DEDUP_WINDOW_S,
   ROLES,
   EVENT_STATUSES,
   EXPORT_FORMATS,
@@ -52,7 +53,8 @@ export const EventSummary = z.object({
   path: z.string().describe("The sub-path after the capture URL"),
   source: z.string(),
   event_type: z.string(),
-  status: z.enum(EVENT_STATUSES),
+  status: z.enum(EVENT_STATUSES).describe("captured (nowhere to forward), pending, delivered, failed, or duplicate (a repeat found by the endpoint's dedup rule: stored, not forwarded)"),
+  duplicate_of: id.nullable().describe("A duplicate: the first event with the same dedup key; null otherwise"),
   signature: z.enum(SIGNATURE_STATUSES).nullable().describe("What the endpoint's signature check found; null when it checks none"),
   signature_reason: z
     .enum(SIGNATURE_REASONS)
@@ -242,6 +244,19 @@ const verificationInput = z
   .nullable()
   .describe("Check each request's signature; every event records signature: valid, invalid or missing");
 
+const dedupRule = z
+  .object({
+    key: z
+      .union([z.literal("auto"), z.literal("body"), z.object({ header: z.string() }).strict(), z.object({ json: z.string() }).strict()])
+      .describe(
+        'What makes two requests the same: "auto" (the provider\'s own delivery id: webhook-id/svix-id, X-GitHub-Delivery, X-Shopify-Webhook-Id, Stripe\'s event id, Slack\'s event_id, …), {"header": NAME}, {"json": "dotted.path"}, or "body" (the exact bytes)',
+      ),
+    window_s: z.int().min(1).max(MAX_DEDUP_WINDOW_S).describe("Seconds after a key's first event during which a repeat is a duplicate (1 to 604,800: 7 days)"),
+  })
+  .strict()
+  .nullable()
+  .describe("Deduplication: a repeat within the window is stored and answered as usual, with status duplicate and duplicate_of, and is not forwarded. null: off");
+
 export const Endpoint = z.object({
   id,
   name: z.string(),
@@ -269,6 +284,7 @@ export const Endpoint = z.object({
       prefix: z.string().optional(),
     })
     .nullable(),
+  dedup: dedupRule,
   created_at: timestamp,
 });
 
@@ -291,6 +307,7 @@ export const EndpointCreate = z
     response: customResponse.optional(),
     handshake: handshakeInput.optional(),
     verification: verificationInput.optional(),
+    dedup: dedupRule.optional(),
   })
   .strict();
 

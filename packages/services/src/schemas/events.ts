@@ -72,6 +72,8 @@ export const eventSummary = z.object({
   receivedAt: z.date(),
   nextAttemptAt: z.date().nullable(),
   resolvedByReplay: z.boolean(),
+  /** A duplicate: the first event with the same dedup key. */
+  duplicateOf: z.string().nullable(),
 });
 
 export const eventPage = z.object({

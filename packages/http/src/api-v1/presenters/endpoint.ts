@@ -40,6 +40,7 @@ export function wireEndpoint(view: EndpointView) {
       ...(verification.encoding !== undefined ? { encoding: verification.encoding } : {}),
       ...(verification.prefix !== undefined ? { prefix: verification.prefix } : {}),
     },
+    dedup: view.dedup,
     created_at: view.createdAt.toISOString(),
   };
 }
@@ -65,6 +66,7 @@ export const PUBLIC_ENDPOINT_FIELDS = [
   "response",
   "handshake",
   "verification",
+  "dedup",
   "created_at",
 ] as const satisfies ReadonlyArray<keyof WireEndpoint>;
 

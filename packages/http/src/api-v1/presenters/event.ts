@@ -18,7 +18,7 @@ function responseBody(body: Uint8Array | null): { body: string | null; body_enco
 
 /** A listed event as the API shows it: where it came and how, so scripts need no second call per event. */
 export function restEventSummary(
-  event: Pick<EventSummary, "id" | "endpointId" | "method" | "path" | "source" | "eventType" | "status" | "signature" | "signatureReason" | "latencyMs" | "receivedAt" | "resolvedByReplay">,
+  event: Pick<EventSummary, "id" | "endpointId" | "method" | "path" | "source" | "eventType" | "status" | "signature" | "signatureReason" | "latencyMs" | "receivedAt" | "resolvedByReplay" | "duplicateOf">,
 ) {
   return {
     id: event.id,
@@ -28,6 +28,7 @@ export function restEventSummary(
     source: event.source,
     event_type: event.eventType,
     status: event.status,
+    duplicate_of: event.duplicateOf,
     signature: event.signature,
     signature_reason: event.signatureReason,
     latency_ms: event.latencyMs,

@@ -1,0 +1,2 @@
+export * from "./filter.js";
+export * from "./dedup.js";
