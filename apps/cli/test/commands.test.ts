@@ -173,6 +173,33 @@ describe("rehook endpoint", concurrent, () => {
     expect(cleared.verification).toBeNull();
   });
 
+  it("create and update set deduplication from --dedup and --dedup-window, --no-dedup clears it, and events list filters duplicates", async () => {
+    const created = await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "deduped", "--dedup", "header:X-Delivery-Id", "--dedup-window", "600"], env);
+    expect(created.code).toBe(0);
+    const endpoint = JSON.parse(created.stdout);
+    expect(endpoint.dedup).toEqual({ key: { header: "X-Delivery-Id" }, window_s: 600 });
+
+    // Refused updates change nothing, so they can run beside the one that clears the rule.
+    const update = (...flags: string[]) => runCli(["endpoint", "update", "--email", "dev@example.com", "--slug", endpoint.slug, ...flags], env);
+    const [badSpelling, badWindow, clearing, duplicates, badStatus] = await Promise.all([
+      update("--dedup", "delivery-id"),
+      update("--dedup", "auto", "--dedup-window", "604801"),
+      update("--no-dedup"),
+      runCli(["events", "list", "--email", "dev@example.com", "--endpoint", endpoint.id, "--status", "duplicate", "--json"], env),
+      runCli(["events", "list", "--email", "dev@example.com", "--status", "repeated"], env),
+    ]);
+    expect(badSpelling.code).toBe(2);
+    expectOneLineError(badSpelling.stderr, /--dedup must be auto, body, header:NAME, json:PATH or off/);
+    expect(badWindow.code).toBe(1);
+    expectOneLineError(badWindow.stderr, /window_s must be a whole number of seconds from 1 to 604,800/);
+    expect(clearing.code).toBe(0);
+    expect(JSON.parse(clearing.stdout).dedup).toBeNull();
+    expect(duplicates.code).toBe(0);
+    expect(JSON.parse(duplicates.stdout)).toMatchObject({ data: [], meta: { total: 0 } });
+    expect(badStatus.code).toBe(2);
+    expectOneLineError(badStatus.stderr, /--status must be one of .*\bduplicate\b/);
+  });
+
   it("update refuses a token with an unpaired surrogate (a \\ud800 escape in its JSON) in one line, exit 1, instead of a database error", async () => {
     const created = JSON.parse((await runCli(["endpoint", "create", "--email", "dev@example.com", "--name", "meta"], env)).stdout);
     // argv cannot carry NUL or a lone surrogate; a JSON option can, as an escape.

@@ -1,5 +1,6 @@
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { authRouter } from "./router/auth.js";
+import { destinationsRouter } from "./router/destinations.js";
 import { endpointsRouter } from "./router/endpoints.js";
 import { eventsRouter } from "./router/events.js";
 import { replaysRouter } from "./router/replays.js";
@@ -11,6 +12,7 @@ import { createCallerFactory, router } from "./trpc.js";
 export const appRouter = router({
   auth: authRouter,
   endpoints: endpointsRouter,
+  destinations: destinationsRouter,
   events: eventsRouter,
   replays: replaysRouter,
   apiKeys: apiKeysRouter,

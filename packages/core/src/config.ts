@@ -65,7 +65,9 @@ export const environmentSchema = z.object({
   ALLOWED_ORIGINS: z.string().optional(),
   ALLOW_PRIVATE_DESTINATIONS: booleanString.default(false),
   FORWARD_TIMEOUT_MS: wholeNumber(1, 300_000).default(30_000),
-  MAX_IN_FLIGHT_PER_ENDPOINT: wholeNumber(1, 2_000).default(200),
+  MAX_IN_FLIGHT_PER_DESTINATION: wholeNumber(1, 2_000).optional(),
+  /** The name before routing (one destination per endpoint); MAX_IN_FLIGHT_PER_DESTINATION wins when both are set. */
+  MAX_IN_FLIGHT_PER_ENDPOINT: wholeNumber(1, 2_000).optional(),
   RETENTION_DAYS: wholeNumber(0, 3650).default(30),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   LOG_FORMAT: z.enum(["pretty", "json"]).default("pretty"),
@@ -116,8 +118,8 @@ export interface Config {
   allowPrivateDestinations: boolean;
   /** Total time a forward or replay may take before it counts as failed. */
   forwardTimeoutMs: number;
-  /** Forwards to one endpoint running at once: a slow or hanging destination cannot take the others' capacity. */
-  maxInFlightPerEndpoint: number;
+  /** Forwards to one destination running at once: a slow or hanging destination cannot take the others' capacity. */
+  maxInFlightPerDestination: number;
   /** Days events are kept unless their endpoint says otherwise (0: for ever). */
   retentionDays: number;
   logLevel: Environment["LOG_LEVEL"];
@@ -252,7 +254,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     baseUrlIsDefault: e.BASE_URL === undefined,
     allowPrivateDestinations: e.ALLOW_PRIVATE_DESTINATIONS,
     forwardTimeoutMs: e.FORWARD_TIMEOUT_MS,
-    maxInFlightPerEndpoint: e.MAX_IN_FLIGHT_PER_ENDPOINT,
+    maxInFlightPerDestination: e.MAX_IN_FLIGHT_PER_DESTINATION ?? e.MAX_IN_FLIGHT_PER_ENDPOINT ?? 200,
     retentionDays: e.RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,

@@ -51,8 +51,10 @@ export function issueSentence(issue: ValidationIssue): string {
 }
 
 /** What a missing (or another user's) record answers, with where to look instead. */
-export function notFoundMessage(kind: "event" | "endpoint" | "endpoint slug", key: string): string {
+export function notFoundMessage(kind: "event" | "endpoint" | "endpoint slug" | "destination", key: string): string {
   switch (kind) {
+    case "destination":
+      return `This endpoint has no destination with the id ${key}. It may have been removed; list the endpoint's destinations to find the right id.`;
     case "event":
       return `There is no event with the id ${key}. It may have been deleted already.`;
     case "endpoint":

@@ -55,9 +55,11 @@ describe("configuration", () => {
     expect(() => loadConfig({ TRUST_PROXY: "maybe" }, "/d")).toThrow(/TRUST_PROXY/);
   });
 
-  it("caps forwards in flight per endpoint at MAX_IN_FLIGHT_PER_ENDPOINT, 200 unless set", () => {
-    expect(loadConfig({}, "/d").maxInFlightPerEndpoint).toBe(200);
-    expect(loadConfig({ MAX_IN_FLIGHT_PER_ENDPOINT: "5" }, "/d").maxInFlightPerEndpoint).toBe(5);
+  it("caps forwards in flight per destination at MAX_IN_FLIGHT_PER_DESTINATION (or its old name MAX_IN_FLIGHT_PER_ENDPOINT), 200 unless set", () => {
+    expect(loadConfig({}, "/d").maxInFlightPerDestination).toBe(200);
+    expect(loadConfig({ MAX_IN_FLIGHT_PER_ENDPOINT: "5" }, "/d").maxInFlightPerDestination).toBe(5);
+    expect(loadConfig({ MAX_IN_FLIGHT_PER_DESTINATION: "7", MAX_IN_FLIGHT_PER_ENDPOINT: "5" }, "/d").maxInFlightPerDestination).toBe(7);
+    expect(() => loadConfig({ MAX_IN_FLIGHT_PER_DESTINATION: "0" }, "/d")).toThrow(/MAX_IN_FLIGHT_PER_DESTINATION/);
     expect(() => loadConfig({ MAX_IN_FLIGHT_PER_ENDPOINT: "0" }, "/d")).toThrow(/MAX_IN_FLIGHT_PER_ENDPOINT/);
     expect(() => loadConfig({ MAX_IN_FLIGHT_PER_ENDPOINT: "many" }, "/d")).toThrow(/MAX_IN_FLIGHT_PER_ENDPOINT/);
   });
@@ -87,6 +89,7 @@ describe("configuration", () => {
     "TRUST_PROXY_HOPS",
     "FORWARD_TIMEOUT_MS",
     "MAX_IN_FLIGHT_PER_ENDPOINT",
+    "MAX_IN_FLIGHT_PER_DESTINATION",
     "RETENTION_DAYS",
     "SHUTDOWN_DRAIN_MS",
     "API_RATE_LIMIT_PER_MINUTE",

@@ -7,6 +7,7 @@ import {
   type EventStatus,
   type HandshakeRule,
   type HeaderList,
+  type RoutingFilter,
   type RetryPolicy,
   type SignatureReason,
   type SignatureStatus,
@@ -42,16 +43,28 @@ export interface CapturedRequest {
   signatureReason?: SignatureReason | null;
   /** The request's dedup key under the rule of `verificationVersion` (hex SHA-256; null: it has none). */
   dedupKey?: string | null;
+  /** The filtered destinations whose filter (under the rule of `verificationVersion`) lets it through. */
+  matched?: string[];
 }
 
-/** Where and how a stored event is forwarded (all null/false for capture-only endpoints). */
+/** An enabled destination of the endpoint, as the capture statement found it. */
+export interface Route {
+  id: string;
+  url: string;
+  /** Its filter (null: it takes every event); checked before the write, see CapturedRequest.matched. */
+  filter: RoutingFilter | null;
+  /** Its deliveries were stored leased to this instance's fast path (not paused, paced or ordered, and room). */
+  leased: boolean;
+  /** Its retry policy (null: one attempt). */
+  retryPolicy: RetryPolicy | null;
+}
+
+/** How the endpoint's stored events are forwarded: the signing and header choices, and its destinations. */
 export interface ForwardingSettings {
-  destinationUrl: string | null;
   signRequests: boolean;
   secret: string;
   keepProxyHeaders: boolean;
-  /** The endpoint's retry policy (null: one attempt). */
-  retryPolicy: RetryPolicy | null;
+  routes: Route[];
 }
 
 /** How an endpoint answers its senders and checks their signatures, as the batch found it. */
@@ -61,6 +74,8 @@ export interface EndpointIngress {
   verification: StoredVerification | null;
   /** Which requests are duplicates (null: none); its changes count in verificationVersion too. */
   dedup: DedupRule | null;
+  /** Its enabled destinations with filters (their changes count in verificationVersion too). */
+  filters: Array<{ id: string; filter: RoutingFilter }>;
   verificationVersion: number;
 }
 
@@ -69,7 +84,7 @@ export type CaptureWriteResult =
    * `leased`: the event was stored already claimed for this instance's fast path.
    * `duplicateOf`: stored as a duplicate of that event (status duplicate, never forwarded).
    */
-  | { kind: "stored"; endpointId: string; status: EventStatus; forwarding: ForwardingSettings; leased: boolean; ingress: EndpointIngress; duplicateOf?: string }
+  | { kind: "stored"; endpointId: string; status: EventStatus; forwarding: ForwardingSettings; ingress: EndpointIngress; duplicateOf?: string }
   /** Nothing stored: the request was checked under another signature rule than the endpoint's; check it under `ingress` and write it again. */
   | { kind: "recheck"; endpointId: string; ingress: EndpointIngress }
   | { kind: "unknown_endpoint" };
@@ -119,13 +134,14 @@ interface Waiting {
  * materialised, and copying every row (headers and all) once more cost 5 to 8 us a row.
  */
 const STORED_ROWS = `incoming i join endpoint e on e.slug = i.slug
-  and (i.verification_version = e.verification_version or (i.verification_version is null and e.verification is null and e.dedup is null))`;
+  and (i.verification_version = e.verification_version
+       or (i.verification_version is null and e.verification is null and e.dedup is null and not e.filtered))`;
 
-/** STORED_ROWS with each row's duplicate, if it is one (x.id not null: see the dups CTE). */
-const STORED_ROWS_DUPS = `${STORED_ROWS} left join dups x on x.id = i.id`;
+/** STORED_ROWS with each row's duplicate (x.id not null: see dups) and first route (f.event_id not null: see firsts). */
+const STORED_ROWS_DUPS = `${STORED_ROWS} left join dups x on x.id = i.id left join firsts f on f.event_id = i.id`;
 
-/** A stored row's status: a duplicate waits for nothing; otherwise pending when it has somewhere to go. */
-const ROW_STATUS = `case when x.id is not null then 'duplicate' when e.destination_url is null then 'captured' else 'pending' end`;
+/** A stored row's status: a duplicate waits for nothing; otherwise pending when some destination takes it. */
+const ROW_STATUS = `case when x.id is not null then 'duplicate' when f.event_id is not null then 'pending' else 'captured' end`;
 
 /*
  * One statement stores a whole batch. The slug is resolved inside the statement, so a
@@ -144,13 +160,12 @@ with incoming as (
   select * from json_to_recordset($1::json) as t(
     id uuid, slug text, received_at timestamptz, method text, path text, query text, headers json,
     body_offset int, size_bytes int, content_type text, client_ip text, source text, event_type text,
-    verification_version int, signature text, signature_reason text, dedup_key text
+    verification_version int, signature text, signature_reason text, dedup_key text, matched uuid[]
   )
 ),
 endpoint as (
-  select id, team_id, slug, destination_url, sign_requests, secret, keep_proxy_headers,
-         retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms,
-         destination_url is not null and forwarding_paused_at is null and $3::float8 is not null as leased,
+  select id, team_id, slug, sign_requests, secret, keep_proxy_headers,
+         exists (select 1 from destinations d where d.endpoint_id = endpoints.id and d.enabled and d.filter is not null) as filtered,
          custom_response, handshake, verification, verification_version, dedup,
          -- What its senders are answered, worked out once per endpoint rather than per row: the
          -- custom response's status and delay, or the default 200 at once. The caller answers by
@@ -168,6 +183,15 @@ endpoint as (
   from endpoints
   where slug in (select distinct slug from incoming)
   for key share
+),
+-- The endpoints' enabled destinations. A delivery is stored leased to the fast path ($3) unless
+-- the destination is paused, paced or ordered (those are claimed from the database).
+routes as (
+  select d.id, d.endpoint_id, d.position, d.url, d.filter, d.filter is not null as filtered,
+         d.retry_max_attempts, d.retry_initial_delay_ms, d.retry_max_delay_ms,
+         d.forwarding_paused_at is null and d.rate_limit_per_second is null and not d.ordered and $3::float8 is not null as leased
+  from destinations d
+  where d.endpoint_id in (select id from endpoint) and d.enabled
 ),
 -- Deduplication: each key's first event in the batch claims the key in dedup_keys, or finds
 -- it held by an earlier event whose window has not passed (then the row is a duplicate of
@@ -194,26 +218,38 @@ dups as (
   from ${STORED_ROWS} join claimed_keys c on c.endpoint_id = e.id and c.key_hash = decode(i.dedup_key, 'hex')
   where e.dedup is not null and c.first_event_id <> i.id
 ),
+-- Routing: each stored row that is no duplicate goes to every destination without a filter and
+-- to those whose filter let it through (checked before the write, under the current rule).
+matches as (
+  select i.id as event_id, e.id as endpoint_id, t.id as destination_id, t.position, t.url, t.leased
+  from ${STORED_ROWS} left join dups x on x.id = i.id
+  join routes t on t.endpoint_id = e.id and (not t.filtered or t.id = any(i.matched))
+  where x.id is null
+),
+firsts as (select distinct on (event_id) event_id, url from matches order by event_id, position),
+queued as (
+  insert into deliveries (event_id, destination_id, endpoint_id, status, attempts, lease_expires_at)
+  select event_id, destination_id, endpoint_id, 'pending', case when leased then 1 else 0 end,
+         case when leased then now() + make_interval(secs => $3::float8 / 1000) end
+  from matches
+),
 -- A "captured" chat notification is due in the same transaction as the event (outbox).
 notify as (
   insert into notification_outbox (team_id, event_id, trigger)
   select n.team_id, i.id, 'captured'
   from ${STORED_ROWS_DUPS} join notification_settings n on n.team_id = e.team_id
-  where e.destination_url is null and x.id is null and n.enabled and n.paused_reason is null and 'captured' = any(n.triggers)
+  where f.event_id is null and x.id is null and n.enabled and n.paused_reason is null and 'captured' = any(n.triggers)
   returning team_id
 ),
 notify_jobs as (${enqueueNotifyJobs("select team_id from notify")}),
 stored as (
   insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type,
                       size_bytes, client_ip, source, event_type, signature, signature_reason, status, destination_url,
-                      lease_expires_at, attempts, sender_status, sender_delay_ms, duplicate_of)
+                      sender_status, sender_delay_ms, duplicate_of)
   select i.id, e.id, i.received_at, i.method, i.path, i.query, i.headers,
          substring($2::bytea from i.body_offset + 1 for i.size_bytes), i.content_type,
          i.size_bytes, i.client_ip, i.source, i.event_type, i.signature, i.signature_reason,
-         ${ROW_STATUS}, e.destination_url,
-         case when e.leased and x.id is null then now() + make_interval(secs => $3::float8 / 1000) end,
-         case when e.leased and x.id is null then 1 else 0 end,
-         e.sender_status, e.sender_delay_ms, x.first_event_id
+         ${ROW_STATUS}, f.url, e.sender_status, e.sender_delay_ms, x.first_event_id
   from ${STORED_ROWS_DUPS}
 ),
 -- The endpoints' counts of events per status (event_counts), in the same transaction.
@@ -240,18 +276,34 @@ ${announceEventsCte({
 -- One row per endpoint found, not per event: every event of a found slug whose rule fits was inserted.
 -- The endpoint's forwarding settings come back too (the fast path delivers from memory), and
 -- its answer and signature rule (the capture path keeps them for the next requests).
-select id as endpoint_id, team_id, slug, case when destination_url is null then 'captured' else 'pending' end as status,
-       destination_url, sign_requests, secret, keep_proxy_headers, retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, leased,
+select id as endpoint_id, team_id, slug, sign_requests, secret, keep_proxy_headers,
+       (select coalesce(json_agg(json_build_object('id', t.id, 'url', t.url, 'filter', t.filter, 'leased', t.leased,
+                                                   'retry_max_attempts', t.retry_max_attempts, 'retry_initial_delay_ms', t.retry_initial_delay_ms,
+                                                   'retry_max_delay_ms', t.retry_max_delay_ms) order by t.position), '[]')
+        from routes t where t.endpoint_id = endpoint.id) as routes,
        custom_response, handshake, verification, verification_version, dedup,
        (select coalesce(json_agg(json_build_array(d.id, d.first_event_id)), '[]') from dups d) as duplicates,
        (select count(*) from announced) as announced
 from endpoint`;
 
 /** The statement's `incoming` condition, for telling each waiting caller whether its row went in. */
-function rowFitsRule(request: CapturedRequest, endpoint: { verification_version: number; verification: unknown; dedup: unknown }): boolean {
+function rowFitsRule(request: CapturedRequest, endpoint: { verification_version: number; verification: unknown; dedup: unknown; routes: RouteRow[] }): boolean {
   const version = request.verificationVersion ?? null;
-  return version === endpoint.verification_version || (version === null && endpoint.verification === null && endpoint.dedup === null);
+  if (version === endpoint.verification_version) return true;
+  return version === null && endpoint.verification === null && endpoint.dedup === null && endpoint.routes.every((route) => route.filter === null);
 }
+
+interface RouteRow {
+  id: string;
+  url: string;
+  filter: RoutingFilter | null;
+  leased: boolean;
+  retry_max_attempts: number | null;
+  retry_initial_delay_ms: number | null;
+  retry_max_delay_ms: number | null;
+}
+
+const toRoute = (row: RouteRow): Route => ({ id: row.id, url: row.url, filter: row.filter, leased: row.leased, retryPolicy: retryPolicyOf(row) });
 
 /*
  * Every text of a row, sanitised: PostgreSQL refuses NUL and lone surrogates in text and json,
@@ -291,6 +343,7 @@ function batchParameters(requests: CapturedRequest[]): [string, Buffer] {
         signature: r.signature ?? null,
         signature_reason: r.signatureReason ?? null,
         dedup_key: r.dedupKey ?? null,
+        matched: r.matched ?? [],
       });
     }
     offset += r.body.byteLength;
@@ -429,15 +482,10 @@ export class GroupCommitWriter {
     const result = await this.pool.query<{
       endpoint_id: string;
       slug: string;
-      status: EventStatus;
-      destination_url: string | null;
       sign_requests: boolean;
       secret: string;
       keep_proxy_headers: boolean;
-      retry_max_attempts: number | null;
-      retry_initial_delay_ms: number | null;
-      retry_max_delay_ms: number | null;
-      leased: boolean;
+      routes: RouteRow[];
       custom_response: CustomResponse | null;
       handshake: HandshakeRule | null;
       verification: StoredVerification | null;
@@ -454,11 +502,13 @@ export class GroupCommitWriter {
         row.slug,
         {
           row,
+          routes: row.routes.map(toRoute),
           ingress: {
             customResponse: row.custom_response,
             handshake: row.handshake,
             verification: row.verification,
             dedup: row.dedup,
+            filters: row.routes.flatMap((route) => (route.filter === null ? [] : [{ id: route.id, filter: route.filter }])),
             verificationVersion: row.verification_version,
           } satisfies EndpointIngress,
         },
@@ -472,24 +522,19 @@ export class GroupCommitWriter {
         waiting.resolve({ kind: "unknown_endpoint" });
         continue;
       }
-      const { row: endpoint, ingress } = found;
+      const { row: endpoint, ingress, routes } = found;
       if (!rowFitsRule(waiting.request, endpoint)) {
         waiting.resolve({ kind: "recheck", endpointId: endpoint.endpoint_id, ingress });
         continue;
       }
       const duplicateOf = duplicates.get(waiting.request.id);
+      // The routes this row went to, as the statement chose them (see matches).
+      const matched = duplicateOf ? [] : routes.filter((route) => route.filter === null || (waiting.request.matched ?? []).includes(route.id));
       waiting.resolve({
         kind: "stored",
         endpointId: endpoint.endpoint_id,
-        status: duplicateOf ? "duplicate" : endpoint.status,
-        forwarding: {
-          destinationUrl: endpoint.destination_url,
-          signRequests: endpoint.sign_requests,
-          secret: endpoint.secret,
-          keepProxyHeaders: endpoint.keep_proxy_headers,
-          retryPolicy: retryPolicyOf(endpoint),
-        },
-        leased: endpoint.leased && !duplicateOf,
+        status: duplicateOf ? "duplicate" : matched.length > 0 ? "pending" : "captured",
+        forwarding: { signRequests: endpoint.sign_requests, secret: endpoint.secret, keepProxyHeaders: endpoint.keep_proxy_headers, routes: matched },
         ingress,
         ...(duplicateOf ? { duplicateOf } : {}),
       });

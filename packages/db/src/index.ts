@@ -17,6 +17,8 @@ export * from "./queries/users.js";
 export * from "./queries/invites.js";
 export * from "./queries/endpoints.js";
 export * from "./queries/deliveries.js";
+export * from "./queries/destinations.js";
+export * from "./queries/event-status.js";
 export { BUS_CHANNEL, EventBus, type BusListener, type BusMessage } from "./event-bus.js";
 export { endpointIdsBySlug } from "./endpoint-slugs.js";
 export { DuplicateRowError } from "./duplicate-row.js";

@@ -9,13 +9,15 @@ import {
 } from "@rehook/core";
 import {
   BODY_BYTES_PER_READ,
-  claimDueEvents,
-  completeEvents,
+  claimDueDeliveries,
+  completeDeliveries,
+  deliveryKey,
   handBackLeases,
   Poller,
-  type ClaimedEvent,
-  type CompletedEvent,
+  type ClaimedDelivery,
+  type CompletedDelivery,
   type DeliveryOutcome,
+  type LeaseClaim,
   type Pool,
 } from "@rehook/db";
 import { FairScheduler, type Scheduled } from "./fair-scheduler.js";
@@ -37,8 +39,8 @@ export interface DispatcherOptions {
   maxRecoveryBytes?: number;
   /** Most deliveries this instance runs at once, and most leased events it holds (running or waiting). */
   maxInFlight?: number;
-  /** Most deliveries to one endpoint at once (MAX_IN_FLIGHT_PER_ENDPOINT): a slow destination cannot take the others' room. */
-  maxInFlightPerEndpoint?: number;
+  /** Most deliveries to one destination at once (MAX_IN_FLIGHT_PER_DESTINATION): a slow destination cannot take the others' room. */
+  maxInFlightPerDestination?: number;
   /** Jitters retry delays ([0, 1); Math.random unless a test fixes it). */
   retryRandom?: () => number;
   /** Longest retry wait kept in memory (MAX_HELD_RETRY_WAIT_MS); 0 sends every retry through the database. */
@@ -88,11 +90,11 @@ export function outboundTask(request: StoredRequest, url: string, options: SendO
 }
 
 /**
- * What goes on the wire for one claimed event: to its destination, with path forwarding. A
+ * What goes on the wire for one claimed delivery: to its destination, with path forwarding. A
  * sub-path that could leave the destination's path (stored before capture refused it) makes
  * a task the worker fails at once, with the reason, so the attempt is recorded like any other.
  */
-export function deliveryTask(event: ClaimedEvent, options: SendOptions, startBy?: number): DeliveryTask {
+export function deliveryTask(event: ClaimedDelivery, options: SendOptions, startBy?: number): DeliveryTask {
   const target = forwardTarget(event.destinationUrl, event.path, event.query);
   if (target.ok) return outboundTask(event, target.url, options, startBy);
   return { ...outboundTask(event, event.destinationUrl, options, startBy), refused: target.reason };
@@ -102,10 +104,15 @@ export function deliveryTask(event: ClaimedEvent, options: SendOptions, startBy?
  * A worker's result as the attempt to store: after a failure, whether and when the event's
  * policy wants another attempt (Retry-After on 429 and 503 honoured). `random` jitters the wait.
  */
-export function outcome(event: Pick<ClaimedEvent, "id" | "attempt" | "retryPolicy">, result: DeliveryResult, random: () => number = Math.random): DeliveryOutcome {
+export function outcome(
+  event: Pick<ClaimedDelivery, "id" | "destinationId" | "attempt" | "retryPolicy">,
+  result: DeliveryResult,
+  random: () => number = Math.random,
+): DeliveryOutcome {
   const retryAfter = result.headers?.find(([name]) => name.toLowerCase() === "retry-after")?.[1] ?? null;
   return {
     id: event.id,
+    destinationId: event.destinationId,
     attempt: event.attempt,
     status: result.ok ? "delivered" : "failed",
     retryInMs: result.ok ? null : retryDelay(event.retryPolicy, { attempt: event.attempt, responseStatus: result.status, retryAfter }, random, Date.now()),
@@ -125,12 +132,12 @@ const CLAIM_ROWS = 500;
 export const MAX_RECOVERY_BYTES_IN_FLIGHT = BODY_BYTES_PER_READ;
 /** Deliveries an instance runs at once by default, and events it holds (running or waiting). */
 export const DEFAULT_MAX_IN_FLIGHT = 2_000;
-/** Deliveries to one endpoint at once by default (MAX_IN_FLIGHT_PER_ENDPOINT). */
-export const DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT = 200;
+/** Deliveries to one destination at once by default (MAX_IN_FLIGHT_PER_DESTINATION). */
+export const DEFAULT_MAX_IN_FLIGHT_PER_DESTINATION = 200;
 
-/** A leased event held in memory until it is sent. */
+/** A leased delivery held in memory until it is sent. */
 interface Held {
-  event: ClaimedEvent;
+  event: ClaimedDelivery;
   /** Epoch ms after which sending could outlive the lease: the event is then handed back unsent. */
   startBy: number;
   /** Its body bytes when it came from a recovery claim (counted against maxRecoveryBytes), else 0. */
@@ -143,22 +150,22 @@ interface Held {
  * batches. Nothing is marked done unless a worker returned a result for it: a crashed
  * worker or process leaves the lease to expire, and the event is claimed again.
  *
- * Fairness: every leased event (fast path or claim) goes through a FairScheduler, so one
- * endpoint has at most maxInFlightPerEndpoint sends running and free slots go round robin
- * between endpoints; the rest wait in memory, bounded, or go back to the database.
+ * Fairness: every leased delivery (fast path or claim) goes through a FairScheduler, so one
+ * destination has at most maxInFlightPerDestination sends running and free slots go round
+ * robin between destinations; the rest wait in memory, bounded, or go back to the database.
  */
 export class DeliveryDispatcher {
   /** How long a claim holds an event: see the writer's fast path and claimDueEvents. */
   readonly leaseMs: number;
   private readonly maxInFlight: number;
-  private readonly maxInFlightPerEndpoint: number;
-  /** Most events waiting in memory; past it the endpoint furthest behind gives its newest back. */
+  private readonly maxInFlightPerDestination: number;
+  /** Most events waiting in memory; past it the destination furthest behind gives its newest back. */
   private readonly maxWaiting: number;
   private readonly scheduler: FairScheduler<Held>;
   /** Failed events waiting in memory for a retry due soon. */
   private readonly retries: HeldRetries;
   private pumpScheduled = false;
-  private handBacks: Array<{ id: string; attempt: number }> = [];
+  private handBacks: LeaseClaim[] = [];
   private handingBack: Promise<void> | undefined;
   private completions: DeliveryOutcome[] = [];
   private completing: Promise<void> | undefined;
@@ -167,8 +174,8 @@ export class DeliveryDispatcher {
   private recoveryBytes = 0;
   /** The last claim was cut by bytes: claim again as soon as recovered bytes are let go. */
   private recoveryWaitsForBytes = false;
-  /** Endpoints a claim gave a whole limit's worth (likely more due): claim again once their queue empties. */
-  private readonly cutEndpoints = new Set<string>();
+  /** Destinations a claim gave a whole limit's worth (likely more due): claim again once their queue empties. */
+  private readonly cutDestinations = new Set<string>();
   private readonly maxRecoveryBytes: number;
   private stopped = false;
   private readonly running = new Set<Promise<unknown>>();
@@ -178,12 +185,12 @@ export class DeliveryDispatcher {
     // is never taken over, and short enough that a crashed instance's work resumes soon.
     this.leaseMs = options.timeoutMs * 2 + 5_000;
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-    this.maxInFlightPerEndpoint = options.maxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT;
-    // Half the room at most waits, so a few stuck endpoints' backlogs cannot stop the fast
+    this.maxInFlightPerDestination = options.maxInFlightPerDestination ?? DEFAULT_MAX_IN_FLIGHT_PER_DESTINATION;
+    // Half the room at most waits, so a few stuck destinations' backlogs cannot stop the fast
     // path (hasRoom) for all the others.
     this.maxWaiting = Math.max(1, Math.floor(this.maxInFlight / 2));
     this.maxRecoveryBytes = options.maxRecoveryBytes ?? MAX_RECOVERY_BYTES_IN_FLIGHT;
-    this.scheduler = new FairScheduler({ perKeyLimit: this.maxInFlightPerEndpoint, totalLimit: this.maxInFlight });
+    this.scheduler = new FairScheduler({ perKeyLimit: this.maxInFlightPerDestination, totalLimit: this.maxInFlight });
     this.recovery = new Poller(() => this.recover(), options.recoveryIntervalMs ?? 1_000);
     this.retries = new HeldRetries({
       db: options.db,
@@ -203,9 +210,14 @@ export class DeliveryDispatcher {
     return !this.stopped && this.scheduler.running + this.scheduler.waiting < this.maxInFlight;
   }
 
-  /** Sends running to this endpoint and events waiting for it (tests, diagnostics). */
-  load(endpointId: string): { running: number; waiting: number } {
-    return { running: this.scheduler.runningFor(endpointId), waiting: this.scheduler.waitingFor(endpointId) };
+  /** Sends running to this destination and deliveries waiting for it (tests, diagnostics). */
+  load(destinationId: string): { running: number; waiting: number } {
+    return { running: this.scheduler.runningFor(destinationId), waiting: this.scheduler.waitingFor(destinationId) };
+  }
+
+  /** Deliveries only a claim takes (paced and ordered destinations) were stored or freed: claim now rather than at the next interval. */
+  claimSoon(): void {
+    if (!this.stopped) this.recovery.wake();
   }
 
   /** Failed events waiting in memory for their retry (tests, diagnostics). */
@@ -217,7 +229,7 @@ export class DeliveryDispatcher {
    * The fast path: events committed already leased to this instance, sent from memory.
    * Those offered in one turn of the event loop go to a worker together.
    */
-  deliverLeased(event: ClaimedEvent): void {
+  deliverLeased(event: ClaimedDelivery): void {
     // Stopping: handed back unsent (stop() flushes hand-backs last), so a running instance claims it at once.
     if (this.stopped) return this.letGo({ event, startBy: 0, recoveredBytes: 0 });
     this.hold(event, Date.now(), 0);
@@ -242,13 +254,13 @@ export class DeliveryDispatcher {
   }
 
   /**
-   * Queues a leased event for its endpoint. Its send deadline counts from the lease, not from
+   * Queues a leased delivery for its destination. Its send deadline counts from the lease, not from
    * when it leaves the queue: a send starting later could outlive the lease and race another
    * instance's claim.
    */
-  private hold(event: ClaimedEvent, leasedAt: number, recoveredBytes: number): void {
+  private hold(event: ClaimedDelivery, leasedAt: number, recoveredBytes: number): void {
     const startBy = leasedAt + this.leaseMs - this.options.timeoutMs - 5_000;
-    this.scheduler.add(event.endpointId, { event, startBy, recoveredBytes }, startBy);
+    this.scheduler.add(event.destinationId, { event, startBy, recoveredBytes }, startBy);
     this.schedulePump();
   }
 
@@ -268,10 +280,10 @@ export class DeliveryDispatcher {
     expired.forEach((held) => this.letGo(held));
     if (ready.length > 0) this.send(ready);
     while (this.scheduler.waiting > this.maxWaiting) this.letGo(this.scheduler.shed()!);
-    // A backlog in the database for an endpoint whose queue ran dry: fetch it now, not at the next interval.
-    for (const endpointId of this.cutEndpoints) {
-      if (this.scheduler.waitingFor(endpointId) > 0) continue;
-      this.cutEndpoints.delete(endpointId);
+    // A backlog in the database for a destination whose queue ran dry: fetch it now, not at the next interval.
+    for (const destinationId of this.cutDestinations) {
+      if (this.scheduler.waitingFor(destinationId) > 0) continue;
+      this.cutDestinations.delete(destinationId);
       this.recovery.wake();
     }
   }
@@ -279,7 +291,7 @@ export class DeliveryDispatcher {
   /** An event leaves without being sent: its lease goes back to the database for any claim. */
   private letGo(held: Held): void {
     this.releaseRecovered(held);
-    this.handBacks.push({ id: held.event.id, attempt: held.event.attempt });
+    this.handBacks.push({ id: held.event.id, destinationId: held.event.destinationId, attempt: held.event.attempt });
     this.handingBack ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushHandBacks());
   }
 
@@ -309,9 +321,9 @@ export class DeliveryDispatcher {
 
   /**
    * Claims what is due, within the room left and the recovery's byte budget (recovered
-   * bodies, up to 10 MiB each, stay in memory until answered), taking at most one endpoint's
-   * limit per endpoint and none for endpoints that already have that much waiting here (an
-   * endpoint merely at its limit still gets a queue, so a slow but live one keeps its slots
+   * bodies, up to 10 MiB each, stay in memory until answered), taking at most one destination's
+   * limit per destination and none for destinations that already have that much waiting here (an
+   * destination merely at its limit still gets a queue, so a slow but live one keeps its slots
    * busy between claims). Answers whether more may be due at once (it claimed something).
    */
   private async recover(): Promise<boolean> {
@@ -323,11 +335,11 @@ export class DeliveryDispatcher {
       return false;
     }
     const leasedAt = Date.now();
-    let claimed: ClaimedEvent[];
+    let claimed: ClaimedDelivery[];
     try {
-      claimed = await claimDueEvents(this.options.db, Math.min(room, CLAIM_ROWS), this.leaseMs, budget, {
-        perEndpoint: this.maxInFlightPerEndpoint,
-        skipEndpoints: this.scheduler.fullKeys(),
+      claimed = await claimDueDeliveries(this.options.db, Math.min(room, CLAIM_ROWS), this.leaseMs, budget, {
+        perDestination: this.maxInFlightPerDestination,
+        skipDestinations: this.scheduler.fullKeys(),
       });
     } catch (error) {
       this.options.logger.warn("could not claim deliveries", { error: String(error) });
@@ -342,14 +354,14 @@ export class DeliveryDispatcher {
       else this.hold(event, leasedAt, size);
     }
     if (bytes >= budget) this.recoveryWaitsForBytes = true;
-    this.noteCutEndpoints(claimed);
+    this.noteCutDestinations(claimed);
     return claimed.length > 0;
   }
 
-  private noteCutEndpoints(claimed: ClaimedEvent[]): void {
-    const perEndpoint = new Map<string, number>();
-    for (const { endpointId } of claimed) perEndpoint.set(endpointId, (perEndpoint.get(endpointId) ?? 0) + 1);
-    for (const [endpointId, count] of perEndpoint) if (count >= this.maxInFlightPerEndpoint) this.cutEndpoints.add(endpointId);
+  private noteCutDestinations(claimed: ClaimedDelivery[]): void {
+    const perDestination = new Map<string, number>();
+    for (const { destinationId } of claimed) perDestination.set(destinationId, (perDestination.get(destinationId) ?? 0) + 1);
+    for (const [destinationId, count] of perDestination) if (count >= this.maxInFlightPerDestination) this.cutDestinations.add(destinationId);
   }
 
   /** Sends started events through the worker pool; each frees its slot as soon as it is answered. */
@@ -386,22 +398,22 @@ export class DeliveryDispatcher {
     this.track(work);
   }
 
-  /** A breaker that just tripped: what waits here for that endpoint goes back to the database unsent (sends under way finish). */
-  private stopSendingToPaused(completed: CompletedEvent[]): void {
-    const paused = new Set(completed.filter((event) => event.pausedNow).map((event) => event.endpointId));
-    for (const endpointId of paused) this.scheduler.dropWaiting(endpointId).forEach((held) => this.letGo(held));
+  /** A breaker that just tripped: what waits here for that destination goes back to the database unsent (sends under way finish). */
+  private stopSendingToPaused(completed: CompletedDelivery[]): void {
+    const paused = new Set(completed.filter((delivery) => delivery.pausedNow).map((delivery) => delivery.destinationId));
+    for (const destinationId of paused) this.scheduler.dropWaiting(destinationId).forEach((held) => this.letGo(held));
   }
 
   /**
    * The metrics count the attempts whose results were stored: those the statement answered
    * for (a late result of an expired lease changes nothing and is not counted).
    */
-  private countAttempts(batch: DeliveryOutcome[], completed: CompletedEvent[]): void {
+  private countAttempts(batch: DeliveryOutcome[], completed: CompletedDelivery[]): void {
     const metrics = this.options.metrics;
     if (!metrics) return;
-    const stored = completed.length === batch.length ? undefined : new Set(completed.map((event) => event.id));
+    const stored = completed.length === batch.length ? undefined : new Set(completed.map(deliveryKey));
     for (const attempt of batch) {
-      if (stored && !stored.has(attempt.id)) continue;
+      if (stored && !stored.has(deliveryKey(attempt))) continue;
       metrics.deliveryAttempt(attempt.status, attempt.latencyMs / 1000);
     }
   }
@@ -415,10 +427,12 @@ export class DeliveryDispatcher {
     while (this.completions.length > 0) {
       const batch = this.completions.splice(0, 500);
       try {
-        const completed = await completeEvents(this.options.db, batch);
+        const completed = await completeDeliveries(this.options.db, batch);
         this.retries.stored(batch, completed);
         this.countAttempts(batch, completed);
         this.stopSendingToPaused(completed);
+        // An ordered destination's next delivery waited for this one.
+        if (completed.some((delivery) => delivery.ordered)) this.claimSoon();
       } catch (error) {
         this.retries.notStored(batch);
         // Not stored: the leases expire and the events are delivered again (at least once).

@@ -1,5 +1,5 @@
 import type { Logger } from "@rehook/core";
-import { handBackLeases, reclaimHeldRetries, type ClaimedEvent, type CompletedEvent, type DeliveryOutcome, type LeaseClaim, type Pool } from "@rehook/db";
+import { deliveryKey, handBackLeases, reclaimHeldRetries, type ClaimedDelivery, type CompletedDelivery, type DeliveryOutcome, type LeaseClaim, type Pool } from "@rehook/db";
 
 /** Longest retry wait kept in memory (MAX_HELD_RETRY_WAIT_MS); longer waits go to the database. */
 export const MAX_HELD_RETRY_WAIT_MS = 60_000;
@@ -19,11 +19,11 @@ export interface HeldRetriesOptions {
   maxBytes?: number;
   maxCount?: number;
   /** Retries due now, re-claimed (attempt counted, lease taken): to be sent. */
-  onDue: (events: ClaimedEvent[], leasedAt: number) => void;
+  onDue: (events: ClaimedDelivery[], leasedAt: number) => void;
 }
 
 interface Kept {
-  event: ClaimedEvent;
+  event: ClaimedDelivery;
   retryInMs: number;
   /** The tick it waits for, once its retry is scheduled in the database. */
   tick?: number;
@@ -62,12 +62,17 @@ export class HeldRetries {
     return this.kept.size;
   }
 
-  /** Whether to keep this failed event for its retry in `retryInMs`; when yes its room is taken until it is let go. */
-  reserve(event: ClaimedEvent, retryInMs: number): boolean {
+  /**
+   * Whether to keep this failed delivery for its retry in `retryInMs`; when yes its room is
+   * taken until it is let go. A paced destination's retries go through the database, where
+   * its rate limit is counted.
+   */
+  reserve(event: ClaimedDelivery, retryInMs: number): boolean {
     const size = event.body.byteLength;
-    if (this.stopped || retryInMs > this.maxWaitMs || this.kept.size >= this.maxCount || this.bytes + size > this.maxBytes) return false;
-    if (this.kept.has(event.id)) return false;
-    this.kept.set(event.id, { event, retryInMs });
+    if (this.stopped || event.paced || retryInMs > this.maxWaitMs || this.kept.size >= this.maxCount || this.bytes + size > this.maxBytes) return false;
+    const key = deliveryKey(event);
+    if (this.kept.has(key)) return false;
+    this.kept.set(key, { event, retryInMs });
     this.bytes += size;
     return true;
   }
@@ -77,38 +82,43 @@ export class HeldRetries {
    * for it here; one that is not (a stale result, delivered, final) is let go, and one whose
    * endpoint's breaker just tripped goes back to the database to wait for the resume.
    */
-  stored(batch: DeliveryOutcome[], completed: CompletedEvent[]): void {
-    const byId = new Map(completed.map((event) => [event.id, event]));
+  stored(batch: DeliveryOutcome[], completed: CompletedDelivery[]): void {
+    const byKey = new Map(completed.map((delivery) => [deliveryKey(delivery), delivery]));
     const handBack: LeaseClaim[] = [];
     for (const outcome of batch) {
-      const kept = this.kept.get(outcome.id);
+      const key = deliveryKey(outcome);
+      const kept = this.kept.get(key);
       if (!kept || kept.tick !== undefined || !outcome.holdLeaseMs) continue;
-      const done = byId.get(outcome.id);
+      const done = byKey.get(key);
       if (done?.status !== "pending") {
-        this.forget(outcome.id);
+        this.forget(key);
       } else if (done.pausedNow || this.stopped) {
-        this.forget(outcome.id);
-        handBack.push({ id: outcome.id, attempt: outcome.attempt });
+        this.forget(key);
+        handBack.push({ id: outcome.id, destinationId: outcome.destinationId, attempt: outcome.attempt });
       } else {
         // From now, not from the attempt: the database's next_attempt_at is never ahead of this.
-        this.wait(outcome.id, kept, Date.now() + kept.retryInMs);
+        this.wait(key, kept, Date.now() + kept.retryInMs);
       }
     }
-    for (const endpointId of new Set(completed.filter((event) => event.pausedNow).map((event) => event.endpointId))) handBack.push(...this.takeEndpoint(endpointId));
+    const paused = new Set(completed.filter((delivery) => delivery.pausedNow).map((delivery) => delivery.destinationId));
+    for (const destinationId of paused) handBack.push(...this.takeDestination(destinationId));
     this.track(this.giveBack(handBack));
   }
 
-  /** The batch was not stored: its kept events are let go (their leases expire and they are claimed again). */
+  /** The batch was not stored: its kept deliveries are let go (their leases expire and they are claimed again). */
   notStored(batch: DeliveryOutcome[]): void {
-    for (const outcome of batch) if (outcome.holdLeaseMs && this.kept.get(outcome.id)?.tick === undefined) this.forget(outcome.id);
+    for (const outcome of batch) {
+      const key = deliveryKey(outcome);
+      if (outcome.holdLeaseMs && this.kept.get(key)?.tick === undefined) this.forget(key);
+    }
   }
 
   /** Stops keeping: what waits goes back to the database, its attempts counted, so a running instance takes it when due. */
   async stop(): Promise<void> {
     this.stopped = true;
-    const waiting = [...this.kept.keys()].filter((id) => this.kept.get(id)!.tick !== undefined);
-    const claims = waiting.map((id) => ({ id, attempt: this.kept.get(id)!.event.attempt }));
-    waiting.forEach((id) => this.forget(id));
+    const waiting = [...this.kept.keys()].filter((key) => this.kept.get(key)!.tick !== undefined);
+    const claims = waiting.map((key) => leaseClaimOf(this.kept.get(key)!.event));
+    waiting.forEach((key) => this.forget(key));
     await this.reclaiming;
     await this.giveBack(claims);
     await Promise.all([...this.givingBack]);
@@ -119,12 +129,12 @@ export class HeldRetries {
     void work.finally(() => this.givingBack.delete(work));
   }
 
-  private takeEndpoint(endpointId: string): LeaseClaim[] {
+  private takeDestination(destinationId: string): LeaseClaim[] {
     const claims: LeaseClaim[] = [];
-    for (const [id, kept] of this.kept) {
-      if (kept.event.endpointId !== endpointId || kept.tick === undefined) continue;
-      claims.push({ id, attempt: kept.event.attempt });
-      this.forget(id);
+    for (const [key, kept] of this.kept) {
+      if (kept.event.destinationId !== destinationId || kept.tick === undefined) continue;
+      claims.push(leaseClaimOf(kept.event));
+      this.forget(key);
     }
     return claims;
   }
@@ -167,10 +177,10 @@ export class HeldRetries {
     const ids = this.ticks.get(tick)?.ids ?? new Set<string>();
     this.ticks.delete(tick);
     if (this.stopped) return;
-    for (const id of ids) {
-      const kept = this.kept.get(id)!;
+    for (const key of ids) {
+      const kept = this.kept.get(key)!;
       kept.tick = undefined;
-      this.due.push({ id, attempt: kept.event.attempt });
+      this.due.push(leaseClaimOf(kept.event));
     }
     // Retries due in one turn of the event loop are re-claimed together.
     this.reclaiming ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.reclaim());
@@ -179,13 +189,13 @@ export class HeldRetries {
   private async reclaim(): Promise<void> {
     while (this.due.length > 0) {
       const claims = this.due.splice(0, 1_000);
-      const events = claims.map(({ id }) => this.kept.get(id)?.event).filter((event) => event !== undefined);
-      claims.forEach(({ id }) => this.forget(id));
+      const events = claims.map((claim) => this.kept.get(deliveryKey(claim))?.event).filter((event) => event !== undefined);
+      claims.forEach((claim) => this.forget(deliveryKey(claim)));
       const leasedAt = Date.now();
       try {
-        const reclaimed = new Map((await reclaimHeldRetries(this.options.db, claims, this.options.leaseMs)).map((row) => [row.id, row]));
+        const reclaimed = new Map((await reclaimHeldRetries(this.options.db, claims, this.options.leaseMs)).map((row) => [deliveryKey(row), row]));
         const ready = events.flatMap((event) => {
-          const row = reclaimed.get(event.id);
+          const row = reclaimed.get(deliveryKey(event));
           return row ? [{ ...event, attempt: row.attempt, retryPolicy: row.retryPolicy }] : [];
         });
         if (ready.length > 0) this.options.onDue(ready, leasedAt);
@@ -196,4 +206,9 @@ export class HeldRetries {
     }
     this.reclaiming = undefined;
   }
+}
+
+/** A kept delivery's claim, as the database knows it. */
+function leaseClaimOf(event: ClaimedDelivery): LeaseClaim {
+  return { id: event.id, destinationId: event.destinationId, attempt: event.attempt };
 }

@@ -4,7 +4,7 @@ export { sendRequest } from "./send.js";
 export type { DeliveryBatch, DeliveryResult, DeliveryTask, ResultMessage } from "./types.js";
 export {
   DEFAULT_MAX_IN_FLIGHT,
-  DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT,
+  DEFAULT_MAX_IN_FLIGHT_PER_DESTINATION,
   DeliveryDispatcher,
   deliveryTask,
   MAX_RECOVERY_BYTES_IN_FLIGHT,

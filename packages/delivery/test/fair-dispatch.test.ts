@@ -77,7 +77,7 @@ function dispatcher(): DeliveryDispatcher {
     logger: silentLogger,
     recoveryIntervalMs: 50,
     maxInFlight: 10,
-    maxInFlightPerEndpoint: 3,
+    maxInFlightPerDestination: 3,
   });
 }
 

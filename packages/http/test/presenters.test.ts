@@ -18,6 +18,7 @@ const endpoint: EndpointView = {
   health: { state: "degraded", successRate: 0.5 },
   deliveredCount: 1,
   failedCount: 1,
+  destinationCount: 1,
   stagingHost: "staging.example.com",
   signRequests: true,
   keepProxyHeaders: false,

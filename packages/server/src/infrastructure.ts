@@ -90,7 +90,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     db: pool,
     deliveries,
     timeoutMs: config.forwardTimeoutMs,
-    maxInFlightPerEndpoint: config.maxInFlightPerEndpoint,
+    maxInFlightPerDestination: config.maxInFlightPerDestination,
     allowPrivate: config.allowPrivateDestinations,
     logger,
     metrics,

@@ -1,6 +1,7 @@
 import {
   dedupKey,
   detectSender,
+  filterDocument,
   handshakeAnswer,
   handshakeVouchesFor,
   headerValue,
@@ -74,10 +75,11 @@ export async function captureRequest(ctx: CaptureContext, received: CaptureInput
       eventType,
       // Without a rule, no version: the statement stores the row while the endpoint still checks
       // nothing (the common case, and the smallest row), and sends it back for a check if it now does.
-      verificationVersion: rule?.verify || rule?.dedup ? rule.version : null,
+      verificationVersion: rule && (rule.verify || rule.dedup || rule.filters.length > 0) ? rule.version : null,
       signature: check?.status ?? null,
       signatureReason: check?.reason ?? null,
       dedupKey: rule?.dedup ? dedupKey(rule.dedup, { headers: input.headers, body: input.body, source }) : null,
+      matched: rule ? matchedDestinations(rule, input) : [],
     });
     if (result.kind === "unknown_endpoint") return { kind: "not_found" };
     const learnt = learn(ctx, input.slug, result.endpointId, result.ingress);
@@ -133,23 +135,37 @@ function answerOf(ingress: EndpointIngress, input: CaptureInput, eventId: string
   return { delayMs: 0 };
 }
 
+/** The filtered destinations whose filter lets the request through (the body is parsed only when a filter reads it). */
+function matchedDestinations(rule: KnownRule, input: CaptureInput): string[] {
+  if (rule.filters.length === 0) return [];
+  const document = filterDocument({ method: input.method, path: input.subPath, query: input.query, headers: input.headers, body: input.body });
+  return rule.filters.filter((route) => route.filter.matches(document)).map((route) => route.id);
+}
+
+/** Hands the deliveries the statement leased to this instance to the dispatcher; wakes its claims for the others. */
 function deliverAtOnce(ctx: CaptureContext, eventId: string, input: CaptureInput, result: Extract<CaptureWriteResult, { kind: "stored" }>): void {
-  const { destinationUrl, signRequests, secret, keepProxyHeaders, retryPolicy } = result.forwarding;
-  if (!result.leased || !destinationUrl) return;
-  ctx.forwarder?.deliverLeased({
-    id: eventId,
-    endpointId: result.endpointId,
-    method: input.method,
-    path: input.subPath,
-    query: input.query,
-    headers: input.headers,
-    body: input.body,
-    destinationUrl,
-    signRequests,
-    secret,
-    keepProxyHeaders,
-    // Stored with its first claim already counted (see the writer's fast path).
-    attempt: 1,
-    retryPolicy,
-  });
+  const { signRequests, secret, keepProxyHeaders, routes } = result.forwarding;
+  for (const route of routes) {
+    if (!route.leased) continue;
+    ctx.forwarder?.deliverLeased({
+      id: eventId,
+      endpointId: result.endpointId,
+      method: input.method,
+      path: input.subPath,
+      query: input.query,
+      headers: input.headers,
+      body: input.body,
+      destinationId: route.id,
+      destinationUrl: route.url,
+      signRequests,
+      secret,
+      keepProxyHeaders,
+      // Stored with its first claim already counted (see the writer's fast path).
+      attempt: 1,
+      retryPolicy: route.retryPolicy,
+      paced: false,
+    });
+  }
+  // Paced and ordered destinations are claimed from the database: this one may claim them now.
+  if (routes.some((route) => !route.leased)) ctx.forwarder?.claimSoon();
 }

@@ -1,7 +1,7 @@
 import type { AddressPolicy, ChatMessage, SignupMode } from "@rehook/core";
 import type { IngressRules } from "./ingress-rules.js";
 import type { AttemptLimiter, LoginThrottle, SessionManager } from "@rehook/auth";
-import type { ClaimedEvent, EventBus, GroupCommitWriter, Orm } from "@rehook/db";
+import type { ClaimedDelivery, EventBus, GroupCommitWriter, Orm } from "@rehook/db";
 import type { DeliveryPool, DeliveryResult, SendOptions } from "@rehook/delivery";
 
 /**
@@ -23,7 +23,7 @@ export interface ServiceContext {
    * Hands a just-committed event, stored already leased to this instance (see the writer's
    * fast path), to delivery at once: no polling delay and no second statement.
    */
-  forwarder?: { deliverLeased(event: ClaimedEvent): void };
+  forwarder?: { deliverLeased(delivery: ClaimedDelivery): void; claimSoon(): void };
   sessions: SessionManager;
   /** Log-in attempts (per email, address and both) and sign-ups per address. */
   throttles: { login: LoginThrottle; signup: AttemptLimiter };

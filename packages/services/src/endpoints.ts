@@ -1,4 +1,5 @@
 import {
+  defaultDestinationName,
   endpointHealth,
   generateSigningSecret,
   generateSlug,
@@ -14,13 +15,14 @@ import {
 } from "@rehook/core";
 import {
   announceEndpointChange,
+  changeFirstDestination,
   deleteOwnedEndpoint,
   endpointEventStats,
   endpointRetryPolicy,
   findOwnedEndpoint,
   insertEndpoint,
   listEndpointsOf,
-  retryPolicyColumns,
+  reloadEndpoint,
   updateOwnedEndpoint,
   DuplicateRowError,
   type Endpoint,
@@ -51,13 +53,16 @@ export interface EndpointView extends IngressView {
   signRequests: boolean;
   /** Forward and replay the sender's X-Forwarded-*, Forwarded and X-Real-IP (off: dropped). */
   keepProxyHeaders: boolean;
+  /** How many destinations it forwards to (destinationUrl, retryPolicy and the breaker fields below are its first one's). */
+  destinationCount: number;
   /** Automatic retries of failed attempts (null: one attempt, a failure is final). */
   retryPolicy: RetryPolicy | null;
   /** The circuit breaker: pause forwarding after this many consecutive failed attempts (null: never). */
   pauseAfterFailures: number | null;
   consecutiveFailures: number;
-  /** The breaker tripped: events wait as pending until forwarding is resumed. */
+  /** A destination's breaker tripped: its deliveries wait as pending until forwarding is resumed. */
   forwardingPaused: boolean;
+  /** Why (with the destination's name when the endpoint has several). */
   pausedReason: string | null;
   pausedAt: Date | null;
   /** Days its events are kept (0: for ever); null: the server's RETENTION_DAYS (keptForDays says how long that is). */
@@ -72,6 +77,8 @@ export function endpointView(captureBase: string, endpoint: Endpoint, defaultRet
   const deliveredCount = Number(endpoint.deliveredCount);
   const failedCount = Number(endpoint.failedCount);
   const health = endpointHealth(deliveredCount, failedCount);
+  const routing = endpoint.routing;
+  const paused = routing.firstPaused;
   return {
     id: endpoint.id,
     name: endpoint.name,
@@ -84,12 +91,13 @@ export function endpointView(captureBase: string, endpoint: Endpoint, defaultRet
     stagingHost: endpoint.stagingHost,
     signRequests: endpoint.signRequests,
     keepProxyHeaders: endpoint.keepProxyHeaders,
+    destinationCount: Number(routing.destinations),
     retryPolicy: endpointRetryPolicy(endpoint),
-    pauseAfterFailures: endpoint.pauseAfterFailures,
-    consecutiveFailures: endpoint.consecutiveFailures,
-    forwardingPaused: endpoint.forwardingPausedAt !== null,
-    pausedReason: endpoint.pausedReason,
-    pausedAt: endpoint.forwardingPausedAt,
+    pauseAfterFailures: routing.first?.pause_after_failures ?? null,
+    consecutiveFailures: routing.first?.consecutive_failures ?? 0,
+    forwardingPaused: paused !== null,
+    pausedReason: paused && (routing.destinations > 1 ? `${paused.name}: ${paused.paused_reason ?? "paused"}` : paused.paused_reason),
+    pausedAt: paused && new Date(paused.forwarding_paused_at),
     retentionDays: endpoint.retentionDays,
     keptForDays: endpoint.retentionDays ?? defaultRetentionDays,
     ...ingressView(endpoint),
@@ -105,7 +113,7 @@ export interface DeliverySettings {
 }
 
 /** Validates an optional destination: blank means capture-only. */
-async function normaliseDestination(raw: string | null | undefined, policy: AddressPolicy): Promise<string | null> {
+export async function normaliseDestination(raw: string | null | undefined, policy: AddressPolicy): Promise<string | null> {
   if (raw === undefined || raw === null || raw.trim() === "") return null;
   const checked = await checkDestination(raw, policy);
   if (!checked.ok) throw new UserError("validation_failed", `destination URL refused: ${withPrivateDestinationHint(checked.reason)}`);
@@ -138,6 +146,7 @@ export async function createEndpoint(
         name,
         slug: generateSlug(name),
         destinationUrl,
+        firstDestinationId: uuidv7(),
         secret: generateSigningSecret(),
         signRequests: input.signRequests ?? false,
         keepProxyHeaders: input.keepProxyHeaders ?? false,
@@ -198,13 +207,15 @@ export async function updateEndpoint(
   const parsed = parseInput(endpointChangesInput, input.changes);
   const changes: EndpointChanges = {};
   if (parsed.name !== undefined) changes.name = parsed.name;
-  if (parsed.destinationUrl !== undefined) changes.destinationUrl = await normaliseDestination(parsed.destinationUrl, ctx.addressPolicy);
+  // destination_url, retry_policy and pause_after_failures are the first destination's.
+  const first: FirstDestinationChanges = {};
+  if (parsed.destinationUrl !== undefined) first.url = await normaliseDestination(parsed.destinationUrl, ctx.addressPolicy);
   if (parsed.stagingHost !== undefined) changes.stagingHost = parsed.stagingHost === "" ? null : parsed.stagingHost;
   if (parsed.signRequests !== undefined) changes.signRequests = parsed.signRequests;
   if (parsed.keepProxyHeaders !== undefined) changes.keepProxyHeaders = parsed.keepProxyHeaders;
-  // A new policy applies from each event's next attempt; a threshold applies from the next failure.
-  if (parsed.retryPolicy !== undefined) Object.assign(changes, retryPolicyColumns(parsed.retryPolicy));
-  if (parsed.pauseAfterFailures !== undefined) changes.pauseAfterFailures = parsed.pauseAfterFailures;
+  // A new policy applies from each delivery's next attempt; a threshold applies from the next failure.
+  if (parsed.retryPolicy !== undefined) first.retryPolicy = parsed.retryPolicy;
+  if (parsed.pauseAfterFailures !== undefined) first.pauseAfterFailures = parsed.pauseAfterFailures;
   // A shorter retention applies at the next retention run (within ten minutes).
   if (parsed.retentionDays !== undefined) changes.retentionDays = parsed.retentionDays;
   const em = ctx.orm.em.fork();
@@ -214,11 +225,16 @@ export async function updateEndpoint(
     if (!saved) throw noSuchEndpoint(input.endpoint);
     Object.assign(changes, ingressChanges(parsed, saved));
   }
-  const endpoint = await updateOwnedEndpoint(em, input.teamId, input.endpoint, changes);
-  if (!endpoint) throw noSuchEndpoint(input.endpoint);
-  await announceEndpointChange(em, endpoint.id, "updated");
-  return endpointView(captureBaseOf(ctx), endpoint, ctx.retentionDays);
+  const updated = await updateOwnedEndpoint(em, input.teamId, input.endpoint, changes);
+  if (!updated) throw noSuchEndpoint(input.endpoint);
+  if (Object.keys(first).length > 0) {
+    await changeFirstDestination(em, updated.id, { ...first, newId: uuidv7(), name: defaultDestinationName });
+  }
+  await announceEndpointChange(em, updated.id, "updated");
+  return endpointView(captureBaseOf(ctx), await reloadEndpoint(em, updated.id), ctx.retentionDays);
 }
+
+type FirstDestinationChanges = { url?: string | null; retryPolicy?: RetryPolicy | null; pauseAfterFailures?: number | null };
 
 /** Permanently removes an endpoint at once (its capture URL answers 404 from then on); its events are purged in the background. */
 export async function deleteEndpoint(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; endpoint: EndpointRef }): Promise<void> {

@@ -21,6 +21,7 @@ import {
   listEventSummariesAt,
   MAX_EVENT_OFFSET,
   ownedEventAttempts,
+  ownedEventDeliveries,
   ownedEventBodySlice,
   type DeliveryAttemptSummary,
   type EntityManager,
@@ -86,9 +87,10 @@ export const PAYLOAD_PREVIEW_BYTES = 256 * 1024;
  */
 export async function getEvent(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; eventId: string }): Promise<EventView> {
   const em = ctx.orm.em.fork();
-  const [event, attempts] = await Promise.all([
+  const [event, attempts, deliveries] = await Promise.all([
     findOwnedEvent(em, input.teamId, input.eventId, PAYLOAD_PREVIEW_BYTES),
     ownedEventAttempts(em, input.teamId, input.eventId),
+    ownedEventDeliveries(em, input.teamId, input.eventId),
   ]);
   if (!event) throw new UserError("not_found", notFoundMessage("event", input.eventId));
   const { responseHeaders, responseBody, responseTruncated, body, ...rest } = event;
@@ -107,6 +109,7 @@ export async function getEvent(ctx: Pick<ServiceContext, "orm">, input: { teamId
         }
       : null,
     attempts,
+    deliveries,
   };
 }
 

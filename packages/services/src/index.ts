@@ -97,3 +97,5 @@ export * as replayContracts from "./contracts/replays.js";
 export { replayAttempt, replayEventInput } from "./schemas/replays.js";
 export * as settingsContracts from "./contracts/settings.js";
 export * as endpointContracts from "./contracts/endpoints.js";
+export * as destinationContracts from "./contracts/destinations.js";
+export { createDestination, deleteDestination, destinationView, listDestinations, resumeDestination, testFilter, updateDestination, type DestinationView } from "./destinations.js";

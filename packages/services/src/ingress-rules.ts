@@ -1,4 +1,4 @@
-import { createVerifierOrRefusal, type DedupRule, type HandshakeRule, type SignatureVerifier } from "@rehook/core";
+import { compileFilter, createVerifierOrRefusal, type CompiledFilter, type DedupRule, type HandshakeRule, type RoutingFilter, type SignatureVerifier } from "@rehook/core";
 import type { EndpointIngress } from "@rehook/db";
 
 /** An endpoint's signature rule, ready to check requests (verifier prepared once). */
@@ -12,6 +12,8 @@ export interface KnownRule {
   handshake: HandshakeRule | null;
   /** Which requests are duplicates of earlier ones (null: none). */
   dedup: DedupRule | null;
+  /** The enabled destinations with filters, each compiled once. */
+  filters: Array<{ id: string; filter: CompiledFilter }>;
   /** When it was learnt (monotonic ms). */
   learntAt: number;
 }
@@ -29,7 +31,7 @@ export const DEFAULT_INGRESS_RULES_ENTRIES = 10_000;
 export const DEFAULT_INGRESS_RULE_AGE_MS = 60_000;
 
 /**
- * Each capture URL's signature and dedup rules, kept per slug so a capture checks its signature before
+ * Each capture URL's signature, dedup and routing rules, kept per slug so a capture checks its signature before
  * its row is written, without asking the database first. What is stored never depends on
  * this being fresh: the capture statement stores only rows checked under the endpoint's
  * current rule version and hands the current rule back for the others (`recheck`). What it
@@ -93,6 +95,16 @@ export class IngressRules {
   }
 }
 
+/** A saved filter a later, stricter check refuses lets nothing through (never a 503 for the sender). */
+const MATCHES_NOTHING: CompiledFilter = { matches: () => false, readsBody: false };
+function compiledOrNone(filter: RoutingFilter): CompiledFilter {
+  try {
+    return compileFilter(filter);
+  } catch {
+    return MATCHES_NOTHING;
+  }
+}
+
 /** A rule ready to use, without remembering it (a context without IngressRules). */
 export function ruleOf(endpointId: string, ingress: EndpointIngress, learntAt = 0): KnownRule {
   const verification = ingress.verification;
@@ -104,6 +116,7 @@ export function ruleOf(endpointId: string, ingress: EndpointIngress, learntAt = 
     rejectInvalid: verification?.rejectInvalid ?? false,
     handshake: ingress.handshake,
     dedup: ingress.dedup,
+    filters: ingress.filters.map(({ id, filter }) => ({ id, filter: compiledOrNone(filter) })),
     learntAt,
   };
 }

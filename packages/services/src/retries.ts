@@ -59,5 +59,5 @@ export async function resumeEndpoint(ctx: Pick<ServiceContext, "orm">, input: { 
   const result = await resumeOwnedEndpoint(em, input.teamId, input.endpointId);
   if (!result) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
   await announceEndpointChange(em, input.endpointId, "updated");
-  return result;
+  return { rescheduled: result.rescheduled };
 }

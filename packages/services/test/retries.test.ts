@@ -35,8 +35,11 @@ beforeAll(async () => {
 afterAll(() => destination.close());
 
 type Query = <Row extends Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<Row[]>;
+/** The endpoint's first destination (its destination_url): the dispatcher's unit of fairness. */
+const firstDestinationId = async (db: { query: Query }, endpointId: string) =>
+  (await db.query<{ id: string }>("select id from destinations where endpoint_id = $1 order by position limit 1", [endpointId]))[0]!.id;
 const eventRow = async (db: { query: Query }, id: string) =>
-  (await db.query<EventRow & Record<string, unknown>>("select status, attempts, next_attempt_at, completed_at from events where id = $1", [id]))[0]!;
+  (await db.query<EventRow & Record<string, unknown>>("select status, (select coalesce(sum(d.attempts), 0)::int from deliveries d where d.event_id = e.id) as attempts, next_attempt_at, completed_at from events e where id = $1", [id]))[0]!;
 const counts = async (db: { query: Query }, endpointId: string) =>
   (await db.query<{ delivered_count: string; failed_count: string }>("select delivered_count, failed_count from endpoints where id = $1", [endpointId]))[0]!;
 const attemptRows = (db: { query: Query }, id: string) =>
@@ -100,7 +103,7 @@ describe("automatic retries", () => {
       [2, "failed", 502, "destination answered 502"],
       [3, "delivered", 200, null],
     ]);
-    expect(Object.keys(event.attempts[0]!).sort()).toEqual(["attempt", "error", "latencyMs", "outcome", "responseStatus", "startedAt"]);
+    expect(Object.keys(event.attempts[0]!).sort()).toEqual(["attempt", "destinationId", "error", "latencyMs", "outcome", "responseStatus", "startedAt"]);
     const second = await getEventAttempt(services, { teamId: user.teamId, eventId: id, attempt: 2 });
     expect(second.responseHeaders).toContainEqual(["x-attempt-answer", "502"]);
     expect(Buffer.from(second.responseBody!).toString()).toBe("second");
@@ -175,7 +178,9 @@ describe("retry now", () => {
     await waitFor(() => dispatcher.heldRetries === 1, "the failed event to wait in memory for its retry");
     // The retry is kept before its attempt's result is stored: wait for the row too.
     await waitFor(async () => (await eventRow(database, id)).next_attempt_at !== null, "the first attempt's result to be stored");
-    const row = (await database.query<{ status: string; lease_expires_at: Date; next_attempt_at: Date }>("select status, lease_expires_at, next_attempt_at from events where id = $1", [id]))[0]!;
+    const row = (
+      await database.query<{ status: string; lease_expires_at: Date; next_attempt_at: Date }>("select status, lease_expires_at, next_attempt_at from deliveries where event_id = $1", [id])
+    )[0]!;
     expect(row.status).toBe("pending");
     // Leased to the instance beyond the retry's due time: no claim can take it meanwhile.
     expect(row.lease_expires_at.getTime()).toBeGreaterThan(row.next_attempt_at.getTime());
@@ -185,7 +190,7 @@ describe("retry now", () => {
     await waitFor(async () => (await eventRow(database, id)).status === "delivered", "the retry to deliver");
     // The kept copy's own turn comes and finds the event changed: nothing more is sent.
     await waitFor(() => dispatcher.heldRetries === 0, "the kept retry's turn");
-    await waitFor(() => dispatcher.load(held.id).running === 0, "nothing in flight");
+    await waitFor(async () => dispatcher.load(await firstDestinationId(database, held.id)).running === 0, "nothing in flight");
     expect((await attemptRows(database, id)).map((a) => [a.attempt, a.outcome])).toEqual([
       [1, "failed"],
       [2, "delivered"],
@@ -242,7 +247,7 @@ describe("circuit breaker", () => {
   });
 
   const statuses = async (db: { query: Query }, ids: string[]) =>
-    (await db.query<{ id: string; status: string; attempts: number }>("select id, status, attempts from events where id = any($1::uuid[]) order by id", [ids])).map((row) => [row.status, row.attempts]);
+    (await db.query<{ id: string; status: string; attempts: number }>("select id, status, (select coalesce(sum(d.attempts), 0)::int from deliveries d where d.event_id = e.id) as attempts from events e where id = any($1::uuid[]) order by id", [ids])).map((row) => [row.status, row.attempts]);
 
   test("pauses after N consecutive failed attempts, holds new and scheduled events, notifies once, and drains in order on resume", async ({ services, user, database }) => {
     // Failed events notify: a scheduled retry must not. The chat hook is on loopback, so its base is the provider's.
@@ -281,7 +286,8 @@ describe("circuit breaker", () => {
     const otherEvent = await capture(services, other.slug, "other");
     // Made unleased, so only a recovery claim can send it: once it is delivered, a claim ran and skipped the paused endpoint.
     await waitFor(async () => (await statuses(database, [otherEvent]))[0]![0] === "delivered", "the other endpoint's event");
-    await database.query("update events set status = 'pending', lease_expires_at = null where id = $1", [otherEvent]);
+    await database.query("update deliveries set status = 'pending', lease_expires_at = null, completed_at = null where event_id = $1", [otherEvent]);
+    await database.query("update events set status = 'pending' where id = $1", [otherEvent]);
     await waitFor(async () => (await statuses(database, [otherEvent]))[0]![0] === "delivered", "a recovery claim");
     expect(await statuses(database, [later])).toEqual([["pending", 0]]);
     expect(target.received.filter((r) => r.url === "/in")).toHaveLength(2);

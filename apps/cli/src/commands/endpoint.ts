@@ -3,6 +3,7 @@ import { ingressSettingsFromWire, wireEndpoint, type IngressSettingsWire } from 
 import { createEndpoint, deleteEndpoint, endpointContracts, endpointSecret, updateEndpoint } from "@rehook/services";
 import type { Orm } from "@rehook/db";
 import { UsageError } from "../cli-error.js";
+import { dedupFromFlags, dedupOptions } from "../dedup-option.js";
 import { serverConfig } from "../env.js";
 import { asMember, memberOptions } from "./as-member.js";
 import { defineCommand } from "./define.js";
@@ -82,7 +83,8 @@ const endpointContext = (orm: Orm, context: CommandContext) => {
 export const endpointCreateCommand = defineCommand(
   ["endpoint", "create"],
   {
-    usage: "rehook endpoint create --email <email> [--team <slug>] --name <name> [--destination <url>] [--sign] [--retry-preset none|hour|day] [--pause-after <n>] [--retention-days <n>]",
+    usage:
+      "rehook endpoint create --email <email> [--team <slug>] --name <name> [--destination <url>] [--sign] [--retry-preset none|hour|day] [--pause-after <n>] [--retention-days <n>] [--dedup auto|body|header:NAME|json:PATH [--dedup-window <seconds>]]",
     summary: "Create an endpoint in a team (developer role). Prints it as JSON: {id, name, slug, webhook_url, destination_url, health, ...}.",
     options: {
       ...memberOptions,
@@ -92,9 +94,11 @@ export const endpointCreateCommand = defineCommand(
       "retry-preset": { type: "string", description: "retries of failed forwards: none (one attempt, the default), hour (5 attempts over about an hour), day (8 over a day)" },
       "pause-after": { type: "string", description: "pause forwarding after this many consecutive failed attempts (default: never)" },
       "retention-days": retentionDays,
+      ...dedupOptions,
     },
   } as const,
   (options, context) => {
+    const dedup = dedupFromFlags(options);
     const retryPolicy = retryPresetOption(options["retry-preset"]);
     const pauseAfterFailures = pauseAfterOption(options["pause-after"]);
     const retention = retentionOption(options["retention-days"]);
@@ -107,6 +111,7 @@ export const endpointCreateCommand = defineCommand(
         retryPolicy,
         pauseAfterFailures,
         retentionDays: retention,
+        ...(dedup !== undefined ? { dedup } : {}),
       }).then(wireEndpoint),
     );
   },
@@ -116,8 +121,8 @@ export const endpointUpdateCommand = defineCommand(
   ["endpoint", "update"],
   {
     usage:
-      "rehook endpoint update --email <email> [--team <slug>] --slug <slug> [--retention-days <n>|--retention-default] [--retry-preset none|hour|day] [--pause-after <n>] [--response <json>] [--handshake <json>] [--verification <json>]",
-    summary: "Change an endpoint's retention, retries, circuit breaker, answer to senders or signature check. Prints it as JSON.",
+      "rehook endpoint update --email <email> [--team <slug>] --slug <slug> [--retention-days <n>|--retention-default] [--retry-preset none|hour|day] [--pause-after <n>] [--response <json>] [--handshake <json>] [--verification <json>] [--dedup auto|body|header:NAME|json:PATH|off [--dedup-window <seconds>]|--no-dedup]",
+    summary: "Change an endpoint's retention, retries, circuit breaker, answer to senders, signature check or deduplication. Prints it as JSON.",
     options: {
       ...memberOptions,
       slug,
@@ -126,9 +131,11 @@ export const endpointUpdateCommand = defineCommand(
       "retry-preset": { type: "string", description: "retries of failed forwards: none, hour or day" },
       "pause-after": { type: "string", description: "pause forwarding after this many consecutive failed attempts" },
       ...ingressOptions,
+      ...dedupOptions,
     },
   } as const,
   (options, context) => {
+    const dedup = dedupFromFlags(options);
     if (options["retention-default"] && options["retention-days"] !== undefined) throw new UsageError("Give --retention-days or --retention-default, not both.");
     const retention = options["retention-default"] ? null : retentionOption(options["retention-days"]);
     const changes = {
@@ -136,9 +143,10 @@ export const endpointUpdateCommand = defineCommand(
       ...(options["retry-preset"] !== undefined ? { retryPolicy: retryPresetOption(options["retry-preset"]) } : {}),
       ...(options["pause-after"] !== undefined ? { pauseAfterFailures: pauseAfterOption(options["pause-after"]) } : {}),
       ...ingressOption(options),
+      ...(dedup !== undefined ? { dedup } : {}),
     };
     if (Object.keys(changes).length === 0) {
-      throw new UsageError("There is nothing to change. Give --retention-days, --retention-default, --retry-preset, --pause-after, --response, --handshake or --verification.");
+      throw new UsageError("There is nothing to change. Give --retention-days, --retention-default, --retry-preset, --pause-after, --response, --handshake, --verification, --dedup or --no-dedup.");
     }
     return asMember(context, options, endpointContracts.updateEndpointContract, ({ orm }, actor) =>
       updateEndpoint(endpointContext(orm, context), { teamId: actor.teamId, endpoint: { slug: options.slug }, changes }).then(wireEndpoint),

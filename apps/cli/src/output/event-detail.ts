@@ -41,7 +41,8 @@ export function eventDetailText(event: EventView, color: boolean): string {
     field("Sender", printable(`${event.source} / ${event.eventType}`)),
     field("Status", outcome),
     ...(event.signature ? [field("Signature", event.signature)] : []),
-    ...(event.destinationUrl ? [field("Forward to", printable(event.destinationUrl))] : []),
+    // A duplicate keeps its endpoint's destination but never goes there.
+    ...(event.duplicateOf ? [field("Duplicate", `of ${event.duplicateOf} (stored, not forwarded)`)] : event.destinationUrl ? [field("Forward to", printable(event.destinationUrl))] : []),
     ...(event.nextAttemptAt ? [field("Next try", instant(event.nextAttemptAt))] : []),
     field("Size", `${event.sizeBytes.toLocaleString("en-US")} bytes`),
     field("Replays", String(event.replayCount)),

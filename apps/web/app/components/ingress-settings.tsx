@@ -108,7 +108,7 @@ export function ResponseSettingsForm({ response, state, resetting }: { response:
 }
 
 /** One choice of a two-way setting, in the look of the retry presets. */
-function ModeOption({ name, value, checked, onChange, label, children }: { name: string; value: string; checked: boolean; onChange: () => void; label: string; children: ReactNode }) {
+export function ModeOption({ name, value, checked, onChange, label, children }: { name: string; value: string; checked: boolean; onChange: () => void; label: string; children: ReactNode }) {
   return (
     <label className="target-option">
       <input type="radio" name={name} value={value} checked={checked} onChange={onChange} />

@@ -1,2 +1,3 @@
 export * from "./filter.js";
 export * from "./dedup.js";
+export * from "./destinations.js";

@@ -1,5 +1,6 @@
-import { BigIntType, EntitySchema } from "@mikro-orm/core";
-import { EVENT_STATUSES, SIGNATURE_STATUSES, type CustomResponse, type DedupRule, type EventStatus, type HandshakeRule, type HeaderList, type SignatureReason, type SignatureStatus, type VerificationRule } from "@rehook/core";
+import { BigIntType, EntitySchema, type Opt } from "@mikro-orm/core";
+import { FIRST_DESTINATION_URL, ENDPOINT_ROUTING } from "./endpoint-routing.js";
+import { EVENT_STATUSES, SIGNATURE_STATUSES, type CustomResponse, type DedupRule, type EventStatus, type HandshakeRule, type HeaderList, type RoutingFilter, type SignatureReason, type SignatureStatus, type VerificationRule } from "@rehook/core";
 
 /** An endpoint's signature rule as saved (the secret never leaves the server's use cases). */
 export interface StoredVerification extends VerificationRule {
@@ -64,24 +65,18 @@ export interface Endpoint {
   team: Team;
   name: string;
   slug: string;
+  /** Its first destination's URL (read-only: destinations are written through their own queries). */
   destinationUrl: string | null;
+  /** Its destinations at a glance (read-only; see EndpointRouting). */
+  routing: Opt<EndpointRouting>;
   secret: string;
   signRequests: boolean;
   stagingHost: string | null;
   /** Forward and replay X-Forwarded-*, Forwarded and X-Real-IP (dropped by default). */
   keepProxyHeaders: boolean;
+  /** Final delivery outcomes to all its destinations: its health. */
   deliveredCount: number;
   failedCount: number;
-  /** The retry policy; all three null: one attempt, no retries. */
-  retryMaxAttempts: number | null;
-  retryInitialDelayMs: number | null;
-  retryMaxDelayMs: number | null;
-  /** The circuit breaker: pause forwarding after this many consecutive failed attempts (null: never). */
-  pauseAfterFailures: number | null;
-  consecutiveFailures: number;
-  /** Set while the breaker holds forwarding; events wait as pending until it is resumed. */
-  forwardingPausedAt: Date | null;
-  pausedReason: string | null;
   /** How long its events are kept, in days (null: RETENTION_DAYS; 0: for ever). */
   retentionDays: number | null;
   /** What senders get back instead of the default 200 (null: the default). */
@@ -129,14 +124,12 @@ export interface Event {
   responseBody: Buffer | null;
   responseTruncated: boolean;
   error: string | null;
-  attempts: number;
   /** When the stored attempt started sending; completedAt is when its result was stored. */
   forwardedAt: Date | null;
   completedAt: Date | null;
-  /** The endpoint's destination when the event was captured: where it is forwarded. */
+  /** The first destination the event was routed to, as it was at capture (null: none matched). */
   destinationUrl: string | null;
-  leaseExpiresAt: Date | null;
-  /** A retry is scheduled: the event waits as pending until then. */
+  /** While pending: when its earliest scheduled retry is due (null: due now, or not pending). */
   nextAttemptAt: Date | null;
   /** A duplicate (status duplicate): the event whose dedup key it repeated within the window. */
   duplicateOf: string | null;
@@ -150,10 +143,80 @@ export interface DedupKey {
   expiresAt: Date;
 }
 
-/** One attempt to forward an event to its destination, whatever came of it. */
+/**
+ * Where an endpoint forwards: each destination gets the events its filter lets through, at its
+ * own pace, with its own retries and circuit breaker.
+ */
+export interface Destination {
+  id: string;
+  endpoint: Endpoint;
+  /** Its place among the endpoint's destinations (the lowest is the first: the endpoint's destination_url). */
+  position: number;
+  name: string;
+  url: string;
+  enabled: boolean;
+  /** Which events it gets (null: all of them); see core's routing filter. */
+  filter: RoutingFilter | null;
+  /** At most this many deliveries start per second, across all instances (null: no limit). */
+  rateLimitPerSecond: number | null;
+  /** One delivery at a time, in capture order. */
+  ordered: boolean;
+  /** The retry policy; all three null: one attempt, no retries. */
+  retryMaxAttempts: number | null;
+  retryInitialDelayMs: number | null;
+  retryMaxDelayMs: number | null;
+  /** The circuit breaker: pause after this many consecutive failed attempts (null: never). */
+  pauseAfterFailures: number | null;
+  consecutiveFailures: number;
+  /** Set while the breaker holds it; its deliveries wait as pending until it is resumed. */
+  forwardingPausedAt: Date | null;
+  pausedReason: string | null;
+  /** The rate limit's current one-second window and the deliveries started in it. */
+  rateWindowAt: Date | null;
+  rateWindowCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** An endpoint's destinations at a glance, read with the endpoint (a formula, not columns). */
+export interface EndpointRouting {
+  destinations: number;
+  paused: number;
+  /** The first destination's delivery settings and breaker state, as stored (snake_case, times as text). */
+  first: {
+    id: string;
+    retry_max_attempts: number | null;
+    retry_initial_delay_ms: number | null;
+    retry_max_delay_ms: number | null;
+    pause_after_failures: number | null;
+    consecutive_failures: number;
+    forwarding_paused_at: string | null;
+    paused_reason: string | null;
+  } | null;
+  /** The first paused destination's name, reason and time, if any is paused. */
+  firstPaused: { name: string; paused_reason: string | null; forwarding_paused_at: string } | null;
+}
+
+/** One event on its way to one destination: forwarding's queue. */
+export interface Delivery {
+  eventId: string;
+  destinationId: string;
+  endpointId: string;
+  status: "pending" | "delivered" | "failed";
+  /** Attempts claimed so far (the next attempt's number is this plus one). */
+  attempts: number;
+  leaseExpiresAt: Date | null;
+  /** A retry is scheduled: the delivery waits as pending until then. */
+  nextAttemptAt: Date | null;
+  completedAt: Date | null;
+}
+
+/** One attempt to forward an event to a destination, whatever came of it. */
 export interface DeliveryAttempt {
   id: string;
   event: Event;
+  /** The destination it went to (null: made before routing, to the endpoint's first destination). */
+  destinationId: string | null;
   /** 1 for the first attempt; the event's claim count when it was sent. */
   attempt: number;
   startedAt: Date;
@@ -367,20 +430,14 @@ export const EndpointEntity = new EntitySchema<Endpoint>({
     team: { kind: "m:1", entity: () => TeamEntity, deleteRule: "cascade", index: "endpoints_team_id_index" },
     name: { type: "text" },
     slug: { type: "text", unique: "endpoints_slug_unique" },
-    destinationUrl: { type: "text", nullable: true },
+    destinationUrl: { type: "text", nullable: true, persist: false, formula: (table) => FIRST_DESTINATION_URL(table.alias) },
+    routing: { type: "json", persist: false, formula: (table) => ENDPOINT_ROUTING(table.alias) },
     secret: { type: "text" },
     signRequests: { type: "boolean", default: false },
     stagingHost: { type: "text", nullable: true },
     keepProxyHeaders: { type: "boolean", default: false },
     deliveredCount: { type: new BigIntType("number"), default: 0 },
     failedCount: { type: new BigIntType("number"), default: 0 },
-    retryMaxAttempts: { type: "integer", nullable: true },
-    retryInitialDelayMs: { type: "integer", nullable: true },
-    retryMaxDelayMs: { type: "integer", nullable: true },
-    pauseAfterFailures: { type: "integer", nullable: true },
-    consecutiveFailures: { type: "integer", default: 0 },
-    forwardingPausedAt: { ...timestamp, nullable: true },
-    pausedReason: { type: "text", nullable: true },
     retentionDays: { type: "integer", nullable: true },
     customResponse: { type: "json", columnType: "jsonb", nullable: true },
     handshake: { type: "json", columnType: "jsonb", nullable: true },
@@ -400,7 +457,6 @@ export const EventEntity = new EntitySchema<Event>({
     { name: "events_endpoint_status_index", properties: ["endpoint", "status", "id"] },
     { name: "events_endpoint_source_index", properties: ["endpoint", "source", "id"] },
     { name: "events_endpoint_event_type_index", properties: ["endpoint", "eventType", "id"] },
-    { name: "events_pending_endpoint_index", expression: `create index "events_pending_endpoint_index" on "events" ("endpoint_id", "id") where "status" = 'pending'` },
     {
       name: "events_endpoint_signature_index",
       expression: `create index "events_endpoint_signature_index" on "events" ("endpoint_id", "signature", "id") where "signature" is not null`,
@@ -433,11 +489,9 @@ export const EventEntity = new EntitySchema<Event>({
     responseBody: { type: "blob", nullable: true },
     responseTruncated: { type: "boolean", default: false },
     error: { type: "text", nullable: true },
-    attempts: { type: "integer", default: 0 },
     forwardedAt: { ...timestamp, nullable: true },
     completedAt: { ...timestamp, nullable: true },
     destinationUrl: { type: "text", nullable: true },
-    leaseExpiresAt: { ...timestamp, nullable: true },
     nextAttemptAt: { ...timestamp, nullable: true },
     duplicateOf: { type: "uuid", nullable: true },
   },
@@ -455,6 +509,54 @@ export const DedupKeyEntity = new EntitySchema<DedupKey>({
   },
 });
 
+export const DestinationEntity = new EntitySchema<Destination>({
+  name: "Destination",
+  tableName: "destinations",
+  indexes: [],
+  uniques: [{ name: "destinations_endpoint_id_position_unique", properties: ["endpoint", "position"] }],
+  properties: {
+    id: { type: "uuid", primary: true },
+    endpoint: { kind: "m:1", entity: () => EndpointEntity, deleteRule: "cascade", index: false },
+    position: { type: "integer" },
+    name: { type: "text" },
+    url: { type: "text" },
+    enabled: { type: "boolean", default: true },
+    filter: { type: "json", columnType: "jsonb", nullable: true },
+    rateLimitPerSecond: { type: "integer", nullable: true },
+    ordered: { type: "boolean", default: false },
+    retryMaxAttempts: { type: "integer", nullable: true },
+    retryInitialDelayMs: { type: "integer", nullable: true },
+    retryMaxDelayMs: { type: "integer", nullable: true },
+    pauseAfterFailures: { type: "integer", nullable: true },
+    consecutiveFailures: { type: "integer", default: 0 },
+    forwardingPausedAt: { ...timestamp, nullable: true },
+    pausedReason: { type: "text", nullable: true },
+    rateWindowAt: { ...timestamp, nullable: true },
+    rateWindowCount: { type: "integer", default: 0 },
+    createdAt: { ...timestamp },
+    updatedAt: { ...timestamp },
+  },
+});
+
+export const DeliveryEntity = new EntitySchema<Delivery>({
+  name: "Delivery",
+  tableName: "deliveries",
+  indexes: [
+    { name: "deliveries_pending_index", expression: `create index "deliveries_pending_index" on "deliveries" ("destination_id", "event_id") where "status" = 'pending'` },
+    { name: "deliveries_failed_index", expression: `create index "deliveries_failed_index" on "deliveries" ("endpoint_id", "event_id") where "status" = 'failed'` },
+  ],
+  properties: {
+    eventId: { type: "uuid", primary: true },
+    destinationId: { type: "uuid", primary: true },
+    endpointId: { type: "uuid" },
+    status: { enum: true, items: () => ["pending", "delivered", "failed"], columnType: "text" },
+    attempts: { type: "integer", default: 0 },
+    leaseExpiresAt: { ...timestamp, nullable: true },
+    nextAttemptAt: { ...timestamp, nullable: true },
+    completedAt: { ...timestamp, nullable: true },
+  },
+});
+
 export const DeliveryAttemptEntity = new EntitySchema<DeliveryAttempt>({
   name: "DeliveryAttempt",
   tableName: "delivery_attempts",
@@ -462,6 +564,7 @@ export const DeliveryAttemptEntity = new EntitySchema<DeliveryAttempt>({
   properties: {
     id: { type: BigIntType, primary: true, autoincrement: true },
     event: { kind: "m:1", entity: () => EventEntity, deleteRule: "cascade" },
+    destinationId: { type: "uuid", nullable: true },
     attempt: { type: "integer" },
     startedAt: { ...timestamp },
     latencyMs: { type: "integer" },
@@ -655,6 +758,8 @@ export const entities = [
   JobEntity,
   EventCountEntity,
   DedupKeyEntity,
+  DestinationEntity,
+  DeliveryEntity,
   EventMinuteEntity,
   LatencyMinuteEntity,
   InviteEntity,

@@ -19,6 +19,7 @@ import { Migration20261129000000_event_answers } from "./Migration20261129000000
 import { Migration20261130000000_search_paths } from "./Migration20261130000000_search_paths.js";
 import { Migration20261201000000_teams } from "./Migration20261201000000_teams.js";
 import { Migration20261202000000_dedup } from "./Migration20261202000000_dedup.js";
+import { Migration20261203000000_destinations } from "./Migration20261203000000_destinations.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -42,4 +43,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261130000000_search_paths", class: Migration20261130000000_search_paths },
   { name: "Migration20261201000000_teams", class: Migration20261201000000_teams },
   { name: "Migration20261202000000_dedup", class: Migration20261202000000_dedup },
+  { name: "Migration20261203000000_destinations", class: Migration20261203000000_destinations },
 ];

@@ -1,141 +1,216 @@
 import { LATENCY_BUCKET_BOUNDS_MS, retryPolicyFromColumns, type EventStatus, type HeaderList, type RetryPolicy } from "@rehook/core";
-import type { Pool } from "../pool.js";
+import { withTransaction, type Pool } from "../pool.js";
 import { capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { BODY_BYTES_PER_READ, byteBoundedIds } from "./events.js";
 import { enqueueNotifyJobs } from "../jobs/queue.js";
 import { announceEventsCte, BUS_CHANNEL_LITERAL } from "../event-bus.js";
 
-/** A pending event claimed for delivery, with what sending it needs. */
-export interface ClaimedEvent extends CapturedRequestFields {
+/*
+ * Forwarding's queue is `deliveries`: one row per event and destination its filter let
+ * through. A delivery is claimed with a lease, sent, and completed on its own; the event's
+ * status sums its deliveries up (see eventStatusOf in COMPLETE).
+ */
+
+/** A pending delivery claimed for sending, with what sending it needs. */
+export interface ClaimedDelivery extends CapturedRequestFields {
+  destinationId: string;
   destinationUrl: string;
   signRequests: boolean;
   secret: string;
   keepProxyHeaders: boolean;
-  /** Which attempt this send is (1 for the first): the event's claim count. */
+  /** Which attempt this send is (1 for the first): the delivery's claim count. */
   attempt: number;
-  /** The endpoint's retry policy when claimed (null: this attempt's failure is final). */
+  /** The destination's retry policy when claimed (null: this attempt's failure is final). */
   retryPolicy: RetryPolicy | null;
+  /** The destination is rate-limited: its retries are claimed again through the database, where the limit is counted. */
+  paced: boolean;
 }
 
-interface ClaimRow extends CapturedRequestRow {
-  destination_url: string;
-  sign_requests: boolean;
-  secret: string;
-  keep_proxy_headers: boolean;
-  attempts: number;
+/** A delivery's identity: its event and destination. */
+export interface DeliveryRef {
+  id: string;
+  destinationId: string;
+}
+
+/** The key a delivery is known by in memory. */
+export const deliveryKey = (delivery: DeliveryRef): string => `${delivery.id}/${delivery.destinationId}`;
+
+interface RetryColumns {
   retry_max_attempts: number | null;
   retry_initial_delay_ms: number | null;
   retry_max_delay_ms: number | null;
 }
 
-/** The policy from an endpoint's three columns (any null: one attempt). */
-export function retryPolicyOf(row: Pick<ClaimRow, "retry_max_attempts" | "retry_initial_delay_ms" | "retry_max_delay_ms">): RetryPolicy | null {
+interface ClaimRow extends CapturedRequestRow, RetryColumns {
+  destination_id: string;
+  url: string;
+  sign_requests: boolean;
+  secret: string;
+  keep_proxy_headers: boolean;
+  attempts: number;
+  paced: boolean;
+}
+
+/** The policy from a destination's three columns (any null: one attempt). */
+export function retryPolicyOf(row: RetryColumns): RetryPolicy | null {
   return retryPolicyFromColumns(row.retry_max_attempts, row.retry_initial_delay_ms, row.retry_max_delay_ms);
 }
 
-const toClaimed = (row: ClaimRow): ClaimedEvent => ({
+const toClaimed = (row: ClaimRow): ClaimedDelivery => ({
   ...capturedRequest(row),
-  destinationUrl: row.destination_url,
+  destinationId: row.destination_id,
+  destinationUrl: row.url,
   signRequests: row.sign_requests,
   secret: row.secret,
   keepProxyHeaders: row.keep_proxy_headers,
   attempt: row.attempts,
   retryPolicy: retryPolicyOf(row),
+  paced: row.paced,
 });
 
 /*
- * A claim sets a lease: until it expires no other instance takes the event. SKIP LOCKED lets
- * instances claim side by side without waiting on each other's rows. An expired lease (its
- * holder crashed or hung) makes the event claimable again by anyone. An event waiting for its
- * next retry (next_attempt_at) or on a paused endpoint is not due.
- * Fairness: the claim goes endpoint by endpoint. The endpoints with pending events are found
- * by skipping through the pending index (one probe per endpoint, however long its backlog);
- * paused ones and those the claiming instance has no free slot for ($4) are left out before
- * any of their events is read, and each of the others gives at most $5 of its oldest due
- * events. The oldest $1 of those are taken, so one endpoint's backlog cannot fill the claim
- * while others wait behind it.
- * A claim is cut at $3 body bytes (the first event always goes): bodies may be 10 MiB each,
- * and the claimed ones are held in memory until sent. Rows locked past the cuts are let go
- * at commit, unleased, for the next claim.
+ * A claim sets a lease: until it expires no other instance takes the delivery. SKIP LOCKED
+ * lets instances claim side by side. An expired lease (its holder crashed or hung) makes the
+ * delivery claimable again by anyone. One waiting for its next retry (next_attempt_at), or
+ * whose destination is paused or disabled, is not due.
+ * Fairness: the claim goes destination by destination. The destinations with pending
+ * deliveries are found by skipping through the pending index (one probe per destination,
+ * however long its backlog); paused and disabled ones and those the claiming instance has no
+ * free slot for ($4) are left out before any delivery is read, and each of the others gives
+ * at most $5 of its oldest due deliveries. The oldest $1 of those are taken.
+ * Pace: a rate-limited destination gives at most what its current one-second window has
+ * left, and the window is counted in the same statement under the destination's row lock,
+ * so instances claiming at once share one limit.
+ * Order: an ordered destination gives its oldest pending delivery only, and only when that
+ * one is due and nobody holds it: a delivery waiting for its retry holds back the ones after
+ * it. Its head is read without SKIP LOCKED (skipping it would send the next one first); the
+ * update re-checks the lease, so of two instances only one takes it.
+ * A claim is cut at $3 body bytes (the first delivery always goes): bodies may be 10 MiB
+ * each, and the claimed ones are held in memory until sent.
  */
 const CLAIM_DUE = `
-with recursive busy(endpoint_id) as (
-  (select endpoint_id from events where status = 'pending' order by endpoint_id limit 1)
+with recursive busy(destination_id) as (
+  (select destination_id from deliveries where status = 'pending' order by destination_id limit 1)
   union all
-  select (select e.endpoint_id from events e where e.status = 'pending' and e.endpoint_id > b.endpoint_id order by e.endpoint_id limit 1)
-  from busy b where b.endpoint_id is not null
+  select (select d.destination_id from deliveries d where d.status = 'pending' and d.destination_id > b.destination_id order by d.destination_id limit 1)
+  from busy b where b.destination_id is not null
+),
+open as (
+  select t.id, t.ordered, t.rate_limit_per_second is not null as paced
+  from busy b join destinations t on t.id = b.destination_id
+  where t.enabled and t.forwarding_paused_at is null and t.id <> all($4::uuid[])
+),
+-- The paced destinations' windows, locked: what each may still start in this second.
+windows as (
+  select t.id, t.rate_window_at is null or t.rate_window_at <= now() - interval '1 second' as fresh,
+         case when t.rate_window_at is null or t.rate_window_at <= now() - interval '1 second' then t.rate_limit_per_second
+              else greatest(t.rate_limit_per_second - t.rate_window_count, 0) end as allowance
+  from destinations t where t.id in (select id from open where paced)
+  order by t.id
+  for no key update of t
 ),
 candidates as (
-  select c.id, c.size from busy b
-  join endpoints p on p.id = b.endpoint_id and p.forwarding_paused_at is null and p.id <> all($4::uuid[])
+  select c.event_id, c.destination_id from open o
+  left join windows w on w.id = o.id
   cross join lateral (
-    select e.id, octet_length(e.body) as size from events e
-    where e.endpoint_id = p.id and e.status = 'pending' and (e.lease_expires_at is null or e.lease_expires_at < now())
-      and (e.next_attempt_at is null or e.next_attempt_at <= now())
-    order by e.id
-    limit coalesce($5::int, $1)
-    for update of e skip locked
+    select d.event_id, d.destination_id from deliveries d
+    where d.destination_id = o.id and d.status = 'pending' and (d.lease_expires_at is null or d.lease_expires_at < now())
+      and (d.next_attempt_at is null or d.next_attempt_at <= now())
+    order by d.event_id
+    limit least(coalesce($5::int, $1), coalesce(w.allowance, $1))
+    for update of d skip locked
   ) c
-  order by c.id
+  where not o.ordered
+  union all
+  select h.event_id, h.destination_id from open o
+  left join windows w on w.id = o.id
+  cross join lateral (
+    select d.event_id, d.destination_id, d.lease_expires_at, d.next_attempt_at from deliveries d
+    where d.destination_id = o.id and d.status = 'pending'
+    order by d.event_id limit 1
+  ) h
+  where o.ordered and coalesce(w.allowance, 1) > 0
+    and (h.lease_expires_at is null or h.lease_expires_at < now()) and (h.next_attempt_at is null or h.next_attempt_at <= now())
+),
+sized as (
+  select c.event_id as id, c.destination_id, octet_length(e.body) as size
+  from candidates c join events e on e.id = c.event_id
+  order by c.event_id
   limit $1
 ),
-claimable as (${byteBoundedIds("select id, size from candidates", "$3")})
-update events e
-set lease_expires_at = now() + make_interval(secs => $2::float8 / 1000), attempts = e.attempts + 1
-from claimable c, endpoints p
-where e.id = c.id and p.id = e.endpoint_id
-returning e.id, e.endpoint_id, e.method, e.path, e.query, e.headers, e.body, e.destination_url,
-          p.sign_requests, p.secret, p.keep_proxy_headers,
-          e.attempts, p.retry_max_attempts, p.retry_initial_delay_ms, p.retry_max_delay_ms`;
+claimable as (select s.id, s.destination_id from sized s where s.id in (${byteBoundedIds("select id, size from sized", "$3")})),
+claimed as (
+  update deliveries d
+  set lease_expires_at = now() + make_interval(secs => $2::float8 / 1000), attempts = d.attempts + 1
+  from claimable c
+  where d.event_id = c.id and d.destination_id = c.destination_id
+    and d.status = 'pending' and (d.lease_expires_at is null or d.lease_expires_at < now())
+  returning d.event_id, d.destination_id, d.attempts
+),
+paced as (
+  update destinations t
+  set rate_window_at = case when w.fresh then now() else t.rate_window_at end,
+      rate_window_count = case when w.fresh then 0 else t.rate_window_count end + n.taken
+  from windows w join (select destination_id, count(*) as taken from claimed group by destination_id) n on n.destination_id = w.id
+  where t.id = w.id
+)
+select e.id, e.endpoint_id, e.method, e.path, e.query, e.headers, e.body, c.destination_id, t.url,
+       p.sign_requests, p.secret, p.keep_proxy_headers, c.attempts, t.retry_max_attempts, t.retry_initial_delay_ms, t.retry_max_delay_ms,
+       t.rate_limit_per_second is not null as paced
+from claimed c join events e on e.id = c.event_id join destinations t on t.id = c.destination_id join endpoints p on p.id = e.endpoint_id`;
 
-/** How a claim shares itself between endpoints. */
+/** How a claim shares itself between destinations. */
 export interface ClaimFairness {
-  /** Most events taken per endpoint (unset: no limit). */
-  perEndpoint?: number;
-  /** Endpoints left out of this claim (the claimer has no free slot for them). */
-  skipEndpoints?: string[];
+  /** Most deliveries taken per destination (unset: no limit). */
+  perDestination?: number;
+  /** Destinations left out of this claim (the claimer has no free slot for them). */
+  skipDestinations?: string[];
 }
 
+/** Oldest first by event, then by destination: each destination's backlog is sent in the order it came. */
+const byEventThenDestination = (a: ClaimedDelivery, b: ClaimedDelivery) =>
+  a.id < b.id ? -1 : a.id > b.id ? 1 : a.destinationId < b.destinationId ? -1 : a.destinationId > b.destinationId ? 1 : 0;
+
 /**
- * Claims pending events nobody holds (missed fast paths, expired leases, handed-back events),
- * oldest first: up to `limit` of them and about `maxBytes` of bodies (at least one event when
- * any is due), at most `perEndpoint` per endpoint, none of `skipEndpoints`.
+ * Claims due deliveries nobody holds (paced and ordered destinations, missed fast paths,
+ * expired leases, handed-back deliveries), oldest first: up to `limit` of them and about
+ * `maxBytes` of bodies (at least one when any is due), at most `perDestination` per
+ * destination, none of `skipDestinations`.
  */
-export async function claimDueEvents(
+export async function claimDueDeliveries(
   pool: Pool,
   limit: number,
   leaseMs: number,
   maxBytes = BODY_BYTES_PER_READ,
   fairness: ClaimFairness = {},
-): Promise<ClaimedEvent[]> {
+): Promise<ClaimedDelivery[]> {
   const result = await pool.query<ClaimRow>({
     name: "rehook_claim_due",
     text: CLAIM_DUE,
-    values: [limit, leaseMs, maxBytes, fairness.skipEndpoints ?? [], fairness.perEndpoint ?? null],
+    values: [limit, leaseMs, maxBytes, fairness.skipDestinations ?? [], fairness.perDestination ?? null],
   });
-  // RETURNING follows no order: oldest first, so each endpoint's backlog is sent in the order it came.
-  return result.rows.map(toClaimed).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return result.rows.map(toClaimed).sort(byEventThenDestination);
 }
 
 /*
- * Gives back leases taken for events that were not sent (the holder had no room to keep them
- * waiting, or kept them too long to send safely): they become claimable at once instead of
- * when the lease expires, and the lease's count in attempts is undone (nothing was sent).
- * A retry held in memory is given back with its count kept ($3 = 0): its attempt was made.
- * Only the holder's own claim is given back: the same attempt number and a lease still
- * running. A hand-back that comes late, after the lease expired and someone else claimed the
- * event, matches nothing and leaves that claim alone.
+ * Gives back leases taken for deliveries that were not sent (the holder had no room to keep
+ * them waiting, or kept them too long to send safely): they become claimable at once, and
+ * the lease's count in attempts is undone (nothing was sent). A retry held in memory is
+ * given back with its count kept ($4 = 0): its attempt was made. Only the holder's own claim
+ * is given back: the same attempt number and a lease still running.
  */
 const HAND_BACK = `
-update events e set lease_expires_at = null, attempts = greatest(e.attempts - $3::int, 0)
-from unnest($1::uuid[], $2::int[]) as h(id, attempt)
-where e.id = h.id and e.attempts = h.attempt and e.status = 'pending' and e.lease_expires_at > now()`;
+update deliveries d set lease_expires_at = null, attempts = greatest(d.attempts - $4::int, 0)
+from unnest($1::uuid[], $2::uuid[], $3::int[]) as h(event_id, destination_id, attempt)
+where d.event_id = h.event_id and d.destination_id = h.destination_id and d.attempts = h.attempt
+  and d.status = 'pending' and d.lease_expires_at > now()`;
 
-/** An event's claim: the event with the attempt number its lease was taken for. */
-export interface LeaseClaim {
-  id: string;
+/** A delivery's claim: the delivery with the attempt number its lease was taken for. */
+export interface LeaseClaim extends DeliveryRef {
   attempt: number;
 }
+
+const claimArrays = (claims: LeaseClaim[]) => [claims.map((c) => c.id), claims.map((c) => c.destinationId), claims.map((c) => c.attempt)];
 
 /**
  * Gives back claims. `sent`: the claimed attempt was made (a retry held in memory), so the
@@ -143,39 +218,34 @@ export interface LeaseClaim {
  */
 export async function handBackLeases(pool: Pool, claims: LeaseClaim[], options: { sent?: boolean } = {}): Promise<void> {
   if (claims.length === 0) return;
-  await pool.query({
-    name: "rehook_hand_back_leases",
-    text: HAND_BACK,
-    values: [claims.map((claim) => claim.id), claims.map((claim) => claim.attempt), options.sent ? 0 : 1],
-  });
+  await pool.query({ name: "rehook_hand_back_leases", text: HAND_BACK, values: [...claimArrays(claims), options.sent ? 0 : 1] });
 }
 
 /*
- * Takes the next attempt of failed events this instance kept in memory for their retry (it
- * still holds their leases, set by the completion): one statement, no body read back. An
- * event changed meanwhile (retried by hand, or its lease gone) is not returned; one whose
- * endpoint was paused meanwhile is given back unleased, to wait for the resume.
+ * Takes the next attempt of failed deliveries this instance kept in memory for their retry
+ * (it still holds their leases, set by the completion): one statement, no body read back.
+ * One changed meanwhile (retried by hand, or its lease gone) is not returned; one whose
+ * destination was paused or disabled meanwhile is given back unleased, to wait.
  */
 const RECLAIM_HELD = `
 with target as (
-  select e.id, p.forwarding_paused_at is null as open
-  from unnest($1::uuid[], $2::int[]) as h(id, attempt)
-  join events e on e.id = h.id and e.attempts = h.attempt
-  join endpoints p on p.id = e.endpoint_id
-  where e.status = 'pending' and e.lease_expires_at > now()
-  order by e.id
-  for update of e
+  select d.event_id, d.destination_id, t.forwarding_paused_at is null and t.enabled as open
+  from unnest($1::uuid[], $2::uuid[], $3::int[]) as h(event_id, destination_id, attempt)
+  join deliveries d on d.event_id = h.event_id and d.destination_id = h.destination_id and d.attempts = h.attempt
+  join destinations t on t.id = d.destination_id
+  where d.status = 'pending' and d.lease_expires_at > now()
+  order by d.event_id, d.destination_id
+  for update of d
 )
-update events e
-set attempts = e.attempts + case when t.open then 1 else 0 end,
-    lease_expires_at = case when t.open then now() + make_interval(secs => $3::float8 / 1000) end
-from target t, endpoints p
-where e.id = t.id and p.id = e.endpoint_id
-returning e.id, t.open, e.attempts, p.retry_max_attempts, p.retry_initial_delay_ms, p.retry_max_delay_ms`;
+update deliveries d
+set attempts = d.attempts + case when x.open then 1 else 0 end,
+    lease_expires_at = case when x.open then now() + make_interval(secs => $4::float8 / 1000) end
+from target x, destinations t
+where d.event_id = x.event_id and d.destination_id = x.destination_id and t.id = d.destination_id
+returning d.event_id, d.destination_id, x.open, d.attempts, t.retry_max_attempts, t.retry_initial_delay_ms, t.retry_max_delay_ms`;
 
-/** A held retry re-claimed: its new attempt number and the endpoint's policy now. */
-export interface ReclaimedRetry {
-  id: string;
+/** A held retry re-claimed: its new attempt number and the destination's policy now. */
+export interface ReclaimedRetry extends DeliveryRef {
   attempt: number;
   retryPolicy: RetryPolicy | null;
 }
@@ -183,18 +253,19 @@ export interface ReclaimedRetry {
 /** Re-claims held retries now due (see RECLAIM_HELD); answers those to send. */
 export async function reclaimHeldRetries(pool: Pool, claims: LeaseClaim[], leaseMs: number): Promise<ReclaimedRetry[]> {
   if (claims.length === 0) return [];
-  const result = await pool.query<{ id: string; open: boolean; attempts: number } & Pick<ClaimRow, "retry_max_attempts" | "retry_initial_delay_ms" | "retry_max_delay_ms">>({
+  const result = await pool.query<{ event_id: string; destination_id: string; open: boolean; attempts: number } & RetryColumns>({
     name: "rehook_reclaim_held",
     text: RECLAIM_HELD,
-    values: [claims.map((claim) => claim.id), claims.map((claim) => claim.attempt), leaseMs],
+    values: [...claimArrays(claims), leaseMs],
   });
-  return result.rows.filter((row) => row.open).map((row) => ({ id: row.id, attempt: row.attempts, retryPolicy: retryPolicyOf(row) }));
+  return result.rows
+    .filter((row) => row.open)
+    .map((row) => ({ id: row.event_id, destinationId: row.destination_id, attempt: row.attempts, retryPolicy: retryPolicyOf(row) }));
 }
 
-/** The outcome of one delivery attempt, to be stored on its event. */
-export interface DeliveryOutcome {
-  id: string;
-  /** Which attempt this was (ClaimedEvent.attempt): a result from an older claim is ignored. */
+/** The outcome of one delivery attempt, to be stored on its delivery and event. */
+export interface DeliveryOutcome extends DeliveryRef {
+  /** Which attempt this was (ClaimedDelivery.attempt): a result from an older claim is ignored. */
   attempt: number;
   /** How this attempt went. */
   status: Extract<EventStatus, "delivered" | "failed">;
@@ -212,128 +283,171 @@ export interface DeliveryOutcome {
   error: string | null;
 }
 
-export interface CompletedEvent {
-  /** This batch tripped the endpoint's circuit breaker: events of it held in memory must not be sent. */
+export interface CompletedDelivery extends DeliveryRef {
+  /** This batch tripped the destination's circuit breaker: deliveries to it held in memory must not be sent. */
   pausedNow?: boolean;
-  id: string;
   endpointId: string;
   /** The endpoint's owner: live feeds filter the bus by it without a query. */
   teamId: string;
-  /** delivered or failed, or pending with a retry scheduled. */
-  status: EventStatus;
+  /** The delivery's status now: delivered or failed, or pending with a retry scheduled. */
+  status: "pending" | "delivered" | "failed";
+  /** The destination is ordered: its next delivery may be claimable now. */
+  ordered: boolean;
 }
 
 /** The histogram's bounds as an array literal (from core's constant: no input reaches it). */
 const LATENCY_BOUNDS = `{${LATENCY_BUCKET_BOUNDS_MS.join(",")}}`;
 
+/**
+ * Locks the batch's events, in id order, before COMPLETE reads their other deliveries: two
+ * instances completing two deliveries of one event then sum it up one after the other, the
+ * second seeing the first's result (in one statement both would read the same snapshot).
+ */
+const LOCK_EVENTS = `select id from events where id = any($1::uuid[]) order by id for no key update`;
+
 /*
  * One statement stores a batch of attempts: each as a delivery_attempts row, its result on
- * the event (pending again with next_attempt_at when a retry is due, else delivered or
- * failed), the endpoints' counters of final outcomes and the circuit breaker, so neither
- * health nor the breaker ever drifts from the events. Only the attempt the event's current
- * claim made is stored: a late result of an older claim (its lease expired and the event was
- * claimed again) changes nothing, and a second delivery after an expired lease changes
- * neither the event nor the counts.
- * The breaker counts consecutive failed attempts per endpoint: a delivered attempt in the
- * batch restarts the count from the failures that started after it. The endpoints are
+ * the delivery (pending again with next_attempt_at when a retry is due, else delivered or
+ * failed), the destinations' circuit breakers, and the sum of each touched event's
+ * deliveries on the event (eventStatus below) with its counts, charts and notifications, so
+ * none of them ever drifts from the deliveries. Only the attempt the delivery's current
+ * claim made is stored: a late result of an older claim changes nothing.
+ * An event's status: failed once any delivery finally failed, else pending while any is
+ * pending, else delivered. Its response columns show the latest stored attempt (to any
+ * destination), as the feed's summary; each delivery's attempts are in delivery_attempts.
+ * The breaker counts consecutive failed attempts per destination: a delivered attempt in the
+ * batch restarts the count from the failures that started after it. The destinations are
  * locked before they are judged, so concurrent batches from several instances add up.
  */
 const COMPLETE = `
 with r as (
   select * from json_to_recordset($1::json) as t(
-    id uuid, attempt int, status text, retry_in_ms float8, hold_lease_ms float8, started_at float8, latency_ms int, response_status int,
-    response_headers json, body_offset int, body_size int, response_truncated boolean, error text, failure text
+    id uuid, destination_id uuid, attempt int, status text, retry_in_ms float8, hold_lease_ms float8, started_at float8, latency_ms int,
+    response_status int, response_headers json, body_offset int, body_size int, response_truncated boolean, error text, failure text
   )
 ),
 updated as (
-  update events e
+  update deliveries d
   set status = case when r.status = 'failed' and r.retry_in_ms is not null then 'pending' else r.status end,
       next_attempt_at = case when r.status = 'failed' and r.retry_in_ms is not null then now() + make_interval(secs => r.retry_in_ms / 1000) end,
-      forwarded_at = to_timestamp(r.started_at / 1000), latency_ms = r.latency_ms, response_status = r.response_status,
-      response_headers = r.response_headers,
-      response_body = case when r.body_size is null then null else substring($2::bytea from r.body_offset + 1 for r.body_size) end,
-      response_truncated = r.response_truncated, error = r.error,
       completed_at = case when r.status = 'failed' and r.retry_in_ms is not null then null else now() end,
       -- A retry the sender keeps in memory stays leased to it until well after it is due.
       lease_expires_at = case when r.status = 'failed' and r.retry_in_ms is not null and r.hold_lease_ms is not null
                               then now() + make_interval(secs => (r.retry_in_ms + r.hold_lease_ms) / 1000) end
   from r
-  where e.id = r.id and e.status = 'pending' and e.attempts = r.attempt
-  returning e.id, e.endpoint_id, e.status, r.attempt, r.status as outcome, r.started_at, r.failure
+  where d.event_id = r.id and d.destination_id = r.destination_id and d.status = 'pending' and d.attempts = r.attempt
+  returning d.event_id, d.destination_id, d.endpoint_id, d.status, d.next_attempt_at, r.attempt, r.status as outcome, r.started_at, r.failure
 ),
--- Events that left pending move between the endpoint's status counts (event_counts).
+recorded as (
+  insert into delivery_attempts (event_id, destination_id, attempt, started_at, latency_ms, response_status, response_headers, response_body,
+                                 response_truncated, error, outcome)
+  select r.id, r.destination_id, r.attempt, to_timestamp(r.started_at / 1000), r.latency_ms, r.response_status, r.response_headers,
+         case when r.body_size is null then null else substring($2::bytea from r.body_offset + 1 for r.body_size) end,
+         r.response_truncated, r.error, r.status
+  from r join updated u on u.event_id = r.id and u.destination_id = r.destination_id
+),
+-- Every delivery of the touched events as it is after this batch: the stored ones from before, the updated ones as updated.
+states as (
+  select d.event_id, d.status, d.next_attempt_at from deliveries d
+  where d.event_id in (select event_id from updated)
+    and not exists (select 1 from updated u where u.event_id = d.event_id and u.destination_id = d.destination_id)
+  union all
+  select event_id, status, next_attempt_at from updated
+),
+summed as (
+  select event_id,
+         case when bool_or(status = 'failed') then 'failed' when bool_or(status = 'pending') then 'pending' else 'delivered' end as status,
+         case when bool_and(status <> 'pending' or next_attempt_at is not null) then min(next_attempt_at) filter (where status = 'pending') end as next_attempt_at
+  from states group by event_id
+),
+latest as (
+  select distinct on (r.id) r.* from r join updated u on u.event_id = r.id and u.destination_id = r.destination_id
+  order by r.id, r.started_at desc
+),
+events_now as (
+  update events e
+  set status = s.status, next_attempt_at = s.next_attempt_at,
+      completed_at = case when s.status = 'pending' then null else coalesce(o.completed_at, now()) end,
+      forwarded_at = to_timestamp(l.started_at / 1000), latency_ms = l.latency_ms, response_status = l.response_status,
+      response_headers = l.response_headers,
+      response_body = case when l.body_size is null then null else substring($2::bytea from l.body_offset + 1 for l.body_size) end,
+      response_truncated = l.response_truncated, error = l.error
+  from summed s join events o on o.id = s.event_id join latest l on l.id = s.event_id
+  where e.id = s.event_id
+  returning e.id, e.endpoint_id, o.status as was, e.status
+),
+moved as (select * from events_now where was <> status),
+-- Events whose status changed move between the endpoint's status counts (event_counts) and its health counters.
 recounted as (
   insert into event_counts (endpoint_id, status, n)
   select endpoint_id, status, sum(delta) from (
-    select endpoint_id, status, 1 as delta from updated where status <> 'pending'
+    select endpoint_id, status, 1 as delta from moved
     union all
-    select endpoint_id, 'pending', -1 from updated where status <> 'pending'
+    select endpoint_id, was, -1 from moved
   ) moves
   group by endpoint_id, status
 ),
--- The charts' rollups, at now's minute: final outcomes (event_minutes), and every attempt's
+health as (
+  update endpoints p
+  set delivered_count = greatest(p.delivered_count + h.delivered, 0), failed_count = greatest(p.failed_count + h.failed, 0)
+  from (select endpoint_id,
+               count(*) filter (where status = 'delivered') - count(*) filter (where was = 'delivered') as delivered,
+               count(*) filter (where status = 'failed') - count(*) filter (where was = 'failed') as failed
+        from moved group by endpoint_id) h
+  where p.id = h.endpoint_id and (h.delivered <> 0 or h.failed <> 0)
+),
+-- The charts' rollups, at now's minute: events reaching a final status (event_minutes), and every attempt's
 -- latency by histogram bucket (latency_minutes); appended, never updated in place.
 charted as (
   insert into event_minutes (endpoint_id, minute, delivered, failed)
   select endpoint_id, date_trunc('minute', now()), count(*) filter (where status = 'delivered'), count(*) filter (where status = 'failed')
-  from updated where status <> 'pending'
+  from moved where status in ('delivered', 'failed')
   group by endpoint_id
 ),
 timed as (
   insert into latency_minutes (endpoint_id, minute, bucket, n)
   select u.endpoint_id, date_trunc('minute', now()), width_bucket(r.latency_ms, '${LATENCY_BOUNDS}'::int[]), count(*)
-  from r join updated u on u.id = r.id
+  from r join updated u on u.event_id = r.id and u.destination_id = r.destination_id
   group by 1, 3
 ),
-recorded as (
-  insert into delivery_attempts (event_id, attempt, started_at, latency_ms, response_status, response_headers, response_body,
-                                 response_truncated, error, outcome)
-  select r.id, r.attempt, to_timestamp(r.started_at / 1000), r.latency_ms, r.response_status, r.response_headers,
-         case when r.body_size is null then null else substring($2::bytea from r.body_offset + 1 for r.body_size) end,
-         r.response_truncated, r.error, r.status
-  from r join updated u on u.id = r.id
-),
 attempted as (
-  select u.*, max(u.started_at) filter (where u.outcome = 'delivered') over (partition by u.endpoint_id) as last_delivered
+  select u.*, max(u.started_at) filter (where u.outcome = 'delivered') over (partition by u.destination_id) as last_delivered
   from updated u
 ),
 tallies as (
-  select endpoint_id,
-         count(*) filter (where status = 'delivered') as delivered,
-         count(*) filter (where status = 'failed') as failed,
+  select destination_id,
          bool_or(outcome = 'delivered') as any_delivered,
          count(*) filter (where outcome = 'failed' and (last_delivered is null or started_at > last_delivered)) as failures,
          (array_agg(failure order by started_at desc) filter (where outcome = 'failed'))[1] as last_failure,
-         (array_agg(id order by started_at desc) filter (where outcome = 'failed'))[1] as last_failed_id
-  from attempted group by endpoint_id
+         (array_agg(event_id order by started_at desc) filter (where outcome = 'failed'))[1] as last_failed_id
+  from attempted group by destination_id
 ),
 locked as (
-  select p.id, p.team_id, p.consecutive_failures, p.pause_after_failures, p.forwarding_paused_at from endpoints p
-  where p.id in (select endpoint_id from tallies)
-  order by p.id
+  select t.id, t.endpoint_id, t.consecutive_failures, t.pause_after_failures, t.forwarding_paused_at, t.ordered from destinations t
+  where t.id in (select destination_id from tallies)
+  order by t.id
   for no key update
 ),
 judged as (
-  select t.*, l.team_id, c.consecutive,
+  select x.*, l.endpoint_id, l.ordered, p.team_id, c.consecutive,
          l.pause_after_failures is not null and l.forwarding_paused_at is null and c.consecutive >= l.pause_after_failures as trips
-  from tallies t join locked l on l.id = t.endpoint_id,
-       lateral (select case when t.any_delivered then t.failures else l.consecutive_failures + t.failures end as consecutive) c
+  from tallies x join locked l on l.id = x.destination_id join endpoints p on p.id = l.endpoint_id,
+       lateral (select case when x.any_delivered then x.failures else l.consecutive_failures + x.failures end as consecutive) c
 ),
-counted as (
-  update endpoints p
-  set delivered_count = p.delivered_count + j.delivered, failed_count = p.failed_count + j.failed,
-      consecutive_failures = j.consecutive,
-      forwarding_paused_at = case when j.trips then now() else p.forwarding_paused_at end,
-      paused_reason = case when j.trips then format('%s consecutive failed attempts (last: %s)', j.consecutive, j.last_failure) else p.paused_reason end
+breakers as (
+  update destinations t
+  set consecutive_failures = j.consecutive,
+      forwarding_paused_at = case when j.trips then now() else t.forwarding_paused_at end,
+      paused_reason = case when j.trips then format('%s consecutive failed attempts (last: %s)', j.consecutive, j.last_failure) else t.paused_reason end
   from judged j
-  where p.id = j.endpoint_id
+  where t.id = j.destination_id
 ),
--- Chat notifications for these statuses are due in the same transaction (outbox); final outcomes only.
+-- Chat notifications for the events' new final statuses are due in the same transaction (outbox).
 notify as (
   insert into notification_outbox (team_id, event_id, trigger)
-  select n.team_id, u.id, u.status
-  from updated u join endpoints p on p.id = u.endpoint_id join notification_settings n on n.team_id = p.team_id
-  where n.enabled and n.paused_reason is null and u.status = any(n.triggers)
+  select n.team_id, m.id, m.status
+  from moved m join endpoints p on p.id = m.endpoint_id join notification_settings n on n.team_id = p.team_id
+  where n.enabled and n.paused_reason is null and m.status = any(n.triggers)
   union all
   -- A tripped breaker is always announced when notifications are on (whatever the triggers).
   select n.team_id, j.last_failed_id, 'paused'
@@ -342,11 +456,12 @@ notify as (
   returning team_id
 ),
 notify_jobs as (${enqueueNotifyJobs("select team_id from notify")}),
-stored as (select u.id, u.endpoint_id, p.team_id, u.status from updated u join endpoints p on p.id = u.endpoint_id),
--- The live feeds of every instance hear of the new statuses (event.status) at commit, as they hear of captures.
-${announceEventsCte({ rows: "stored", type: "event.status", status: "status", channel: BUS_CHANNEL_LITERAL })}
-select s.id, s.endpoint_id, s.team_id, s.status, coalesce(j.trips, false) as paused_now, (select count(*) from announced) as announced
-from stored s left join judged j on j.endpoint_id = s.endpoint_id`;
+-- The live feeds of every instance hear of each touched event's status (event.status) at commit.
+touched as (select e.id, e.endpoint_id, p.team_id, e.status from events_now e join endpoints p on p.id = e.endpoint_id),
+${announceEventsCte({ rows: "touched", type: "event.status", status: "status", channel: BUS_CHANNEL_LITERAL })}
+select u.event_id, u.destination_id, u.endpoint_id, p.team_id, u.status, coalesce(j.trips, false) as paused_now, coalesce(j.ordered, false) as ordered,
+       (select count(*) from announced) as announced
+from updated u join endpoints p on p.id = u.endpoint_id left join judged j on j.destination_id = u.destination_id`;
 
 /** How a failed attempt reads in the breaker's paused_reason. */
 function failureText(outcome: DeliveryOutcome): string | null {
@@ -355,13 +470,14 @@ function failureText(outcome: DeliveryOutcome): string | null {
   return outcome.error ?? "unknown error";
 }
 
-export async function completeEvents(pool: Pool, outcomes: DeliveryOutcome[]): Promise<CompletedEvent[]> {
+function completionParameters(outcomes: DeliveryOutcome[]): [string, Buffer] {
   let offset = 0;
   const bodies: Buffer[] = [];
   const rows = outcomes.map((o) => {
     const size = o.responseBody?.byteLength ?? null;
     const row = {
       id: o.id,
+      destination_id: o.destinationId,
       attempt: o.attempt,
       status: o.status,
       retry_in_ms: o.status === "failed" ? o.retryInMs : null,
@@ -382,16 +498,27 @@ export async function completeEvents(pool: Pool, outcomes: DeliveryOutcome[]): P
     }
     return row;
   });
-  const result = await pool.query<{ id: string; endpoint_id: string; team_id: string; status: EventStatus; paused_now: boolean }>({
-    name: "rehook_complete_events",
-    text: COMPLETE,
-    values: [JSON.stringify(rows), Buffer.concat(bodies, offset)],
+  return [JSON.stringify(rows), Buffer.concat(bodies, offset)];
+}
+
+/** Stores a batch of attempts (see COMPLETE); answers the deliveries it stored. */
+export async function completeDeliveries(pool: Pool, outcomes: DeliveryOutcome[]): Promise<CompletedDelivery[]> {
+  const eventIds = [...new Set(outcomes.map((o) => o.id))];
+  const result = await withTransaction(pool, async (client) => {
+    await client.query({ name: "rehook_complete_lock_events", text: LOCK_EVENTS, values: [eventIds] });
+    return client.query<{ event_id: string; destination_id: string; endpoint_id: string; team_id: string; status: CompletedDelivery["status"]; paused_now: boolean; ordered: boolean }>({
+      name: "rehook_complete_deliveries",
+      text: COMPLETE,
+      values: completionParameters(outcomes),
+    });
   });
   return result.rows.map((row) => ({
-    id: row.id,
+    id: row.event_id,
+    destinationId: row.destination_id,
     endpointId: row.endpoint_id,
     teamId: row.team_id,
     status: row.status,
+    ordered: row.ordered,
     ...(row.paused_now ? { pausedNow: true } : {}),
   }));
 }

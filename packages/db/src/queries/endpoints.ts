@@ -1,9 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { isUuid, retryPolicyFromColumns, type CustomResponse, type DedupRule, type HandshakeRule, type RetryPolicy } from "@rehook/core";
+import { defaultDestinationName, isUuid, retryPolicyFromColumns, type CustomResponse, type DedupRule, type HandshakeRule, type RetryPolicy } from "@rehook/core";
 import { EndpointEntity, TeamEntity, type Endpoint, type StoredVerification } from "../entities/index.js";
 import { insertingInto } from "../duplicate-row.js";
 import { BUS_CHANNEL } from "../event-bus.js";
 import { enqueueJobWith } from "../jobs/queue.js";
+import { insertDestination } from "./destinations.js";
 
 export interface NewEndpoint {
   id: string;
@@ -11,6 +12,8 @@ export interface NewEndpoint {
   name: string;
   slug: string;
   destinationUrl: string | null;
+  /** The id its first destination gets, when it has a destination URL. */
+  firstDestinationId: string;
   secret: string;
   signRequests: boolean;
   keepProxyHeaders?: boolean;
@@ -30,39 +33,40 @@ export async function insertEndpoint(em: EntityManager, input: NewEndpoint): Pro
     team: em.getReference(TeamEntity, input.teamId),
     name: input.name,
     slug: input.slug,
-    destinationUrl: input.destinationUrl,
     secret: input.secret,
     signRequests: input.signRequests,
     stagingHost: null,
     keepProxyHeaders: input.keepProxyHeaders ?? false,
     deliveredCount: 0,
     failedCount: 0,
-    ...retryPolicyColumns(input.retryPolicy ?? null),
-    pauseAfterFailures: input.pauseAfterFailures ?? null,
     retentionDays: input.retentionDays ?? null,
     customResponse: input.customResponse ?? null,
     handshake: input.handshake ?? null,
     verification: input.verification ?? null,
     verificationVersion: 0,
     dedup: input.dedup ?? null,
-    consecutiveFailures: 0,
-    forwardingPausedAt: null,
-    pausedReason: null,
     createdAt: now,
     updatedAt: now,
   });
-  await insertingInto("endpoints", () => em.persistAndFlush(endpoint));
-  return endpoint;
+  await insertingInto("endpoints", () =>
+    em.transactional(async (tx) => {
+      tx.persist(endpoint);
+      await tx.flush();
+      // Its destination_url is its first destination.
+      if (input.destinationUrl) {
+        const url = input.destinationUrl;
+        const settings = { retryPolicy: input.retryPolicy ?? null, pauseAfterFailures: input.pauseAfterFailures ?? null };
+        await insertDestination(tx, { id: input.firstDestinationId, endpointId: input.id, name: defaultDestinationName(url), url, ...settings });
+      }
+    }),
+  );
+  return em.findOneOrFail(EndpointEntity, { id: input.id }, { refresh: true });
 }
 
-/** The policy as the endpoint's three columns (all null: one attempt). */
-export function retryPolicyColumns(policy: RetryPolicy | null): Pick<Endpoint, "retryMaxAttempts" | "retryInitialDelayMs" | "retryMaxDelayMs"> {
-  return { retryMaxAttempts: policy?.maxAttempts ?? null, retryInitialDelayMs: policy?.initialDelayMs ?? null, retryMaxDelayMs: policy?.maxDelayMs ?? null };
-}
-
-/** The endpoint's retry policy, or null for one attempt. */
-export function endpointRetryPolicy(endpoint: Pick<Endpoint, "retryMaxAttempts" | "retryInitialDelayMs" | "retryMaxDelayMs">): RetryPolicy | null {
-  return retryPolicyFromColumns(endpoint.retryMaxAttempts, endpoint.retryInitialDelayMs, endpoint.retryMaxDelayMs);
+/** The endpoint's first destination's retry policy, or null for one attempt (or no destination). */
+export function endpointRetryPolicy(endpoint: Pick<Endpoint, "routing">): RetryPolicy | null {
+  const first = endpoint.routing.first;
+  return first ? retryPolicyFromColumns(first.retry_max_attempts, first.retry_initial_delay_ms, first.retry_max_delay_ms) : null;
 }
 
 /** How callers name an endpoint: the dashboard and API by id, the CLI by slug. */
@@ -117,15 +121,10 @@ export type EndpointChanges = Partial<
   Pick<
     Endpoint,
     | "name"
-    | "destinationUrl"
     | "stagingHost"
     | "signRequests"
     | "keepProxyHeaders"
     | "secret"
-    | "retryMaxAttempts"
-    | "retryInitialDelayMs"
-    | "retryMaxDelayMs"
-    | "pauseAfterFailures"
     | "retentionDays"
     | "customResponse"
     | "handshake"
@@ -138,12 +137,21 @@ export type EndpointChanges = Partial<
 export async function updateOwnedEndpoint(em: EntityManager, teamId: string, ref: EndpointRef, changes: EndpointChanges): Promise<Endpoint | null> {
   const endpoint = await findOwnedEndpoint(em, teamId, ref);
   if (!endpoint) return null;
-  // A new signature or dedup rule gets a new version: capture batches written under the old one are redone.
-  const ruleChanged = changes.verification !== undefined || changes.dedup !== undefined;
-  const verificationVersion = ruleChanged ? { verificationVersion: endpoint.verificationVersion + 1 } : {};
-  em.assign(endpoint, { ...changes, ...verificationVersion, updatedAt: new Date() });
+  em.assign(endpoint, { ...changes, updatedAt: new Date() });
   await em.flush();
+  // A new signature or dedup rule gets a new version: capture batches written under the old one are redone.
+  if (changes.verification !== undefined || changes.dedup !== undefined) await bumpEndpointRuleVersion(em, endpoint.id);
   return endpoint;
+}
+
+/** Counts a change of the endpoint's ingress or routing rules (see the capture writer); in SQL, so changes from several places add up. */
+export async function bumpEndpointRuleVersion(em: EntityManager, endpointId: string): Promise<void> {
+  await em.getConnection().execute(`update endpoints set verification_version = verification_version + 1, updated_at = now() where id = ?`, [endpointId]);
+}
+
+/** The endpoint as stored now, its destinations' summary read again (after changes made in SQL). */
+export async function reloadEndpoint(em: EntityManager, endpointId: string): Promise<Endpoint> {
+  return em.findOneOrFail(EndpointEntity, { id: endpointId }, { refresh: true });
 }
 
 /** Tells every instance that an endpoint was created, changed or deleted (after commit). */

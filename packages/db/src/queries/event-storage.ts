@@ -80,13 +80,14 @@ health as (
 )`;
 
 /*
- * Deletes the events `doomed` selects (a bounded select of ids), and in the same statement
- * takes them out of the counts. Their replay and delivery attempts go by cascade. One
+ * Deletes the events `doomed` selects (a bounded select of ids) with their deliveries, and in
+ * the same statement takes them out of the counts. Their replay and delivery attempts go by cascade. One
  * bounded statement: its locks are short.
  */
 const purgeStatement = (doomed: string) => `
 with doomed as (${doomed}),
 gone as (delete from events e using doomed d where e.id = d.id returning e.endpoint_id, e.status),
+undelivered as (delete from deliveries l using doomed d where l.event_id = d.id),
 tally as (select endpoint_id, status, count(*) as n from gone group by endpoint_id, status),
 ${UNCOUNT}
 select coalesce(sum(n), 0) as deleted from tally`;
@@ -161,9 +162,10 @@ const DEPENDENTS_PER_BATCH = 5_000;
  */
 export async function dropEventPartition(pool: Pool, partition: EventPartition, lockTimeoutMs = 2_000): Promise<void> {
   const [range, bounds] = partition.from ? ["event_id >= $1 and event_id < $2", [partition.from, partition.to]] : ["event_id < $1", [partition.to]];
-  for (const table of ["delivery_attempts", "replay_attempts"]) {
+  // deliveries has no id column of its own: its rows are picked by their place in the table.
+  for (const [table, key] of [["delivery_attempts", "id"], ["replay_attempts", "id"], ["deliveries", "ctid"]] as const) {
     while (true) {
-      const removed = await pool.query(`delete from ${table} where id in (select id from ${table} where ${range} limit ${DEPENDENTS_PER_BATCH})`, bounds);
+      const removed = await pool.query(`delete from ${table} where ${key} = any(array(select ${key} from ${table} where ${range} limit ${DEPENDENTS_PER_BATCH}))`, bounds);
       if ((removed.rowCount ?? 0) < DEPENDENTS_PER_BATCH) break;
     }
   }

@@ -606,6 +606,8 @@ export async function findOwnedEvent(em: EntityManager, teamId: string, eventId:
 
 /** One recorded attempt to forward an event, without what the destination answered. */
 export interface DeliveryAttemptSummary {
+  /** The destination it went to (null: made before routing, to the endpoint's first destination). */
+  destinationId: string | null;
   attempt: number;
   startedAt: Date;
   latencyMs: number;
@@ -623,6 +625,7 @@ export interface DeliveryAttemptDetail extends DeliveryAttemptSummary {
 }
 
 interface AttemptRow {
+  destination_id: string | null;
   attempt: number;
   started_at: Date;
   latency_ms: number;
@@ -632,6 +635,7 @@ interface AttemptRow {
 }
 
 const toAttempt = (row: AttemptRow): DeliveryAttemptSummary => ({
+  destinationId: row.destination_id,
   attempt: row.attempt,
   startedAt: new Date(row.started_at),
   latencyMs: row.latency_ms,
@@ -649,30 +653,41 @@ export async function ownedEventAttempts(em: EntityManager, teamId: string, even
   const rows = await em.getConnection().execute<AttemptRow[]>(
     // The newest attempts when there are more than the list holds, shown oldest first.
     `select * from (
-       select a.id, a.attempt, a.started_at, a.latency_ms, a.response_status, a.error, a.outcome
+       select a.id, a.destination_id, a.attempt, a.started_at, a.latency_ms, a.response_status, a.error, a.outcome
        from delivery_attempts a join events e on e.id = a.event_id join endpoints p on p.id = e.endpoint_id
        where a.event_id = ? and p.team_id = ?
-       order by a.attempt desc, a.id desc
+       order by a.id desc
        limit ?
-     ) newest order by attempt, id`,
+     ) newest order by id`,
     [eventId, teamId, MAX_LISTED_ATTEMPTS],
   );
   return rows.map(toAttempt);
 }
 
-/** One attempt of one of the user's events with its answer, the body up to `previewBytes`; null when missing or someone else's. */
-export async function findOwnedAttempt(em: EntityManager, teamId: string, eventId: string, attempt: number, previewBytes: number): Promise<DeliveryAttemptDetail | null> {
-  if (!isUuid(eventId)) return null;
+/**
+ * One attempt of one of the user's events with its answer, the body up to `previewBytes`; null
+ * when missing or someone else's. Without `destinationId`, the latest attempt with that number
+ * to any destination.
+ */
+export async function findOwnedAttempt(
+  em: EntityManager,
+  teamId: string,
+  eventId: string,
+  attempt: number,
+  previewBytes: number,
+  destinationId?: string,
+): Promise<DeliveryAttemptDetail | null> {
+  if (!isUuid(eventId) || (destinationId !== undefined && !isUuid(destinationId))) return null;
   const rows = await em.getConnection().execute<
     Array<AttemptRow & { response_headers: HeaderList | string | null; body_preview: Buffer | null; body_bytes: number | null; response_truncated: boolean }>
   >(
-    `select a.attempt, a.started_at, a.latency_ms, a.response_status, a.error, a.outcome, a.response_headers,
+    `select a.destination_id, a.attempt, a.started_at, a.latency_ms, a.response_status, a.error, a.outcome, a.response_headers,
             substring(a.response_body from 1 for ?) as body_preview, octet_length(a.response_body) as body_bytes, a.response_truncated
      from delivery_attempts a join events e on e.id = a.event_id join endpoints p on p.id = e.endpoint_id
-     where a.event_id = ? and a.attempt = ? and p.team_id = ?
+     where a.event_id = ? and a.attempt = ? and p.team_id = ? and (?::uuid is null or a.destination_id = ?::uuid)
      order by a.id desc
      limit 1`,
-    [previewBytes, eventId, attempt, teamId],
+    [previewBytes, eventId, attempt, teamId, destinationId ?? null, destinationId ?? null],
   );
   const row = rows[0];
   if (!row) return null;
@@ -834,4 +849,63 @@ export async function exportedEventsByIds(em: EntityManager, teamId: string, ids
         row.response_status === null ? null : { status: row.response_status, headers: responseHeaders ?? [], body: row.response_body, truncated: row.response_truncated },
     };
   });
+}
+
+/** Where one event went (or did not): one entry per destination of its endpoint that it concerns. */
+export interface EventDelivery {
+  destinationId: string;
+  /** The destination's name and URL now (null: the destination was deleted since). */
+  name: string | null;
+  url: string | null;
+  /** filtered: the destination existed and was enabled when the event came, and its filter left the event out. */
+  status: "pending" | "delivered" | "failed" | "filtered";
+  attempts: number;
+  /** While pending: when its next attempt is due (null: now). */
+  nextAttemptAt: Date | null;
+}
+
+/*
+ * The event's deliveries, and the destinations it was filtered away from: enabled ones
+ * created before it came with no delivery of it (duplicates and events of capture-only
+ * endpoints have none). Events forwarded before routing have no delivery rows: their
+ * attempts went to the first destination, which is shown with the event's own status.
+ */
+const EVENT_DELIVERIES = `
+with event as (
+  select e.id, e.endpoint_id, e.received_at, e.status from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ?
+),
+stored as (
+  select d.destination_id, t.name, t.url, t.position, d.status, d.attempts, d.next_attempt_at
+  from event x join deliveries d on d.event_id = x.id left join destinations t on t.id = d.destination_id
+),
+before_routing as (
+  select t.id as destination_id, t.name, t.url, t.position, x.status, (select count(*) from delivery_attempts a where a.event_id = x.id)::int as attempts,
+         null::timestamptz as next_attempt_at
+  from event x join lateral (select * from destinations t where t.endpoint_id = x.endpoint_id order by t.position limit 1) t on true
+  where x.status in ('delivered', 'failed') and not exists (select 1 from stored)
+    and exists (select 1 from delivery_attempts a where a.event_id = x.id and a.destination_id is null)
+),
+filtered as (
+  select t.id as destination_id, t.name, t.url, t.position, 'filtered' as status, 0 as attempts, null::timestamptz as next_attempt_at
+  from event x join destinations t on t.endpoint_id = x.endpoint_id
+  where x.status <> 'duplicate' and t.enabled and t.filter is not null and t.created_at <= x.received_at
+    and not exists (select 1 from stored s where s.destination_id = t.id) and not exists (select 1 from before_routing)
+)
+select * from (select * from stored union all select * from before_routing union all select * from filtered) all_deliveries
+order by position nulls last, destination_id`;
+
+/** The deliveries of one of the user's events (empty for someone else's, or one that went nowhere). */
+export async function ownedEventDeliveries(em: EntityManager, teamId: string, eventId: string): Promise<EventDelivery[]> {
+  if (!isUuid(eventId)) return [];
+  const rows = await em.getConnection().execute<
+    Array<{ destination_id: string; name: string | null; url: string | null; status: EventDelivery["status"]; attempts: number; next_attempt_at: Date | null }>
+  >(EVENT_DELIVERIES, [eventId, teamId]);
+  return rows.map((row) => ({
+    destinationId: row.destination_id,
+    name: row.name,
+    url: row.url,
+    status: row.status,
+    attempts: Number(row.attempts),
+    nextAttemptAt: row.status === "pending" && row.next_attempt_at ? new Date(row.next_attempt_at) : null,
+  }));
 }

@@ -48,7 +48,11 @@ export async function dueNotifications(pool: Pool, teamId: string, limit: number
   }>({
     name: "rehook_due_notifications",
     text: `
-      select o.id, o.trigger, o.event_id, p.id as endpoint_id, p.paused_reason, o.created_at as queued_at, e.id is not null as found, e.source, e.event_type, p.name as endpoint_name,
+      select o.id, o.trigger, o.event_id, p.id as endpoint_id,
+             -- The paused destination's reason (its name first when the endpoint has several); null once resumed.
+             (select case when (select count(*) from destinations a where a.endpoint_id = p.id) > 1 then d.name || ': ' || d.paused_reason else d.paused_reason end
+              from destinations d where d.endpoint_id = p.id and d.forwarding_paused_at is not null order by d.position limit 1) as paused_reason,
+             o.created_at as queued_at, e.id is not null as found, e.source, e.event_type, p.name as endpoint_name,
              e.destination_url, e.latency_ms, e.response_status, e.error, coalesce(e.completed_at, e.received_at, o.created_at) as at
       from notification_outbox o
       left join events e on e.id = o.event_id

@@ -1,6 +1,7 @@
 import { isUuid } from "@rehook/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { insertingInto } from "../duplicate-row.js";
+import { FIRST_DESTINATION_URL } from "../entities/endpoint-routing.js";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { BODY_BYTES_PER_READ, byteBoundedIds } from "./events.js";
 import { enqueueJobWith } from "../jobs/queue.js";
@@ -24,7 +25,7 @@ interface SourceRow extends CapturedRequestRow {
   keep_proxy_headers: boolean;
 }
 
-const SOURCE_COLUMNS = `${CAPTURED_REQUEST_COLUMNS}, p.destination_url, p.staging_host, p.sign_requests, p.secret, p.keep_proxy_headers`;
+const SOURCE_COLUMNS = `${CAPTURED_REQUEST_COLUMNS}, ${FIRST_DESTINATION_URL("p")} as destination_url, p.staging_host, p.sign_requests, p.secret, p.keep_proxy_headers`;
 
 const toSource = (row: SourceRow): ReplaySourceRow => ({
   ...capturedRequest(row),

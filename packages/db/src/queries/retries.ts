@@ -1,130 +1,133 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { isUuid, type EventStatus } from "@rehook/core";
-import { announceEventsCte, BUS_CHANNEL } from "../event-bus.js";
+import { BUS_CHANNEL } from "../event-bus.js";
+import { LOCK_EVENTS_SQL, resumEvents, uuidArray } from "./event-status.js";
 
-
-// Events made due again are announced on the bus (event.status, pending) in the statement
-// that changes them, so every instance's live feed shows them.
-const announce = (changed: string) => announceEventsCte({ rows: changed, type: "event.status", status: "'pending'", channel: "?" });
+/*
+ * "Retry now" and resuming, by hand. Each changes deliveries, then sums their events up
+ * again (resumEvents), which moves the counts and tells the live feeds. Locks go in the
+ * order completions take them: events first, then destinations.
+ */
 
 /** What "retry now" found and did for one event. */
 export type RetryEventResult =
   | { kind: "not_found" }
-  /** Not applicable: the event is delivered, capture-only, or being sent right now. */
+  /** Not applicable: nothing failed or waits (delivered, capture-only, or every delivery being sent right now). */
   | { kind: "not_applicable"; status: EventStatus; inFlight: boolean; forwards: boolean }
   | { kind: "queued"; endpointId: string; nextAttemptAt: Date; forwardingPaused: boolean };
 
 /*
- * A failed event goes back to pending (out of the endpoint's failed count: its new final
- * outcome is counted again) and a pending one is made due now; either is then claimed like
- * any due event, as the next attempt of the event itself. An attempt in flight is left alone;
- * a retry an instance keeps in memory loses its lease, and that instance's re-claim finds it changed.
+ * The event's failed deliveries go back to pending and its waiting ones are made due now;
+ * either is then claimed like any due delivery, as its next attempt. Delivered ones are left
+ * alone (a retry re-sends to the failed destinations only), and so is a delivery being sent
+ * right now; a retry an instance keeps in memory loses its lease, and that instance's
+ * re-claim finds it changed.
  */
 const RETRY_EVENT = `
 with target as (
-  select e.id, e.endpoint_id, p.team_id, e.status, e.destination_url is not null as forwards,
+  select d.event_id, d.destination_id, d.status,
          -- Leased with its retry still ahead: kept in memory for that retry, not being sent.
-         coalesce(e.lease_expires_at > now() and (e.next_attempt_at is null or e.next_attempt_at <= now()), false) as in_flight,
-         p.forwarding_paused_at is not null as paused
-  from events e join endpoints p on p.id = e.endpoint_id
-  where e.id = ? and p.team_id = ?
-  for update of e
+         coalesce(d.lease_expires_at > now() and (d.next_attempt_at is null or d.next_attempt_at <= now()), false) as in_flight
+  from deliveries d join events e on e.id = d.event_id join endpoints p on p.id = e.endpoint_id
+  where d.event_id = ? and p.team_id = ? and d.status in ('failed', 'pending')
+  for update of d
 ),
 changed as (
-  update events e set status = 'pending', next_attempt_at = now(), completed_at = null, lease_expires_at = null
+  update deliveries d set status = 'pending', next_attempt_at = now(), completed_at = null, lease_expires_at = null
   from target t
-  where e.id = t.id and t.forwards and not t.in_flight and t.status in ('failed', 'pending')
-  returning e.id, e.endpoint_id, t.team_id, t.status as was, e.next_attempt_at
-),
-uncounted as (
-  update endpoints p set failed_count = greatest(p.failed_count - 1, 0) from changed c where p.id = c.endpoint_id and c.was = 'failed'
-),
-recounted as (
-  insert into event_counts (endpoint_id, status, n)
-  select endpoint_id, status, delta from changed c, lateral (values (c.was, -1), ('pending', 1)) as m(status, delta)
-  where c.was = 'failed'
-),
-${announce("changed")}
-select t.status, t.forwards, t.in_flight, t.paused, t.endpoint_id, c.next_attempt_at, (select count(*) from announced) as announced
-from target t left join changed c on c.id = t.id`;
-
-/** Locks the event's endpoint first: completions and "retry failed" take the endpoint before its events, and so must this. */
-const LOCK_ENDPOINT_OF_EVENT = `
-select p.id from endpoints p join events e on e.endpoint_id = p.id where e.id = ? and p.team_id = ? for no key update of p`;
+  where d.event_id = t.event_id and d.destination_id = t.destination_id and not t.in_flight
+  returning d.destination_id
+)
+select (select count(*) from changed) as changed, coalesce(bool_or(t.in_flight), false) as in_flight,
+       (select bool_or(x.forwarding_paused_at is not null) from destinations x where x.id in (select destination_id from changed)) as paused
+from target t`;
 
 export async function retryOwnedEvent(em: EntityManager, teamId: string, eventId: string): Promise<RetryEventResult> {
   if (!isUuid(eventId)) return { kind: "not_found" };
-  const rows = await em.transactional(async (tx) => {
-    await tx.execute(LOCK_ENDPOINT_OF_EVENT, [eventId, teamId]);
-    return tx.execute<Array<{ status: EventStatus; forwards: boolean; in_flight: boolean; paused: boolean; endpoint_id: string; next_attempt_at: Date | null }>>(
-      RETRY_EVENT,
-      [eventId, teamId, BUS_CHANNEL],
+  return em.transactional(async (tx) => {
+    const connection = tx.getConnection();
+    const events = await connection.execute<Array<{ id: string; endpoint_id: string; status: EventStatus }>>(
+      `select e.id, e.endpoint_id, e.status from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ? for no key update of e`,
+      [eventId, teamId],
     );
+    const event = events[0];
+    if (!event) return { kind: "not_found" as const };
+    const rows = await connection.execute<Array<{ changed: string; in_flight: boolean; paused: boolean | null }>>(RETRY_EVENT, [eventId, teamId]);
+    const row = rows[0]!;
+    const forwards = (await connection.execute<Array<{ n: string }>>(`select count(*) as n from deliveries where event_id = ?`, [eventId]))[0]!.n !== "0";
+    if (Number(row.changed) === 0) return { kind: "not_applicable" as const, status: event.status, inFlight: row.in_flight, forwards };
+    await resumEvents(tx, [eventId], BUS_CHANNEL);
+    return { kind: "queued" as const, endpointId: event.endpoint_id, nextAttemptAt: new Date(), forwardingPaused: row.paused ?? false };
   });
-  const row = rows[0];
-  if (!row) return { kind: "not_found" };
-  if (!row.next_attempt_at) return { kind: "not_applicable", status: row.status, inFlight: row.in_flight, forwards: row.forwards };
-  return { kind: "queued", endpointId: row.endpoint_id, nextAttemptAt: new Date(row.next_attempt_at), forwardingPaused: row.paused };
 }
 
-/*
- * Every failed event of the endpoint back to pending, due now, out of the failed count. The
- * endpoint row is locked first, so completions storing failures meanwhile wait and count after.
- */
-const RETRY_FAILED = `
-with endpoint as (
-  select id, team_id, forwarding_paused_at is not null as paused from endpoints where id = ? and team_id = ? for no key update
-),
-changed as (
-  update events e set status = 'pending', next_attempt_at = now(), completed_at = null, lease_expires_at = null
-  from endpoint p
-  where e.endpoint_id = p.id and e.status = 'failed'
-  returning e.id, e.endpoint_id, p.team_id
-),
-uncounted as (
-  update endpoints p set failed_count = greatest(p.failed_count - (select count(*) from changed), 0) from endpoint x where p.id = x.id
-),
-recounted as (
-  insert into event_counts (endpoint_id, status, n)
-  select x.id, m.status, m.delta * (select count(*) from changed) from endpoint x, (values ('failed', -1), ('pending', 1)) as m(status, delta)
-  where exists (select 1 from changed)
-),
-${announce("changed")}
-select x.paused, (select count(*) from changed) as count, (select count(*) from announced) as announced from endpoint x`;
-
-/** Makes the endpoint's failed events due now; null when the user has no such endpoint. */
+/** Makes the endpoint's failed deliveries due now; null when the user has no such endpoint. */
 export async function retryFailedOfEndpoint(em: EntityManager, teamId: string, endpointId: string): Promise<{ count: number; forwardingPaused: boolean } | null> {
   if (!isUuid(endpointId)) return null;
-  const rows = await em.getConnection().execute<Array<{ paused: boolean; count: string }>>(RETRY_FAILED, [endpointId, teamId, BUS_CHANNEL]);
-  const row = rows[0];
-  return row ? { count: Number(row.count), forwardingPaused: row.paused } : null;
+  return em.transactional(async (tx) => {
+    const connection = tx.getConnection();
+    const found = await connection.execute<Array<{ paused: boolean }>>(
+      `select exists (select 1 from destinations d where d.endpoint_id = p.id and d.forwarding_paused_at is not null) as paused
+       from endpoints p where p.id = ? and p.team_id = ?`,
+      [endpointId, teamId],
+    );
+    if (found.length === 0) return null;
+    // The failed events, locked in id order (as completions lock them) before their deliveries change.
+    const failed = await connection.execute<Array<{ id: string }>>(
+      `select distinct event_id as id from deliveries where endpoint_id = ? and status = 'failed' order by event_id`,
+      [endpointId],
+    );
+    const eventIds = failed.map((row) => row.id);
+    if (eventIds.length === 0) return { count: 0, forwardingPaused: found[0]!.paused };
+    await connection.execute(LOCK_EVENTS_SQL, [uuidArray(eventIds)]);
+    await connection.execute(
+      `update deliveries set status = 'pending', next_attempt_at = now(), completed_at = null, lease_expires_at = null
+       where endpoint_id = ? and status = 'failed' and event_id = any(?::uuid[])`,
+      [endpointId, uuidArray(eventIds)],
+    );
+    await resumEvents(tx, eventIds, BUS_CHANNEL);
+    return { count: eventIds.length, forwardingPaused: found[0]!.paused };
+  });
 }
 
 /*
- * Closes the breaker: forwarding resumes, the failure count restarts, and the endpoint's
- * scheduled retries become due now, so the backlog drains in its usual (oldest first) order.
+ * Closes the breakers of the endpoint's destinations (or of one): forwarding resumes, the
+ * failure count restarts, and the paused destinations' scheduled retries become due now, so
+ * their backlog drains in its usual (oldest first) order. On a running destination,
+ * scheduled retries keep their waits.
  */
 const RESUME = `
 with prev as (
-  select id, forwarding_paused_at as paused_at from endpoints where id = ? and team_id = ? for no key update
+  select d.id, d.forwarding_paused_at as paused_at from destinations d join endpoints p on p.id = d.endpoint_id
+  where p.id = ? and p.team_id = ? and (?::uuid is null or d.id = ?::uuid)
+  order by d.id
+  for no key update of d
 ),
-endpoint as (
-  update endpoints p set forwarding_paused_at = null, paused_reason = null, consecutive_failures = 0
-  from prev where p.id = prev.id
-  returning p.id, prev.paused_at
+resumed as (
+  update destinations d set forwarding_paused_at = null, paused_reason = null, consecutive_failures = 0
+  from prev where d.id = prev.id
+  returning d.id, prev.paused_at
 ),
--- Only a paused endpoint's backlog is drained at once: on a running one, scheduled retries keep their waits.
 due as (
-  update events e set next_attempt_at = now()
-  from endpoint p
-  where p.paused_at is not null and e.endpoint_id = p.id and e.status = 'pending' and e.next_attempt_at > now()
-  returning e.id
+  update deliveries l set next_attempt_at = now()
+  from resumed r
+  where r.paused_at is not null and l.destination_id = r.id and l.status = 'pending' and l.next_attempt_at > now()
+  returning l.event_id
 )
-select (select count(*) from endpoint) as found, (select count(*) from due) as rescheduled`;
+select (select count(*) from endpoints where id = ? and team_id = ?) as found, (select count(*) from resumed) as destinations,
+       (select count(*) from due) as rescheduled`;
 
-/** Resumes the endpoint's forwarding; null when the user has no such endpoint. */
-export async function resumeOwnedEndpoint(em: EntityManager, teamId: string, endpointId: string): Promise<{ rescheduled: number } | null> {
-  if (!isUuid(endpointId)) return null;
-  const rows = await em.getConnection().execute<Array<{ found: string; rescheduled: string }>>(RESUME, [endpointId, teamId]);
-  return Number(rows[0]!.found) > 0 ? { rescheduled: Number(rows[0]!.rescheduled) } : null;
+/** Resumes forwarding of the endpoint's destinations (or only `destinationId`); null when the user has no such endpoint. */
+export async function resumeOwnedEndpoint(
+  em: EntityManager,
+  teamId: string,
+  endpointId: string,
+  destinationId: string | null = null,
+): Promise<{ rescheduled: number; destinations: number } | null> {
+  if (!isUuid(endpointId) || (destinationId !== null && !isUuid(destinationId))) return null;
+  const rows = await em
+    .getConnection()
+    .execute<Array<{ found: string; destinations: string; rescheduled: string }>>(RESUME, [endpointId, teamId, destinationId, destinationId, endpointId, teamId]);
+  const row = rows[0]!;
+  return Number(row.found) > 0 ? { rescheduled: Number(row.rescheduled), destinations: Number(row.destinations) } : null;
 }

@@ -1,3 +1,4 @@
+import { DESTINATION_ROUTES } from "./routes/destinations.js";
 import { ENDPOINT_ROUTES } from "./routes/endpoints.js";
 import { EVENT_ROUTES } from "./routes/events.js";
 import { TEAM_ROUTES } from "./routes/team.js";
@@ -6,4 +7,4 @@ export { parseWith, type Route } from "./route.js";
 export { exportFilter } from "./routes/events.js";
 
 /** Every /api/v1 route, in the order the OpenAPI document lists them. */
-export const ROUTES = [...EVENT_ROUTES, ...ENDPOINT_ROUTES, ...TEAM_ROUTES];
+export const ROUTES = [...EVENT_ROUTES, ...ENDPOINT_ROUTES, ...DESTINATION_ROUTES, ...TEAM_ROUTES];

@@ -1,5 +1,6 @@
 import {
   MAX_DEDUP_WINDOW_S,
+  MAX_RATE_LIMIT_PER_SECOND,
   ROLES,
   EVENT_STATUSES,
   EXPORT_FORMATS,
@@ -112,6 +113,17 @@ export const EventDetail = EventSummary.extend({
     )
     .describe("Every attempt to forward the event to its destination, first to last (replays are not attempts)"),
   next_attempt_at: timestamp.nullable().describe("While pending: when the next attempt is due (a scheduled retry, or now)"),
+  deliveries: z
+    .array(
+      z.object({
+        destination_id: id,
+        name: z.string().nullable().describe("The destination's name now (null: removed since)"),
+        status: z.enum(["pending", "delivered", "failed", "filtered"]).describe("filtered: its filter left this event out"),
+        attempts: z.array(z.object({ attempt: z.int().min(1), started_at: timestamp, latency_ms: z.int().min(0), response_status: z.int().nullable(), error: z.string().nullable(), outcome: z.enum(["delivered", "failed"]) })),
+        next_attempt_at: timestamp.nullable(),
+      }),
+    )
+    .describe("Each destination the event went to, or was filtered away from, with its own attempts"),
   sender_response: z
     .object({
       status: z.int().describe("The HTTP status the sender was answered: 200 by default, the custom response's, or a provider handshake's 200 or 403"),
@@ -287,6 +299,44 @@ export const Endpoint = z.object({
   dedup: dedupRule,
   created_at: timestamp,
 });
+
+const routingFilter = z
+  .unknown()
+  .describe(
+    'Which events the destination gets, in MongoDB query style over {method, path, query, headers, body} (header names lower-case; body parsed when it is JSON, else its text): $eq $ne $in $nin $gt $gte $lt $lte $exists $contains $startsWith $endsWith $and $or $not, a plain value meaning $eq, dotted paths into objects and arrays. At most 16 KiB and 8 levels deep; null: every event',
+  );
+
+export const Destination = z.object({
+  id,
+  name: z.string(),
+  url: z.string().describe("Where its events go; the captured sub-path and query are appended"),
+  enabled: z.boolean().describe("false: it gets no new events, and its pending deliveries wait"),
+  filter: routingFilter.nullable(),
+  rate_limit_per_second: z.int().min(1).max(MAX_RATE_LIMIT_PER_SECOND).nullable().describe("At most this many deliveries start per second, across all instances; the rest wait as pending (null: no limit)"),
+  ordered: z.boolean().describe("Deliver one at a time in capture order: each waits until the previous one finally delivered or failed"),
+  retry_policy: retryPolicy,
+  pause_after_failures: pauseAfterFailures,
+  forwarding_paused: z.boolean().describe("Its circuit breaker tripped: its deliveries wait as pending until POST …/destinations/{destination_id}/resume"),
+  paused_reason: z.string().nullable(),
+  created_at: timestamp,
+});
+
+export const DestinationList = z.object({ data: z.array(Destination) });
+
+export const DestinationCreate = z
+  .object({
+    url: z.string(),
+    name: z.string().optional().describe("Defaults to the URL's host"),
+    enabled: z.boolean().optional(),
+    filter: routingFilter.nullable().optional(),
+    rate_limit_per_second: z.int().nullable().optional(),
+    ordered: z.boolean().optional(),
+    retry_policy: retryPolicy.optional(),
+    pause_after_failures: pauseAfterFailures.optional(),
+  })
+  .strict();
+
+export const DestinationPatch = DestinationCreate.partial().strict();
 
 /** A listed endpoint: the endpoint with its event total and its newest event's time. */
 export const EndpointListItem = Endpoint.extend({

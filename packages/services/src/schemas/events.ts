@@ -86,12 +86,25 @@ export const eventPage = z.object({
 export type EventPage = z.infer<typeof eventPage>;
 
 export const deliveryAttemptSummary = z.object({
+  /** The destination it went to (null: made before routing, to the endpoint's first destination). */
+  destinationId: z.string().nullable(),
   attempt: z.number(),
   startedAt: z.date(),
   latencyMs: z.number(),
   responseStatus: z.number().nullable(),
   error: z.string().nullable(),
   outcome: z.enum(["delivered", "failed"]),
+});
+
+/** The event on its way to one destination (or filtered away from it). */
+export const eventDelivery = z.object({
+  destinationId: z.string(),
+  /** The destination's name and URL now (null: deleted since). */
+  name: z.string().nullable(),
+  url: z.string().nullable(),
+  status: z.enum(["pending", "delivered", "failed", "filtered"]),
+  attempts: z.number(),
+  nextAttemptAt: z.date().nullable(),
 });
 
 const bytes = z.instanceof(Uint8Array);
@@ -122,6 +135,8 @@ export const eventView = eventSummary.extend({
     .nullable(),
   /** Every recorded attempt to forward it, first to last. */
   attempts: z.array(deliveryAttemptSummary),
+  /** Where it went: one entry per destination it was routed to or filtered away from. */
+  deliveries: z.array(eventDelivery),
   /** What the sender was answered: the status and the delay before it (null: captured before answers were recorded). */
   senderResponse: z.object({ status: z.number(), delayMs: z.number() }).nullable(),
 });

@@ -1,4 +1,5 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
+import { readDedupForm } from "../../lib/dedup";
 import { errorMessage, throwIfNotFound } from "../../lib/errors";
 import { readHandshakeForm, readResponseForm, readVerificationForm } from "../../lib/ingress";
 import { noticeCookie } from "../../lib/notice.server";
@@ -6,7 +7,7 @@ import { readRetryForm } from "../../lib/retries";
 import { requireUser } from "../../lib/session.server";
 
 /** The ingress sections' forms, each saved on its own (features/endpoint/ingress-sections.tsx). */
-export type IngressIntent = "response" | "responseReset" | "handshake" | "verification";
+export type IngressIntent = "response" | "responseReset" | "handshake" | "verification" | "dedup";
 
 /**
  * The endpoint page's forms, by their `intent`: delete, resume, retryFailed, retries, the
@@ -58,7 +59,7 @@ export async function endpointAction({ request, context, params }: ActionFunctio
       return { intent: "retries" as const, ok: false as const, error: errorMessage(error) };
     }
   }
-  if (intent === "response" || intent === "responseReset" || intent === "handshake" || intent === "verification") {
+  if (intent === "response" || intent === "responseReset" || intent === "handshake" || intent === "verification" || intent === "dedup") {
     return saveIngress(context, id, intent, form);
   }
   return saveSettings(context, id, form);
@@ -101,7 +102,9 @@ async function saveIngress(context: ActionFunctionArgs["context"], id: string, i
         ? withField("response", readResponseForm(form))
         : intent === "handshake"
           ? withField("handshake", readHandshakeForm(form))
-          : withField("verification", readVerificationForm(form));
+          : intent === "dedup"
+            ? withField("dedup", readDedupForm(form))
+            : withField("verification", readVerificationForm(form));
   if (!read.ok) return { intent, ok: false as const, error: read.error };
   try {
     await context.caller.endpoints.update({ id, ...read.change });

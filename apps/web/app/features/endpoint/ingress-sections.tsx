@@ -1,3 +1,4 @@
+import { DedupSettingsForm } from "../../components/dedup-settings";
 import { HandshakeSettingsForm, ResponseSettingsForm, VerificationSettingsForm, type SectionState } from "../../components/ingress-settings";
 import { Card } from "../../components/ui";
 import type { IngressIntent } from "./endpoint-action.server";
@@ -11,6 +12,7 @@ const INGRESS_SAVED: Record<IngressIntent, string> = {
   responseReset: "Back to the default answer",
   handshake: "Handshake saved",
   verification: "Verification saved",
+  dedup: "Deduplication saved",
 };
 
 /** What an ingress section shows: whether its intent is being sent, and the last result of its intents. */
@@ -29,7 +31,7 @@ function sectionKey(stored: unknown, result: Result, intents: IngressIntent[]) {
   return `${JSON.stringify(stored)}\u0000${savedAt}`;
 }
 
-/** The capture URL's answer to senders, the provider handshake and signature verification: one card each. */
+/** The capture URL's answer to senders, the provider handshake, signature verification and deduplication: one card each. */
 export function IngressSections({ endpoint, result, pendingIntent }: { endpoint: EndpointPageData["endpoint"]; result: Result; pendingIntent: string | null }) {
   return (
     <>
@@ -64,6 +66,14 @@ export function IngressSections({ endpoint, result, pendingIntent }: { endpoint:
           verification={endpoint.verification}
           state={sectionState(result, pendingIntent, ["verification"])}
         />
+      </Card>
+
+      <Card
+        title="Deduplication"
+        id="dedup"
+        description="Senders retry, and some deliver the same event twice. A repeat within the window is stored and answered as usual, marked Duplicate with a link to the first, and never forwarded."
+      >
+        <DedupSettingsForm key={sectionKey(endpoint.dedup, result, ["dedup"])} dedup={endpoint.dedup} state={sectionState(result, pendingIntent, ["dedup"])} />
       </Card>
     </>
   );

@@ -18,7 +18,9 @@ export function DetailsCard({ event }: { event: EventPageData["event"] }) {
           {receivedAt}
         </Detail>
         <Detail term="Forwarded to" wide>
-          {event.destinationUrl ? (
+          {event.status === "duplicate" ? (
+            <span className="muted">Not forwarded (a duplicate)</span>
+          ) : event.destinationUrl ? (
             <ForwardedTo destinationUrl={event.destinationUrl} target={event.forwardTarget} />
           ) : (
             <span className="muted">Not forwarded (capture only)</span>

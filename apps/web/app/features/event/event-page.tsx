@@ -7,6 +7,7 @@ import { trpc } from "../../lib/trpc.client";
 import { ReplayDialog } from "../replay/replay-dialog";
 import { AttemptsCard, type RetryState } from "./attempts-card";
 import { DetailsCard } from "./details-card";
+import { DuplicateNotice } from "./duplicate-notice";
 import { EventDataTabs } from "./event-data-tabs";
 import type { loadEventPage } from "./event-data.server";
 import { EventHeader } from "./event-header";
@@ -64,6 +65,7 @@ export function EventPage() {
         locked={locked}
         onReplay={() => setReplaying(true)}
       />
+      {event.duplicateOf ? <DuplicateNotice firstEventId={event.duplicateOf} /> : null}
       <DetailsCard event={event} />
       <EventDataTabs event={event} body={body} response={response} nextAttemptAt={nextAttemptAt} forwardingPaused={forwardingPaused} />
       {event.attempts.length > 0 || canRetry || nextAttemptAt ? (

@@ -53,6 +53,14 @@ export function ResponsePanel({
       </div>
     );
   }
+  if (event.duplicateOf) {
+    return (
+      <PanelEmpty icon={<Icon name="inbox" />} title="Not forwarded: a duplicate">
+        It repeats <Link to={`/events/${event.duplicateOf}`}>an earlier event</Link>, so its endpoint’s deduplication kept it from the destination. Replay it to send it
+        anyway.
+      </PanelEmpty>
+    );
+  }
   const attempts = event.attempts;
   if (event.status === "pending" && nextAttemptAt && forwardingPaused) {
     return (

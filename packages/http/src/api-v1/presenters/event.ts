@@ -51,6 +51,17 @@ export function restEventList(page: { events: EventSummary[]; nextCursor: string
   };
 }
 
+type Attempt = EventView["attempts"][number];
+
+const restAttempt = (a: Attempt) => ({
+  attempt: a.attempt,
+  started_at: a.startedAt.toISOString(),
+  latency_ms: a.latencyMs,
+  response_status: a.responseStatus,
+  error: a.error,
+  outcome: a.outcome,
+});
+
 /** One event as GET /events/{id} shows it: the payload preview, the answer, every attempt. */
 export function restEventDetail(event: EventView) {
   return {
@@ -67,15 +78,16 @@ export function restEventDetail(event: EventView) {
       latency_ms: event.response.latencyMs,
     },
     replay_count: event.replayCount,
-    attempts: event.attempts.map((a) => ({
-      attempt: a.attempt,
-      started_at: a.startedAt.toISOString(),
-      latency_ms: a.latencyMs,
-      response_status: a.responseStatus,
-      error: a.error,
-      outcome: a.outcome,
-    })),
+    attempts: event.attempts.map(restAttempt),
     next_attempt_at: event.nextAttemptAt?.toISOString() ?? null,
+    deliveries: event.deliveries.map((delivery, index) => ({
+      destination_id: delivery.destinationId,
+      name: delivery.name,
+      status: delivery.status,
+      // Attempts made before routing have no destination: they went to the first one.
+      attempts: event.attempts.filter((a) => a.destinationId === delivery.destinationId || (a.destinationId === null && index === 0)).map(restAttempt),
+      next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+    })),
     sender_response: event.senderResponse && { status: event.senderResponse.status, delay_ms: event.senderResponse.delayMs },
   };
 }

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createUuidV7Generator, uuidv7 } from "@rehook/core";
+import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { claimDueDeliveries, completeDeliveries, createPool, type ClaimedDelivery, type DeliveryOutcome, type Pool } from "../src/index.js";
+
+// The claim's pace and order rules, decided in the database: a rate-limited destination
+// gives at most its limit per one-second window, however many instances claim at once; an
+// ordered one gives its oldest pending delivery only, and nothing while that one waits for
+// its retry. Time is moved in the database (the window's start), never waited for.
+
+let db: TestDatabase;
+let pools: Pool[];
+let teamId: string;
+const nextId = createUuidV7Generator(() => 1_800_000_000_000);
+const LEASE_MS = 60_000;
+
+/** An endpoint with one destination; answers the destination's id. */
+async function destination(settings: { rate?: number; ordered?: boolean }): Promise<{ endpointId: string; destinationId: string }> {
+  const endpointId = uuidv7();
+  const destinationId = uuidv7();
+  await db.query("insert into endpoints (id, team_id, name, slug, secret) values ($1, $2, $3, $4, 'whsec_x')", [endpointId, teamId, endpointId, `s-${endpointId}`]);
+  await db.query(
+    `insert into destinations (id, endpoint_id, position, name, url, rate_limit_per_second, ordered, retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, created_at, updated_at)
+     values ($1, $2, 0, 'd', 'https://example.com/in', $3::int, $4::boolean, 3, 1000, 1000, now(), now())`,
+    [destinationId, endpointId, settings.rate ?? null, settings.ordered ?? false],
+  );
+  return { endpointId, destinationId };
+}
+
+/** Pending events with their deliveries, nobody holding them, oldest first. */
+async function pending(target: { endpointId: string; destinationId: string }, count: number): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => nextId());
+  await db.query(
+    `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, size_bytes, source, event_type, status)
+     select t.id, $1, now(), 'POST', '', '', '[]', '\\x7b7d', 2, 'unknown', 'unknown', 'pending' from unnest($2::uuid[]) as t(id)`,
+    [target.endpointId, ids],
+  );
+  await db.query(`insert into deliveries (event_id, destination_id, endpoint_id, status) select t.id, $1, $2, 'pending' from unnest($3::uuid[]) as t(id)`, [
+    target.destinationId,
+    target.endpointId,
+    ids,
+  ]);
+  return ids;
+}
+
+const claim = (pool: Pool) => claimDueDeliveries(pool, 500, LEASE_MS);
+const ids = (claimed: ClaimedDelivery[]) => claimed.map((delivery) => delivery.id);
+
+function failed(delivery: ClaimedDelivery, retryInMs: number | null): DeliveryOutcome {
+  return {
+    id: delivery.id,
+    destinationId: delivery.destinationId,
+    attempt: delivery.attempt,
+    status: "failed",
+    retryInMs,
+    startedAt: Date.now(),
+    latencyMs: 5,
+    responseStatus: 500,
+    responseHeaders: [],
+    responseBody: null,
+    responseTruncated: false,
+    error: null,
+  };
+}
+
+const delivered = (delivery: ClaimedDelivery): DeliveryOutcome => ({ ...failed(delivery, null), status: "delivered", responseStatus: 200 });
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  pools = [createPool({ databaseUrl: db.url, max: 2 }), createPool({ databaseUrl: db.url, max: 2 })];
+  const userId = uuidv7();
+  await db.query("insert into users (id, email, password_hash) values ($1, 'pace@example.com', 'x')", [userId]);
+  teamId = await insertPersonalTeam(db, userId);
+});
+beforeEach(async () => {
+  await db.query("delete from deliveries");
+  await db.query("delete from events");
+});
+afterAll(async () => {
+  await Promise.all(pools.map((pool) => pool.end()));
+  await db.drop();
+});
+
+describe("a rate-limited destination", () => {
+  it("gives at most its limit per second, shared by instances claiming at once, and the next window's worth once the second has passed", async () => {
+    const paced = await destination({ rate: 20 });
+    const free = await destination({});
+    const backlog = await pending(paced, 100);
+    await pending(free, 30);
+
+    // Two instances claim at the same moment: the window's 20 are shared between them, and the unpaced destination gives all it has.
+    const [a, b] = await Promise.all([claim(pools[0]!), claim(pools[1]!)]);
+    const pacedTaken = [...a, ...b].filter((d) => d.destinationId === paced.destinationId);
+    expect(pacedTaken).toHaveLength(20);
+    expect(new Set(ids(pacedTaken)).size).toBe(20);
+    expect([...a, ...b].filter((d) => d.destinationId === free.destinationId)).toHaveLength(30);
+    expect(pacedTaken.every((d) => d.paced)).toBe(true);
+    // Oldest first.
+    expect(ids(pacedTaken).sort()).toEqual(backlog.slice(0, 20));
+
+    // Within the same second: nothing more.
+    expect(await claim(pools[0]!)).toEqual([]);
+
+    // The second passes: the next 20.
+    await db.query("update destinations set rate_window_at = rate_window_at - interval '1 second' where id = $1", [paced.destinationId]);
+    expect(ids(await claim(pools[1]!)).sort()).toEqual(backlog.slice(20, 40));
+    expect((await db.query<{ n: number }>("select rate_window_count as n from destinations where id = $1", [paced.destinationId]))[0]!.n).toBe(20);
+  });
+});
+
+describe("an ordered destination", () => {
+  it("gives its oldest pending delivery only, holds the rest while it waits for its retry, and moves on once it is final", async () => {
+    const ordered = await destination({ ordered: true });
+    const [first, second, third] = await pending(ordered, 3);
+
+    const [head] = await claim(pools[0]!);
+    expect(head!.id).toBe(first);
+    // Held by its claim: neither instance gets anything else meanwhile.
+    expect(await claim(pools[1]!)).toEqual([]);
+
+    // It fails with a retry ahead: still nothing after it is sent.
+    await completeDeliveries(pools[0]!, [failed(head!, 60_000)]);
+    expect(await claim(pools[1]!)).toEqual([]);
+
+    // The retry comes due and delivers: then, and only then, the next.
+    await db.query("update deliveries set next_attempt_at = now() where event_id = $1", [first]);
+    const [retry] = await claim(pools[1]!);
+    expect(retry).toMatchObject({ id: first, attempt: 2 });
+    await completeDeliveries(pools[1]!, [delivered(retry!)]);
+    const [next] = await claim(pools[0]!);
+    expect(next!.id).toBe(second);
+
+    // A final failure also lets the next one go.
+    await completeDeliveries(pools[0]!, [failed(next!, null)]);
+    expect(ids(await claim(pools[0]!))).toEqual([third]);
+  });
+});

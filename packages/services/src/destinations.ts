@@ -1,0 +1,160 @@
+import {
+  compileFilter,
+  defaultDestinationName,
+  filterDocument,
+  MAX_DESTINATIONS_PER_ENDPOINT,
+  notFoundMessage,
+  retryPolicyFromColumns,
+  UserError,
+  uuidv7,
+  type RetryPolicy,
+  type RoutingFilter,
+} from "@rehook/core";
+import {
+  announceEndpointChange,
+  deleteDestination as deleteStoredDestination,
+  findDestination,
+  findOwnedEndpoint,
+  findReplaySource,
+  insertDestination,
+  listDestinationsOf,
+  resumeOwnedEndpoint,
+  updateDestination as updateStoredDestination,
+  type Destination,
+  type DestinationSettings,
+} from "@rehook/db";
+import type { ServiceContext } from "./context.js";
+import { normaliseDestination } from "./endpoints.js";
+import { createDestinationInput, destinationChangesInput, type CreateDestinationInput, type DestinationChangesInput } from "./schemas/destinations.js";
+import { parseInput } from "./validation.js";
+
+/*
+ * An endpoint's destinations: where its events are forwarded, each with its own filter,
+ * pace, order, retries and circuit breaker. Changes take effect for events captured from
+ * then on (filters are checked at capture) and for every delivery's next attempt (URL,
+ * retries, pace); every instance hears of them at once (the endpoint's rule version).
+ */
+
+export interface DestinationView {
+  id: string;
+  endpointId: string;
+  name: string;
+  url: string;
+  enabled: boolean;
+  filter: RoutingFilter | null;
+  rateLimitPerSecond: number | null;
+  ordered: boolean;
+  retryPolicy: RetryPolicy | null;
+  pauseAfterFailures: number | null;
+  consecutiveFailures: number;
+  forwardingPaused: boolean;
+  pausedReason: string | null;
+  pausedAt: Date | null;
+  createdAt: Date;
+}
+
+export function destinationView(destination: Destination): DestinationView {
+  return {
+    id: destination.id,
+    endpointId: destination.endpoint.id,
+    name: destination.name,
+    url: destination.url,
+    enabled: destination.enabled,
+    filter: destination.filter,
+    rateLimitPerSecond: destination.rateLimitPerSecond,
+    ordered: destination.ordered,
+    retryPolicy: retryPolicyFromColumns(destination.retryMaxAttempts, destination.retryInitialDelayMs, destination.retryMaxDelayMs),
+    pauseAfterFailures: destination.pauseAfterFailures,
+    consecutiveFailures: destination.consecutiveFailures,
+    forwardingPaused: destination.forwardingPausedAt !== null,
+    pausedReason: destination.pausedReason,
+    pausedAt: destination.forwardingPausedAt,
+    createdAt: destination.createdAt,
+  };
+}
+
+type Context = Pick<ServiceContext, "orm" | "addressPolicy">;
+type EndpointScope = { teamId: string; endpointId: string };
+
+/** The endpoint's id when the team has it; another team's answers exactly like a missing one. */
+async function ownedEndpointId(ctx: Pick<ServiceContext, "orm">, input: EndpointScope): Promise<string> {
+  const endpoint = await findOwnedEndpoint(ctx.orm.em.fork(), input.teamId, { id: input.endpointId });
+  if (!endpoint) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
+  return endpoint.id;
+}
+
+const noSuchDestination = (id: string) => new UserError("not_found", notFoundMessage("destination", id));
+
+/** The settings to store, the URL checked against the address policy (as forwarding checks it). */
+async function storedSettings(ctx: Context, parsed: DestinationChangesInput): Promise<DestinationSettings> {
+  const { url, ...rest } = parsed;
+  const settings: DestinationSettings = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+  if (url !== undefined) {
+    const checked = await normaliseDestination(url, ctx.addressPolicy);
+    if (!checked) throw new UserError("validation_failed", "the destination URL is required");
+    settings.url = checked;
+  }
+  return settings;
+}
+
+export async function listDestinations(ctx: Pick<ServiceContext, "orm">, input: EndpointScope): Promise<DestinationView[]> {
+  const endpointId = await ownedEndpointId(ctx, input);
+  return (await listDestinationsOf(ctx.orm.em.fork(), endpointId)).map(destinationView);
+}
+
+export async function createDestination(ctx: Context, input: EndpointScope & CreateDestinationInput): Promise<DestinationView> {
+  const { teamId, endpointId: id, ...fields } = input;
+  const parsed = parseInput(createDestinationInput, fields);
+  const endpointId = await ownedEndpointId(ctx, { teamId, endpointId: id });
+  const settings = await storedSettings(ctx, parsed);
+  const url = settings.url!;
+  const em = ctx.orm.em.fork();
+  const result = await insertDestination(em, { ...settings, id: uuidv7(), endpointId, url, name: settings.name ?? defaultDestinationName(url) });
+  if (result.kind === "too_many") {
+    throw new UserError("conflict", `An endpoint forwards to at most ${MAX_DESTINATIONS_PER_ENDPOINT} destinations; remove one before adding another.`);
+  }
+  await announceEndpointChange(em, endpointId, "updated");
+  return destinationView(result.destination);
+}
+
+export async function updateDestination(ctx: Context, input: EndpointScope & { destinationId: string; changes: DestinationChangesInput }): Promise<DestinationView> {
+  const parsed = parseInput(destinationChangesInput, input.changes);
+  const endpointId = await ownedEndpointId(ctx, input);
+  const settings = await storedSettings(ctx, parsed);
+  const em = ctx.orm.em.fork();
+  const destination =
+    Object.keys(settings).length === 0 ? await findDestination(em, endpointId, input.destinationId) : await updateStoredDestination(em, endpointId, input.destinationId, settings);
+  if (!destination) throw noSuchDestination(input.destinationId);
+  await announceEndpointChange(em, endpointId, "updated");
+  return destinationView(destination);
+}
+
+/** Removes a destination; its pending deliveries are cancelled, its finished ones stay in their events' history. */
+export async function deleteDestination(ctx: Pick<ServiceContext, "orm">, input: EndpointScope & { destinationId: string }): Promise<void> {
+  const endpointId = await ownedEndpointId(ctx, input);
+  const em = ctx.orm.em.fork();
+  if (!(await deleteStoredDestination(em, endpointId, input.destinationId))) throw noSuchDestination(input.destinationId);
+  await announceEndpointChange(em, endpointId, "updated");
+}
+
+/** Closes one destination's circuit breaker: its waiting deliveries are sent, oldest first. */
+export async function resumeDestination(ctx: Pick<ServiceContext, "orm">, input: EndpointScope & { destinationId: string }): Promise<DestinationView> {
+  const endpointId = await ownedEndpointId(ctx, input);
+  const em = ctx.orm.em.fork();
+  const resumed = await resumeOwnedEndpoint(em, input.teamId, endpointId, input.destinationId);
+  const destination = resumed && resumed.destinations > 0 ? await findDestination(em, endpointId, input.destinationId) : null;
+  if (!destination) throw noSuchDestination(input.destinationId);
+  await em.refresh(destination);
+  await announceEndpointChange(em, endpointId, "updated");
+  return destinationView(destination);
+}
+
+/** Whether a filter lets one of the team's stored events through: the dashboard's "test this filter". */
+export async function testFilter(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; eventId: string; filter: unknown }): Promise<{ matches: boolean }> {
+  const filter = parseInput(createDestinationInput.shape.filter, input.filter);
+  const source = await findReplaySource(ctx.orm.em.fork(), input.teamId, input.eventId);
+  if (!source) throw new UserError("not_found", notFoundMessage("event", input.eventId));
+  if (!filter) return { matches: true };
+  const document = filterDocument({ method: source.method, path: source.path, query: source.query, headers: source.headers, body: source.body });
+  return { matches: compileFilter(filter).matches(document) };
+}
