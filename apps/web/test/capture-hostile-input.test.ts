@@ -90,10 +90,15 @@ describe("sub-paths with dot segments", () => {
     const eventId = uuidv7();
     // As an older Rehook stored it: pending, unleased, so any instance's recovery loop claims it.
     await t.db.query(
-      `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type, size_bytes, client_ip,
-                           source, event_type, status, destination_url, attempts)
-       select $1, id, now(), 'POST', '/%2e%2e/admin', '', '[]', ''::bytea, null, 0, null, 'unknown', 'unknown', 'pending', destination_url, 0
-       from endpoints where id = $2`,
+      `with event as (
+         insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type, size_bytes, client_ip,
+                             source, event_type, status, destination_url)
+         select $1, endpoint_id, now(), 'POST', '/%2e%2e/admin', '', '[]', ''::bytea, null, 0, null, 'unknown', 'unknown', 'pending', url
+         from destinations where endpoint_id = $2 and position = 0
+         returning id
+       )
+       insert into deliveries (event_id, destination_id, endpoint_id, status, attempts)
+       select event.id, d.id, d.endpoint_id, 'pending', 0 from event, destinations d where d.endpoint_id = $2 and d.position = 0`,
       [eventId, forwarded.id],
     );
     let row: { status: string; error: string | null } | undefined;

@@ -83,7 +83,7 @@ describe("a waiting event of a paused endpoint", () => {
     const id = await capture(endpoint.slug);
     // The first attempt fails: forwarding pauses, and the event waits for its next attempt.
     await waitFor(
-      async () => (await t.db.query<{ paused: boolean }>("select forwarding_paused_at is not null as paused from endpoints where id = $1", [endpoint.id]))[0]?.paused === true,
+      async () => (await t.db.query<{ paused: boolean }>("select forwarding_paused_at is not null as paused from destinations where endpoint_id = $1 and position = 0", [endpoint.id]))[0]?.paused === true,
       "forwarding paused",
     );
     expect(await statusOf(id)).toBe("pending");

@@ -148,7 +148,7 @@ describe("forwarding", () => {
     const endpoint = await t.createEndpoint("moving", `http://127.0.0.1:${first.port}/`);
     const before = await capture(endpoint.slug, Buffer.from("{}"));
     await settled(before);
-    await t.db.query("update endpoints set destination_url = $1 where id = $2", [`http://127.0.0.1:${second.port}/`, endpoint.id]);
+    await t.db.query("update destinations set url = $1 where endpoint_id = $2 and position = 0", [`http://127.0.0.1:${second.port}/`, endpoint.id]);
     const after = await capture(endpoint.slug, Buffer.from("{}"));
     await settled(after);
     expect(first.received).toHaveLength(1);
@@ -188,7 +188,7 @@ describe("forwarding with private destinations closed (the default)", () => {
       const destination = await sink((_req, res) => res.end());
       const endpoint = await closed.createEndpoint("was-public", "https://hooks.example.com/in");
       // As if its DNS now pointed inside: bypass the save-time check.
-      await closed.db.query("update endpoints set destination_url = $1 where id = $2", [`http://127.0.0.1:${destination.port}/`, endpoint.id]);
+      await closed.db.query("update destinations set url = $1 where endpoint_id = $2 and position = 0", [`http://127.0.0.1:${destination.port}/`, endpoint.id]);
       const response = await fetch(endpoint.webhookUrl.replace(/^http:\/\/[^/]+/, closed.rehook.url), { method: "POST", body: "{}" });
       const { eventId } = (await response.json()) as { eventId: string };
       let row: EventRow | undefined;

@@ -124,7 +124,7 @@ describe("GET /metrics", () => {
   it("reads the pending events from event_counts, and the database pools", async () => {
     const paused = await t.createEndpoint("metrics paused", `http://127.0.0.1:${delivered.port}/in`);
     // A paused endpoint's events wait as pending until it is resumed.
-    await t.db.query("update endpoints set forwarding_paused_at = now(), paused_reason = 'test' where id = $1", [paused.id]);
+    await t.db.query("update destinations set forwarding_paused_at = now(), paused_reason = 'test' where endpoint_id = $1", [paused.id]);
     const before = (await scrape()).value("rehook_pending_events");
     expect(before).toBeGreaterThanOrEqual(0);
     for (let i = 0; i < 3; i += 1) expect((await post(paused.slug)).status).toBe(200);

@@ -86,10 +86,15 @@ async function createEndpoint(name: string, path: string, keep?: boolean): Promi
 /** An event as an instance that crashed before sending left it: pending and unleased, so the recovery claim sends it. */
 async function storeUnleased(endpointId: string, tag: string): Promise<void> {
   await t.db.query(
-    `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type, size_bytes, client_ip,
-                         source, event_type, status, destination_url, attempts)
-     select $1, id, now(), 'POST', '/claimed', '', $2::json, '{}'::bytea, 'application/json', 2, null, 'unknown', 'unknown', 'pending', destination_url, 0
-     from endpoints where id = $3`,
+    `with event as (
+       insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type, size_bytes, client_ip,
+                           source, event_type, status, destination_url)
+       select $1, endpoint_id, now(), 'POST', '/claimed', '', $2::json, '{}'::bytea, 'application/json', 2, null, 'unknown', 'unknown', 'pending', url
+       from destinations where endpoint_id = $3 and position = 0
+       returning id
+     )
+     insert into deliveries (event_id, destination_id, endpoint_id, status, attempts)
+     select event.id, d.id, d.endpoint_id, 'pending', 0 from event, destinations d where d.endpoint_id = $3 and d.position = 0`,
     [uuidv7(), JSON.stringify([["Content-Type", "application/json"], ["X-Tag", tag], ...PROXY_HEADERS]), endpointId],
   );
 }

@@ -41,7 +41,13 @@ interface EventRow {
   completed_at: Date | null;
 }
 
-const eventRow = async (id: string) => (await t.db.query<EventRow>("select status, attempts, next_attempt_at, completed_at from events where id = $1", [id]))[0]!;
+const eventRow = async (id: string) =>
+  (
+    await t.db.query<EventRow>(
+      "select e.status, d.attempts, e.next_attempt_at, e.completed_at from events e join deliveries d on d.event_id = e.id where e.id = $1",
+      [id],
+    )
+  )[0]!;
 const attemptRows = async (id: string) =>
   t.db.query<{ attempt: number; outcome: string; response_status: number | null; started_at: Date }>(
     "select attempt, outcome, response_status, started_at from delivery_attempts where event_id = $1 order by attempt",
@@ -74,8 +80,13 @@ describe("automatic retries", () => {
     const { eventId: id } = (await response.json()) as { eventId: string };
     await waitFor(() => other.rehook.delivery.heldRetries === 1, "the other instance to keep the retry");
     await other.close();
-    const row = (await t.db.query<{ status: string; attempts: number; lease_expires_at: Date | null }>("select status, attempts, lease_expires_at from events where id = $1", [id]))[0]!;
-    expect(row).toEqual({ status: "pending", attempts: 1, lease_expires_at: null });
+    const row = (
+      await t.db.query<{ status: string; delivery_status: string; attempts: number; lease_expires_at: Date | null }>(
+        "select e.status, d.status as delivery_status, d.attempts, d.lease_expires_at from events e join deliveries d on d.event_id = e.id where e.id = $1",
+        [id],
+      )
+    )[0]!;
+    expect(row).toEqual({ status: "pending", delivery_status: "pending", attempts: 1, lease_expires_at: null });
     await waitFor(async () => (await eventRow(id)).status === "delivered", "the instance still running to send the retry");
     expect((await attemptRows(id)).map((a) => [a.attempt, a.outcome])).toEqual([
       [1, "failed"],

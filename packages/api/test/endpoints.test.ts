@@ -44,8 +44,10 @@ describe("without a session", () => {
 describe("endpoints.create, get, list", () => {
   test("answers the endpoint as the domain view (camelCase names, Date times), and lists it", async ({ services, user }) => {
     const { caller } = await callerFor(services, user);
+    // The retry policy and the breaker are the first destination's (destinationUrl): kept with it.
     const created = await caller.endpoints.create({
       name: "Orders",
+      destinationUrl: "http://127.0.0.1:9/orders",
       retryPolicy: { maxAttempts: 3, initialDelayMs: 1000, maxDelayMs: 60_000 },
       pauseAfterFailures: 5,
       retentionDays: 7,
@@ -56,7 +58,8 @@ describe("endpoints.create, get, list", () => {
       name: "Orders",
       slug: expect.stringMatching(/^orders-/),
       webhookUrl: `http://rehook.test/api/webhook/${created.slug}`,
-      destinationUrl: null,
+      destinationUrl: "http://127.0.0.1:9/orders",
+      destinationCount: 1,
       retryPolicy: { maxAttempts: 3, initialDelayMs: 1000, maxDelayMs: 60_000 },
       pauseAfterFailures: 5,
       consecutiveFailures: 0,

@@ -3,7 +3,7 @@ import { createUuidV7Generator, uuidv7 } from "@rehook/core";
 import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import {
   BODY_BYTES_PER_READ,
-  claimDueEvents,
+  claimDueDeliveries,
   createOrm,
   createPool,
   findOwnedEvent,
@@ -27,22 +27,40 @@ let teamId: string;
 /** Ids in the order the events are "received" (UUIDv7 from one generator keep their order). */
 const nextId = createUuidV7Generator(() => 1_800_000_000_000);
 
+/** An endpoint, with a first destination (position 0) at `destination` when given. */
 async function endpoint(destination: string | null = null): Promise<string> {
   const id = uuidv7();
-  await db.query("insert into endpoints (id, team_id, name, slug, destination_url, secret) values ($1, $2, $3, $4, $5, 'whsec_x')", [id, teamId, id, `s-${id}`, destination]);
+  await db.query("insert into endpoints (id, team_id, name, slug, secret) values ($1, $2, $3, $4, 'whsec_x')", [id, teamId, id, `s-${id}`]);
+  if (destination !== null) {
+    await db.query(
+      `insert into destinations (id, endpoint_id, position, name, url, created_at, updated_at) values (gen_random_uuid(), $1, 0, 'example.com', $2, now(), now())`,
+      [id, destination],
+    );
+  }
   return id;
 }
 
-/** Stores events with bodies of these sizes (bytes of 'a'), oldest first; answers their ids. */
+/**
+ * Stores events with bodies of these sizes (bytes of 'a'), oldest first; answers their ids.
+ * A forwarded one (pending, delivered, failed) has its delivery to the endpoint's first destination, in the same status.
+ */
 async function events(endpointId: string, sizes: number[], status = "captured"): Promise<string[]> {
   const ids = sizes.map(() => nextId());
   await db.query(
     `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, size_bytes, source, event_type, status, destination_url)
      select t.id, $1, now(), 'POST', '', '', '[]', convert_to(repeat('a', t.size), 'UTF8'), t.size, 'unknown', 'unknown', $4,
-            (select destination_url from endpoints where id = $1)
+            (select url from destinations where endpoint_id = $1 and position = 0)
      from unnest($2::uuid[], $3::int[]) as t(id, size)`,
     [endpointId, ids, sizes, status],
   );
+  if (status === "pending" || status === "delivered" || status === "failed") {
+    await db.query(
+      `insert into deliveries (event_id, destination_id, endpoint_id, status, completed_at)
+       select t.id, d.id, d.endpoint_id, $3, case when $3 = 'pending' then null else now() end
+       from unnest($2::uuid[]) as t(id) join destinations d on d.endpoint_id = $1 and d.position = 0`,
+      [endpointId, ids, status],
+    );
+  }
   return ids;
 }
 
@@ -114,11 +132,13 @@ describe("reads of full events are cut by body bytes", () => {
   it("recovery claims are cut by bytes, leave the rest unleased, and take a body larger than the bound alone", async () => {
     const id = await endpoint("https://example.com/in");
     const ids = await events(id, [6 * MiB, 6 * MiB, 12 * MiB, 1], "pending");
-    // Other tests' pending events do not exist: this endpoint's are the only ones.
-    const claim = () => claimDueEvents(pool, 500, 60_000, 8 * MiB);
+    // Other tests' pending deliveries do not exist: this endpoint's are the only ones.
+    const claim = () => claimDueDeliveries(pool, 500, 60_000, 8 * MiB);
     const first = await claim();
     expect(first.map((e) => e.id)).toEqual(ids.slice(0, 2));
-    const leased = await db.query<{ id: string }>("select id from events where id = any($1::uuid[]) and lease_expires_at is not null order by id", [ids]);
+    const leased = await db.query<{ id: string }>("select event_id as id from deliveries where event_id = any($1::uuid[]) and lease_expires_at is not null order by event_id", [
+      ids,
+    ]);
     expect(leased.map((row) => row.id)).toEqual(ids.slice(0, 2));
     const second = await claim();
     expect(second.map((e) => e.id)).toEqual([ids[2]]);

@@ -8,9 +8,16 @@ let db: TestDatabase;
 let pool: Pool;
 let teamId: string;
 
+/** An endpoint, forwarding to a first destination (position 0) when `destination` is given. */
 async function insertEndpoint(slug: string, destination: string | null = null): Promise<string> {
   const id = uuidv7();
-  await db.query("insert into endpoints (id, team_id, name, slug, destination_url, secret) values ($1, $2, $3, $4, $5, 'whsec_x')", [id, teamId, slug, slug, destination]);
+  await db.query("insert into endpoints (id, team_id, name, slug, secret) values ($1, $2, $3, $4, 'whsec_x')", [id, teamId, slug, slug]);
+  if (destination !== null) {
+    await db.query(
+      `insert into destinations (id, endpoint_id, position, name, url, created_at, updated_at) values (gen_random_uuid(), $1, 0, 'example.com', $2, now(), now())`,
+      [id, destination],
+    );
+  }
   return id;
 }
 
@@ -122,29 +129,39 @@ describe("group commit writer", () => {
     const writer = new GroupCommitWriter(pool, { fastPath: { leaseMs: 60_000, hasRoom: () => room } });
     const [forwarded, captured] = [request("leased-ffffffff"), request("capture-gggggggg")];
     const results = await Promise.all([writer.write(forwarded), writer.write(captured)]);
-    expect(results[0]).toMatchObject({ kind: "stored", status: "pending", leased: true });
-    expect(results[1]).toMatchObject({ kind: "stored", status: "captured", leased: false });
+    expect(results[0]).toMatchObject({ kind: "stored", status: "pending", forwarding: { routes: [{ url: "https://example.com/", leased: true }] } });
+    expect(results[1]).toMatchObject({ kind: "stored", status: "captured", forwarding: { routes: [] } });
     room = false;
     const later = request("leased-ffffffff");
-    expect(await writer.write(later)).toMatchObject({ kind: "stored", status: "pending", leased: false });
+    expect(await writer.write(later)).toMatchObject({ kind: "stored", status: "pending", forwarding: { routes: [{ url: "https://example.com/", leased: false }] } });
 
     const rows = await db.query<{ id: string; leased_for_s: number | null; attempts: number }>(
-      "select id, extract(epoch from lease_expires_at - now())::float8 as leased_for_s, attempts from events where id = any($1::uuid[])",
+      "select event_id as id, extract(epoch from lease_expires_at - now())::float8 as leased_for_s, attempts from deliveries where event_id = any($1::uuid[])",
       [[forwarded.id, captured.id, later.id]],
     );
     const byId = new Map(rows.map((row) => [row.id, row]));
     expect(byId.get(forwarded.id)!.leased_for_s).toBeGreaterThan(50);
     expect(byId.get(forwarded.id)!.attempts).toBe(1);
-    expect(byId.get(captured.id)).toMatchObject({ leased_for_s: null, attempts: 0 });
+    // A capture-only endpoint's event has no delivery at all.
+    expect(byId.has(captured.id)).toBe(false);
     expect(byId.get(later.id)).toMatchObject({ leased_for_s: null, attempts: 0 });
+    const events = await db.query<{ id: string; destination_url: string | null }>("select id, destination_url from events where id = any($1::uuid[])", [
+      [forwarded.id, captured.id, later.id],
+    ]);
+    expect(Object.fromEntries(events.map((row) => [row.id, row.destination_url]))).toEqual({
+      [forwarded.id]: "https://example.com/",
+      [captured.id]: null,
+      [later.id]: "https://example.com/",
+    });
   });
 
   it("a delete racing captures fails only the deleted endpoint's captures and leaves none of its events once purged", async () => {
-    const doomedId = await insertEndpoint("doomed-dddddddd");
+    const doomedId = await insertEndpoint("doomed-dddddddd", "https://example.com/doomed");
     await insertEndpoint("steady-eeeeeeee");
     const writer = new GroupCommitWriter(pool, { maxRows: 20 });
     const committedBefore = await Promise.all(Array.from({ length: 50 }, () => writer.write(request("doomed-dddddddd"))));
     expect(committedBefore.every((r) => r.kind === "stored")).toBe(true);
+    expect(await db.query("select 1 from deliveries where endpoint_id = $1", [doomedId])).toHaveLength(50);
 
     const orm = await createOrm({ databaseUrl: db.url, poolSize: 2 });
     try {
@@ -169,6 +186,8 @@ describe("group commit writer", () => {
       expect(await db.query("select 1 from jobs where kind = 'purge_endpoint' and key = $1", [doomedId])).toHaveLength(1);
       while ((await purgeEndpointEvents(pool, doomedId!, 7)) > 0);
       expect(await db.query("select 1 from events where endpoint_id = $1", [doomedId])).toHaveLength(0);
+      // Its deliveries (forwarding's queue) go with its events: nothing of it is left to claim.
+      expect(await db.query("select 1 from deliveries where endpoint_id = $1", [doomedId])).toHaveLength(0);
     } finally {
       await orm.close(true);
     }

@@ -3,7 +3,7 @@ import { uuidv7 } from "@rehook/core";
 import { test } from "../../../tooling/vitest/src/fixtures.js";
 import { insertPersonalTeam } from "../../../tooling/vitest/src/postgres.js";
 import { waitFor } from "../../../tooling/vitest/src/wait-for.js";
-import { claimDueEvents, completeEvents, createPool, EventBus, type BusMessage, type Pool } from "../src/index.js";
+import { claimDueDeliveries, completeDeliveries, createPool, EventBus, type BusMessage, type Pool } from "../src/index.js";
 
 // Delivery results are announced by the statement that stores them (NOTIFY at commit), as
 // captures are: every instance's live feed hears them, and nothing is announced that did not commit.
@@ -26,20 +26,29 @@ describe("completing deliveries", () => {
     const endpointId = uuidv7();
     await database.query("insert into users (id, email, password_hash) values ($1, 'done@example.com', 'x')", [userId]);
     const teamId = await insertPersonalTeam(database, userId);
-    await database.query("insert into endpoints (id, team_id, name, slug, destination_url, secret) values ($1, $2, 'e', 'done-e', 'https://example.com/in', 'whsec_x')", [
-      endpointId,
-      teamId,
-    ]);
+    const destinationId = uuidv7();
+    await database.query("insert into endpoints (id, team_id, name, slug, secret) values ($1, $2, 'e', 'done-e', 'whsec_x')", [endpointId, teamId]);
+    await database.query(
+      `insert into destinations (id, endpoint_id, position, name, url, created_at, updated_at) values ($1, $2, 0, 'example.com', 'https://example.com/in', now(), now())`,
+      [destinationId, endpointId],
+    );
     const ids = [uuidv7(), uuidv7(), uuidv7()];
     await database.query(
       `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, size_bytes, source, event_type, status, destination_url)
        select t.id, $1, now(), 'POST', '', '', '[]', '\\x7b7d', 2, 'unknown', 'unknown', 'pending', 'https://example.com/in' from unnest($2::uuid[]) as t(id)`,
       [endpointId, ids],
     );
-    const claimed = await claimDueEvents(pool, 10, 60_000, 1024 * 1024);
-    expect(claimed.map((event) => event.id).sort()).toEqual([...ids].sort());
+    await database.query(`insert into deliveries (event_id, destination_id, endpoint_id, status) select t.id, $1, $2, 'pending' from unnest($3::uuid[]) as t(id)`, [
+      destinationId,
+      endpointId,
+      ids,
+    ]);
+    const claimed = await claimDueDeliveries(pool, 10, 60_000, 1024 * 1024);
+    expect(claimed.map((delivery) => delivery.id).sort()).toEqual([...ids].sort());
+    expect(claimed.every((delivery) => delivery.destinationId === destinationId)).toBe(true);
     const outcome = (id: string, status: "delivered" | "failed", attempt = 1) => ({
       id,
+      destinationId,
       attempt,
       status,
       retryInMs: null,
@@ -52,8 +61,8 @@ describe("completing deliveries", () => {
       error: null,
     });
     // The third result belongs to a claim the event never had (attempt 7): it is not stored, so not announced.
-    const completed = await completeEvents(pool, [outcome(ids[0]!, "delivered"), outcome(ids[1]!, "failed"), outcome(ids[2]!, "delivered", 7)]);
-    expect(completed.map((event) => event.id).sort()).toEqual([ids[0], ids[1]].sort());
+    const completed = await completeDeliveries(pool, [outcome(ids[0]!, "delivered"), outcome(ids[1]!, "failed"), outcome(ids[2]!, "delivered", 7)]);
+    expect(completed.map((delivery) => delivery.id).sort()).toEqual([ids[0], ids[1]].sort());
 
     await waitFor(() => heard.filter((message) => message.type === "event.status").length >= 2, "two status messages");
     const statuses = heard.filter((message) => message.type === "event.status");

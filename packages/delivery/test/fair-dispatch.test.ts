@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createUuidV7Generator, silentLogger, uuidv7 } from "@rehook/core";
-import { createPool, type ClaimedEvent, type Pool } from "@rehook/db";
-import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "@rehook/vitest-config/postgres";
+import { createPool, type ClaimedDelivery, type Pool } from "@rehook/db";
+import { createTestDatabase, insertDestination, insertPersonalTeam, type TestDatabase } from "@rehook/vitest-config/postgres";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { createDeliveryPool, DeliveryDispatcher, type DeliveryPool } from "../src/index.js";
@@ -21,34 +21,39 @@ let mostHeld = 0;
 let teamId: string;
 const nextId = createUuidV7Generator(() => 1_800_000_000_000);
 
-async function endpoint(sink: Sink): Promise<string> {
-  const id = uuidv7();
-  await db.query("insert into endpoints (id, team_id, name, slug, destination_url, secret) values ($1, $2, $3, $4, $5, 'whsec_x')", [
-    id,
-    teamId,
-    id,
-    `s-${id}`,
-    `http://127.0.0.1:${sink.port}/in`,
-  ]);
-  return id;
+/** An endpoint forwarding to the sink: its id and its (first) destination's, the dispatcher's unit of fairness. */
+interface Target {
+  id: string;
+  destinationId: string;
 }
 
-/** Stores pending events for the endpoint, oldest first: unleased, or leased as the fast path stores them. */
-async function pending(endpointId: string, count: number, leased = false): Promise<ClaimedEvent[]> {
+async function endpoint(sink: Sink): Promise<Target> {
+  const id = uuidv7();
+  await db.query("insert into endpoints (id, team_id, name, slug, secret) values ($1, $2, $3, $4, 'whsec_x')", [id, teamId, id, `s-${id}`]);
+  return { id, destinationId: await insertDestination(db, id, `http://127.0.0.1:${sink.port}/in`) };
+}
+
+/** Stores pending events for the endpoint, each with its delivery, oldest first: unleased, or leased as the fast path stores them. */
+async function pending(target: Target, count: number, leased = false): Promise<ClaimedDelivery[]> {
   const ids = Array.from({ length: count }, () => nextId());
+  const [row] = await db.query<{ url: string }>("select url from destinations where id = $1", [target.destinationId]);
+  const destinationUrl = row!.url;
   await db.query(
-    `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, size_bytes, source, event_type, status,
-                         destination_url, lease_expires_at, attempts)
-     select t.id, p.id, now(), 'POST', '', '', '[]', '\\x7b7d', 2, 'unknown', 'unknown', 'pending', p.destination_url,
-            case when $3 then now() + interval '10 minutes' end, case when $3 then 1 else 0 end
-     from unnest($2::uuid[]) as t(id), endpoints p where p.id = $1`,
-    [endpointId, ids, leased],
+    `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, size_bytes, source, event_type, status, destination_url)
+     select t.id, $1, now(), 'POST', '', '', '[]', '\\x7b7d', 2, 'unknown', 'unknown', 'pending', $3
+     from unnest($2::uuid[]) as t(id)`,
+    [target.id, ids, destinationUrl],
   );
-  const [row] = await db.query<{ destination_url: string }>("select destination_url from endpoints where id = $1", [endpointId]);
-  const destinationUrl = row!.destination_url;
+  await db.query(
+    `insert into deliveries (event_id, destination_id, endpoint_id, status, attempts, lease_expires_at)
+     select t.id, $2, $1, 'pending', case when $4 then 1 else 0 end, case when $4 then now() + interval '10 minutes' end
+     from unnest($3::uuid[]) as t(id)`,
+    [target.id, target.destinationId, ids, leased],
+  );
   return ids.map((id) => ({
     id,
-    endpointId,
+    endpointId: target.id,
+    destinationId: target.destinationId,
     method: "POST",
     path: "",
     query: "",
@@ -58,14 +63,15 @@ async function pending(endpointId: string, count: number, leased = false): Promi
     signRequests: false,
     secret: "whsec_x",
     keepProxyHeaders: false,
-    // As the fast path stores it: leased for its first attempt, no retries.
+    // As the fast path stores it: leased for its first attempt, no retries, no rate limit.
     attempt: 1,
     retryPolicy: null,
+    paced: false,
   }));
 }
 
-const statusCount = async (endpointId: string, status: string) =>
-  Number((await db.query<{ n: string }>("select count(*) as n from events where endpoint_id = $1 and status = $2", [endpointId, status]))[0]!.n);
+const statusCount = async (target: Target, status: string) =>
+  Number((await db.query<{ n: string }>("select count(*) as n from events where endpoint_id = $1 and status = $2", [target.id, status]))[0]!.n);
 
 function dispatcher(): DeliveryDispatcher {
   return new DeliveryDispatcher({
@@ -126,9 +132,9 @@ describe("fair delivery", () => {
       expect(held.length).toBe(3);
       expect(await statusCount(stuck, "pending")).toBe(30);
       // Its cap in flight and at most one cap's worth waiting for a slot; the rest stays unleased.
-      await waitFor(() => running.load(stuck).waiting === 3, "a cap's worth waiting for the stuck endpoint");
-      expect(running.load(stuck)).toEqual({ running: 3, waiting: 3 });
-      const [leased] = await db.query<{ n: string }>("select count(*) as n from events where endpoint_id = $1 and lease_expires_at is not null", [stuck]);
+      await waitFor(() => running.load(stuck.destinationId).waiting === 3, "a cap's worth waiting for the stuck endpoint");
+      expect(running.load(stuck.destinationId)).toEqual({ running: 3, waiting: 3 });
+      const [leased] = await db.query<{ n: string }>("select count(*) as n from deliveries where destination_id = $1 and lease_expires_at is not null", [stuck.destinationId]);
       expect(Number(leased!.n)).toBe(6);
       expect(mostHeld).toBe(3);
     } finally {
@@ -147,10 +153,10 @@ describe("fair delivery", () => {
       await waitFor(() => held.length === 3, "the stuck endpoint's cap in flight");
       // Room 10: at most half waits (5); the 22 others are handed back unleased, attempts undone.
       await waitFor(async () => {
-        const [row] = await db.query<{ n: string }>("select count(*) as n from events where endpoint_id = $1 and lease_expires_at is null and attempts = 0", [stuck]);
+        const [row] = await db.query<{ n: string }>("select count(*) as n from deliveries where destination_id = $1 and lease_expires_at is null and attempts = 0", [stuck.destinationId]);
         return Number(row!.n) === 22;
       }, "the overflow handed back");
-      expect(running.load(stuck)).toEqual({ running: 3, waiting: 5 });
+      expect(running.load(stuck.destinationId)).toEqual({ running: 3, waiting: 5 });
       expect(running.hasRoom()).toBe(true);
       const otherEvents = await pending(other, 5, true);
       otherEvents.forEach((event) => running.deliverLeased(event));

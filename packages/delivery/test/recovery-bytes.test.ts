@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger, uuidv7 } from "@rehook/core";
 import { createPool, type Pool } from "@rehook/db";
-import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "@rehook/vitest-config/postgres";
+import { createTestDatabase, insertDestination, insertPersonalTeam, type TestDatabase } from "@rehook/vitest-config/postgres";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { createDeliveryPool, DeliveryDispatcher, type DeliveryPool } from "../src/index.js";
@@ -40,11 +40,8 @@ describe("delivery recovery", () => {
     const endpointId = uuidv7();
     await db.query("insert into users (id, email, password_hash) values ($1, 'recovery@example.com', 'x')", [userId]);
     const teamId = await insertPersonalTeam(db, userId);
-    await db.query("insert into endpoints (id, team_id, name, slug, destination_url, secret) values ($1, $2, 'r', 'recovery-aaaaaaaa', $3, 'whsec_x')", [
-      endpointId,
-      teamId,
-      `http://127.0.0.1:${sink.port}/in`,
-    ]);
+    await db.query("insert into endpoints (id, team_id, name, slug, secret) values ($1, $2, 'r', 'recovery-aaaaaaaa', 'whsec_x')", [endpointId, teamId]);
+    const destinationId = await insertDestination(db, endpointId, `http://127.0.0.1:${sink.port}/in`);
     // Six pending events of 5 MiB nobody holds (as after a crash): the recovery loop's work.
     const ids = Array.from({ length: 6 }, () => uuidv7());
     await db.query(
@@ -52,6 +49,10 @@ describe("delivery recovery", () => {
        select t.id, $1, now(), 'POST', '', '', '[]', convert_to(repeat('r', $2), 'UTF8'), $2, 'unknown', 'unknown', 'pending', $3
        from unnest($4::uuid[]) as t(id)`,
       [endpointId, 5 * MiB, `http://127.0.0.1:${sink.port}/in`, ids],
+    );
+    await db.query(
+      `insert into deliveries (event_id, destination_id, endpoint_id, status) select t.id, $2, $1, 'pending' from unnest($3::uuid[]) as t(id)`,
+      [endpointId, destinationId, ids],
     );
     const dispatcher = new DeliveryDispatcher({
       db: pool,

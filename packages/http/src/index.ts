@@ -33,6 +33,8 @@ export { restEndpointList } from "./api-v1/presenters/endpoint.js";
 export { eventCursor } from "./api-v1/cursor.js";
 export {
   PUBLIC_ENDPOINT_FIELDS,
+  restDestination,
+  restDestinationList,
   restEndpoint,
   restEndpointListItem,
   restReplayAttempt,

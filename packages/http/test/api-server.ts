@@ -9,6 +9,7 @@ import {
   captureRequest,
   createApiKey,
   createUser,
+  destinationContracts,
   endpointContracts,
   eventContracts,
   replayContracts,
@@ -45,7 +46,7 @@ export interface ApiDocument {
 export const document = openApiDocument(BASE_URL) as unknown as ApiDocument;
 
 /** Which test file exercises each route's own answers (its success and route-specific errors). */
-export const ROUTE_FILES: Record<string, "endpoints" | "events" | "replays" | "team"> = {
+export const ROUTE_FILES: Record<string, "endpoints" | "destinations" | "events" | "replays" | "team"> = {
   listEvents: "events",
   exportEvents: "events",
   getEvent: "events",
@@ -62,6 +63,11 @@ export const ROUTE_FILES: Record<string, "endpoints" | "events" | "replays" | "t
   resumeEndpoint: "replays",
   retryFailedEvents: "replays",
   deleteEndpoint: "endpoints",
+  listDestinations: "destinations",
+  createDestination: "destinations",
+  updateDestination: "destinations",
+  resumeDestination: "destinations",
+  deleteDestination: "destinations",
   getTeam: "team",
 };
 
@@ -78,7 +84,7 @@ export const HANDLER_STATUSES = ["401", "413", "415", "429"];
 export const ROLE_STATUS = "403";
 
 const contractRoles = new Map<string, Role>();
-for (const contracts of [eventContracts, endpointContracts, replayContracts, settingsContracts, teamContracts]) {
+for (const contracts of [eventContracts, endpointContracts, destinationContracts, replayContracts, settingsContracts, teamContracts]) {
   for (const contract of Object.values(contracts) as Contract[]) if (contract.rest) contractRoles.set(contract.rest.operationId, contract.role);
 }
 
@@ -86,6 +92,8 @@ for (const contracts of [eventContracts, endpointContracts, replayContracts, set
 export const ACCEPTED_BODIES: Record<string, unknown> = {
   createEndpoint: { name: "accepted" },
   updateEndpoint: { name: "accepted" },
+  createDestination: { url: "http://127.0.0.1:9/accepted" },
+  updateDestination: { name: "accepted" },
   replayEvent: { destination_url: "http://127.0.0.1:9/accepted" },
   recordLocalReplay: { status: 200, latency_ms: 4 },
 };

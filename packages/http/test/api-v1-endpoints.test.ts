@@ -58,7 +58,8 @@ describe("/api/v1/endpoints", () => {
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ retry_policy: policy, pause_after_failures: 100, forwarding_paused: false, paused_reason: null, paused_at: null });
     expect((await api.call("GET", "/endpoints?limit=100", { key })).json.data.find((e: { id: string }) => e.id === created.json.id)).toMatchObject({ retry_policy: policy });
-    const defaults = await api.call("POST", "/endpoints", { key, body: { name: "API defaults" } });
+    // The retry policy and the breaker are the first destination's (destination_url): kept with it.
+    const defaults = await api.call("POST", "/endpoints", { key, body: { name: "API defaults", destination_url: "http://127.0.0.1:9/defaults" } });
     expect(defaults.json).toMatchObject({ retry_policy: null, pause_after_failures: null, forwarding_paused: false });
     const set = await api.call("PATCH", `/endpoints/${defaults.json.id}`, { key, body: { retry_policy: { max_attempts: 5, initial_delay_ms: 240000, max_delay_ms: 1920000 }, pause_after_failures: 3 } });
     expect(set.json).toMatchObject({ retry_policy: { max_attempts: 5 }, pause_after_failures: 3 });

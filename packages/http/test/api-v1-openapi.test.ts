@@ -20,6 +20,9 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(document.paths).sort()).toEqual([
       "/endpoints",
       "/endpoints/{id}",
+      "/endpoints/{id}/destinations",
+      "/endpoints/{id}/destinations/{destination_id}",
+      "/endpoints/{id}/destinations/{destination_id}/resume",
       "/endpoints/{id}/resume",
       "/endpoints/{id}/retry-failed",
       "/endpoints/{id}/stream",
@@ -50,8 +53,8 @@ describe("the OpenAPI document", () => {
         withBody.push(what);
       }
     }
-    // Every route answers a body on success except the two deletes.
-    expect(withBody).toHaveLength(ROUTES.length - 2);
+    // Every route answers a body on success except the three deletes (event, endpoint, destination).
+    expect(withBody).toHaveLength(ROUTES.length - 3);
     const event = document.paths["/events/{id}"]!.get!.responses["200"]!.content!["application/json"]!.example as Record<string, unknown>;
     expect(event).toMatchObject({ source: "stripe", event_type: "invoice.paid", payload_encoding: "json" });
     const exported = document.paths["/events/export"]!.get!.responses["200"]!.content!["application/x-ndjson"]!.example as string;
@@ -143,7 +146,21 @@ describe("roles", () => {
       refusedRoutes.push(route.operationId);
     }
     // Reads are open to a viewer; each change needs a developer at least (delete: an admin).
-    expect(refusedRoutes.sort()).toEqual(["createEndpoint", "deleteEndpoint", "deleteEvent", "recordLocalReplay", "replayEvent", "resumeEndpoint", "retryEvent", "retryFailedEvents", "updateEndpoint"]);
+    expect(refusedRoutes.sort()).toEqual([
+      "createDestination",
+      "createEndpoint",
+      "deleteDestination",
+      "deleteEndpoint",
+      "deleteEvent",
+      "recordLocalReplay",
+      "replayEvent",
+      "resumeDestination",
+      "resumeEndpoint",
+      "retryEvent",
+      "retryFailedEvents",
+      "updateDestination",
+      "updateEndpoint",
+    ]);
   });
 });
 

@@ -12,6 +12,7 @@ import {
   createInvite,
   createTeam,
   currentSession,
+  listDestinations,
   replayContracts,
   revokeApiKey,
   runContract,
@@ -41,6 +42,8 @@ interface World {
   ownerActor: Actor;
   team: { id: string; name: string; slug: string };
   endpoint: { id: string; slug: string; name: string };
+  /** A's endpoint's destination (its destination_url). */
+  destinationId: string;
   eventIds: string[];
   replayId: string;
   jobId: string;
@@ -69,6 +72,7 @@ const test = databaseTest.extend<{ world: World }>({
         const ownerActor: Actor = { userId: owner.id, teamId: team.id, role: "owner" };
         const sinkUrl = `http://127.0.0.1:${sink.port}/in`;
         const endpoint = await createEndpoint(services, { teamId: team.id, name: `A payments ${MARKER}`, destinationUrl: sinkUrl });
+        const [destination] = await listDestinations(services, { teamId: team.id, endpointId: endpoint.id });
         const eventIds = [await captureInto(services, endpoint.slug, `{"secret":"${MARKER}"}`), await captureInto(services, endpoint.slug, `{"n":2}`)];
         await waitFor(
           async () => (await database.query<{ n: string }>("select count(*) as n from events where id = any($1) and status = 'delivered'", [eventIds]))[0]!.n === "2",
@@ -100,13 +104,14 @@ const test = databaseTest.extend<{ world: World }>({
           ownerActor,
           team: { id: team.id, name: team.name, slug: team.slug },
           endpoint: { id: endpoint.id, slug: endpoint.slug, name: endpoint.name },
+          destinationId: destination!.id,
           eventIds,
           replayId: replay.id,
           jobId: job.id,
           inviteId: invite.id,
           ownerKey: { key, id: apiKey.id },
           secrets: [MARKER, team.name, team.slug, owner.email, endpoint.name, endpoint.slug, apiKey.prefix],
-          ids: [team.id, owner.id, endpoint.id, ...eventIds, replay.id, job.id, apiKey.id, invite.id],
+          ids: [team.id, owner.id, endpoint.id, destination!.id, ...eventIds, replay.id, job.id, apiKey.id, invite.id],
           keys: {
             outsider: (await createApiKey(services, outsiderActor, { name: "outsider's", role: "admin" })).key,
             viewer: (await createApiKey(services, viewer, { name: "viewer's", role: "viewer" })).key,
@@ -142,6 +147,7 @@ const ATTACKERS: Attacker[] = ["outsider", "viewer", "exMember", "anonymous"];
 type Call = { input?: (world: World) => unknown; target: boolean } | { skip: string };
 
 const byEndpoint = (world: World) => ({ id: world.endpoint.id });
+const byDestination = (world: World) => ({ endpointId: world.endpoint.id, destinationId: world.destinationId });
 const byEvent = (world: World) => ({ id: world.eventIds[0]! });
 const eventRef = (world: World) => ({ eventId: world.eventIds[0]! });
 const replayTarget = (world: World) => ({ environment: "custom", customUrl: `http://127.0.0.1:${world.sink.port}/again` });
@@ -162,6 +168,12 @@ const CALLS: Record<string, Call> = {
   "endpoints.resume": { input: byEndpoint, target: true },
   "endpoints.activity": { input: (world) => ({ id: world.endpoint.id, range: "day" }), target: true },
   "endpoints.retryFailed": { input: byEndpoint, target: true },
+  "destinations.list": { input: (world) => ({ endpointId: world.endpoint.id }), target: true },
+  "destinations.create": { input: (world) => ({ endpointId: world.endpoint.id, url: `http://127.0.0.1:${world.sink.port}/again` }), target: true },
+  "destinations.update": { input: (world) => ({ ...byDestination(world), name: "taken over" }), target: true },
+  "destinations.delete": { input: byDestination, target: true },
+  "destinations.resume": { input: byDestination, target: true },
+  "destinations.testFilter": { input: (world) => ({ eventId: world.eventIds[0]!, filter: { "body.secret": MARKER } }), target: true },
   "events.delete": { input: byEvent, target: true },
   "events.volume": { input: (world) => ({ range: "day", endpointId: world.endpoint.id }), target: false },
   "events.list": { input: (world) => ({ endpointId: world.endpoint.id }), target: false },
@@ -292,13 +304,17 @@ describe("tRPC", () => {
 const ACCEPTED_BODIES: Record<string, (world: World) => unknown> = {
   createEndpoint: () => ({ name: "an attacker's" }),
   updateEndpoint: () => ({ name: "taken over" }),
+  createDestination: (world) => ({ url: `http://127.0.0.1:${world.sink.port}/again` }),
+  updateDestination: () => ({ name: "taken over" }),
   replayEvent: (world) => ({ destination_url: `http://127.0.0.1:${world.sink.port}/again` }),
   recordLocalReplay: () => ({ status: 200, latency_ms: 4 }),
 };
 
 /** The route's path with A's ids in it, and A's endpoint as the filter where the route takes one. */
 function pathInA(world: World, route: Route): string {
-  const filled = route.path.replace(/^\/(events|endpoints)\/\{id\}/, (_whole, resource: string) => `/${resource}/${resource === "events" ? world.eventIds[0] : world.endpoint.id}`);
+  const filled = route.path
+    .replace(/^\/(events|endpoints)\/\{id\}/, (_whole, resource: string) => `/${resource}/${resource === "events" ? world.eventIds[0] : world.endpoint.id}`)
+    .replace("{destination_id}", world.destinationId);
   expect(filled, `${route.path}: give its path parameters A's ids`).not.toMatch(/\{/);
   const shape = (route.query as { shape?: Record<string, unknown> } | undefined)?.shape;
   return shape && "endpoint_id" in shape ? `${filled}?endpoint_id=${world.endpoint.id}` : filled;
@@ -459,6 +475,9 @@ test("team A is as its owner left it: nothing an attacker tried changed it", asy
   const owner = createCaller(await contextOf(world.services, await browserCookie(world.services, world.owner.id, world.team.id)));
   expect(await owner.teams.current()).toMatchObject({ ...world.team, role: "owner" });
   expect((await owner.endpoints.list()).map((endpoint) => [endpoint.id, endpoint.name])).toEqual([[world.endpoint.id, world.endpoint.name]]);
+  expect((await owner.destinations.list({ endpointId: world.endpoint.id })).map((destination) => [destination.id, destination.url, destination.enabled])).toEqual([
+    [world.destinationId, `http://127.0.0.1:${world.sink.port}/in`, true],
+  ]);
   expect((await owner.members.list()).find((member) => member.userId === world.owner.id)).toMatchObject({ role: "owner" });
   expect((await owner.apiKeys.list()).find((key) => key.id === world.ownerKey.id)).toMatchObject({ revokedAt: null });
   expect((await owner.invites.list()).find((invite) => invite.id === world.inviteId)).toMatchObject({ state: "open" });

@@ -7,6 +7,7 @@ import { addTeamMember, insertUser } from "@rehook/db";
 import {
   actorFor,
   captureRequest,
+  destinationContracts,
   endpointContracts,
   eventContracts,
   insertTeamNamed,
@@ -74,7 +75,7 @@ export async function captureInto(services: Services, slug: string, body: string
   return outcome.eventId;
 }
 
-const contracts = [eventContracts, endpointContracts, replayContracts, settingsContracts, teamContracts].flatMap((module) => Object.values(module) as Contract[]);
+const contracts = [eventContracts, endpointContracts, destinationContracts, replayContracts, settingsContracts, teamContracts].flatMap((module) => Object.values(module) as Contract[]);
 
 /** Every contract by its name (the tRPC path it is served at, mostly). */
 export const CONTRACTS = new Map(contracts.map((contract) => [contract.name, contract]));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uuidv7 } from "@rehook/core";
 import { createOrm, type Orm } from "@rehook/db";
-import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createTestDatabase, insertDestination, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { compareResponses, listEventResponses } from "../src/index.js";
 
 let db: TestDatabase;
@@ -23,20 +23,26 @@ beforeAll(async () => {
   teamId = await insertPersonalTeam(db, userId);
   otherTeamId = await insertPersonalTeam(db, otherUserId);
   await db.query(
-    "insert into endpoints (id, team_id, name, slug, secret, destination_url) values ($1, $2, 'shop', 'shop-compare', 'whsec_x', 'http://127.0.0.1:9/hooks')",
+    "insert into endpoints (id, team_id, name, slug, secret) values ($1, $2, 'shop', 'shop-compare', 'whsec_x')",
     [endpointId, teamId],
   );
+  const destinationId = await insertDestination(db, endpointId, "http://127.0.0.1:9/hooks");
   for (const id of [eventId, otherEventId]) {
     await db.query(
       `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, size_bytes, source, event_type, status, destination_url)
        values ($1, $2, now(), 'POST', '', '', '[]', '\\x7b7d', 2, 'generic', 'order.created', 'failed', 'http://127.0.0.1:9/hooks')`,
       [id, endpointId],
     );
+    await db.query("insert into deliveries (event_id, destination_id, endpoint_id, status, attempts, completed_at) values ($1, $2, $3, 'failed', 1, now())", [
+      id,
+      destinationId,
+      endpointId,
+    ]);
   }
   await db.query(
-    `insert into delivery_attempts (event_id, attempt, started_at, latency_ms, response_status, response_headers, response_body, outcome)
-     values ($1, 1, now(), 12, 500, '[["Content-Type","application/json"]]', convert_to('{"ok":false}', 'UTF8'), 'failed')`,
-    [eventId],
+    `insert into delivery_attempts (event_id, destination_id, attempt, started_at, latency_ms, response_status, response_headers, response_body, outcome)
+     values ($1, $2, 1, now(), 12, 500, '[["Content-Type","application/json"]]', convert_to('{"ok":false}', 'UTF8'), 'failed')`,
+    [eventId, destinationId],
   );
   await db.query(
     `insert into replay_attempts (id, event_id, user_id, environment, destination_url, status, response_status, response_headers, response_body, latency_ms)

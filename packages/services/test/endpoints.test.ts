@@ -52,6 +52,7 @@ describe("createEndpoint", () => {
       stagingHost: null,
       signRequests: false,
       keepProxyHeaders: false,
+      destinationCount: 1,
       retryPolicy: null,
       pauseAfterFailures: null,
       consecutiveFailures: 0,
@@ -70,25 +71,18 @@ describe("createEndpoint", () => {
   });
 
   test("takes delivery and storage settings, and a blank destination as capture-only", async ({ services, user }) => {
-    const endpoint = await createEndpoint(services, {
-      teamId: user.teamId,
-      name: "tuned",
-      destinationUrl: "   ",
+    const settings = {
       signRequests: true,
       keepProxyHeaders: true,
       retryPolicy: { maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 60_000 },
       pauseAfterFailures: 3,
       retentionDays: 0,
-    });
-    expect(endpoint).toMatchObject({
-      destinationUrl: null,
-      signRequests: true,
-      keepProxyHeaders: true,
-      retryPolicy: { maxAttempts: 5, initialDelayMs: 1_000, maxDelayMs: 60_000 },
-      pauseAfterFailures: 3,
-      retentionDays: 0,
-      keptForDays: 0,
-    });
+    };
+    // The retry policy and the breaker are the first destination's: the endpoint needs one to keep them.
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "tuned", destinationUrl: "http://127.0.0.1:9/in", ...settings });
+    expect(endpoint).toMatchObject({ ...settings, destinationUrl: "http://127.0.0.1:9/in", destinationCount: 1, keptForDays: 0 });
+    const captureOnly = await createEndpoint(services, { teamId: user.teamId, name: "capture only", destinationUrl: "   ", signRequests: true, keepProxyHeaders: true, retentionDays: 0 });
+    expect(captureOnly).toMatchObject({ destinationUrl: null, destinationCount: 0, signRequests: true, keepProxyHeaders: true, retentionDays: 0, keptForDays: 0 });
   });
 
   test("refuses bad names, destinations and settings with the field's own message, creating nothing", async ({ services, user }) => {
@@ -149,14 +143,14 @@ describe("updateEndpoint", () => {
     expect(renamed).toEqual({ ...endpoint, name: "after", stagingHost: "staging.example.com:8443" });
     await waitFor(() => heard.some((change) => change.id === endpoint.id && change.change === "updated"), "the change to be announced");
 
-    const cleared = await updateEndpoint(services, {
+    const changed = await updateEndpoint(services, {
       teamId: user.teamId,
       endpoint: { slug: endpoint.slug },
-      changes: { destinationUrl: null, stagingHost: "", retryPolicy: null, pauseAfterFailures: 5, retentionDays: 7, signRequests: true, keepProxyHeaders: true },
+      changes: { stagingHost: "", retryPolicy: null, pauseAfterFailures: 5, retentionDays: 7, signRequests: true, keepProxyHeaders: true },
     });
-    expect(cleared).toMatchObject({
+    expect(changed).toMatchObject({
       slug: endpoint.slug,
-      destinationUrl: null,
+      destinationUrl: "http://127.0.0.1:9/a",
       stagingHost: null,
       retryPolicy: null,
       pauseAfterFailures: 5,
@@ -165,6 +159,10 @@ describe("updateEndpoint", () => {
       signRequests: true,
       keepProxyHeaders: true,
     });
+    expect(await getEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } })).toEqual(changed);
+    // A null destination removes the first destination, and with it its retry policy and breaker: capture-only.
+    const cleared = await updateEndpoint(services, { teamId: user.teamId, endpoint: { slug: endpoint.slug }, changes: { destinationUrl: null } });
+    expect(cleared).toEqual({ ...changed, destinationUrl: null, destinationCount: 0, pauseAfterFailures: null });
     expect(await getEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } })).toEqual(cleared);
   });
 

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { latencyBucket, UserError, uuidv7 } from "@rehook/core";
 import {
   ACTIVITY_KEPT_DAYS,
-  claimDueEvents,
+  claimDueDeliveries,
   compactEventActivity,
-  completeEvents,
+  completeDeliveries,
   createOrm,
   createPool,
   deleteOwnedEndpoint,
@@ -14,7 +14,7 @@ import {
   type Pool,
   type RunningJob,
 } from "@rehook/db";
-import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createTestDatabase, insertDestination, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { endpointPurge, eventActivity } from "../src/index.js";
 
 // The charts' numbers against a real PostgreSQL: rollup rows written by the capture and
@@ -42,7 +42,7 @@ beforeAll(async () => {
   otherTeamId = await insertPersonalTeam(db, otherUserId);
 });
 beforeEach(async () => {
-  for (const table of ["endpoints", "events", "event_counts", "event_minutes", "latency_minutes"]) await db.query(`delete from ${table}`);
+  for (const table of ["endpoints", "events", "deliveries", "event_counts", "event_minutes", "latency_minutes"]) await db.query(`delete from ${table}`);
 });
 afterAll(async () => {
   await orm.close(true);
@@ -53,7 +53,8 @@ afterAll(async () => {
 async function endpoint(owner = teamId, destinationUrl: string | null = "http://127.0.0.1:9/hook"): Promise<{ id: string; slug: string }> {
   const id = uuidv7();
   const slug = `c-${id.slice(-12)}`;
-  await db.query("insert into endpoints (id, team_id, name, slug, secret, destination_url) values ($1, $2, $3, $4, 'whsec_x', $5)", [id, owner, slug, slug, destinationUrl]);
+  await db.query("insert into endpoints (id, team_id, name, slug, secret) values ($1, $2, $3, $4, 'whsec_x')", [id, owner, slug, slug]);
+  if (destinationUrl !== null) await insertDestination(db, id, destinationUrl);
   return { id, slug };
 }
 
@@ -70,14 +71,15 @@ async function capture(slug: string, at: number, count: number): Promise<void> {
 
 type Outcome = Pick<DeliveryOutcome, "status" | "latencyMs"> & { retry?: boolean };
 
-/** Claims due events and stores one attempt for each, with these outcomes in order, through the completion statement. */
+/** Claims due deliveries and stores one attempt for each, with these outcomes in order, through the completion statement. */
 async function deliver(outcomes: Outcome[]): Promise<void> {
-  const claimed = await claimDueEvents(pool, outcomes.length, 60_000);
+  const claimed = await claimDueDeliveries(pool, outcomes.length, 60_000);
   expect(claimed).toHaveLength(outcomes.length);
-  await completeEvents(
+  await completeDeliveries(
     pool,
     claimed.map((event, i) => ({
       id: event.id,
+      destinationId: event.destinationId,
       attempt: event.attempt,
       status: outcomes[i]!.status,
       retryInMs: outcomes[i]!.retry ? 60_000 : null,

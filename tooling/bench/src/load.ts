@@ -11,6 +11,8 @@ export interface LoadOptions {
   onResponse?: (status: number, body: string) => void;
   /** Sent on top of the default headers (a signature, say). */
   headers?: Record<string, string>;
+  /** Replace `[<id>]` in the body with an id of each request's own (autocannon's idReplacement): no two bodies alike. */
+  uniqueIds?: boolean;
 }
 
 export interface LoadResult {
@@ -31,6 +33,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     url: options.url,
     connections: options.connections,
     duration: options.durationSeconds,
+    idReplacement: options.uniqueIds ?? false,
     requests: (options.paths ?? [undefined]).map((path) => ({
       method: "POST" as const,
       headers: { ...HEADERS, ...options.headers },

@@ -67,10 +67,10 @@ export function childPids(pid: number): number[] {
 /** The built `rehook` command. */
 export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../apps/cli/bin/rehook.cjs");
 
-/** Runs a `rehook` command to completion and returns its stdout. */
-export function runRehook(args: string[], env: Record<string, string>): Promise<string> {
+/** Runs a `rehook` command (this checkout's, or another build's `cli`) to completion and returns its stdout. */
+export function runRehook(args: string[], env: Record<string, string>, cli = CLI): Promise<string> {
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+    execFile(process.execPath, [cli, ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
       error ? reject(new Error(stderr || error.message)) : resolve(stdout),
     ),
   );

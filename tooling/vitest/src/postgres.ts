@@ -74,3 +74,22 @@ export async function insertPersonalTeam(db: Pick<TestDatabase, "query">, userId
   );
   return team!.id;
 }
+
+/**
+ * Gives an endpoint inserted by hand a destination with plain SQL (position 0 by default: its
+ * first destination, what destination_url reads), named after its URL's host as the use cases
+ * name it; answers the destination's id.
+ */
+export async function insertDestination(
+  db: Pick<TestDatabase, "query">,
+  endpointId: string,
+  url: string,
+  options: { position?: number; name?: string } = {},
+): Promise<string> {
+  const [row] = await db.query<{ id: string }>(
+    `insert into destinations (id, endpoint_id, position, name, url, created_at, updated_at)
+     values (gen_random_uuid(), $1, $2, $3, $4, now(), now()) returning id`,
+    [endpointId, options.position ?? 0, options.name ?? (new URL(url).hostname || "Destination"), url],
+  );
+  return row!.id;
+}

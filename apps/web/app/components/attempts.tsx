@@ -12,6 +12,8 @@ import "./attempts.css";
 
 /** One delivery attempt as events.get lists it. */
 export interface AttemptSummary {
+  /** The destination it went to (null: before routing, the endpoint's first destination). */
+  destinationId?: string | null;
   attempt: number;
   startedAt: Date | string;
   latencyMs: number | null;
@@ -27,7 +29,7 @@ interface AttemptResponse {
   truncated: boolean;
 }
 
-type Loaded = { state: "loading" } | { state: "error"; message: string } | { state: "done"; response: AttemptResponse };
+type Loaded = { state: "loading" } | { state: "error"; message: string } | { state: "done"; response: AttemptResponse } | { state: "elsewhere" };
 
 /**
  * Every delivery attempt of an event, oldest first, on a vertical line; each opens its
@@ -38,12 +40,18 @@ export function AttemptTimeline({
   attempts,
   nextAttemptAt,
   paused = false,
+  pausedText = PAUSED_ATTEMPT_TEXT,
+  label = "Delivery attempts, oldest first",
 }: {
   eventId: string;
   attempts: AttemptSummary[];
   nextAttemptAt: Date | string | null;
   /** The endpoint's forwarding is paused: the scheduled attempt waits for Resume, not for its time. */
   paused?: boolean;
+  /** What the scheduled attempt says while paused. */
+  pausedText?: string;
+  /** The list's accessible name (several destinations: one list each). */
+  label?: string;
 }) {
   const [open, setOpen] = useState<ReadonlySet<number>>(() => new Set());
   const [loaded, setLoaded] = useState<ReadonlyMap<number, Loaded>>(() => new Map());
@@ -60,14 +68,19 @@ export function AttemptTimeline({
     if (!opening || current?.state === "done" || current?.state === "loading") return;
     const put = (state: Loaded) => setLoaded((previous) => new Map(previous).set(attempt, state));
     put({ state: "loading" });
+    // events.attempt names an attempt by its number, which each destination counts on its own: the
+    // answer says which destination it was, and another destination's is not shown as this one's.
+    const expected = attempts.find((candidate) => candidate.attempt === attempt)?.destinationId;
     trpc()
       .events.attempt.query({ eventId, attempt })
-      .then((detail) => put({ state: "done", response: toResponse(detail) }))
+      .then((detail) =>
+        put(typeof expected === "string" && detail.destinationId !== expected ? { state: "elsewhere" } : { state: "done", response: toResponse(detail) }),
+      )
       .catch((error: unknown) => put({ state: "error", message: errorMessage(error) }));
   }
 
   return (
-    <ol className="attempt-timeline" aria-label="Delivery attempts, oldest first">
+    <ol className="attempt-timeline" aria-label={label}>
       {attempts.map((attempt) => (
         <AttemptItem key={attempt.attempt} attempt={attempt} open={open.has(attempt.attempt)} loaded={loaded.get(attempt.attempt)} onToggle={() => toggle(attempt.attempt)} />
       ))}
@@ -80,7 +93,7 @@ export function AttemptTimeline({
               <span className="attempt-facts">
                 <span data-testid="next-attempt">
                   {paused ? (
-                    PAUSED_ATTEMPT_TEXT
+                    pausedText
                   ) : (
                     <>
                       Scheduled <TimeUntil value={nextAttemptAt} />
@@ -146,6 +159,14 @@ function AttemptPanel({ loaded, attempt }: { loaded: Loaded | undefined; attempt
       <Alert tone="error" role="alert">
         Could not load this attempt: {loaded.message}
       </Alert>
+    );
+  }
+  if (loaded.state === "elsewhere") {
+    return (
+      <p className="muted small" data-testid="attempt-response-elsewhere">
+        This attempt’s response cannot be shown here: another destination has an attempt with the same number.{" "}
+        {attempt.responseStatus !== null ? `It answered HTTP ${attempt.responseStatus}.` : attempt.error ? `It failed: ${attempt.error}.` : ""}
+      </p>
     );
   }
   const { response } = loaded;

@@ -81,14 +81,28 @@ export function RetrySettingsForm({
   saved: boolean;
   error: string | null;
 }) {
+  return (
+    <Form method="post" className="form-stack retry-form" noValidate preventScrollReset>
+      <input type="hidden" name="intent" value="retries" />
+      {!hasDestination ? <p className="note">This endpoint only captures: retries apply once it has a destination URL.</p> : null}
+      <RetryPolicyFields settings={settings} />
+      <SaveActions label="Save retries" saving={saving} saved={saved ? "Retries saved" : null} error={error} />
+    </Form>
+  );
+}
+
+/**
+ * The retry policy's inputs (a preset or custom attempts and delays) and pausing after
+ * repeated failures, inside a form that lib/retries.ts's readRetryForm reads. `idPrefix`
+ * keeps the ids apart when several forms on a page hold them.
+ */
+export function RetryPolicyFields({ settings, idPrefix = "retry" }: { settings: RetrySettings; idPrefix?: string }) {
   const [choice, setChoice] = useState(() => policyChoice(settings.retryPolicy));
   const [pausing, setPausing] = useState(settings.pauseAfterFailures !== null);
   // Custom starts from the stored policy, or from the first preset with retries.
   const base = settings.retryPolicy ?? RETRY_CHOICES.find((preset) => preset.policy)?.policy ?? { maxAttempts: 5, initialDelayMs: 240_000, maxDelayMs: 1_920_000 };
   return (
-    <Form method="post" className="form-stack retry-form" noValidate preventScrollReset>
-      <input type="hidden" name="intent" value="retries" />
-      {!hasDestination ? <p className="note">This endpoint only captures: retries apply once it has a destination URL.</p> : null}
+    <>
       <fieldset className="fieldset">
         <legend>Automatic retries</legend>
         <div className="target-options retry-options">
@@ -106,7 +120,7 @@ export function RetrySettingsForm({
       {choice === "custom" ? (
         <div className="retry-custom field-box" data-testid="retry-custom">
           <TextField
-            id="retry-max-attempts"
+            id={`${idPrefix}-max-attempts`}
             label="Max attempts"
             hint={`The first delivery counts as one: 1 to ${MAX_ATTEMPTS_LIMIT}.`}
             name="maxAttempts"
@@ -114,13 +128,19 @@ export function RetrySettingsForm({
             autoComplete="off"
             defaultValue={String(base.maxAttempts)}
           />
-          <DelayField id="retry-initial-delay" label="First delay" hint={`Before the second attempt; at least ${MIN_INITIAL_DELAY_MS} ms. Doubles each time.`} name="initialDelay" ms={base.initialDelayMs} />
-          <DelayField id="retry-max-delay" label="Longest delay" hint="The wait between attempts never grows past this." name="maxDelay" ms={base.maxDelayMs} />
+          <DelayField
+            id={`${idPrefix}-initial-delay`}
+            label="First delay"
+            hint={`Before the second attempt; at least ${MIN_INITIAL_DELAY_MS} ms. Doubles each time.`}
+            name="initialDelay"
+            ms={base.initialDelayMs}
+          />
+          <DelayField id={`${idPrefix}-max-delay`} label="Longest delay" hint="The wait between attempts never grows past this." name="maxDelay" ms={base.maxDelayMs} />
         </div>
       ) : null}
       <div className="pause-setting">
         <CheckboxField
-          id="retry-pause"
+          id={`${idPrefix}-pause`}
           label="Pause forwarding after repeated failures"
           hint="Stops sending to a destination that keeps failing. New events wait as pending until you resume."
           name="pauseEnabled"
@@ -130,7 +150,7 @@ export function RetrySettingsForm({
         {pausing ? (
           <div className="pause-count">
             <TextField
-              id="retry-pause-after"
+              id={`${idPrefix}-pause-after`}
               label="Consecutive failed attempts"
               hint={
                 <>
@@ -146,8 +166,7 @@ export function RetrySettingsForm({
           </div>
         ) : null}
       </div>
-      <SaveActions label="Save retries" saving={saving} saved={saved ? "Retries saved" : null} error={error} />
-    </Form>
+    </>
   );
 }
 

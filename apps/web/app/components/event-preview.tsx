@@ -5,6 +5,7 @@ import { errorMessage } from "../lib/errors";
 import { formatBytes, formatLatency, toDate } from "../lib/format";
 import { trpc } from "../lib/trpc.client";
 import { HttpStatus, SignatureBadge, StatusBadge } from "./badges";
+import { DeliveryDots } from "./delivery-states";
 import { requestPath, ResolvedByReplay, type FeedRow } from "./feed-row";
 import { PayloadBlock } from "./payload";
 import { useExactTime } from "./relative-time";
@@ -63,6 +64,7 @@ export function EventPreview({ row }: { row: FeedRow | undefined }) {
         {row.resolvedByReplay ? <ResolvedByReplay /> : null}
         <SignatureBadge signature={row.signature} reason={row.signatureReason} />
         {row.responseStatus !== null ? <HttpStatus code={row.responseStatus} /> : null}
+        <DeliveryDots deliveries={row.deliveries} />
       </div>
       <dl className="kv details-grid event-preview-details">
         <Detail term="Endpoint">{row.endpointName}</Detail>

@@ -6,6 +6,7 @@ import type { ReplayAttempt } from "../lib/replay";
 import { Badge, HttpStatus, SignatureBadge, StatusBadge } from "./badges";
 import { EndpointCell, LatencyCell, Truncated } from "./data-table";
 import { TimeUntil } from "./delivery";
+import { DeliveryDots } from "./delivery-states";
 import { RelativeTime } from "./relative-time";
 import { Icon } from "./ui";
 import "./feed-row.css";
@@ -99,6 +100,7 @@ export function EventRow({
           <StatusBadge status={row.status} />
           {resolved ? <ResolvedByReplay /> : null}
           <SignatureBadge signature={row.signature} reason={row.signatureReason} />
+          <DeliveryDots deliveries={row.deliveries} />
           {row.status === "pending" && row.nextAttemptAt ? (
             <span className="row-retrying" data-testid="row-retrying">
               retrying <TimeUntil value={row.nextAttemptAt} />

@@ -66,7 +66,7 @@ export async function insertDestination(
 ): Promise<InsertDestinationResult> {
   return em.transactional(async (tx) => {
     await bumpRuleVersion(tx, input.endpointId);
-    const rows = await tx.getConnection().execute<Array<{ n: string; next: number | null }>>(
+    const rows = await tx.execute<Array<{ n: string; next: number | null }>>(
       `select count(*) as n, max(position) + 1 as next from destinations where endpoint_id = ?`,
       [input.endpointId],
     );
@@ -122,26 +122,25 @@ export async function updateDestination(em: EntityManager, endpointId: string, d
 export async function deleteDestination(em: EntityManager, endpointId: string, destinationId: string): Promise<boolean> {
   if (!isUuid(destinationId)) return false;
   return em.transactional(async (tx) => {
-    const connection = tx.getConnection();
-    const pending = await connection.execute<Array<{ event_id: string }>>(
+    const pending = await tx.execute<Array<{ event_id: string }>>(
       `select d.event_id from deliveries d join destinations t on t.id = d.destination_id
        where d.destination_id = ? and t.endpoint_id = ? and d.status = 'pending' order by d.event_id`,
       [destinationId, endpointId],
     );
     const eventIds = pending.map((row) => row.event_id);
-    if (eventIds.length > 0) await connection.execute(LOCK_EVENTS_SQL, [uuidArray(eventIds)]);
-    const found = await connection.execute<Array<{ id: string }>>(`select id from destinations where id = ? and endpoint_id = ? for update`, [destinationId, endpointId]);
+    if (eventIds.length > 0) await tx.execute(LOCK_EVENTS_SQL, [uuidArray(eventIds)]);
+    const found = await tx.execute<Array<{ id: string }>>(`select id from destinations where id = ? and endpoint_id = ? for update`, [destinationId, endpointId]);
     if (found.length === 0) return false;
     // Pending deliveries stored since the read above are cancelled too; their events are summed up with the rest.
-    const cancelled = await connection.execute<Array<{ event_id: string }>>(
+    const cancelled = await tx.execute<Array<{ event_id: string }>>(
       `delete from deliveries where destination_id = ? and status = 'pending' returning event_id`,
       [destinationId],
     );
-    await connection.execute(`delete from destinations where id = ?`, [destinationId]);
+    await tx.execute(`delete from destinations where id = ?`, [destinationId]);
     await bumpRuleVersion(tx, endpointId);
     const seen = new Set(eventIds);
     const late = cancelled.map((row) => row.event_id).filter((id) => !seen.has(id));
-    if (late.length > 0) await connection.execute(LOCK_EVENTS_SQL, [uuidArray(late)]);
+    if (late.length > 0) await tx.execute(LOCK_EVENTS_SQL, [uuidArray(late)]);
     await resumEvents(tx, [...eventIds, ...late], BUS_CHANNEL);
     return true;
   });

@@ -146,7 +146,7 @@ export async function updateOwnedEndpoint(em: EntityManager, teamId: string, ref
 
 /** Counts a change of the endpoint's ingress or routing rules (see the capture writer); in SQL, so changes from several places add up. */
 export async function bumpEndpointRuleVersion(em: EntityManager, endpointId: string): Promise<void> {
-  await em.getConnection().execute(`update endpoints set verification_version = verification_version + 1, updated_at = now() where id = ?`, [endpointId]);
+  await em.execute(`update endpoints set verification_version = verification_version + 1, updated_at = now() where id = ?`, [endpointId]);
 }
 
 /** The endpoint as stored now, its destinations' summary read again (after changes made in SQL). */

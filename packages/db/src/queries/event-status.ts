@@ -64,8 +64,8 @@ touched as (select c.id, c.endpoint_id, p.team_id, c.status from changed c join 
 ${announceEventsCte({ rows: "touched", type: "event.status", status: "status", channel: "?" })}
 select count(*) filter (where was <> status) as moved, (select count(*) from announced) as announced from changed`;
 
-/** Sums the events up again from their deliveries (lock them first, in the same transaction, with LOCK_EVENTS_SQL). */
+/** Sums the events up again from their deliveries (lock them first, in the same transaction, with LOCK_EVENTS_SQL); runs in `em`'s transaction. */
 export async function resumEvents(em: EntityManager, eventIds: string[], busChannel: string): Promise<void> {
   if (eventIds.length === 0) return;
-  await em.getConnection().execute(RESUM_EVENTS, [uuidArray(eventIds), busChannel]);
+  await em.execute(RESUM_EVENTS, [uuidArray(eventIds), busChannel]);
 }

@@ -43,6 +43,8 @@ export interface EventSummary {
   resolvedByReplay: boolean;
   /** A duplicate: the first event with its dedup key (null otherwise). */
   duplicateOf: string | null;
+  /** Each destination it was routed to and how that delivery stands (lists mark their rows with markPage). */
+  deliveries: Array<{ destinationId: string; name: string | null; status: "pending" | "delivered" | "failed" }>;
 }
 
 export interface EventFilter {
@@ -127,7 +129,34 @@ const toSummary = (row: SummaryRow): EventSummary => ({
   nextAttemptAt: row.next_attempt_at === null ? null : new Date(row.next_attempt_at),
   resolvedByReplay: row.resolved_by_replay ?? false,
   duplicateOf: row.duplicate_of ?? null,
+  deliveries: [],
 });
+
+/**
+ * A page's rows with what lists show beside each: resolved by replay, and each delivery's
+ * state (one indexed query each, on the page's ids only).
+ */
+export async function markPage(em: EntityManager, rows: EventSummary[]): Promise<EventSummary[]> {
+  return markDeliveries(em, await markResolvedByReplay(em, rows));
+}
+
+/** Marks each forwarded row with its deliveries' states, destination names beside them. */
+async function markDeliveries(em: EntityManager, rows: EventSummary[]): Promise<EventSummary[]> {
+  const routed = rows.filter((row) => row.status === "pending" || row.status === "delivered" || row.status === "failed").map((row) => row.id);
+  if (routed.length === 0) return rows;
+  const found = await em.getConnection().execute<Array<{ event_id: string; destination_id: string; name: string | null; status: EventSummary["deliveries"][number]["status"] }>>(
+    `select d.event_id, d.destination_id, t.name, d.status from deliveries d left join destinations t on t.id = d.destination_id
+     where d.event_id = any(?::uuid[]) order by d.event_id, t.position nulls last`,
+    [`{${routed.join(",")}}`],
+  );
+  const byEvent = new Map<string, EventSummary["deliveries"]>();
+  for (const row of found) {
+    const list = byEvent.get(row.event_id) ?? [];
+    list.push({ destinationId: row.destination_id, name: row.name, status: row.status });
+    byEvent.set(row.event_id, list);
+  }
+  return rows.map((row) => (byEvent.has(row.id) ? { ...row, deliveries: byEvent.get(row.id)! } : row));
+}
 
 /** A delivered replay of the event `e`: resolves a failed event (probes replay_attempts' (event_id, …) index). */
 const RESOLVED_BY_REPLAY = `exists (select 1 from replay_attempts r where r.event_id = e.id and r.status = 'delivered')`;
@@ -335,7 +364,7 @@ export async function listEventSummaries(em: EntityManager, teamId: string, filt
     await tx.execute("set local enable_sort = off");
     return tx.execute<SummaryRow[]>(sql, params);
   });
-  return markResolvedByReplay(em, rows.map(toSummary));
+  return markPage(em, rows.map(toSummary));
 }
 
 /** The time slices a search's window is cut into when read without the index, and how many reads run at once (each on a connection of its own). */
@@ -465,7 +494,7 @@ async function searchEventSummaries(em: EntityManager, teamId: string, filter: E
     // Reads are started in order, so those read form a run from the newest.
     pieces.push(...stage.filter((piece): piece is EventSummary[] => piece !== undefined));
   }
-  return markResolvedByReplay(em, pieces.flat().slice(0, limit));
+  return markPage(em, pieces.flat().slice(0, limit));
 }
 
 /** The most an offset may skip (MAX_EVENT_OFFSET): deeper pages are read with the cursor. */
@@ -511,7 +540,7 @@ export async function eventSummariesByIds(em: EntityManager, teamId: string, ids
     // An array literal: the query builder would spread a JS array into a list of parameters.
     [`{${valid.join(",")}}`, teamId],
   );
-  return markResolvedByReplay(em, rows.map(toSummary));
+  return markPage(em, rows.map(toSummary));
 }
 
 /** Everything stored about one event; the body only up to the preview size asked for. */

@@ -42,19 +42,32 @@ select (select count(*) from changed) as changed, coalesce(bool_or(t.in_flight),
        (select bool_or(x.forwarding_paused_at is not null) from destinations x where x.id in (select destination_id from changed)) as paused
 from target t`;
 
+/*
+ * Failed events forwarded before routing have no delivery rows (the upgrade queued only
+ * pending ones): before a retry, each gets a failed delivery to its endpoint's first
+ * destination, numbered after the attempts it already made, so it is retried like any other.
+ */
+const ADOPT_FAILED_BEFORE_ROUTING = `
+insert into deliveries (event_id, destination_id, endpoint_id, status, attempts, completed_at)
+select e.id, t.id, e.endpoint_id, 'failed', (select count(*) from delivery_attempts a where a.event_id = e.id), e.completed_at
+from events e cross join lateral (select t.id from destinations t where t.endpoint_id = e.endpoint_id order by t.position limit 1) t
+where e.endpoint_id = ? and e.status = 'failed' and (?::uuid is null or e.id = ?::uuid)
+  and not exists (select 1 from deliveries d where d.event_id = e.id)
+on conflict do nothing`;
+
 export async function retryOwnedEvent(em: EntityManager, teamId: string, eventId: string): Promise<RetryEventResult> {
   if (!isUuid(eventId)) return { kind: "not_found" };
   return em.transactional(async (tx) => {
-    const connection = tx.getConnection();
-    const events = await connection.execute<Array<{ id: string; endpoint_id: string; status: EventStatus }>>(
+    const events = await tx.execute<Array<{ id: string; endpoint_id: string; status: EventStatus }>>(
       `select e.id, e.endpoint_id, e.status from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ? for no key update of e`,
       [eventId, teamId],
     );
     const event = events[0];
     if (!event) return { kind: "not_found" as const };
-    const rows = await connection.execute<Array<{ changed: string; in_flight: boolean; paused: boolean | null }>>(RETRY_EVENT, [eventId, teamId]);
+    await tx.execute(ADOPT_FAILED_BEFORE_ROUTING, [event.endpoint_id, eventId, eventId]);
+    const rows = await tx.execute<Array<{ changed: string; in_flight: boolean; paused: boolean | null }>>(RETRY_EVENT, [eventId, teamId]);
     const row = rows[0]!;
-    const forwards = (await connection.execute<Array<{ n: string }>>(`select count(*) as n from deliveries where event_id = ?`, [eventId]))[0]!.n !== "0";
+    const forwards = (await tx.execute<Array<{ n: string }>>(`select count(*) as n from deliveries where event_id = ?`, [eventId]))[0]!.n !== "0";
     if (Number(row.changed) === 0) return { kind: "not_applicable" as const, status: event.status, inFlight: row.in_flight, forwards };
     await resumEvents(tx, [eventId], BUS_CHANNEL);
     return { kind: "queued" as const, endpointId: event.endpoint_id, nextAttemptAt: new Date(), forwardingPaused: row.paused ?? false };
@@ -65,22 +78,22 @@ export async function retryOwnedEvent(em: EntityManager, teamId: string, eventId
 export async function retryFailedOfEndpoint(em: EntityManager, teamId: string, endpointId: string): Promise<{ count: number; forwardingPaused: boolean } | null> {
   if (!isUuid(endpointId)) return null;
   return em.transactional(async (tx) => {
-    const connection = tx.getConnection();
-    const found = await connection.execute<Array<{ paused: boolean }>>(
+    const found = await tx.execute<Array<{ paused: boolean }>>(
       `select exists (select 1 from destinations d where d.endpoint_id = p.id and d.forwarding_paused_at is not null) as paused
        from endpoints p where p.id = ? and p.team_id = ?`,
       [endpointId, teamId],
     );
     if (found.length === 0) return null;
+    await tx.execute(ADOPT_FAILED_BEFORE_ROUTING, [endpointId, null, null]);
     // The failed events, locked in id order (as completions lock them) before their deliveries change.
-    const failed = await connection.execute<Array<{ id: string }>>(
+    const failed = await tx.execute<Array<{ id: string }>>(
       `select distinct event_id as id from deliveries where endpoint_id = ? and status = 'failed' order by event_id`,
       [endpointId],
     );
     const eventIds = failed.map((row) => row.id);
     if (eventIds.length === 0) return { count: 0, forwardingPaused: found[0]!.paused };
-    await connection.execute(LOCK_EVENTS_SQL, [uuidArray(eventIds)]);
-    await connection.execute(
+    await tx.execute(LOCK_EVENTS_SQL, [uuidArray(eventIds)]);
+    await tx.execute(
       `update deliveries set status = 'pending', next_attempt_at = now(), completed_at = null, lease_expires_at = null
        where endpoint_id = ? and status = 'failed' and event_id = any(?::uuid[])`,
       [endpointId, uuidArray(eventIds)],

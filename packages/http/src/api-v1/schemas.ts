@@ -1,5 +1,5 @@
 import {
-  MAX_DEDUP_WINDOW_S,
+  dedupRuleSchema,
   MAX_RATE_LIMIT_PER_SECOND,
   ROLES,
   EVENT_STATUSES,
@@ -256,18 +256,12 @@ const verificationInput = z
   .nullable()
   .describe("Check each request's signature; every event records signature: valid, invalid or missing");
 
-const dedupRule = z
-  .object({
-    key: z
-      .union([z.literal("auto"), z.literal("body"), z.object({ header: z.string() }).strict(), z.object({ json: z.string() }).strict()])
-      .describe(
-        'What makes two requests the same: "auto" (the provider\'s own delivery id: webhook-id/svix-id, X-GitHub-Delivery, X-Shopify-Webhook-Id, Stripe\'s event id, Slack\'s event_id, …), {"header": NAME}, {"json": "dotted.path"}, or "body" (the exact bytes)',
-      ),
-    window_s: z.int().min(1).max(MAX_DEDUP_WINDOW_S).describe("Seconds after a key's first event during which a repeat is a duplicate (1 to 604,800: 7 days)"),
-  })
-  .strict()
+// Core's schema, so a refused rule is told in the same words as on the dashboard and the CLI.
+const dedupRule = dedupRuleSchema
   .nullable()
-  .describe("Deduplication: a repeat within the window is stored and answered as usual, with status duplicate and duplicate_of, and is not forwarded. null: off");
+  .describe(
+    'Deduplication: a repeat within window_s seconds (1 to 604,800: 7 days) of a key\'s first event is stored and answered as usual, with status duplicate and duplicate_of, and is not forwarded. key: "auto" (the provider\'s own delivery id: webhook-id/svix-id, X-GitHub-Delivery, X-Shopify-Webhook-Id, Stripe\'s event id, Slack\'s event_id, …), {"header": NAME}, {"json": "dotted.path"}, or "body" (the exact bytes). null: off',
+  );
 
 export const Endpoint = z.object({
   id,

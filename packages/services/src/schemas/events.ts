@@ -74,6 +74,8 @@ export const eventSummary = z.object({
   resolvedByReplay: z.boolean(),
   /** A duplicate: the first event with the same dedup key. */
   duplicateOf: z.string().nullable(),
+  /** Each destination it was routed to, and how that delivery stands. */
+  deliveries: z.array(z.object({ destinationId: z.string(), name: z.string().nullable(), status: z.enum(["pending", "delivered", "failed"]) })),
 });
 
 export const eventPage = z.object({

@@ -1,5 +1,6 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { readDedupForm } from "../../lib/dedup";
+import { readDestinationForm } from "../../lib/destinations";
 import { errorMessage, throwIfNotFound } from "../../lib/errors";
 import { readHandshakeForm, readResponseForm, readVerificationForm } from "../../lib/ingress";
 import { noticeCookie } from "../../lib/notice.server";
@@ -9,9 +10,14 @@ import { requireUser } from "../../lib/session.server";
 /** The ingress sections' forms, each saved on its own (features/endpoint/ingress-sections.tsx). */
 export type IngressIntent = "response" | "responseReset" | "handshake" | "verification" | "dedup";
 
+/** The Destinations section's forms (features/endpoint/destinations-card.tsx). */
+export type DestinationIntent = "destinationCreate" | "destinationUpdate" | "destinationEnable" | "destinationResume" | "destinationDelete";
+
+const DESTINATION_INTENTS: readonly string[] = ["destinationCreate", "destinationUpdate", "destinationEnable", "destinationResume", "destinationDelete"];
+
 /**
  * The endpoint page's forms, by their `intent`: delete, resume, retryFailed, retries, the
- * ingress sections, and the settings form (the default).
+ * ingress sections, the destinations, and the settings form (the default).
  */
 export async function endpointAction({ request, context, params }: ActionFunctionArgs) {
   requireUser(context, request);
@@ -59,6 +65,7 @@ export async function endpointAction({ request, context, params }: ActionFunctio
       return { intent: "retries" as const, ok: false as const, error: errorMessage(error) };
     }
   }
+  if (DESTINATION_INTENTS.includes(intent)) return saveDestination(context, id, intent as DestinationIntent, form);
   if (intent === "response" || intent === "responseReset" || intent === "handshake" || intent === "verification" || intent === "dedup") {
     return saveIngress(context, id, intent, form);
   }
@@ -118,4 +125,31 @@ async function saveIngress(context: ActionFunctionArgs["context"], id: string, i
 /** A form's change as the update's named field. */
 function withField<Field extends string, Change>(field: Field, read: { ok: true; change: Change } | { ok: false; error: string }) {
   return read.ok ? { ok: true as const, change: { [field]: read.change } as Record<Field, Change> } : read;
+}
+
+/**
+ * One of the Destinations section's forms: add, edit, enable or disable, resume, remove. The
+ * answer names the destination it was about, so the page shows it beside the right one.
+ */
+async function saveDestination(context: ActionFunctionArgs["context"], endpointId: string, intent: DestinationIntent, form: FormData) {
+  const destinationId = String(form.get("destinationId") ?? "");
+  const failed = (error: string) => ({ intent, ok: false as const, error, destinationId, savedAt: 0 });
+  let read: ReturnType<typeof readDestinationForm> | undefined;
+  if (intent === "destinationCreate" || intent === "destinationUpdate") {
+    read = readDestinationForm(form);
+    if (!read.ok) return failed(read.error);
+  }
+  try {
+    const destinations = context.caller.destinations;
+    if (intent === "destinationCreate" && read?.ok) await destinations.create({ endpointId, ...read.input });
+    else if (intent === "destinationUpdate" && read?.ok) await destinations.update({ endpointId, destinationId, ...read.input });
+    else if (intent === "destinationEnable") await destinations.update({ endpointId, destinationId, enabled: form.get("enabled") === "true" });
+    else if (intent === "destinationResume") await destinations.resume({ endpointId, destinationId });
+    else if (intent === "destinationDelete") await destinations.delete({ endpointId, destinationId });
+    return { intent, ok: true as const, error: null, destinationId, savedAt: Date.now() };
+  } catch (error) {
+    // A missing destination is the section's business (it may have been removed meanwhile); a missing endpoint is the page's 404.
+    if (intent === "destinationCreate") throwIfNotFound(error);
+    return failed(errorMessage(error));
+  }
 }

@@ -1,6 +1,7 @@
 import { Link } from "@remix-run/react";
 import { EndpointActivityCharts, RangeControl } from "../../components/activity-charts";
 import { StatusBadge } from "../../components/badges";
+import { DeliveryDots } from "../../components/delivery-states";
 import { RelativeTime } from "../../components/relative-time";
 import { Card, Icon } from "../../components/ui";
 import { formatLatency } from "../../lib/format";
@@ -44,7 +45,15 @@ export function RecentEventsCard({ recent, more, activityHref }: Pick<EndpointPa
             <li key={event.id}>
               <Link to={`/events/${event.id}`} className="mini-feed-link">
                 <StatusBadge status={event.status} />
-                <span className="mini-feed-type">{event.eventType || "—"}</span>
+                <span className="mini-feed-type">
+                  {event.eventType || "—"}
+                  {(event.deliveries?.length ?? 0) > 1 ? (
+                    <>
+                      {" "}
+                      <DeliveryDots deliveries={event.deliveries} />
+                    </>
+                  ) : null}
+                </span>
                 <span className="muted mini-feed-source">{event.source}</span>
                 <span className="muted mini-feed-latency">{formatLatency(event.latencyMs)}</span>
                 <RelativeTime value={event.receivedAt} className="muted mini-feed-time" />

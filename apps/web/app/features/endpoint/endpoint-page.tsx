@@ -6,6 +6,7 @@ import { useTeam } from "../../components/use-team";
 import { whyNot } from "../../lib/roles";
 import { CaptureCards } from "./capture-cards";
 import { DangerZone, DeleteEndpointDialog } from "./danger-zone";
+import { DestinationsCard, type DestinationResult } from "./destinations-card";
 import type { endpointAction } from "./endpoint-action.server";
 import { ActivityCard, RecentEventsCard } from "./endpoint-activity";
 import type { loadEndpointPage } from "./endpoint-data.server";
@@ -16,9 +17,9 @@ import { SettingsCard } from "./settings-card";
 import { useRefreshAfterResume } from "./use-refresh-after-resume";
 import "./endpoint-page.css";
 
-/** One endpoint: its capture URL, activity, settings, ingress, retries and deletion. */
+/** One endpoint: its capture URL, activity, destinations, settings, ingress, retries and deletion. */
 export function EndpointPage() {
-  const { endpoint, recent, more, range, activity } = useLoaderData<typeof loadEndpointPage>();
+  const { endpoint, destinations, recent, more, range, activity } = useLoaderData<typeof loadEndpointPage>();
   const result = useActionData<typeof endpointAction>();
   const navigation = useNavigation();
   const [confirming, setConfirming] = useState(false);
@@ -27,6 +28,8 @@ export function EndpointPage() {
   const updateResult = result?.intent === "update" ? result : undefined;
   const deleteError = result?.intent === "delete" ? result.error : undefined;
   const retriesResult = result?.intent === "retries" ? result : undefined;
+  const destinationResult = result && result.intent.startsWith("destination") ? (result as DestinationResult) : undefined;
+  const pendingDestination = pendingIntent?.startsWith("destination") ? { intent: pendingIntent, destinationId: String(navigation.formData?.get("destinationId") ?? "") } : null;
   // Kept once known (for this endpoint): the reloads that follow Resume (below) end the action's data.
   const [resumed, setResumed] = useState<{ endpointId: string; result: Extract<typeof result, { intent: "resume" }> } | null>(null);
   useEffect(() => {
@@ -61,6 +64,7 @@ export function EndpointPage() {
       <CaptureCards endpoint={endpoint} />
       <ActivityCard endpoint={endpoint} range={range} activity={activity} />
       <RecentEventsCard recent={recent} more={more} activityHref={activityHref} />
+      <DestinationsCard endpointId={endpoint.id} destinations={destinations} result={destinationResult} pending={pendingDestination} />
       <RoleLock needed="developer">
         <BulkReplayCard endpointId={endpoint.id} destinationUrl={endpoint.destinationUrl} />
         <SettingsCard endpoint={endpoint} saving={pendingIntent === "update"} result={updateResult} />

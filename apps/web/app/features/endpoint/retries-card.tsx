@@ -29,6 +29,12 @@ export function RetriesCard({
       id="retries"
       description="When the destination fails (no answer, or an answer that is not 2xx), Rehook tries the event again later, waiting longer each time."
     >
+      {endpoint.destinationCount > 1 ? (
+        <p className="note" data-testid="first-destination-note">
+          These settings are the first destination’s (of {endpoint.destinationCount}). Each destination has its own retries and pausing: edit the others under{" "}
+          <a href="#destinations">Destinations</a>.
+        </p>
+      ) : null}
       <RetrySettingsForm
         key={retryKey}
         settings={{ retryPolicy: endpoint.retryPolicy, pauseAfterFailures: endpoint.pauseAfterFailures, consecutiveFailures: endpoint.consecutiveFailures }}

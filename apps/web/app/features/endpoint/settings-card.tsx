@@ -19,7 +19,16 @@ export function SettingsCard({ endpoint, saving, result }: { endpoint: EndpointP
         <UrlField
           id="settings-destination"
           label="Destination URL"
-          hint="Leave blank to capture only."
+          hint={
+            endpoint.destinationCount > 1 ? (
+              <span data-testid="first-destination-note">
+                This is the first of the endpoint’s {endpoint.destinationCount} destinations; the others are edited under <a href="#destinations">Destinations</a>. Blank
+                removes it.
+              </span>
+            ) : (
+              "Leave blank to capture only."
+            )
+          }
           name="destinationUrl"
           placeholder="https://api.example.com/webhooks"
           defaultValue={endpoint.destinationUrl ?? ""}

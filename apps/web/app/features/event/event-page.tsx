@@ -6,6 +6,7 @@ import type { ReplayRow } from "../../lib/replay";
 import { trpc } from "../../lib/trpc.client";
 import { ReplayDialog } from "../replay/replay-dialog";
 import { AttemptsCard, type RetryState } from "./attempts-card";
+import { DeliveriesCard } from "./deliveries-card";
 import { DetailsCard } from "./details-card";
 import { DuplicateNotice } from "./duplicate-notice";
 import { EventDataTabs } from "./event-data-tabs";
@@ -16,9 +17,19 @@ import { ReplayHistoryCard } from "./replay-history-card";
 import { useReloadAfter, useReloadWhileWaiting, useReplayShortcut, useSerialReload } from "./use-event-reload";
 import "./event-page.css";
 
-/** One captured event: its details, data, delivery attempts and replays. */
+/** One captured event: its details, data, delivery attempts (by destination when it went to several) and replays. */
 export function EventPage() {
-  const { event, body, requestPath, response, replayHints, forwardingPaused, history: loadedHistory, moreHistory: loadedMore } = useLoaderData<typeof loadEventPage>();
+  const {
+    event,
+    body,
+    requestPath,
+    response,
+    replayHints,
+    forwardingPaused,
+    pausedDestinations,
+    history: loadedHistory,
+    moreHistory: loadedMore,
+  } = useLoaderData<typeof loadEventPage>();
   const reload = useSerialReload();
   const waiting = event.status === "pending";
   const nextAttemptAt = waiting ? event.nextAttemptAt : null;
@@ -68,7 +79,16 @@ export function EventPage() {
       {event.duplicateOf ? <DuplicateNotice firstEventId={event.duplicateOf} /> : null}
       <DetailsCard event={event} />
       <EventDataTabs event={event} body={body} response={response} nextAttemptAt={nextAttemptAt} forwardingPaused={forwardingPaused} />
-      {event.attempts.length > 0 || canRetry || nextAttemptAt ? (
+      {event.deliveries.length > 1 ? (
+        <DeliveriesCard
+          event={event}
+          pausedDestinations={pausedDestinations}
+          canRetry={canRetry}
+          retry={retry}
+          retryLocked={locked}
+          onRetry={() => void retryNow()}
+        />
+      ) : event.attempts.length > 0 || canRetry || nextAttemptAt ? (
         <AttemptsCard
           event={event}
           nextAttemptAt={nextAttemptAt}

@@ -3,3 +3,4 @@ export { restReplayAttempt, sessionReplayAttempt } from "./replay-attempt.js";
 export { wireUser } from "./user.js";
 export { wireInvite } from "./invite.js";
 export { wireApiKey } from "./api-key.js";
+export { restDestination, restDestinationList } from "./destination.js";

@@ -1,0 +1,159 @@
+import { Link } from "@remix-run/react";
+import { AttemptTimeline } from "../../components/attempts";
+import { TimeUntil } from "../../components/delivery";
+import { DeliveryStateBadge, REMOVED_DESTINATION } from "../../components/delivery-states";
+import { Alert, Card, Icon } from "../../components/ui";
+import { plural } from "../../lib/format";
+import type { RetryState } from "./attempts-card";
+import type { EventPageData } from "./event-data.server";
+
+type EventData = EventPageData["event"];
+type Delivery = EventData["deliveries"][number];
+type Attempt = EventData["attempts"][number];
+
+/** What a waiting delivery says instead of its due time while its destination is paused. */
+const DESTINATION_PAUSED_TEXT = "Paused: resumes when the destination is resumed";
+
+/**
+ * The event's attempts grouped by destination: those made before routing (no destination)
+ * belong to the first, and any whose destination is no longer listed come last on their own.
+ */
+export function groupAttempts(deliveries: Delivery[], attempts: Attempt[]): { byDestination: Map<string, Attempt[]>; other: Attempt[] } {
+  const byDestination = new Map<string, Attempt[]>(deliveries.map((delivery) => [delivery.destinationId, []]));
+  const other: Attempt[] = [];
+  for (const attempt of attempts) {
+    const id = attempt.destinationId ?? deliveries[0]?.destinationId;
+    const group = id === undefined ? undefined : byDestination.get(id);
+    if (group) group.push(attempt);
+    else other.push(attempt);
+  }
+  return { byDestination, other };
+}
+
+/**
+ * Where an event went when its endpoint forwards to several destinations: each destination
+ * with its state (Filtered out when its filter let the event by), attempts, next retry, and
+ * its attempt timeline; Retry now for the ones that failed or wait.
+ */
+export function DeliveriesCard({
+  event,
+  pausedDestinations,
+  canRetry,
+  retry,
+  retryLocked,
+  onRetry,
+}: {
+  event: EventData;
+  pausedDestinations: string[];
+  canRetry: boolean;
+  retry: RetryState;
+  retryLocked?: string;
+  onRetry: () => void;
+}) {
+  const { byDestination, other } = groupAttempts(event.deliveries, event.attempts);
+  const routed = event.deliveries.filter((delivery) => delivery.status !== "filtered").length;
+  return (
+    <Card
+      title={
+        <>
+          Deliveries <span className="count-pill">{event.deliveries.length}</span>
+        </>
+      }
+      description={`Sent to ${plural(routed, "destination")} of ${event.deliveries.length}; each is delivered, retried and paused on its own.`}
+      actions={
+        canRetry ? (
+          <button
+            type="button"
+            className="button secondary"
+            onClick={onRetry}
+            disabled={retry.state === "sending" || retryLocked !== undefined}
+            title={retryLocked}
+            aria-describedby={retry.state === "error" ? "retry-now-error" : undefined}
+          >
+            {retry.state === "sending" ? <span className="spinner spinner-small" aria-hidden="true" /> : <Icon name="refresh" />}
+            {retry.state === "sending" ? "Retrying…" : "Retry now"}
+          </button>
+        ) : undefined
+      }
+      className="attempts-card deliveries-card"
+    >
+      <ol className="delivery-groups">
+        {event.deliveries.map((delivery) => (
+          <DeliveryGroup
+            key={delivery.destinationId}
+            event={event}
+            delivery={delivery}
+            attempts={byDestination.get(delivery.destinationId) ?? []}
+            paused={pausedDestinations.includes(delivery.destinationId)}
+          />
+        ))}
+        {other.length > 0 ? (
+          <li className="delivery-group" data-testid="delivery-other">
+            <div className="delivery-group-head">
+              <span className="delivery-group-name">Other attempts</span>
+              <span className="muted small">to destinations removed since</span>
+            </div>
+            <AttemptTimeline eventId={event.id} attempts={other} nextAttemptAt={null} label="Attempts to removed destinations, oldest first" />
+          </li>
+        ) : null}
+      </ol>
+      <p className="sr-only" aria-live="polite">
+        {retry.state === "sent" ? "Retry started." : ""}
+      </p>
+      {retry.state === "error" ? (
+        <div className="recovery-result" id="retry-now-error">
+          <Alert tone="error" role="alert">
+            {retry.message}
+          </Alert>
+        </div>
+      ) : null}
+    </Card>
+  );
+}
+
+/** One destination's part: name, state, URL, attempts and the next one. */
+function DeliveryGroup({ event, delivery, attempts, paused }: { event: EventData; delivery: Delivery; attempts: Attempt[]; paused: boolean }) {
+  const name = delivery.name ?? REMOVED_DESTINATION;
+  const waiting = delivery.status === "pending" ? delivery.nextAttemptAt : null;
+  return (
+    <li className="delivery-group" data-testid="delivery" data-destination-id={delivery.destinationId} data-status={delivery.status}>
+      <div className="delivery-group-head">
+        <span className="delivery-group-name" data-testid="delivery-name">
+          {name}
+        </span>
+        <DeliveryStateBadge status={delivery.status} />
+        <span className="delivery-group-facts muted small">
+          <span data-testid="delivery-attempts">{plural(delivery.attempts, "attempt")}</span>
+          {waiting ? (
+            <span data-testid="delivery-next">
+              {paused ? (
+                DESTINATION_PAUSED_TEXT
+              ) : (
+                <>
+                  Next attempt <TimeUntil value={waiting} className="fg" />
+                </>
+              )}
+            </span>
+          ) : delivery.status === "pending" ? (
+            <span data-testid="delivery-next">{paused ? DESTINATION_PAUSED_TEXT : "Sending now"}</span>
+          ) : null}
+        </span>
+      </div>
+      {delivery.url ? (
+        <p className="delivery-group-url mono break" data-testid="delivery-url">
+          {delivery.url}
+        </p>
+      ) : null}
+      {delivery.status === "filtered" ? (
+        <p className="muted small" data-testid="delivery-filtered">
+          Its filter did not match this event, so it was not sent there.{" "}
+          <Link to={`/endpoints/${event.endpointId}#destinations`}>See the filter</Link>
+        </p>
+      ) : attempts.length > 0 || waiting ? (
+        <AttemptTimeline eventId={event.id} attempts={attempts} nextAttemptAt={waiting} paused={paused} pausedText={DESTINATION_PAUSED_TEXT} label={`Attempts to ${name}, oldest first`} />
+      ) : (
+        <p className="muted small">No attempt has finished yet.</p>
+      )}
+    </li>
+  );
+}

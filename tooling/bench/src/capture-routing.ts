@@ -1,0 +1,182 @@
+// pnpm bench:capture-routing — what routing costs the capture path, measured in one run in
+// alternating rounds beside the bare node:http baseline:
+//   default: endpoints of one Rehook that differ only in routing — one destination (the
+//     reference), one destination with a filter that reads the body, dedup on the provider's
+//     id (every id new), and three destinations — each given the same load;
+//   --old-cli PATH: the same one-destination endpoint on an older build of Rehook (its own
+//     embedded PostgreSQL) against this one, to show what the change costs an endpoint
+//     that uses none of it.
+// Every request's body carries an id of its own (Stripe's evt_…), so dedup finds no repeats.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "@rehook/db";
+import { cpuDuring, postmasterPid, processCpuMicros, processTreeCpuMicros } from "./cpu.js";
+import { median, runLoad, type LoadResult } from "./load.js";
+import { CLI, runRehook, startListening, stop, type Started } from "./processes.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: "string", default: "8" },
+    connections: { type: "string", default: "100" },
+    rounds: { type: "string", default: "3" },
+    warmup: { type: "string", default: "2" },
+    "old-cli": { type: "string" },
+  },
+});
+const durationSeconds = Number(values.duration);
+const connections = Number(values.connections);
+const rounds = Number(values.rounds);
+const warmupSeconds = Number(values.warmup);
+const oldCli = values["old-cli"] ? path.resolve(values["old-cli"]) : undefined;
+
+// A Stripe-like event (see webhook-body.ts) whose id is each request's own.
+const body = JSON.stringify({
+  id: "evt_[<id>]",
+  object: "event",
+  type: "payment_intent.succeeded",
+  created: 1_790_000_000,
+  data: { object: { id: "pi_3Qbench", amount: 2_000, currency: "usd", status: "succeeded", metadata: { order: "A-10023" } } },
+  livemode: false,
+  pending_webhooks: 1,
+  padding: "x".repeat(200),
+});
+const FILTER = { "body.type": { $startsWith: "payment_intent." }, "body.data.object.amount": { $gte: 1000 } };
+
+interface Side {
+  label: string;
+  url: string;
+  rehook: Started;
+  postgresPid: number;
+  results: LoadResult[];
+  cpu: { rehook: number; postgres: number; events: number };
+}
+
+const EMAIL = "bench@example.com";
+
+async function postmasterOf(database: EmbeddedDatabase): Promise<number> {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  const dataDirectory = (await client.query<{ data_directory: string }>("show data_directory")).rows[0]!.data_directory;
+  await client.end();
+  return postmasterPid(dataDirectory)!;
+}
+
+/** A database with a user and one endpoint forwarding to `sink` per name; answers their slugs. */
+async function prepare(database: EmbeddedDatabase, cli: string, sink: string, names: string[]): Promise<Record<string, { id: string; slug: string }>> {
+  const env = { DATABASE_URL: database.url, LOG_LEVEL: "warn" };
+  await runRehook(["user", "create", "--email", EMAIL, "--password", "bench-password"], env, cli);
+  const endpoints: Record<string, { id: string; slug: string }> = {};
+  for (const name of names) endpoints[name] = JSON.parse(await runRehook(["endpoint", "create", "--email", EMAIL, "--name", name, "--destination", `${sink}/in`], env, cli));
+  return endpoints;
+}
+
+/** Routing set in the database before the server starts (its rule caches start empty). */
+async function route(database: EmbeddedDatabase, endpoints: Record<string, { id: string }>, sink: string): Promise<void> {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    if (endpoints.filter) await client.query("update destinations set filter = $2 where endpoint_id = $1", [endpoints.filter.id, JSON.stringify(FILTER)]);
+    if (endpoints.dedup) await client.query(`update endpoints set dedup = '{"key":"auto","window_s":3600}' where id = $1`, [endpoints.dedup.id]);
+    if (endpoints["three destinations"]) {
+      await client.query(
+        `insert into destinations (id, endpoint_id, position, name, url, created_at, updated_at)
+         select gen_random_uuid(), $1, p, 'more', $2, now(), now() from generate_series(1, 2) p`,
+        [endpoints["three destinations"].id, `${sink}/in`],
+      );
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function main() {
+  const mode = oldCli ? `older build ${oldCli} vs this one, one destination each` : "one destination vs a filter, dedup and three destinations";
+  process.stdout.write(`bench:capture-routing  ${mode}; ${connections} connections, ${rounds} alternating rounds of ${durationSeconds} s, node ${process.version}\n\n`);
+  const dirs: string[] = [];
+  const databases: EmbeddedDatabase[] = [];
+  const children: Started[] = [];
+  const openDatabase = async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "rehook-bench-routing-"));
+    dirs.push(dir);
+    const database = await startEmbeddedPostgres({ dataDir: dir });
+    databases.push(database);
+    return database;
+  };
+  try {
+    const bare = await startListening(path.join(here, "bare-server.js"), [], {});
+    const sink = await startListening(path.join(here, "bare-server.js"), [], {});
+    children.push(bare, sink);
+    const sides: Side[] = [];
+    const side = (label: string, rehook: Started, slug: string, postgresPid: number) =>
+      sides.push({ label, url: `${rehook.url}/api/webhook/${slug}`, rehook, postgresPid, results: [], cpu: { rehook: 0, postgres: 0, events: 0 } });
+    const start = async (database: EmbeddedDatabase, cli: string) => {
+      const rehook = await startListening(cli, ["start"], { DATABASE_URL: database.url, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ALLOW_PRIVATE_DESTINATIONS: "true" });
+      children.push(rehook);
+      return rehook;
+    };
+    if (oldCli) {
+      for (const [label, cli] of [["older build", oldCli], ["this build", CLI]] as const) {
+        const database = await openDatabase();
+        const endpoints = await prepare(database, cli, sink.url, ["one destination"]);
+        side(label, await start(database, cli), endpoints["one destination"]!.slug, await postmasterOf(database));
+      }
+    } else {
+      const database = await openDatabase();
+      const names = ["one destination", "filter", "dedup", "three destinations"];
+      const endpoints = await prepare(database, CLI, sink.url, names);
+      await route(database, endpoints, sink.url);
+      const rehook = await start(database, CLI);
+      const pid = await postmasterOf(database);
+      for (const name of names) side(name, rehook, endpoints[name]!.slug, pid);
+    }
+
+    const load = (url: string, seconds: number) => runLoad({ url, connections, durationSeconds: seconds, body, uniqueIds: true });
+    if (warmupSeconds > 0) for (const s of sides) await load(s.url, warmupSeconds);
+    const bareResults: LoadResult[] = [];
+    for (let round = 1; round <= rounds; round += 1) {
+      bareResults.push(await load(bare.url, durationSeconds));
+      process.stdout.write(`round ${round} ${"bare node:http".padEnd(20)} ${bareResults.at(-1)!.requestsPerSecond} req/s\n`);
+      // The order rotates each round, so no side always follows another.
+      const order = sides.map((_, i) => sides[(i + round - 1) % sides.length]!);
+      for (const s of order) {
+        const { result, micros } = await cpuDuring(
+          { rehook: () => processCpuMicros(s.rehook.child.pid!), postgres: () => processTreeCpuMicros(s.postgresPid) },
+          () => load(s.url, durationSeconds),
+        );
+        s.results.push(result);
+        s.cpu.rehook += micros.rehook!;
+        s.cpu.postgres += micros.postgres!;
+        s.cpu.events += result.ok;
+        process.stdout.write(`round ${round} ${s.label.padEnd(20)} ${result.requestsPerSecond} req/s   p50 ${result.latencyP50} ms   p99 ${result.latencyP99} ms   non-2xx ${result.notOk}   errors ${result.errors}\n`);
+      }
+    }
+    const bareRps = median(bareResults.map((r) => r.requestsPerSecond));
+    const reference = median(sides[0]!.results.map((r) => r.requestsPerSecond));
+    process.stdout.write(`\nmedian bare node:http  ${bareRps} req/s\n`);
+    for (const s of sides) {
+      const rps = median(s.results.map((r) => r.requestsPerSecond));
+      const us = (micros: number) => (s.cpu.events > 0 ? (micros / s.cpu.events).toFixed(1) : "n/a");
+      process.stdout.write(
+        `${s.label.padEnd(22)} ${String(rps).padStart(6)} req/s (${((100 * rps) / reference).toFixed(1)}% of ${sides[0]!.label}, ${((100 * rps) / bareRps).toFixed(1)}% of bare)   CPU per event: node ${us(s.cpu.rehook)} us, postgresql ${us(s.cpu.postgres)} us\n`,
+      );
+    }
+    const failures = sides.reduce((sum, s) => sum + s.results.reduce((n, r) => n + r.notOk + r.errors, 0), 0);
+    process.stdout.write(`non-2xx or errors in all rounds: ${failures}\n`);
+    if (failures > 0) process.exitCode = 1;
+  } finally {
+    for (const child of children) await stop(child.child);
+    for (const database of databases) await database.stop();
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:capture-routing failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
