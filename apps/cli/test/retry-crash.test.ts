@@ -31,9 +31,9 @@ async function endpointWithRetries(cliEnv: Record<string, string>, name: string,
   return JSON.parse(result.stdout);
 }
 
-/** The hour preset, with waits short enough for a test (the columns the preset set, shortened). */
+/** The hour preset, with waits short enough for a test (the columns the preset set on the endpoint's first destination, shortened). */
 const shortenRetries = (query: (sql: string, params: unknown[]) => Promise<unknown>, id: string, delayMs: number) =>
-  query("update endpoints set retry_initial_delay_ms = $2, retry_max_delay_ms = $2 where id = $1", [id, delayMs]);
+  query("update destinations set retry_initial_delay_ms = $2, retry_max_delay_ms = $2 where endpoint_id = $1 and position = 0", [id, delayMs]);
 
 const attemptsOf = async (endpointId: string) =>
   cli.db.query<{ body: string; attempt: number; outcome: string }>(

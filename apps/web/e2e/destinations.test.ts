@@ -40,6 +40,9 @@ const BILLING = "Billing <b>EU</b>";
 /** Polls after a form is sent: the action and the page's reload take their time on a busy machine. */
 const settle = { timeout: 10_000 };
 
+/** How far the page scrolls sideways (0: nothing sticks out of the screen). */
+const overflow = () => page.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
+
 const status = async (id: string) => (await t.db.query<{ status: string }>("select status from events where id = $1", [id]))[0]?.status;
 const section = () => page.getByRole("region", { name: /^Destinations/ });
 const destination = (name: string) => section().getByTestId("destination").filter({ has: page.getByTestId("destination-name").getByText(name, { exact: true }) });
@@ -98,7 +101,7 @@ describe("destinations on the dashboard", { timeout: 60_000 }, () => {
     expect(await section().locator("[data-testid=destination-name] b").count()).toBe(0);
     expect(await destination(BILLING).getByTestId("destination-filter").textContent()).toBe('{"body.type":"invoice.paid"}');
     expect(await destination(BILLING).getByTestId("destination-url").textContent()).toBe(`http://127.0.0.1:${billing.port}/billing`);
-    expect(await destination(BILLING).textContent()).toContain("Pauses after 1 failed attempts in a row");
+    expect(await destination(BILLING).textContent()).toContain("Pauses after 1 failed attempt in a row");
 
     // The single-destination settings edit the first, and say so.
     expect(await page.getByRole("region", { name: "Settings" }).getByLabel("Destination URL").inputValue()).toBe(`http://127.0.0.1:${main.port}/in`);
@@ -202,6 +205,11 @@ describe("destinations on the dashboard", { timeout: 60_000 }, () => {
     await tester.getByRole("button", { name: "Test filter" }).click();
     await expect.poll(() => outcome.textContent(), settle).toBe("Does not match");
     await shot("destinations-filter-test");
+    // On a phone, the list and the open form fit the screen.
+    await page.setViewportSize({ width: 375, height: 812 });
+    await expect.poll(overflow, settle).toBe(0);
+    await shot("destinations-phone");
+    await page.setViewportSize({ width: 1280, height: 860 });
 
     // The filter being edited is what is tested: widened, it matches the order too.
     await edit.getByLabel(/^Filter/).fill('{"body.type": {"$in": ["invoice.paid", "order.created"]}}');

@@ -82,29 +82,35 @@ afterAll(async () => {
 });
 
 describe("a rate-limited destination", () => {
-  it("gives at most its limit per second, shared by instances claiming at once, and the next window's worth once the second has passed", async () => {
+  const back = (destinationId: string, ms: number) =>
+    db.query(`update destinations set rate_refilled_at = rate_refilled_at - make_interval(secs => $2::float8 / 1000) where id = $1`, [destinationId, ms]);
+
+  it("gives at most a fifth of a second's worth at once, shared by instances claiming at the same moment", async () => {
     const paced = await destination({ rate: 20 });
     const free = await destination({});
     const backlog = await pending(paced, 100);
     await pending(free, 30);
-
-    // Two instances claim at the same moment: the window's 20 are shared between them, and the unpaced destination gives all it has.
+    // A full bucket of 20/s holds 4: two instances claiming together get 4 between them; the unpaced destination gives all it has.
     const [a, b] = await Promise.all([claim(pools[0]!), claim(pools[1]!)]);
     const pacedTaken = [...a, ...b].filter((d) => d.destinationId === paced.destinationId);
-    expect(pacedTaken).toHaveLength(20);
-    expect(new Set(ids(pacedTaken)).size).toBe(20);
+    expect(ids(pacedTaken).sort()).toEqual(backlog.slice(0, 4));
+    expect(pacedTaken.every((d) => d.ratePerSecond === 20)).toBe(true);
     expect([...a, ...b].filter((d) => d.destinationId === free.destinationId)).toHaveLength(30);
-    expect(pacedTaken.every((d) => d.paced)).toBe(true);
-    // Oldest first.
-    expect(ids(pacedTaken).sort()).toEqual(backlog.slice(0, 20));
+    // However long it waited, the bucket holds no more than its brim.
+    await back(paced.destinationId, 60_000);
+    expect(ids(await claim(pools[0]!)).sort()).toEqual(backlog.slice(4, 8));
+  });
 
-    // Within the same second: nothing more.
+  it("refills at its rate: one a second gives nothing sooner, then one", async () => {
+    const paced = await destination({ rate: 1 });
+    const backlog = await pending(paced, 5);
+    const [a, b] = await Promise.all([claim(pools[0]!), claim(pools[1]!)]);
+    expect(ids([...a, ...b])).toEqual([backlog[0]]);
+    expect(await claim(pools[1]!)).toEqual([]);
+    await back(paced.destinationId, 600);
     expect(await claim(pools[0]!)).toEqual([]);
-
-    // The second passes: the next 20.
-    await db.query("update destinations set rate_window_at = rate_window_at - interval '1 second' where id = $1", [paced.destinationId]);
-    expect(ids(await claim(pools[1]!)).sort()).toEqual(backlog.slice(20, 40));
-    expect((await db.query<{ n: number }>("select rate_window_count as n from destinations where id = $1", [paced.destinationId]))[0]!.n).toBe(20);
+    await back(paced.destinationId, 500);
+    expect(ids(await claim(pools[1]!))).toEqual([backlog[1]]);
   });
 });
 

@@ -126,6 +126,8 @@ export function outcome(
   };
 }
 
+/** The soonest a claim follows one that took a rate-limited destination's deliveries. */
+const PACED_CLAIM_MS = 50;
 /** Most events one recovery claim takes. */
 const CLAIM_ROWS = 500;
 /** Body bytes of recovered events a dispatcher holds at once by default (claimed, not yet answered). */
@@ -169,7 +171,7 @@ export class DeliveryDispatcher {
   private handingBack: Promise<void> | undefined;
   private completions: DeliveryOutcome[] = [];
   private completing: Promise<void> | undefined;
-  /** The recovery claim's loop (the job runner's poller: the events table is forwarding's queue). */
+  /** The recovery claim's loop (the job runner's poller: the deliveries table is forwarding's queue). */
   private readonly recovery: Poller;
   private recoveryBytes = 0;
   /** The last claim was cut by bytes: claim again as soon as recovered bytes are let go. */
@@ -355,7 +357,11 @@ export class DeliveryDispatcher {
     }
     if (bytes >= budget) this.recoveryWaitsForBytes = true;
     this.noteCutDestinations(claimed);
-    return claimed.length > 0;
+    // A paced destination's next token comes after 1/rate seconds (50 ms at the soonest): claim
+    // then, rather than at once (nothing yet) or after the full interval.
+    const rates = claimed.flatMap((delivery) => (delivery.ratePerSecond === null ? [] : [delivery.ratePerSecond]));
+    if (rates.length > 0) this.recovery.wakeAfter(Math.max(PACED_CLAIM_MS, Math.ceil(1000 / Math.max(...rates))));
+    return claimed.some((delivery) => delivery.ratePerSecond === null);
   }
 
   private noteCutDestinations(claimed: ClaimedDelivery[]): void {

@@ -69,7 +69,7 @@ export class HeldRetries {
    */
   reserve(event: ClaimedDelivery, retryInMs: number): boolean {
     const size = event.body.byteLength;
-    if (this.stopped || event.paced || retryInMs > this.maxWaitMs || this.kept.size >= this.maxCount || this.bytes + size > this.maxBytes) return false;
+    if (this.stopped || event.ratePerSecond !== null || retryInMs > this.maxWaitMs || this.kept.size >= this.maxCount || this.bytes + size > this.maxBytes) return false;
     const key = deliveryKey(event);
     if (this.kept.has(key)) return false;
     this.kept.set(key, { event, retryInMs });

@@ -66,7 +66,7 @@ async function pending(target: Target, count: number, leased = false): Promise<C
     // As the fast path stores it: leased for its first attempt, no retries, no rate limit.
     attempt: 1,
     retryPolicy: null,
-    paced: false,
+    ratePerSecond: null,
   }));
 }
 

@@ -109,7 +109,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     postTimeoutMs: Math.min(10_000, config.forwardTimeoutMs),
     metrics,
   });
-  // Background work other than forwarding (whose queue is the events table): chat posts, bulk replays, purges.
+  // Background work other than forwarding (whose queue is the deliveries table): chat posts, bulk replays, purges.
   const jobs = new JobRunner({ db: pool, logger });
   // Today's partition must exist before the first capture; the retention job keeps the days ahead.
   const partitions = await ensureEventPartitions(pool, Date.now());

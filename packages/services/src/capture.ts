@@ -163,7 +163,7 @@ function deliverAtOnce(ctx: CaptureContext, eventId: string, input: CaptureInput
       // Stored with its first claim already counted (see the writer's fast path).
       attempt: 1,
       retryPolicy: route.retryPolicy,
-      paced: false,
+      ratePerSecond: null,
     });
   }
   // Paced and ordered destinations are claimed from the database: this one may claim them now.

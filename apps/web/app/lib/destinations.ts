@@ -6,6 +6,7 @@
  */
 
 import type { RouterInputs, RouterOutputs } from "@rehook/api";
+import { plural } from "./format";
 import { describePolicy, readRetryForm } from "./retries";
 
 export type Destination = RouterOutputs["destinations"]["list"][number];
@@ -48,7 +49,7 @@ export function rateLimitText(rate: number | null): string {
 /** The retry policy and the breaker in one line. */
 export function retriesText(destination: Pick<Destination, "retryPolicy" | "pauseAfterFailures">): string {
   const policy = describePolicy(destination.retryPolicy);
-  return destination.pauseAfterFailures === null ? policy : `${policy} Pauses after ${destination.pauseAfterFailures} failed attempts in a row.`;
+  return destination.pauseAfterFailures === null ? policy : `${policy} Pauses after ${plural(destination.pauseAfterFailures, "failed attempt")} in a row.`;
 }
 
 export type DestinationFormRead = { ok: true; input: DestinationInput } | { ok: false; error: string };

@@ -171,9 +171,9 @@ export interface Destination {
   /** Set while the breaker holds it; its deliveries wait as pending until it is resumed. */
   forwardingPausedAt: Date | null;
   pausedReason: string | null;
-  /** The rate limit's current one-second window and the deliveries started in it. */
-  rateWindowAt: Date | null;
-  rateWindowCount: number;
+  /** The rate limit's token bucket: tokens left when it was last drawn from, and when. */
+  rateTokens: number;
+  rateRefilledAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -531,8 +531,8 @@ export const DestinationEntity = new EntitySchema<Destination>({
     consecutiveFailures: { type: "integer", default: 0 },
     forwardingPausedAt: { ...timestamp, nullable: true },
     pausedReason: { type: "text", nullable: true },
-    rateWindowAt: { ...timestamp, nullable: true },
-    rateWindowCount: { type: "integer", default: 0 },
+    rateTokens: { type: "double", default: 0 },
+    rateRefilledAt: { ...timestamp, nullable: true },
     createdAt: { ...timestamp },
     updatedAt: { ...timestamp },
   },

@@ -4,6 +4,7 @@ import { capturedRequest, type CapturedRequestFields, type CapturedRequestRow } 
 import { BODY_BYTES_PER_READ, byteBoundedIds } from "./events.js";
 import { enqueueNotifyJobs } from "../jobs/queue.js";
 import { announceEventsCte, BUS_CHANNEL_LITERAL } from "../event-bus.js";
+import { STATUS_MOVES } from "./event-status.js";
 
 /*
  * Forwarding's queue is `deliveries`: one row per event and destination its filter let
@@ -22,8 +23,8 @@ export interface ClaimedDelivery extends CapturedRequestFields {
   attempt: number;
   /** The destination's retry policy when claimed (null: this attempt's failure is final). */
   retryPolicy: RetryPolicy | null;
-  /** The destination is rate-limited: its retries are claimed again through the database, where the limit is counted. */
-  paced: boolean;
+  /** The destination's rate limit (null: none): its deliveries, retries too, are claimed through the database, where the limit is counted. */
+  ratePerSecond: number | null;
 }
 
 /** A delivery's identity: its event and destination. */
@@ -48,7 +49,7 @@ interface ClaimRow extends CapturedRequestRow, RetryColumns {
   secret: string;
   keep_proxy_headers: boolean;
   attempts: number;
-  paced: boolean;
+  rate_limit_per_second: number | null;
 }
 
 /** The policy from a destination's three columns (any null: one attempt). */
@@ -65,7 +66,7 @@ const toClaimed = (row: ClaimRow): ClaimedDelivery => ({
   keepProxyHeaders: row.keep_proxy_headers,
   attempt: row.attempts,
   retryPolicy: retryPolicyOf(row),
-  paced: row.paced,
+  ratePerSecond: row.rate_limit_per_second,
 });
 
 /*
@@ -78,9 +79,11 @@ const toClaimed = (row: ClaimRow): ClaimedDelivery => ({
  * however long its backlog); paused and disabled ones and those the claiming instance has no
  * free slot for ($4) are left out before any delivery is read, and each of the others gives
  * at most $5 of its oldest due deliveries. The oldest $1 of those are taken.
- * Pace: a rate-limited destination gives at most what its current one-second window has
- * left, and the window is counted in the same statement under the destination's row lock,
- * so instances claiming at once share one limit.
+ * Pace: a rate-limited destination draws from a token bucket kept on its row: tokens come
+ * at its rate, continuously, up to a fifth of a second's worth (at least one), and each
+ * delivery claimed takes one. The bucket is read and drawn in the same statement under the
+ * destination's row lock, so instances claiming at once share one limit, and the small
+ * bucket keeps any one second to the limit plus that fifth (no burst at a window's edge).
  * Order: an ordered destination gives its oldest pending delivery only, and only when that
  * one is due and nobody holds it: a delivery waiting for its retry holds back the ones after
  * it. Its head is read without SKIP LOCKED (skipping it would send the next one first); the
@@ -100,15 +103,16 @@ open as (
   from busy b join destinations t on t.id = b.destination_id
   where t.enabled and t.forwarding_paused_at is null and t.id <> all($4::uuid[])
 ),
--- The paced destinations' windows, locked: what each may still start in this second.
-windows as (
-  select t.id, t.rate_window_at is null or t.rate_window_at <= now() - interval '1 second' as fresh,
-         case when t.rate_window_at is null or t.rate_window_at <= now() - interval '1 second' then t.rate_limit_per_second
-              else greatest(t.rate_limit_per_second - t.rate_window_count, 0) end as allowance
+-- The paced destinations' buckets, locked, refilled to now: what each may start now.
+buckets as (
+  select t.id, least(greatest(1, t.rate_limit_per_second / 5.0),
+                     -- now() is when this transaction began: another claim may have drawn since (elapsed then counts as 0).
+                     t.rate_tokens + greatest(0, extract(epoch from now() - coalesce(t.rate_refilled_at, now() - interval '1 hour'))) * t.rate_limit_per_second) as tokens
   from destinations t where t.id in (select id from open where paced)
   order by t.id
   for no key update of t
 ),
+windows as (select id, tokens, greatest(0, floor(tokens))::int as allowance from buckets),
 candidates as (
   select c.event_id, c.destination_id from open o
   left join windows w on w.id = o.id
@@ -149,14 +153,13 @@ claimed as (
 ),
 paced as (
   update destinations t
-  set rate_window_at = case when w.fresh then now() else t.rate_window_at end,
-      rate_window_count = case when w.fresh then 0 else t.rate_window_count end + n.taken
+  set rate_tokens = w.tokens - n.taken, rate_refilled_at = now()
   from windows w join (select destination_id, count(*) as taken from claimed group by destination_id) n on n.destination_id = w.id
   where t.id = w.id
 )
 select e.id, e.endpoint_id, e.method, e.path, e.query, e.headers, e.body, c.destination_id, t.url,
        p.sign_requests, p.secret, p.keep_proxy_headers, c.attempts, t.retry_max_attempts, t.retry_initial_delay_ms, t.retry_max_delay_ms,
-       t.rate_limit_per_second is not null as paced
+       t.rate_limit_per_second
 from claimed c join events e on e.id = c.event_id join destinations t on t.id = c.destination_id join endpoints p on p.id = e.endpoint_id`;
 
 /** How a claim shares itself between destinations. */
@@ -378,24 +381,7 @@ events_now as (
 ),
 moved as (select * from events_now where was <> status),
 -- Events whose status changed move between the endpoint's status counts (event_counts) and its health counters.
-recounted as (
-  insert into event_counts (endpoint_id, status, n)
-  select endpoint_id, status, sum(delta) from (
-    select endpoint_id, status, 1 as delta from moved
-    union all
-    select endpoint_id, was, -1 from moved
-  ) moves
-  group by endpoint_id, status
-),
-health as (
-  update endpoints p
-  set delivered_count = greatest(p.delivered_count + h.delivered, 0), failed_count = greatest(p.failed_count + h.failed, 0)
-  from (select endpoint_id,
-               count(*) filter (where status = 'delivered') - count(*) filter (where was = 'delivered') as delivered,
-               count(*) filter (where status = 'failed') - count(*) filter (where was = 'failed') as failed
-        from moved group by endpoint_id) h
-  where p.id = h.endpoint_id and (h.delivered <> 0 or h.failed <> 0)
-),
+${STATUS_MOVES},
 -- The charts' rollups, at now's minute: events reaching a final status (event_minutes), and every attempt's
 -- latency by histogram bucket (latency_minutes); appended, never updated in place.
 charted as (

@@ -17,6 +17,31 @@ export const uuidArray = (ids: readonly string[]): string => `{${ids.join(",")}}
 /** Locks events in id order: whoever sums an event up next sees every delivery stored before. */
 export const LOCK_EVENTS_SQL = `select id from events where id = any(?::uuid[]) order by id for no key update`;
 
+/**
+ * The CTEs that move events whose status changed between their endpoint's status counts
+ * (event_counts) and health counters, given a CTE `moved` (id, endpoint_id, was, status).
+ * Shared by every statement that changes event statuses after capture.
+ */
+export const STATUS_MOVES = `
+recounted as (
+  insert into event_counts (endpoint_id, status, n)
+  select endpoint_id, status, sum(delta) from (
+    select endpoint_id, status, 1 as delta from moved
+    union all
+    select endpoint_id, was, -1 from moved
+  ) moves
+  group by endpoint_id, status
+),
+health as (
+  update endpoints p
+  set delivered_count = greatest(p.delivered_count + h.delivered, 0), failed_count = greatest(p.failed_count + h.failed, 0)
+  from (select endpoint_id,
+               count(*) filter (where status = 'delivered') - count(*) filter (where was = 'delivered') as delivered,
+               count(*) filter (where status = 'failed') - count(*) filter (where was = 'failed') as failed
+        from moved group by endpoint_id) h
+  where p.id = h.endpoint_id and (h.delivered <> 0 or h.failed <> 0)
+)`;
+
 /*
  * Sets each event's status and next retry from its deliveries as they are now, moving the
  * changed ones between the endpoints' status counts and health counters, and telling the
@@ -42,24 +67,7 @@ changed as (
   returning e.id, e.endpoint_id, s.was, e.status
 ),
 moved as (select * from changed where was <> status),
-recounted as (
-  insert into event_counts (endpoint_id, status, n)
-  select endpoint_id, status, sum(delta) from (
-    select endpoint_id, status, 1 as delta from moved
-    union all
-    select endpoint_id, was, -1 from moved
-  ) moves
-  group by endpoint_id, status
-),
-health as (
-  update endpoints p
-  set delivered_count = greatest(p.delivered_count + h.delivered, 0), failed_count = greatest(p.failed_count + h.failed, 0)
-  from (select endpoint_id,
-               count(*) filter (where status = 'delivered') - count(*) filter (where was = 'delivered') as delivered,
-               count(*) filter (where status = 'failed') - count(*) filter (where was = 'failed') as failed
-        from moved group by endpoint_id) h
-  where p.id = h.endpoint_id and (h.delivered <> 0 or h.failed <> 0)
-),
+${STATUS_MOVES},
 touched as (select c.id, c.endpoint_id, p.team_id, c.status from changed c join endpoints p on p.id = c.endpoint_id),
 ${announceEventsCte({ rows: "touched", type: "event.status", status: "status", channel: "?" })}
 select count(*) filter (where was <> status) as moved, (select count(*) from announced) as announced from changed`;

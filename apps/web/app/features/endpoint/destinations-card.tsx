@@ -27,14 +27,20 @@ export type PendingDestination = { intent: string; destinationId: string } | nul
 export function DestinationsCard({
   endpointId,
   destinations,
-  result,
+  result: latest,
   pending,
 }: {
   endpointId: string;
   destinations: Destination[];
+  /** The last destination form's answer (undefined once another form is sent, or the data reloaded). */
   result: DestinationResult;
   pending: PendingDestination;
 }) {
+  // Kept once known: a reload of the page's data (the live refresh after Resume forwarding) ends the action's data.
+  const [result, setResult] = useState(latest);
+  useEffect(() => {
+    if (latest) setResult(latest);
+  }, [latest]);
   const { allowed, reason } = useAccess("developer");
   const locked = allowed ? undefined : reason;
   const [adding, setAdding] = useState(false);
@@ -68,7 +74,10 @@ export function DestinationsCard({
           <button
             type="button"
             className="button secondary"
-            onClick={() => setAdding(true)}
+            onClick={() => {
+              setResult(undefined);
+              setAdding(true);
+            }}
             disabled={full || locked !== undefined}
             title={locked ?? (full ? `An endpoint forwards to at most ${MAX_DESTINATIONS} destinations; remove one before adding another.` : undefined)}
           >
@@ -92,7 +101,10 @@ export function DestinationsCard({
               first={index === 0}
               several={destinations.length > 1}
               editing={editing === destination.id}
-              onEdit={() => setEditing(destination.id)}
+              onEdit={() => {
+                setResult(undefined);
+                setEditing(destination.id);
+              }}
               onCancelEdit={() => setEditing(null)}
               onRemove={() => setRemoving(destination)}
               result={result?.destinationId === destination.id ? result : undefined}

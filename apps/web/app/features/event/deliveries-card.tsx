@@ -59,7 +59,11 @@ export function DeliveriesCard({
           Deliveries <span className="count-pill">{event.deliveries.length}</span>
         </>
       }
-      description={`Sent to ${plural(routed, "destination")} of ${event.deliveries.length}; each is delivered, retried and paused on its own.`}
+      description={
+        routed === event.deliveries.length
+          ? `Sent to ${plural(routed, "destination")}: each is delivered, retried and paused on its own.`
+          : `Sent to ${routed} of ${plural(event.deliveries.length, "destination")} (the others’ filters did not match it): each is delivered, retried and paused on its own.`
+      }
       actions={
         canRetry ? (
           <button
