@@ -59,7 +59,7 @@ async function fillNewDestination(fields: { url: string; name: string; filter?: 
   return form;
 }
 
-describe("destinations on the dashboard", { timeout: 60_000 }, () => {
+describe("destinations on the dashboard", { timeout: 120_000 }, () => {
   let endpoint = { slug: "", id: "" };
   const events = { invoice: "", order: "" };
 

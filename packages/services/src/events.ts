@@ -127,8 +127,8 @@ export async function deleteEvent(ctx: Pick<ServiceContext, "orm">, input: { tea
 export const ATTEMPT_BODY_PREVIEW_BYTES = 64 * 1024;
 
 /** One attempt of one of the user's events with the destination's headers and the start of its body (the attempt timeline). */
-export async function getEventAttempt(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; eventId: string; attempt: number }) {
-  const found = await findOwnedAttempt(ctx.orm.em.fork(), input.teamId, input.eventId, input.attempt, ATTEMPT_BODY_PREVIEW_BYTES);
+export async function getEventAttempt(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; eventId: string; attempt: number; destinationId?: string }) {
+  const found = await findOwnedAttempt(ctx.orm.em.fork(), input.teamId, input.eventId, input.attempt, ATTEMPT_BODY_PREVIEW_BYTES, input.destinationId);
   if (!found) throw new UserError("not_found", `Event ${input.eventId} has no attempt ${input.attempt}. Open the event to see its attempts.`);
   const { responseBody, ...attempt } = found;
   return { ...attempt, responseBody: responseBody && new Uint8Array(attempt.bodyTruncated ? withoutPartialUtf8(responseBody) : responseBody) };

@@ -126,13 +126,14 @@ export function compileFilter(filter: RoutingFilter): CompiledFilter {
   }
 }
 
-/** parseFilter as a schema: an issue's path holds the steps below the filter. */
+/** parseFilter as a schema: the issue's message names where in the filter the problem is. */
 export const routingFilterSchema = z.unknown().superRefine((value, context) => {
   try {
     compileChecked(value);
   } catch (error) {
     if (!(error instanceof FilterProblem)) throw error;
-    context.addIssue({ code: "custom", message: error.message, path: error.at });
+    // One sentence naming the place ("filter is invalid at filter.body\.a.$regex: …"): the issue stays on the filter field itself.
+    context.addIssue({ code: "custom", message: `filter is invalid at ${problemPath(error.at)}: ${error.message}` });
   }
 }) as z.ZodType<RoutingFilter, unknown>;
 

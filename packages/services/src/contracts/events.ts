@@ -106,7 +106,8 @@ export const eventAttemptContract = defineContract({
   summary: "One delivery attempt with the destination's headers and the start of its body (the attempt timeline)",
   kind: "query",
   role: "viewer",
-  input: z.object({ eventId: z.string(), attempt: z.number().int().min(1).max(2_147_483_647) }),
+  // Each destination numbers its attempts from 1: destinationId names whose (left out: the latest with that number).
+  input: z.object({ eventId: z.string(), attempt: z.number().int().min(1).max(2_147_483_647), destinationId: z.string().optional() }),
   output: deliveryAttemptSummary.extend({
     responseHeaders: z.array(z.tuple([z.string(), z.string()])).nullable(),
     responseBody: z.instanceof(Uint8Array).nullable(),

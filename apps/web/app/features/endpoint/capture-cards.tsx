@@ -20,6 +20,14 @@ export function CaptureCards({ endpoint }: { endpoint: EndpointPageData["endpoin
         <dl className="kv compact">
           <Detail term="Forwards to">
             {endpoint.destinationUrl ? <span className="mono break">{endpoint.destinationUrl}</span> : <span className="muted">Capture only</span>}
+            {endpoint.destinationCount > 1 ? (
+              <>
+                {" "}
+                <a href="#destinations" className="muted" data-testid="more-destinations">
+                  and {endpoint.destinationCount - 1} more
+                </a>
+              </>
+            ) : null}
           </Detail>
           <Detail term="Accepts" className="muted">
             Any method, and any path below the URL (…/{endpoint.slug}/orders/42 too)

@@ -414,7 +414,10 @@ function DestinationForm({
         />
       </div>
       <details className="destination-retries">
-        <summary>Retries and pausing: {retriesText({ retryPolicy: destination?.retryPolicy ?? null, pauseAfterFailures: destination?.pauseAfterFailures ?? null })}</summary>
+        <summary>
+          Retries and pausing{" "}
+          <span className="destination-retries-now">{retriesText({ retryPolicy: destination?.retryPolicy ?? null, pauseAfterFailures: destination?.pauseAfterFailures ?? null })}</span>
+        </summary>
         <div className="form-stack">
           <RetryPolicyFields
             idPrefix={`${idPrefix}-retry`}
