@@ -136,6 +136,7 @@ export async function createEndpoint(
   const { name, retryPolicy, pauseAfterFailures, retentionDays } = parsed;
   const ingress = ingressChanges(parsed, null);
   const destinationUrl = await normaliseDestination(input.destinationUrl, ctx.addressPolicy);
+  if (!destinationUrl) refuseDeliverySettingsWithoutDestination({ retryPolicy, pauseAfterFailures });
   // 36^8 suffixes make a collision rare; retrying a few times makes it a non-event.
   for (let attempt = 1; ; attempt += 1) {
     const em = ctx.orm.em.fork();
@@ -225,6 +226,11 @@ export async function updateEndpoint(
     if (!saved) throw noSuchEndpoint(input.endpoint);
     Object.assign(changes, ingressChanges(parsed, saved));
   }
+  if (first.url === null || (first.url === undefined && (first.retryPolicy || first.pauseAfterFailures))) {
+    // Without a (first) destination left, a retry policy or breaker would have nothing to apply to.
+    const current = first.url === null ? null : await findOwnedEndpoint(em, input.teamId, input.endpoint);
+    if (!current?.destinationUrl) refuseDeliverySettingsWithoutDestination(first);
+  }
   const updated = await updateOwnedEndpoint(em, input.teamId, input.endpoint, changes);
   if (!updated) throw noSuchEndpoint(input.endpoint);
   if (Object.keys(first).length > 0) {
@@ -235,6 +241,19 @@ export async function updateEndpoint(
 }
 
 type FirstDestinationChanges = { url?: string | null; retryPolicy?: RetryPolicy | null; pauseAfterFailures?: number | null };
+
+/**
+ * An endpoint's retry policy and breaker are its first destination's: on an endpoint without
+ * one they would be dropped, so they are refused instead (null, "none", is fine).
+ */
+function refuseDeliverySettingsWithoutDestination(settings: { retryPolicy?: RetryPolicy | null; pauseAfterFailures?: number | null }): void {
+  const named = [settings.retryPolicy ? "retry_policy" : null, settings.pauseAfterFailures ? "pause_after_failures" : null].filter((name) => name !== null);
+  if (named.length === 0) return;
+  throw new UserError(
+    "validation_failed",
+    `${named.join(" and ")} ${named.length > 1 ? "apply" : "applies"} to the endpoint's destination: give a destination_url too, or set ${named.length > 1 ? "them" : "it"} on a destination.`,
+  );
+}
 
 /** Permanently removes an endpoint at once (its capture URL answers 404 from then on); its events are purged in the background. */
 export async function deleteEndpoint(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; endpoint: EndpointRef }): Promise<void> {

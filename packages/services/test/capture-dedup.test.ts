@@ -50,10 +50,10 @@ describe("deduplication at ingress", () => {
     const other = await capture(services, endpoint.slug, '{"n":2}', github("d-2"));
 
     expect(await row(database, repeat)).toMatchObject({ status: "duplicate", duplicate_of: first, deliveries: 0 });
-    await waitFor(async () => (await row(database, first)).status === "delivered" && (await row(database, other)).status === "delivered");
+    await waitFor(async () => (await row(database, first)).status === "delivered" && (await row(database, other)).status === "delivered", "the first and the other to deliver");
     expect((await row(database, first)).duplicate_of).toBeNull();
     // Two deliveries (first and other), never the repeat.
-    await waitFor(() => destination.sink.received.length - before === 2);
+    await waitFor(() => destination.sink.received.length - before === 2, "two deliveries");
     expect((await row(database, repeat)).status).toBe("duplicate");
 
     const view = await getEvent(services, { teamId: user.teamId, eventId: repeat });
@@ -79,10 +79,10 @@ describe("deduplication at ingress", () => {
     expect((await row(database, await capture(services, endpoint.slug, '{"data":{"id":"x"}}'))).duplicate_of).toBe(after);
   });
 
-  test("finds one first event among concurrent repeats, in one batch and across two writers", async ({ services, user, database, config }) => {
+  test("finds one first event among concurrent repeats, in one batch and across two writers", async ({ services, user, database }) => {
     const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "Raced", dedup: { key: "body", window_s: 600 } });
     // A second instance: its own pool, writer and rule cache on the same database.
-    const pool: Pool = createPool({ databaseUrl: config.databaseUrl, max: 2 });
+    const pool: Pool = createPool({ databaseUrl: database.url, max: 2 });
     const writer = new GroupCommitWriter(pool);
     const elsewhere = { ...services, writer, ingressRules: new IngressRules(), forwarder: undefined };
     try {

@@ -47,7 +47,7 @@ describe("fan-out with filters", () => {
     const invoice = await capture(services, endpoint.slug, '{"type":"invoice.paid"}');
     const customer = await capture(services, endpoint.slug, '{"type":"customer.created"}');
     const other = await capture(services, endpoint.slug, '{"type":"charge.failed"}');
-    for (const id of [invoice, customer, other]) await waitFor(async () => (await getEvent(services, { teamId: user.teamId, eventId: id })).status === "delivered");
+    for (const id of [invoice, customer, other]) await waitFor(async () => (await getEvent(services, { teamId: user.teamId, eventId: id })).status === "delivered", "each event to deliver");
 
     expect(arrivals("/warehouse")).toHaveLength(3);
     expect(arrivals("/billing").map((r) => r.body.toString())).toEqual(['{"type":"invoice.paid"}']);
@@ -69,15 +69,15 @@ describe("fan-out with filters", () => {
     await createDestination(services, { teamId: user.teamId, endpointId: endpoint.id, name: "Broken", url: url("/broken") });
     failing.add("/broken");
     const id = await capture(services, endpoint.slug, "{}");
-    await waitFor(async () => (await getEvent(services, { teamId: user.teamId, eventId: id })).status === "failed");
-    await waitFor(async () => (await getEvent(services, { teamId: user.teamId, eventId: id })).deliveries.every((d) => d.status !== "pending"));
+    await waitFor(async () => (await getEvent(services, { teamId: user.teamId, eventId: id })).status === "failed", "the event to fail");
+    await waitFor(async () => (await getEvent(services, { teamId: user.teamId, eventId: id })).deliveries.every((d) => d.status !== "pending"), "both deliveries to finish");
     expect((await getEvent(services, { teamId: user.teamId, eventId: id })).deliveries.map((d) => d.status)).toEqual(["delivered", "failed"]);
     expect((await getEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } })).failedCount).toBe(1);
 
     failing = new Set();
     const okBefore = arrivals("/ok").length;
     await retryEvent(services, { teamId: user.teamId, eventId: id });
-    await waitFor(async () => (await getEvent(services, { teamId: user.teamId, eventId: id })).status === "delivered");
+    await waitFor(async () => (await getEvent(services, { teamId: user.teamId, eventId: id })).status === "delivered", "the retry to deliver");
     expect(arrivals("/ok")).toHaveLength(okBefore);
     expect(arrivals("/broken")).toHaveLength(2);
     expect(await getEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } })).toMatchObject({ failedCount: 0, deliveredCount: 1 });
@@ -85,7 +85,13 @@ describe("fan-out with filters", () => {
   });
 
   test("keeps destination_url as the first destination: it reads, changes and removes it", async ({ services, user }) => {
-    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "Compat", retryPolicy: { maxAttempts: 2, initialDelayMs: 1000, maxDelayMs: 1000 } });
+    // A retry policy is the first destination's: without one it is refused rather than dropped.
+    await expectRefused(
+      createEndpoint(services, { teamId: user.teamId, name: "Compat", retryPolicy: { maxAttempts: 2, initialDelayMs: 1000, maxDelayMs: 1000 } }),
+      "validation_failed",
+      /retry_policy applies to the endpoint's destination/,
+    );
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "Compat" });
     expect(endpoint.destinationUrl).toBeNull();
     const scope = { teamId: user.teamId, endpointId: endpoint.id };
     const first = await updateEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id }, changes: { destinationUrl: url("/first"), pauseAfterFailures: 5 } });
@@ -96,6 +102,13 @@ describe("fan-out with filters", () => {
     expect((await listDestinations(services, scope)).map((d) => d.url)).toEqual([url("/first-moved"), url("/second")]);
     const cleared = await updateEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id }, changes: { destinationUrl: null } });
     expect(cleared).toMatchObject({ destinationUrl: url("/second"), destinationCount: 1 });
+    const none = await updateEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id }, changes: { destinationUrl: null } });
+    expect(none).toMatchObject({ destinationUrl: null, destinationCount: 0 });
+    await expectRefused(
+      updateEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id }, changes: { pauseAfterFailures: 3 } }),
+      "validation_failed",
+      /pause_after_failures applies/,
+    );
   });
 
   test("holds a disabled destination's events back, and cancels a removed destination's pending deliveries", async ({ services, user, database }) => {
