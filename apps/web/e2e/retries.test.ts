@@ -91,7 +91,8 @@ describe("retries, pausing and attempts in the dashboard", { timeout: 60_000 }, 
     expect(await retries.getByRole("radio", { name: "5 attempts over about an hour" }).isChecked()).toBe(true);
     expect(await retries.getByLabel("Consecutive failed attempts").inputValue()).toBe("2");
     const stored = await t.db.query<{ retry_max_attempts: number; pause_after_failures: number }>(
-      "select retry_max_attempts, pause_after_failures from endpoints where id = $1",
+      // The endpoint's retry policy and breaker are its first destination's.
+      "select retry_max_attempts, pause_after_failures from destinations where endpoint_id = $1 order by position limit 1",
       [endpoint.id],
     );
     expect(stored).toEqual([{ retry_max_attempts: 5, pause_after_failures: 2 }]);
