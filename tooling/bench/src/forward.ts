@@ -26,15 +26,18 @@ const { values } = parseArgs({
     failing: { type: "string", default: "10" },
     // FORWARD_TIMEOUT_MS for --hang and --retries.
     timeout: { type: "string", default: "30000" },
+    // Destinations per endpoint (all to the sink, no filter): each capture fans out to this many deliveries.
+    destinations: { type: "string", default: "1" },
   },
 });
 const durationSeconds = Number(values.duration);
+const destinations = Number(values.destinations);
 const connections = Number(values.connections);
 const body = JSON.stringify({ id: "evt_bench", type: "payment_intent.succeeded", data: { object: { amount: 2000 } }, padding: "x".repeat(400) });
 
 
 async function main() {
-  process.stdout.write(`bench:forward  ${connections} connections for ${durationSeconds} s, body ${body.length} bytes, node ${process.version}\n\n`);
+  process.stdout.write(`bench:forward  ${connections} connections for ${durationSeconds} s, body ${body.length} bytes, ${destinations} destination(s) per endpoint, node ${process.version}\n\n`);
   const dataDir = await mkdtemp(path.join(tmpdir(), "rehook-bench-forward-"));
   const database = await startEmbeddedPostgres({ dataDir });
   const env = { DATABASE_URL: database.url, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "warn", ALLOW_PRIVATE_DESTINATIONS: "true" };
@@ -51,6 +54,16 @@ async function main() {
       ) as { id: string; slug: string };
     const warmup = await createEndpoint("warm-up");
     const endpoint = await createEndpoint("forward");
+    if (destinations > 1) {
+      const setup = new pg.Client({ connectionString: database.url });
+      await setup.connect();
+      await setup.query(
+        `insert into destinations (id, endpoint_id, position, name, url, created_at, updated_at)
+         select gen_random_uuid(), p.id, n, 'more', $2, now(), now() from endpoints p, generate_series(1, $1::int - 1) n`,
+        [destinations, `${sink.url}/in`],
+      );
+      await setup.end();
+    }
     const profileArgs = values.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(values.profile)}`] : [];
     rehook = await startListening(CLI, ["start"], { ...env, LOG_LEVEL: "info" }, profileArgs);
 
@@ -73,15 +86,17 @@ async function main() {
 
     const capture = await runLoad({ url: `${rehook.url}/api/webhook/${endpoint.slug}`, connections, durationSeconds, body });
     const pending = await drain(endpoint.id);
-    // Exact figures from the events: forwarded_at is when the worker started sending (the
-    // same machine's clock as received_at), latency_ms how long the send took.
+    // Exact figures from every attempt: started_at is when the worker started sending (the
+    // same machine's clock as received_at), latency_ms how long the send took; one row per
+    // delivery (event and destination) when nothing fails.
     const stats = (
       await client.query(
         `with e as (
-           select status, completed_at, received_at, latency_ms,
-                  extract(epoch from forwarded_at - received_at) * 1000 as to_start,
-                  extract(epoch from forwarded_at - received_at) * 1000 + latency_ms as to_done
-           from events where endpoint_id = $1
+           select a.outcome as status, e.received_at, a.latency_ms,
+                  a.started_at + make_interval(secs => a.latency_ms / 1000.0) as completed_at,
+                  extract(epoch from a.started_at - e.received_at) * 1000 as to_start,
+                  extract(epoch from a.started_at - e.received_at) * 1000 + a.latency_ms as to_done
+           from delivery_attempts a join events e on e.id = a.event_id where e.endpoint_id = $1
          )
          select count(*) filter (where status = 'delivered') as delivered,
                 count(*) filter (where status = 'failed') as failed,
