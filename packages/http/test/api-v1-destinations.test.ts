@@ -130,8 +130,9 @@ describe("/api/v1/endpoints/{id}/destinations", () => {
     const regex = await api.call("POST", base, { key, body: { url: url("/x"), filter: { "body.a": { $regex: "." } } } });
     expect(regex.status).toBe(400);
     expect(regex.json.error.code).toBe("validation_failed");
-    expect(regex.json.error.message).toMatch(/\$regex/);
-    expect(regex.json.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: ["filter", "body.a", "$regex"] })]));
+    // One sentence naming where in the filter: the dashboard and the CLI show the same.
+    expect(regex.json.error.message).toContain("Filter is invalid at filter.body\\.a.$regex: unknown operator $regex.");
+    expect(regex.json.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: ["filter"] })]));
 
     for (const bad of [
       {},
