@@ -7,6 +7,23 @@ import type { EventPageData } from "./event-data.server";
 /** Retry now's progress: its request, then whether it was sent. */
 export type RetryState = { state: "idle" | "sending" | "sent" } | { state: "error"; message: string };
 
+/** "Retry now" on an event's attempts or deliveries: disabled while sending or when the member's role may not (why, on hover). */
+export function RetryNowButton({ retry, locked, onRetry }: { retry: RetryState; locked?: string; onRetry: () => void }) {
+  return (
+    <button
+      type="button"
+      className="button secondary"
+      onClick={onRetry}
+      disabled={retry.state === "sending" || locked !== undefined}
+      title={locked}
+      aria-describedby={retry.state === "error" ? "retry-now-error" : undefined}
+    >
+      {retry.state === "sending" ? <span className="spinner spinner-small" aria-hidden="true" /> : <Icon name="refresh" />}
+      {retry.state === "sending" ? "Retrying…" : "Retry now"}
+    </button>
+  );
+}
+
 /** Each attempt to deliver the event, the next one due, and Retry now. */
 export function AttemptsCard({
   event,
@@ -47,21 +64,7 @@ export function AttemptsCard({
           "Each time Rehook forwarded this event to its destination, oldest first."
         )
       }
-      actions={
-        canRetry ? (
-          <button
-            type="button"
-            className="button secondary"
-            onClick={onRetry}
-            disabled={retry.state === "sending" || retryLocked !== undefined}
-            title={retryLocked}
-            aria-describedby={retry.state === "error" ? "retry-now-error" : undefined}
-          >
-            {retry.state === "sending" ? <span className="spinner spinner-small" aria-hidden="true" /> : <Icon name="refresh" />}
-            {retry.state === "sending" ? "Retrying…" : "Retry now"}
-          </button>
-        ) : undefined
-      }
+      actions={canRetry ? <RetryNowButton retry={retry} locked={retryLocked} onRetry={onRetry} /> : undefined}
       className="attempts-card"
     >
       {forwardingPaused && canRetry ? (

@@ -2,9 +2,9 @@ import { Link } from "@remix-run/react";
 import { AttemptTimeline } from "../../components/attempts";
 import { TimeUntil } from "../../components/delivery";
 import { DeliveryStateBadge, REMOVED_DESTINATION } from "../../components/delivery-states";
-import { Alert, Card, Icon } from "../../components/ui";
+import { Alert, Card } from "../../components/ui";
 import { plural } from "../../lib/format";
-import type { RetryState } from "./attempts-card";
+import { RetryNowButton, type RetryState } from "./attempts-card";
 import type { EventPageData } from "./event-data.server";
 
 type EventData = EventPageData["event"];
@@ -64,21 +64,7 @@ export function DeliveriesCard({
           ? `Sent to ${plural(routed, "destination")}: each is delivered, retried and paused on its own.`
           : `Sent to ${routed} of ${plural(event.deliveries.length, "destination")} (the others’ filters did not match it): each is delivered, retried and paused on its own.`
       }
-      actions={
-        canRetry ? (
-          <button
-            type="button"
-            className="button secondary"
-            onClick={onRetry}
-            disabled={retry.state === "sending" || retryLocked !== undefined}
-            title={retryLocked}
-            aria-describedby={retry.state === "error" ? "retry-now-error" : undefined}
-          >
-            {retry.state === "sending" ? <span className="spinner spinner-small" aria-hidden="true" /> : <Icon name="refresh" />}
-            {retry.state === "sending" ? "Retrying…" : "Retry now"}
-          </button>
-        ) : undefined
-      }
+      actions={canRetry ? <RetryNowButton retry={retry} locked={retryLocked} onRetry={onRetry} /> : undefined}
       className="attempts-card deliveries-card"
     >
       <ol className="delivery-groups">
