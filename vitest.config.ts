@@ -37,7 +37,7 @@ const alias = Object.fromEntries([
 const UNIT_PACKAGES = new Set(["core", "auth"]);
 const UNIT_FILES: Record<string, string[]> = {
   http: ["capture-answer-failure", "event-body", "export-formats", "lingering-close", "metrics", "origins", "presenters", "stream-backpressure"],
-  delivery: ["destination-check", "fair-scheduler", "lookup-concurrency", "send", "stale-connection"],
+  delivery: ["destination-check", "fair-scheduler", "lookup-concurrency", "send", "stale-connection", "start-slots"],
   services: ["event-body-view", "known-slugs"],
   cli: ["pending-records"],
 };
@@ -72,6 +72,9 @@ export default defineConfig({
     projects,
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    // expect.poll waits for a condition; its 1 s default is shorter than a browser search or a
+    // worker round trip takes when the whole suite shares two cores.
+    expect: { poll: { timeout: 10_000 } },
     pool: "forks",
     // Two files at a time even on 2 cores (vitest's default is cores − 1): most files wait on
     // PostgreSQL, child processes or a browser, so a second one fills that time (996 s against

@@ -4,9 +4,9 @@ import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../..
 import { claimDueDeliveries, completeDeliveries, createPool, type ClaimedDelivery, type DeliveryOutcome, type Pool } from "../src/index.js";
 
 // The claim's pace and order rules, decided in the database: a rate-limited destination
-// gives at most its limit per one-second window, however many instances claim at once; an
+// books its starts 1/rate apart, however many instances claim at once; an
 // ordered one gives its oldest pending delivery only, and nothing while that one waits for
-// its retry. Time is moved in the database (the window's start), never waited for.
+// its retry. Time is moved in the database (the schedule's next start), never waited for.
 
 let db: TestDatabase;
 let pools: Pool[];
@@ -82,35 +82,70 @@ afterAll(async () => {
 });
 
 describe("a rate-limited destination", () => {
+  /** Moves the destination's schedule (its next free start) `ms` into the past. */
   const back = (destinationId: string, ms: number) =>
-    db.query(`update destinations set rate_refilled_at = rate_refilled_at - make_interval(secs => $2::float8 / 1000) where id = $1`, [destinationId, ms]);
+    db.query(`update destinations set rate_next_start_at = rate_next_start_at - make_interval(secs => $2::float8 / 1000) where id = $1`, [destinationId, ms]);
+  const slots = (claimed: ClaimedDelivery[]) => claimed.map((delivery) => delivery.startInMs ?? 0);
 
-  it("gives at most a fifth of a second's worth at once, shared by instances claiming at the same moment", async () => {
+  it("books the next second's starts, 1/rate apart, and a second instance gets none of them", async () => {
     const paced = await destination({ rate: 20 });
     const free = await destination({});
     const backlog = await pending(paced, 100);
     await pending(free, 30);
-    // A full bucket of 20/s holds 4: two instances claiming together get 4 between them; the unpaced destination gives all it has.
-    const [a, b] = await Promise.all([claim(pools[0]!), claim(pools[1]!)]);
-    const pacedTaken = [...a, ...b].filter((d) => d.destinationId === paced.destinationId);
-    expect(ids(pacedTaken).sort()).toEqual(backlog.slice(0, 4));
-    expect(pacedTaken.every((d) => d.ratePerSecond === 20)).toBe(true);
-    expect([...a, ...b].filter((d) => d.destinationId === free.destinationId)).toHaveLength(30);
-    // However long it waited, the bucket holds no more than its brim.
-    await back(paced.destinationId, 60_000);
-    expect(ids(await claim(pools[0]!)).sort()).toEqual(backlog.slice(4, 8));
+    const before = Date.now();
+    const first = await claim(pools[0]!);
+    const second = await claim(pools[1]!);
+    const elapsed = Date.now() - before;
+    const firstPaced = first.filter((d) => d.destinationId === paced.destinationId);
+    expect(ids(firstPaced)).toEqual(backlog.slice(0, 20));
+    expect(slots(firstPaced)).toEqual(Array.from({ length: 20 }, (_, k) => k * 50));
+    expect(firstPaced.every((d) => d.ratePerSecond === 20)).toBe(true);
+    // The unpaced destination gives all it has, at once.
+    expect(first.filter((d) => d.destinationId === free.destinationId).map((d) => d.startInMs)).toEqual(Array(30).fill(undefined));
+    // The other instance may only book the slots that came into the look-ahead since: one per 50 ms passed, none sooner than the first's last + 50 ms.
+    expect(second.length).toBeLessThanOrEqual(1 + Math.floor(elapsed / 50));
+    expect(ids(second)).toEqual(backlog.slice(20, 20 + second.length));
+    for (const slot of slots(second)) expect(slot).toBeGreaterThanOrEqual(1_000 - elapsed);
   });
 
-  it("refills at its rate: one a second gives nothing sooner, then one", async () => {
+  it("two instances claiming at the same moment book disjoint slots", async () => {
+    const paced = await destination({ rate: 20 });
+    await pending(paced, 100);
+    const [a, b] = await Promise.all([claim(pools[0]!), claim(pools[1]!)]);
+    const taken = [...a, ...b];
+    expect(new Set(ids(taken)).size).toBe(taken.length);
+    // One second's worth between them, plus at most a slot or two come into view while the second waited for the row.
+    expect(taken.length).toBeGreaterThanOrEqual(20);
+    expect(taken.length).toBeLessThanOrEqual(22);
+    const [one, other] = a.length >= b.length ? [a, b] : [b, a];
+    expect(slots(one)).toEqual(Array.from({ length: one.length }, (_, k) => k * 50));
+    for (const slot of slots(other)) expect(slot).toBeGreaterThan(900);
+  });
+
+  it("never books the past: however long it waited, a claim starts from now", async () => {
+    const paced = await destination({ rate: 20 });
+    const backlog = await pending(paced, 100);
+    await claim(pools[0]!);
+    await back(paced.destinationId, 60_000);
+    const again = await claim(pools[0]!);
+    expect(ids(again)).toEqual(backlog.slice(20, 40));
+    expect(slots(again)).toEqual(Array.from({ length: 20 }, (_, k) => k * 50));
+  });
+
+  it("one a second: a slot now, the next a second on, then nothing until the schedule moves", async () => {
     const paced = await destination({ rate: 1 });
     const backlog = await pending(paced, 5);
-    const [a, b] = await Promise.all([claim(pools[0]!), claim(pools[1]!)]);
-    expect(ids([...a, ...b])).toEqual([backlog[0]]);
-    expect(await claim(pools[1]!)).toEqual([]);
-    await back(paced.destinationId, 600);
+    const [now] = await claim(pools[0]!);
+    expect(now).toMatchObject({ id: backlog[0] });
+    expect(now!.startInMs).toBeUndefined();
+    const before = Date.now();
+    const [next] = await claim(pools[1]!);
+    expect(next!.id).toBe(backlog[1]);
+    expect(next!.startInMs).toBeGreaterThanOrEqual(1_000 - (Date.now() - before) - 50);
+    expect(next!.startInMs).toBeLessThanOrEqual(1_000);
     expect(await claim(pools[0]!)).toEqual([]);
-    await back(paced.destinationId, 500);
-    expect(ids(await claim(pools[1]!))).toEqual([backlog[1]]);
+    await back(paced.destinationId, 1_000);
+    expect(ids(await claim(pools[1]!))).toEqual([backlog[2]]);
   });
 });
 

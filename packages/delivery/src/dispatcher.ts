@@ -23,6 +23,7 @@ import {
 import { FairScheduler, type Scheduled } from "./fair-scheduler.js";
 import { HeldRetries } from "./held-retries.js";
 import type { DeliveryPool } from "./pool.js";
+import { StartSlots } from "./start-slots.js";
 import type { DeliveryResult, DeliveryTask } from "./types.js";
 
 export interface DispatcherOptions {
@@ -178,6 +179,8 @@ export class DeliveryDispatcher {
   private recoveryWaitsForBytes = false;
   /** Destinations a claim gave a whole limit's worth (likely more due): claim again once their queue empties. */
   private readonly cutDestinations = new Set<string>();
+  /** Claimed deliveries of rate-limited destinations waiting for their booked slot. */
+  private readonly slots = new StartSlots<Held>((due) => due.forEach((held) => this.queue(held)));
   private readonly maxRecoveryBytes: number;
   private stopped = false;
   private readonly running = new Set<Promise<unknown>>();
@@ -209,7 +212,7 @@ export class DeliveryDispatcher {
 
   /** Whether the fast path may lease more events to this instance (asked per capture batch). */
   hasRoom(): boolean {
-    return !this.stopped && this.scheduler.running + this.scheduler.waiting < this.maxInFlight;
+    return !this.stopped && this.held() < this.maxInFlight;
   }
 
   /** Sends running to this destination and deliveries waiting for it (tests, diagnostics). */
@@ -241,6 +244,7 @@ export class DeliveryDispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.recovery.stop();
+    this.slots.drain().forEach((held) => this.letGo(held));
     this.scheduler.drain().forEach((held) => this.letGo(held));
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
     // A flush under way holds results (and retries to keep) that the one below would not see.
@@ -261,9 +265,19 @@ export class DeliveryDispatcher {
    * instance's claim.
    */
   private hold(event: ClaimedDelivery, leasedAt: number, recoveredBytes: number): void {
-    const startBy = leasedAt + this.leaseMs - this.options.timeoutMs - 5_000;
-    this.scheduler.add(event.destinationId, { event, startBy, recoveredBytes }, startBy);
+    const held = { event, startBy: leasedAt + this.leaseMs - this.options.timeoutMs - 5_000, recoveredBytes };
+    if (event.startInMs) this.slots.add(held, leasedAt + event.startInMs);
+    else this.queue(held);
+  }
+
+  private queue(held: Held): void {
+    this.scheduler.add(held.event.destinationId, held, held.startBy);
     this.schedulePump();
+  }
+
+  /** Deliveries this instance holds: sending, queued, and waiting for their slot. */
+  private held(): number {
+    return this.scheduler.running + this.scheduler.waiting + this.slots.size;
   }
 
   /** Starts what may start, once per turn of the event loop (so a turn's events share a batch). */
@@ -329,7 +343,7 @@ export class DeliveryDispatcher {
    * busy between claims). Answers whether more may be due at once (it claimed something).
    */
   private async recover(): Promise<boolean> {
-    const room = this.maxInFlight - this.scheduler.running - this.scheduler.waiting;
+    const room = this.maxInFlight - this.held();
     const budget = this.maxRecoveryBytes - this.recoveryBytes;
     if (room <= 0) return false;
     if (budget <= 0) {
@@ -356,12 +370,22 @@ export class DeliveryDispatcher {
       else this.hold(event, leasedAt, size);
     }
     if (bytes >= budget) this.recoveryWaitsForBytes = true;
-    this.noteCutDestinations(claimed);
-    // A paced destination's next token comes after 1/rate seconds (50 ms at the soonest): claim
-    // then, rather than at once (nothing yet) or after the full interval.
-    const rates = claimed.flatMap((delivery) => (delivery.ratePerSecond === null ? [] : [delivery.ratePerSecond]));
-    if (rates.length > 0) this.recovery.wakeAfter(Math.max(PACED_CLAIM_MS, Math.ceil(1000 / Math.max(...rates))));
-    return claimed.some((delivery) => delivery.ratePerSecond === null);
+    const unpaced = claimed.filter((delivery) => delivery.ratePerSecond === null);
+    this.noteCutDestinations(unpaced);
+    this.claimBeforeSlotsRunOut(claimed.filter((delivery) => delivery.ratePerSecond !== null));
+    return unpaced.length > 0;
+  }
+
+  /**
+   * Paced deliveries came with slots booked up to a second ahead: claim again when the first
+   * destination's booked run is half spent (50 ms at the soonest), so its next slots are booked
+   * before these run out, rather than at once (none would be free) or after the full interval.
+   */
+  private claimBeforeSlotsRunOut(paced: ClaimedDelivery[]): void {
+    if (paced.length === 0) return;
+    const lastSlot = new Map<string, number>();
+    for (const { destinationId, startInMs = 0 } of paced) lastSlot.set(destinationId, Math.max(lastSlot.get(destinationId) ?? 0, startInMs));
+    this.recovery.wakeAfter(Math.max(PACED_CLAIM_MS, Math.floor(Math.min(...lastSlot.values()) / 2)));
   }
 
   private noteCutDestinations(claimed: ClaimedDelivery[]): void {

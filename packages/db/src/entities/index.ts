@@ -171,9 +171,8 @@ export interface Destination {
   /** Set while the breaker holds it; its deliveries wait as pending until it is resumed. */
   forwardingPausedAt: Date | null;
   pausedReason: string | null;
-  /** The rate limit's token bucket: tokens left when it was last drawn from, and when. */
-  rateTokens: number;
-  rateRefilledAt: Date | null;
+  /** The rate limit's schedule: the earliest moment its next delivery may start (microseconds: slots are 1/rate apart). */
+  rateNextStartAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -531,8 +530,7 @@ export const DestinationEntity = new EntitySchema<Destination>({
     consecutiveFailures: { type: "integer", default: 0 },
     forwardingPausedAt: { ...timestamp, nullable: true },
     pausedReason: { type: "text", nullable: true },
-    rateTokens: { type: "double", default: 0 },
-    rateRefilledAt: { ...timestamp, nullable: true },
+    rateNextStartAt: { type: "datetime", columnType: "timestamptz", nullable: true },
     createdAt: { ...timestamp },
     updatedAt: { ...timestamp },
   },

@@ -41,8 +41,7 @@ export class Migration20261203000000_destinations extends Migration {
         "consecutive_failures" int not null default 0,
         "forwarding_paused_at" timestamptz(3) null,
         "paused_reason" text null,
-        "rate_tokens" double precision not null default 0,
-        "rate_refilled_at" timestamptz(3) null,
+        "rate_next_start_at" timestamptz null,
         "created_at" timestamptz(3) not null,
         "updated_at" timestamptz(3) not null,
         constraint "destinations_pkey" primary key ("id")

@@ -25,6 +25,8 @@ export interface ClaimedDelivery extends CapturedRequestFields {
   retryPolicy: RetryPolicy | null;
   /** The destination's rate limit (null: none): its deliveries, retries too, are claimed through the database, where the limit is counted. */
   ratePerSecond: number | null;
+  /** A paced destination's slot: how long after its claim it may start (absent: at once). */
+  startInMs?: number;
 }
 
 /** A delivery's identity: its event and destination. */
@@ -50,6 +52,7 @@ interface ClaimRow extends CapturedRequestRow, RetryColumns {
   keep_proxy_headers: boolean;
   attempts: number;
   rate_limit_per_second: number | null;
+  start_in_ms?: number;
 }
 
 /** The policy from a destination's three columns (any null: one attempt). */
@@ -67,6 +70,7 @@ const toClaimed = (row: ClaimRow): ClaimedDelivery => ({
   attempt: row.attempts,
   retryPolicy: retryPolicyOf(row),
   ratePerSecond: row.rate_limit_per_second,
+  ...(row.start_in_ms ? { startInMs: Math.max(0, row.start_in_ms) } : {}),
 });
 
 /*
@@ -79,11 +83,14 @@ const toClaimed = (row: ClaimRow): ClaimedDelivery => ({
  * however long its backlog); paused and disabled ones and those the claiming instance has no
  * free slot for ($4) are left out before any delivery is read, and each of the others gives
  * at most $5 of its oldest due deliveries. The oldest $1 of those are taken.
- * Pace: a rate-limited destination draws from a token bucket kept on its row: tokens come
- * at its rate, continuously, up to a fifth of a second's worth (at least one), and each
- * delivery claimed takes one. The bucket is read and drawn in the same statement under the
- * destination's row lock, so instances claiming at once share one limit, and the small
- * bucket keeps any one second to the limit plus that fifth (no burst at a window's edge).
+ * Pace: a rate-limited destination keeps a schedule on its row, the earliest moment its next
+ * delivery may start. A claim books the slots from there (never before now), 1/rate apart, that
+ * fall within the next $6 ms, one per delivery taken, and moves the schedule past them; each
+ * delivery is answered with its slot (start_in_ms), and the claimer starts it then. The schedule
+ * is read and moved under the destination's row lock, so instances claiming at once book
+ * disjoint slots, and no two starts are closer than 1/rate: any one second holds the limit at most
+ * (give or take the claimers' timer jitter), with no burst at a window's edge and no dependence on
+ * how often anyone claims.
  * Order: an ordered destination gives its oldest pending delivery only, and only when that
  * one is due and nobody holds it: a delivery waiting for its retry holds back the ones after
  * it. Its head is read without SKIP LOCKED (skipping it would send the next one first); the
@@ -103,16 +110,19 @@ open as (
   from busy b join destinations t on t.id = b.destination_id
   where t.enabled and t.forwarding_paused_at is null and t.id <> all($4::uuid[])
 ),
--- The paced destinations' buckets, locked, refilled to now: what each may start now.
-buckets as (
-  select t.id, least(greatest(1, t.rate_limit_per_second / 5.0),
-                     -- now() is when this transaction began: another claim may have drawn since (elapsed then counts as 0).
-                     t.rate_tokens + greatest(0, extract(epoch from now() - coalesce(t.rate_refilled_at, now() - interval '1 hour'))) * t.rate_limit_per_second) as tokens
+-- The paced destinations' schedules, locked: the next free start (never before now) and how
+-- many starts, 1/rate apart from it, fall within the look-ahead ($6 ms): what each may take now.
+schedules as (
+  select t.id, t.rate_limit_per_second as rate, greatest(coalesce(t.rate_next_start_at, now()), now()) as next_start
   from destinations t where t.id in (select id from open where paced)
   order by t.id
   for no key update of t
 ),
-windows as (select id, tokens, greatest(0, floor(tokens))::int as allowance from buckets),
+windows as (
+  select id, rate, next_start,
+         greatest(0, ceil(extract(epoch from now() + make_interval(secs => $6::float8 / 1000) - next_start) * rate))::int as allowance
+  from schedules
+),
 candidates as (
   select c.event_id, c.destination_id from open o
   left join windows w on w.id = o.id
@@ -153,14 +163,28 @@ claimed as (
 ),
 paced as (
   update destinations t
-  set rate_tokens = w.tokens - n.taken, rate_refilled_at = now()
+  set rate_next_start_at = w.next_start + make_interval(secs => n.taken::float8 / w.rate)
   from windows w join (select destination_id, count(*) as taken from claimed group by destination_id) n on n.destination_id = w.id
   where t.id = w.id
+),
+-- Each paced delivery gets its own slot, in event order: the k-th starts k/rate after the next free start.
+slotted as (
+  select c.*, case when w.id is null then 0
+                   else extract(epoch from w.next_start - now()) * 1000
+                        + (row_number() over (partition by c.destination_id order by c.event_id) - 1) * 1000.0 / w.rate end as start_in_ms
+  from claimed c left join windows w on w.id = c.destination_id
 )
 select e.id, e.endpoint_id, e.method, e.path, e.query, e.headers, e.body, c.destination_id, t.url,
        p.sign_requests, p.secret, p.keep_proxy_headers, c.attempts, t.retry_max_attempts, t.retry_initial_delay_ms, t.retry_max_delay_ms,
-       t.rate_limit_per_second
-from claimed c join events e on e.id = c.event_id join destinations t on t.id = c.destination_id join endpoints p on p.id = e.endpoint_id`;
+       t.rate_limit_per_second, c.start_in_ms::float8 as start_in_ms
+from slotted c join events e on e.id = c.event_id join destinations t on t.id = c.destination_id join endpoints p on p.id = e.endpoint_id`;
+
+/**
+ * How far ahead a claim books a rate-limited destination's start slots. Booked slots are held in
+ * the claimer's memory until their time, so a claim every half of this keeps the pace without
+ * gaps, and the bound on what waits is rate × look-ahead per destination (within the claimer's room).
+ */
+export const PACED_LOOKAHEAD_MS = 1_000;
 
 /** How a claim shares itself between destinations. */
 export interface ClaimFairness {
@@ -190,7 +214,7 @@ export async function claimDueDeliveries(
   const result = await pool.query<ClaimRow>({
     name: "rehook_claim_due",
     text: CLAIM_DUE,
-    values: [limit, leaseMs, maxBytes, fairness.skipDestinations ?? [], fairness.perDestination ?? null],
+    values: [limit, leaseMs, maxBytes, fairness.skipDestinations ?? [], fairness.perDestination ?? null, PACED_LOOKAHEAD_MS],
   });
   return result.rows.map(toClaimed).sort(byEventThenDestination);
 }
