@@ -76,7 +76,7 @@ export async function runMixed(options: MixedOptions): Promise<void> {
     await client.connect();
     if (options.retries) {
       await client.query(
-        "update endpoints set retry_max_attempts = $1, retry_initial_delay_ms = $2, retry_max_delay_ms = $3 where id <> $4",
+        "update destinations set retry_max_attempts = $1, retry_initial_delay_ms = $2, retry_max_delay_ms = $3 where endpoint_id <> $4",
         [RETRY_POLICY.maxAttempts, RETRY_POLICY.initialDelayMs, RETRY_POLICY.maxDelayMs, warmup.id],
       );
     }
@@ -168,7 +168,7 @@ export async function runMixed(options: MixedOptions): Promise<void> {
     if (options.hang) {
       // Still pending: held by this instance (leased: in flight or waiting in memory) or handed back to the database.
       const held = (
-        await client.query("select count(*) filter (where lease_expires_at > now()) as leased, count(*) as pending from events where endpoint_id = any($1::uuid[]) and status = 'pending'", [brokenIds])
+        await client.query("select count(*) filter (where lease_expires_at > now()) as leased, count(*) as pending from deliveries where endpoint_id = any($1::uuid[]) and status = 'pending'", [brokenIds])
       ).rows[0];
       out(`${"the hanging one".padEnd(31)}pending ${held.pending}: ${held.leased} leased by the instance (in flight or waiting), the rest handed back unleased`);
     } else {

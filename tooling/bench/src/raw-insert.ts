@@ -31,9 +31,9 @@ const HEADERS = JSON.stringify([
 // The columns a capture-only endpoint's event is stored with.
 const INSERT = `
 insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type, size_bytes, client_ip,
-                    source, event_type, status, attempts)
+                    source, event_type, status)
 select r.id, $2, r.received_at, 'POST', '', '', $3::jsonb, $4::bytea, 'application/json', octet_length($4::bytea), '127.0.0.1',
-       'stripe', 'invoice.paid', 'captured', 0
+       'stripe', 'invoice.paid', 'captured'
 from unnest($1::uuid[], $5::timestamptz[]) as r(id, received_at)`;
 
 /** A UUIDv7 of `ms` with random low bits (the events' ids are their receive time). */

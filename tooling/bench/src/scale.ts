@@ -254,7 +254,8 @@ const describeLoad = (result: LoadResult) => `${result.requestsPerSecond} req/s 
  * One chunk of rows g in [from, to) of the n seeded events. Row g is received at
  * start + g·span/n (evenly spread); its id is the UUIDv7 of that millisecond, its other
  * bits from md5(g). Every 100 rows: BIG_SHARE to the big endpoint, the rest evenly to the
- * five others; the forwarding ones' events are final (about 90% delivered, 10% failed).
+ * five others; the forwarding ones' events are final (about 90% delivered, 10% failed), each
+ * with its one delivery to the endpoint's first destination ($10, by endpoint index).
  * Rows needle_from + k·needle_step (k < NEEDLE_EVENTS) carry the needle in their body, and
  * RARE_EVENTS rows halfway between some of those the rare text.
  * The other pseudo-random choices come from hashint8extended (much cheaper than md5), and
@@ -290,9 +291,10 @@ bodied as (
            case when s.needle then '${NEEDLE}' when s.rare then '${RARE}' else 'ref-' || substr(s.token, 13, 12) end,
            10000 + s.status_roll % 90000, repeat('lorem ipsum ', 6 + s.status_roll % 12), substr(s.token, 17, 16), s.token), 'UTF8') as body
   from shaped s
-)
+),
+inserted as (
 insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type, size_bytes, client_ip,
-                    source, event_type, status, latency_ms, response_status, attempts, forwarded_at, completed_at, destination_url)
+                    source, event_type, status, latency_ms, response_status, forwarded_at, completed_at, destination_url)
 select (lpad(to_hex(b.ms), 12, '0') || '7' || substr(md5(b.g::text), 1, 3) || '8' || substr(md5(b.g::text), 4, 15))::uuid,
        ($1::uuid[])[b.endpoint_index], to_timestamp(b.ms / 1000.0), 'POST', '', '',
        json_build_array(json_build_array('content-type', 'application/json'),
@@ -302,11 +304,16 @@ select (lpad(to_hex(b.ms), 12, '0') || '7' || substr(md5(b.g::text), 1, 3) || '8
        b.source, b.event_type, b.status,
        case when b.forwarding then b.latency end,
        case b.status when 'delivered' then 200 when 'failed' then 500 end,
-       case when b.forwarding then 1 else 0 end,
        case when b.forwarding then to_timestamp((b.ms + 1) / 1000.0) end,
        case when b.forwarding then to_timestamp((b.ms + 1 + b.latency) / 1000.0) end,
        case when b.forwarding then $2::text end
-from bodied b`;
+from bodied b
+returning id, endpoint_id, status, completed_at
+)
+insert into deliveries (event_id, destination_id, endpoint_id, status, attempts, completed_at)
+select i.id, d.destination_id, i.endpoint_id, i.status, 1, i.completed_at
+from inserted i join unnest($1::uuid[], $10::uuid[]) as d(endpoint_id, destination_id) on d.endpoint_id = i.endpoint_id
+where d.destination_id is not null`;
 
 /** [from, to) row ranges: one per day of the window, split so none exceeds ROWS_PER_INSERT. */
 function seedChunks(n: number, days: number): Array<[number, number]> {
@@ -334,13 +341,15 @@ async function seedEvents(pool: pg.Pool, account: Account, n: number, days: numb
   const startMs = nowMs - spanMs;
   const needle = needleRows(n, spanMs);
   const endpointIds = seedOrder(account).map((endpoint) => endpoint.id);
+  const firstDestinations = await pool.query<{ endpoint_id: string; id: string }>("select endpoint_id, id from destinations where position = 0 and endpoint_id = any($1::uuid[])", [endpointIds]);
+  const destinationIds = endpointIds.map((id) => firstDestinations.rows.find((row) => row.endpoint_id === id)?.id ?? null);
   const chunks = seedChunks(n, days);
   let seeded = 0;
   // Chunks are separate stretches of time (mostly separate day partitions): SEED_WORKERS of them run at once.
   const worker = async () => {
     for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
       const [from, to] = chunk;
-      await pool.query(SEED_CHUNK, [endpointIds, DESTINATION, from, to, n, startMs, spanMs, needle.from, needle.step]);
+      await pool.query(SEED_CHUNK, [endpointIds, DESTINATION, from, to, n, startMs, spanMs, needle.from, needle.step, destinationIds]);
       seeded += to - from;
       progress(`  seeded ${seeded.toLocaleString("en-US")} / ${n.toLocaleString("en-US")}`);
     }
