@@ -77,15 +77,24 @@ export async function withMigrationLock<T>(databaseUrl: string, work: () => Prom
 /** Runs `work` in one transaction on a client of the pool: committed if it resolves, rolled back if it throws. */
 export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A checked-out client has no listener of the pool's: a connection lost between two
+  // statements (PostgreSQL restarting) would be an unhandled 'error' and end the process.
+  // The statement under way fails on its own; the client is then destroyed, not reused.
+  let lost: Error | undefined;
+  const onLost = (error: Error) => {
+    lost = error;
+  };
+  client.on("error", onLost);
   try {
     await client.query("begin");
     const result = await work(client);
     await client.query("commit");
     return result;
   } catch (error) {
-    await client.query("rollback").catch(() => undefined);
+    if (!lost) await client.query("rollback").catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    client.removeListener("error", onLost);
+    client.release(lost);
   }
 }
