@@ -23,8 +23,11 @@ let sink: Sink;
 let failing = new Set<string>();
 /** Bodies sent to /flaky that have failed once already: each body fails its first attempt only. */
 const failedOnce = new Set<string>();
+/** When each request to /paced arrived (performance.now()). */
+const pacedArrivals: number[] = [];
 beforeAll(async () => {
   sink = await startSink((req, res, body) => {
+    if (req.url === "/paced") pacedArrivals.push(performance.now());
     const flakyFirst = req.url === "/flaky" && !failedOnce.has(body.toString());
     if (flakyFirst) failedOnce.add(body.toString());
     res.writeHead(failing.has(req.url ?? "") || flakyFirst ? 500 : 200);
@@ -173,5 +176,19 @@ describe("fan-out with filters", () => {
     // Every event failed once and then succeeded, and the destination saw them strictly in turn.
     const seen = arrivals("/flaky").map((r) => JSON.parse(r.body.toString()).n as number);
     expect(seen).toEqual([1, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
+  });
+});
+
+describe("rate limits", () => {
+  test("starts a rate-limited destination's deliveries 1/rate apart, however fast they were captured", async ({ services, user }) => {
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "Paced" });
+    await createDestination(services, { teamId: user.teamId, endpointId: endpoint.id, url: url("/paced"), rateLimitPerSecond: 4 });
+    const ids: string[] = [];
+    for (let n = 1; n <= 5; n += 1) ids.push(await capture(services, endpoint.slug, `{"n":${n}}`));
+    for (const id of ids) await waitFor(async () => (await getEvent(services, { teamId: user.teamId, eventId: id })).status === "delivered", "every event to deliver", 30_000);
+
+    // Five starts 250 ms apart span a second (less the first start's lateness); unpaced, they would arrive together.
+    expect(pacedArrivals).toHaveLength(5);
+    expect(pacedArrivals.at(-1)! - pacedArrivals[0]!).toBeGreaterThanOrEqual(750);
   });
 });
