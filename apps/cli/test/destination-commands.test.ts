@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
-import { runCli, type CliResult } from "./run-cli.js";
+import { expectRefused, output } from "./cli-answers.js";
+import { runCli } from "./run-cli.js";
 
 // rehook destination add|list|update|remove: an endpoint named by its slug, a destination by
 // its id. A handful of processes (see commands.test.ts on the cost of one), run side by side
@@ -17,20 +18,6 @@ beforeAll(async () => {
   expect((await runCli(["user", "create", "--email", DEV, "--password", "long enough"], env)).code).toBe(0);
 }, 300_000);
 afterAll(() => db.drop());
-
-function output<T = Record<string, unknown>>(result: CliResult): T {
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
-
-/** A refusal: one line on stderr, no stack trace, this exit code, nothing on stdout. */
-function expectRefused(result: CliResult, code: number, pattern: RegExp) {
-  expect(result.code, result.stderr).toBe(code);
-  expect(result.stderr).toMatch(pattern);
-  expect(result.stderr.trim().split("\n")).toHaveLength(1);
-  expect(result.stderr).not.toMatch(/\n\s+at /);
-  expect(result.stdout).toBe("");
-}
 
 const INVOICES = { "body.type": { $startsWith: "invoice." } };
 const PUSHES = { "headers.X-GitHub-Event": "push" };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
-import { runCli, type CliResult } from "./run-cli.js";
+import { expectRefused, output } from "./cli-answers.js";
+import { runCli } from "./run-cli.js";
 
 // rehook team and member (the operator's tools), and --team/--role on the commands that act as
 // a user: the CLI obeys the roles every transport obeys. Each test works in a team of its own,
@@ -27,21 +28,6 @@ beforeAll(async () => {
   for (const created of others) expect(created.code, created.stderr).toBe(0);
 }, 300_000);
 afterAll(() => db.drop());
-
-/** The command's JSON output, once it has succeeded. */
-function output<T = Record<string, unknown>>(result: CliResult): T {
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
-
-/** A refusal: one line on stderr, no stack trace, this exit code, nothing on stdout. */
-function expectRefused(result: CliResult, code: number, pattern: RegExp) {
-  expect(result.code, result.stderr).toBe(code);
-  expect(result.stderr).toMatch(pattern);
-  expect(result.stderr.trim().split("\n")).toHaveLength(1);
-  expect(result.stderr).not.toMatch(/\n\s+at /);
-  expect(result.stdout).toBe("");
-}
 
 /** A team owned by OWNER with these members; answers its slug and id. */
 async function teamWith(name: string, members: Record<string, string> = {}): Promise<{ id: string; slug: string }> {

@@ -24,6 +24,24 @@ export function RetryNowButton({ retry, locked, onRetry }: { retry: RetryState; 
   );
 }
 
+/** What Retry now did: "started" for screen readers, or why it failed (the button points here). */
+export function RetryNowFeedback({ retry }: { retry: RetryState }) {
+  return (
+    <>
+      <p className="sr-only" aria-live="polite">
+        {retry.state === "sent" ? "Retry started." : ""}
+      </p>
+      {retry.state === "error" ? (
+        <div className="recovery-result" id="retry-now-error">
+          <Alert tone="error" role="alert">
+            {retry.message}
+          </Alert>
+        </div>
+      ) : null}
+    </>
+  );
+}
+
 /** Each attempt to deliver the event, the next one due, and Retry now. */
 export function AttemptsCard({
   event,
@@ -78,16 +96,7 @@ export function AttemptsCard({
       ) : (
         <AttemptTimeline eventId={event.id} attempts={attempts} nextAttemptAt={nextAttemptAt} paused={forwardingPaused} />
       )}
-      <p className="sr-only" aria-live="polite">
-        {retry.state === "sent" ? "Retry started." : ""}
-      </p>
-      {retry.state === "error" ? (
-        <div className="recovery-result" id="retry-now-error">
-          <Alert tone="error" role="alert">
-            {retry.message}
-          </Alert>
-        </div>
-      ) : null}
+      <RetryNowFeedback retry={retry} />
     </Card>
   );
 }

@@ -2,9 +2,9 @@ import { Link } from "@remix-run/react";
 import { AttemptTimeline } from "../../components/attempts";
 import { TimeUntil } from "../../components/delivery";
 import { DeliveryStateBadge, REMOVED_DESTINATION } from "../../components/delivery-states";
-import { Alert, Card } from "../../components/ui";
+import { Card } from "../../components/ui";
 import { plural } from "../../lib/format";
-import { RetryNowButton, type RetryState } from "./attempts-card";
+import { RetryNowButton, RetryNowFeedback, type RetryState } from "./attempts-card";
 import type { EventPageData } from "./event-data.server";
 
 type EventData = EventPageData["event"];
@@ -87,16 +87,7 @@ export function DeliveriesCard({
           </li>
         ) : null}
       </ol>
-      <p className="sr-only" aria-live="polite">
-        {retry.state === "sent" ? "Retry started." : ""}
-      </p>
-      {retry.state === "error" ? (
-        <div className="recovery-result" id="retry-now-error">
-          <Alert tone="error" role="alert">
-            {retry.message}
-          </Alert>
-        </div>
-      ) : null}
+      <RetryNowFeedback retry={retry} />
     </Card>
   );
 }
