@@ -69,7 +69,7 @@ async function postmasterOf(database: EmbeddedDatabase): Promise<number> {
 
 /** A database with a user and one endpoint forwarding to `sink` per name; answers their slugs. */
 async function prepare(database: EmbeddedDatabase, cli: string, sink: string, names: string[]): Promise<Record<string, { id: string; slug: string }>> {
-  const env = { DATABASE_URL: database.url, LOG_LEVEL: "warn" };
+  const env = { DATABASE_URL: database.url, LOG_LEVEL: "warn", ALLOW_PRIVATE_DESTINATIONS: "true" };
   await runRehook(["user", "create", "--email", EMAIL, "--password", "bench-password"], env, cli);
   const endpoints: Record<string, { id: string; slug: string }> = {};
   for (const name of names) endpoints[name] = JSON.parse(await runRehook(["endpoint", "create", "--email", EMAIL, "--name", name, "--destination", `${sink}/in`], env, cli));

@@ -104,16 +104,20 @@ export function SaveActions({ label, saving, saved, error }: { label: string; sa
   );
 }
 
-/** A one-button form that posts an intent (and the id it acts on) to the route's action. */
+/** A one-button form that posts an intent (and the id it acts on, and any other `fields`) to the route's action. */
 export function IntentButton({
   intent,
   id,
+  fields = {},
   preventScrollReset,
+  formClassName,
   ...button
 }: {
   intent: string;
   id?: string;
+  fields?: Record<string, string>;
   preventScrollReset?: boolean;
+  formClassName?: string;
   busy: boolean;
   busyLabel: string;
   className: string;
@@ -121,9 +125,12 @@ export function IntentButton({
   children: ReactNode;
 }) {
   return (
-    <Form method="post" preventScrollReset={preventScrollReset}>
+    <Form method="post" preventScrollReset={preventScrollReset} className={formClassName}>
       <input type="hidden" name="intent" value={intent} />
       {id ? <input type="hidden" name="id" value={id} /> : null}
+      {Object.entries(fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
       <SubmitButton {...button} />
     </Form>
   );

@@ -3,7 +3,7 @@ import { useEffect, useState, type ReactNode } from "react";
 import { Badge } from "../../components/badges";
 import { ConfirmDialog } from "../../components/confirm-dialog";
 import { RetryPolicyFields } from "../../components/delivery";
-import { CheckboxField, SubmitButton, TextField, UrlField } from "../../components/form-fields";
+import { CheckboxField, IntentButton, SubmitButton, TextField, UrlField } from "../../components/form-fields";
 import { RelativeTime } from "../../components/relative-time";
 import { useAccess } from "../../components/use-team";
 import { Card, FormError, FormSuccess, Icon } from "../../components/ui";
@@ -300,7 +300,6 @@ function DestinationStateBadge({ destination }: { destination: Destination }) {
 
 /** A one-button form acting on one destination (resume, enable or disable). */
 function DestinationActionForm({
-  intent,
   destinationId,
   enabled,
   ...button
@@ -314,14 +313,8 @@ function DestinationActionForm({
   locked?: string;
   children: ReactNode;
 }) {
-  return (
-    <Form method="post" preventScrollReset className="destination-action">
-      <input type="hidden" name="intent" value={intent} />
-      <input type="hidden" name="destinationId" value={destinationId} />
-      {enabled !== undefined ? <input type="hidden" name="enabled" value={String(enabled)} /> : null}
-      <SubmitButton {...button} />
-    </Form>
-  );
+  const fields = enabled === undefined ? { destinationId } : { destinationId, enabled: String(enabled) };
+  return <IntentButton {...button} fields={fields} preventScrollReset formClassName="destination-action" />;
 }
 
 /**
