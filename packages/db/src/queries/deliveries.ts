@@ -326,11 +326,19 @@ export interface CompletedDelivery extends DeliveryRef {
 const LATENCY_BOUNDS = `{${LATENCY_BUCKET_BOUNDS_MS.join(",")}}`;
 
 /**
- * Locks the batch's events, in id order, before COMPLETE reads their other deliveries: two
- * instances completing two deliveries of one event then sum it up one after the other, the
- * second seeing the first's result (in one statement both would read the same snapshot).
+ * Locks the batch's events that have another delivery, in id order, before COMPLETE reads
+ * their other deliveries: two instances completing two deliveries of one event then sum it up
+ * one after the other, the second seeing the first's result (in one statement both would read
+ * the same snapshot). An event with one delivery needs no lock of its own (its sum is that
+ * delivery, which COMPLETE's update locks), and most events have one: a row lock is a write.
  */
-const LOCK_EVENTS = `select id from events where id = any($1::uuid[]) order by id for no key update`;
+const LOCK_EVENTS = `
+select e.id from events e
+where e.id = any($1::uuid[])
+  -- a second delivery exists (OFFSET 1 skips the first)
+  and exists (select 1 from deliveries d where d.event_id = e.id offset 1)
+order by e.id
+for no key update of e`;
 
 /*
  * One statement stores a batch of attempts: each as a delivery_attempts row, its result on
