@@ -19,6 +19,8 @@ const { values } = parseArgs({
     sizes: { type: "string", default: "1,16,50,100,300" },
     // Rows stored per batch size and side.
     rows: { type: "string", default: "30000" },
+    /** The endpoint forwards (nothing listens there): each row is stored pending, leased to the fast path as a running instance does. */
+    destination: { type: "boolean", default: false },
   },
 });
 const sizes = values.sizes!.split(",").map(Number);
@@ -58,18 +60,18 @@ async function main() {
   process.stdout.write(`bench:capture-statement  ${rowsPerSize} rows per batch size and side, body ${body.length} bytes, node ${process.version}\n\n`);
   const dataDir = await mkdtemp(path.join(tmpdir(), "rehook-bench-"));
   const database = await startEmbeddedPostgres({ dataDir });
-  const env = { DATABASE_URL: database.url, LOG_LEVEL: "warn" };
+  const env = { DATABASE_URL: database.url, LOG_LEVEL: "warn", ALLOW_PRIVATE_DESTINATIONS: "true" };
   const pool = createPool({ databaseUrl: database.url, max: 4 });
   const client = new pg.Client({ connectionString: database.url });
   try {
     await runRehook(["user", "create", "--email", "bench@example.com", "--password", "bench-password"], env);
-    const endpoint = JSON.parse(await runRehook(["endpoint", "create", "--email", "bench@example.com", "--name", "bench"], env)) as { id: string; slug: string };
+    const endpoint = JSON.parse(await runRehook(["endpoint", "create", "--email", "bench@example.com", "--name", "bench", ...(values.destination ? ["--destination", "http://127.0.0.1:9/in"] : [])], env)) as { id: string; slug: string };
     await client.connect();
     const dataDirectory = (await client.query<{ data_directory: string }>("show data_directory")).rows[0]!.data_directory;
     const postgresPid = postmasterPid(dataDirectory)!;
     const readers = { postgres: () => processTreeCpuMicros(postgresPid), node: () => { const usage = process.cpuUsage(); return usage.user + usage.system; } };
     const stored = async () => Number((await client.query<{ n: string }>("select count(*) as n from events where endpoint_id = $1", [endpoint.id])).rows[0]!.n);
-    const writer = new GroupCommitWriter(pool, { maxRows: Math.max(...sizes) });
+    const writer = new GroupCommitWriter(pool, { maxRows: Math.max(...sizes), ...(values.destination ? { fastPath: { leaseMs: 60_000, hasRoom: () => true } } : {}) });
 
     process.stdout.write("rows per statement   raw INSERT: postgres us/row   capture statement: postgres us/row   node us/row\n");
     for (const size of sizes) {
