@@ -313,7 +313,7 @@ function DestinationActionForm({
   locked?: string;
   children: ReactNode;
 }) {
-  const fields = enabled === undefined ? { destinationId } : { destinationId, enabled: String(enabled) };
+  const fields: Record<string, string> = enabled === undefined ? { destinationId } : { destinationId, enabled: String(enabled) };
   return <IntentButton {...button} fields={fields} preventScrollReset formClassName="destination-action" />;
 }
 
