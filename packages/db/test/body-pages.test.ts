@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUuidV7Generator, uuidv7 } from "@rehook/core";
-import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createTestDatabase, insertUserWithTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import {
   BODY_BYTES_PER_READ,
   claimDueDeliveries,
@@ -70,9 +70,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   orm = await createOrm({ databaseUrl: db.url, poolSize: 2 });
   pool = createPool({ databaseUrl: db.url, max: 2 });
-  const userId = uuidv7();
-  await db.query("insert into users (id, email, password_hash) values ($1, 'pages@example.com', 'x')", [userId]);
-  teamId = await insertPersonalTeam(db, userId);
+  teamId = await insertUserWithTeam(db, "pages@example.com");
 });
 afterAll(async () => {
   await pool.end();

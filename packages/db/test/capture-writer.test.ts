@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uuidv7, type HeaderList } from "@rehook/core";
-import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createTestDatabase, insertUserWithTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { createOrm, createPool, EventBus, type BusMessage, deleteOwnedEndpoint, GroupCommitWriter, purgeEndpointEvents, type CapturedRequest, type Pool } from "../src/index.js";
 
 let db: TestDatabase;
@@ -42,9 +42,7 @@ function request(slug: string, body: string | Buffer = "{}", fields: Partial<Cap
 beforeAll(async () => {
   db = await createTestDatabase();
   pool = createPool({ databaseUrl: db.url, max: 4 });
-  const userId = uuidv7();
-  await db.query("insert into users (id, email, password_hash) values ($1, 'w@example.com', 'x')", [userId]);
-  teamId = await insertPersonalTeam(db, userId);
+  teamId = await insertUserWithTeam(db, "w@example.com");
 });
 afterAll(async () => {
   await pool.end();

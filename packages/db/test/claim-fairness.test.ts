@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createUuidV7Generator, uuidv7 } from "@rehook/core";
-import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createTestDatabase, insertUserWithTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { claimDueDeliveries, completeDeliveries, createOrm, createPool, handBackLeases, reclaimHeldRetries, resumeOwnedEndpoint, type Pool } from "../src/index.js";
 
 // The recovery claim shares itself between destinations: one destination's backlog cannot
@@ -53,9 +53,7 @@ const idsOf = (events: Array<{ id: string }>) => events.map((event) => event.id)
 beforeAll(async () => {
   db = await createTestDatabase();
   pool = createPool({ databaseUrl: db.url, max: 2 });
-  const userId = uuidv7();
-  await db.query("insert into users (id, email, password_hash) values ($1, 'claims@example.com', 'x')", [userId]);
-  teamId = await insertPersonalTeam(db, userId);
+  teamId = await insertUserWithTeam(db, "claims@example.com");
 });
 beforeEach(async () => {
   await db.query("delete from deliveries");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createUuidV7Generator, uuidv7 } from "@rehook/core";
-import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createTestDatabase, insertUserWithTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { claimDueDeliveries, completeDeliveries, createPool, type ClaimedDelivery, type DeliveryOutcome, type Pool } from "../src/index.js";
 
 // The claim's pace and order rules, decided in the database: a rate-limited destination
@@ -68,9 +68,7 @@ const delivered = (delivery: ClaimedDelivery): DeliveryOutcome => ({ ...failed(d
 beforeAll(async () => {
   db = await createTestDatabase();
   pools = [createPool({ databaseUrl: db.url, max: 2 }), createPool({ databaseUrl: db.url, max: 2 })];
-  const userId = uuidv7();
-  await db.query("insert into users (id, email, password_hash) values ($1, 'pace@example.com', 'x')", [userId]);
-  teamId = await insertPersonalTeam(db, userId);
+  teamId = await insertUserWithTeam(db, "pace@example.com");
 });
 beforeEach(async () => {
   await db.query("delete from deliveries");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUuidV7Generator, uuidv7 } from "@rehook/core";
-import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
+import { createTestDatabase, insertUserWithTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { claimDueDeliveries, completeDeliveries, createPool, type ClaimedDelivery, type DeliveryOutcome, type Pool } from "../src/index.js";
 
 // An event fanned out to two destinations, its two deliveries finished at the same moment by
@@ -16,9 +16,7 @@ const nextId = createUuidV7Generator(() => 1_800_000_000_000);
 beforeAll(async () => {
   db = await createTestDatabase();
   pools = [createPool({ databaseUrl: db.url, max: 4 }), createPool({ databaseUrl: db.url, max: 4 })];
-  const userId = uuidv7();
-  await db.query("insert into users (id, email, password_hash) values ($1, 'race@example.com', 'x')", [userId]);
-  teamId = await insertPersonalTeam(db, userId);
+  teamId = await insertUserWithTeam(db, "race@example.com");
 });
 afterAll(async () => {
   await Promise.all(pools.map((pool) => pool.end()));

@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createUuidV7Generator, silentLogger, uuidv7 } from "@rehook/core";
 import { createPool, type ClaimedDelivery, type Pool } from "@rehook/db";
-import { createTestDatabase, insertDestination, insertPersonalTeam, type TestDatabase } from "@rehook/vitest-config/postgres";
+import { createTestDatabase, insertDestination, insertUserWithTeam, type TestDatabase } from "@rehook/vitest-config/postgres";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { createDeliveryPool, DeliveryDispatcher, type DeliveryPool } from "../src/index.js";
@@ -102,9 +102,7 @@ beforeAll(async () => {
     mostHeld = Math.max(mostHeld, held.length);
   });
   healthy = await startSink((_req, res) => res.end("ok"));
-  const userId = uuidv7();
-  await db.query("insert into users (id, email, password_hash) values ($1, 'fair@example.com', 'x')", [userId]);
-  teamId = await insertPersonalTeam(db, userId);
+  teamId = await insertUserWithTeam(db, "fair@example.com");
 });
 beforeEach(() => {
   mostHeld = 0;

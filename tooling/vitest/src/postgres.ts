@@ -75,6 +75,12 @@ export async function insertPersonalTeam(db: Pick<TestDatabase, "query">, userId
   return team!.id;
 }
 
+/** A user inserted by hand (no password that signs in) with their personal team; answers the team's id. */
+export async function insertUserWithTeam(db: Pick<TestDatabase, "query">, email: string): Promise<string> {
+  const [user] = await db.query<{ id: string }>("insert into users (id, email, password_hash) values (gen_random_uuid(), $1, 'x') returning id", [email]);
+  return insertPersonalTeam(db, user!.id);
+}
+
 /**
  * Gives an endpoint inserted by hand a destination with plain SQL (position 0 by default: its
  * first destination, what destination_url reads), named after its URL's host as the use cases
