@@ -174,6 +174,7 @@ describe("recovery claim fairness", () => {
     const failed = (claim: { id: string; destinationId: string }) => ({
       ...claim,
       attempt: 1,
+      otherDeliveries: false,
       status: "failed" as const,
       retryInMs: 1_000,
       holdLeaseMs: 60_000,

@@ -51,6 +51,7 @@ function failed(delivery: ClaimedDelivery, retryInMs: number | null): DeliveryOu
     id: delivery.id,
     destinationId: delivery.destinationId,
     attempt: delivery.attempt,
+    otherDeliveries: delivery.otherDeliveries,
     status: "failed",
     retryInMs,
     startedAt: Date.now(),

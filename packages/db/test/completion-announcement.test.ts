@@ -50,6 +50,7 @@ describe("completing deliveries", () => {
       id,
       destinationId,
       attempt,
+      otherDeliveries: false,
       status,
       retryInMs: null,
       startedAt: Date.now(),

@@ -52,6 +52,7 @@ const delivered = (delivery: ClaimedDelivery): DeliveryOutcome => ({
   id: delivery.id,
   destinationId: delivery.destinationId,
   attempt: delivery.attempt,
+  otherDeliveries: delivery.otherDeliveries,
   status: "delivered",
   retryInMs: null,
   startedAt: Date.now(),
@@ -71,6 +72,8 @@ describe("completing an event's deliveries from two instances at once", () => {
     const ids = await fannedOut(2, 40);
     const claimed = await claimDueDeliveries(pools[0]!, 500, 60_000);
     expect(claimed).toHaveLength(80);
+    // The claim tells that each event has another delivery, so completing it takes the event's lock.
+    expect(claimed.every((delivery) => delivery.otherDeliveries)).toBe(true);
     // Each event's first delivery goes to one instance, its second to the other, one event per batch, all at once.
     const byEvent = new Map<string, ClaimedDelivery[]>();
     for (const delivery of claimed) byEvent.set(delivery.id, [...(byEvent.get(delivery.id) ?? []), delivery]);
@@ -83,6 +86,8 @@ describe("completing an event's deliveries from two instances at once", () => {
   it("an event with one delivery ends delivered too", async () => {
     const ids = await fannedOut(1, 20);
     const claimed = await claimDueDeliveries(pools[0]!, 500, 60_000);
+    // One statement each, without the event's lock.
+    expect(claimed.some((delivery) => delivery.otherDeliveries)).toBe(false);
     await Promise.all(claimed.map((delivery, n) => completeDeliveries(pools[n % 2]!, [delivered(delivery)])));
     expect(await statuses(ids)).toEqual(Array(20).fill("delivered"));
   });

@@ -106,7 +106,7 @@ export function deliveryTask(event: ClaimedDelivery, options: SendOptions, start
  * policy wants another attempt (Retry-After on 429 and 503 honoured). `random` jitters the wait.
  */
 export function outcome(
-  event: Pick<ClaimedDelivery, "id" | "destinationId" | "attempt" | "retryPolicy">,
+  event: Pick<ClaimedDelivery, "id" | "destinationId" | "attempt" | "retryPolicy" | "otherDeliveries">,
   result: DeliveryResult,
   random: () => number = Math.random,
 ): DeliveryOutcome {
@@ -115,6 +115,7 @@ export function outcome(
     id: event.id,
     destinationId: event.destinationId,
     attempt: event.attempt,
+    otherDeliveries: event.otherDeliveries,
     status: result.ok ? "delivered" : "failed",
     retryInMs: result.ok ? null : retryDelay(event.retryPolicy, { attempt: event.attempt, responseStatus: result.status, retryAfter }, random, Date.now()),
     startedAt: result.startedAt,

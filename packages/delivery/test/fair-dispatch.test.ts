@@ -67,6 +67,7 @@ async function pending(target: Target, count: number, leased = false): Promise<C
     attempt: 1,
     retryPolicy: null,
     ratePerSecond: null,
+    otherDeliveries: false,
   }));
 }
 

@@ -164,6 +164,7 @@ function deliverAtOnce(ctx: CaptureContext, eventId: string, input: CaptureInput
       attempt: 1,
       retryPolicy: route.retryPolicy,
       ratePerSecond: null,
+      otherDeliveries: routes.length > 1,
     });
   }
   // Paced and ordered destinations are claimed from the database: this one may claim them now.

@@ -81,6 +81,7 @@ async function deliver(outcomes: Outcome[]): Promise<void> {
       id: event.id,
       destinationId: event.destinationId,
       attempt: event.attempt,
+      otherDeliveries: event.otherDeliveries,
       status: outcomes[i]!.status,
       retryInMs: outcomes[i]!.retry ? 60_000 : null,
       startedAt: Date.now(),

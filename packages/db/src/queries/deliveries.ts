@@ -27,6 +27,11 @@ export interface ClaimedDelivery extends CapturedRequestFields {
   ratePerSecond: number | null;
   /** A paced destination's slot: how long after its claim it may start (absent: at once). */
   startInMs?: number;
+  /**
+   * The event has deliveries to other destinations too: completing this one must sum them up
+   * under the event's lock (see LOCK_EVENTS). Fixed at capture, which stores every delivery.
+   */
+  otherDeliveries: boolean;
 }
 
 /** A delivery's identity: its event and destination. */
@@ -53,6 +58,7 @@ interface ClaimRow extends CapturedRequestRow, RetryColumns {
   attempts: number;
   rate_limit_per_second: number | null;
   start_in_ms?: number;
+  other_deliveries: boolean;
 }
 
 /** The policy from a destination's three columns (any null: one attempt). */
@@ -71,6 +77,7 @@ const toClaimed = (row: ClaimRow): ClaimedDelivery => ({
   retryPolicy: retryPolicyOf(row),
   ratePerSecond: row.rate_limit_per_second,
   ...(row.start_in_ms ? { startInMs: Math.max(0, row.start_in_ms) } : {}),
+  otherDeliveries: row.other_deliveries,
 });
 
 /*
@@ -176,7 +183,8 @@ slotted as (
 )
 select e.id, e.endpoint_id, e.method, e.path, e.query, e.headers, e.body, c.destination_id, t.url,
        p.sign_requests, p.secret, p.keep_proxy_headers, c.attempts, t.retry_max_attempts, t.retry_initial_delay_ms, t.retry_max_delay_ms,
-       t.rate_limit_per_second, c.start_in_ms::float8 as start_in_ms
+       t.rate_limit_per_second, c.start_in_ms::float8 as start_in_ms,
+       exists (select 1 from deliveries o where o.event_id = c.event_id and o.destination_id <> c.destination_id) as other_deliveries
 from slotted c join events e on e.id = c.event_id join destinations t on t.id = c.destination_id join endpoints p on p.id = e.endpoint_id`;
 
 /**
@@ -294,6 +302,8 @@ export async function reclaimHeldRetries(pool: Pool, claims: LeaseClaim[], lease
 export interface DeliveryOutcome extends DeliveryRef {
   /** Which attempt this was (ClaimedDelivery.attempt): a result from an older claim is ignored. */
   attempt: number;
+  /** ClaimedDelivery.otherDeliveries: the event's status sums several deliveries. */
+  otherDeliveries: boolean;
   /** How this attempt went. */
   status: Extract<EventStatus, "delivered" | "failed">;
   /** After a failed attempt with attempts left: wait this long, pending, before the next (null: final). */
@@ -326,7 +336,7 @@ export interface CompletedDelivery extends DeliveryRef {
 const LATENCY_BOUNDS = `{${LATENCY_BUCKET_BOUNDS_MS.join(",")}}`;
 
 /**
- * Locks the batch's events that have another delivery, in id order, before COMPLETE reads
+ * Locks the batch's events that have another delivery (otherDeliveries), in id order, before COMPLETE reads
  * their other deliveries: two instances completing two deliveries of one event then sum it up
  * one after the other, the second seeing the first's result (in one statement both would read
  * the same snapshot). An event with one delivery needs no lock of its own (its sum is that
@@ -335,8 +345,6 @@ const LATENCY_BOUNDS = `{${LATENCY_BUCKET_BOUNDS_MS.join(",")}}`;
 const LOCK_EVENTS = `
 select e.id from events e
 where e.id = any($1::uuid[])
-  -- a second delivery exists (OFFSET 1 skips the first)
-  and exists (select 1 from deliveries d where d.event_id = e.id offset 1)
 order by e.id
 for no key update of e`;
 
@@ -519,17 +527,21 @@ function completionParameters(outcomes: DeliveryOutcome[]): [string, Buffer] {
   return [JSON.stringify(rows), Buffer.concat(bodies, offset)];
 }
 
-/** Stores a batch of attempts (see COMPLETE); answers the deliveries it stored. */
+/**
+ * Stores a batch of attempts (see COMPLETE); answers the deliveries it stored. A batch whose
+ * events each have one delivery is one statement, atomic by itself: no transaction and no
+ * event locks, so the common case (one destination) costs a single round trip.
+ */
 export async function completeDeliveries(pool: Pool, outcomes: DeliveryOutcome[]): Promise<CompletedDelivery[]> {
-  const eventIds = [...new Set(outcomes.map((o) => o.id))];
-  const result = await withTransaction(pool, async (client) => {
-    await client.query({ name: "rehook_complete_lock_events", text: LOCK_EVENTS, values: [eventIds] });
-    return client.query<{ event_id: string; destination_id: string; endpoint_id: string; team_id: string; status: CompletedDelivery["status"]; paused_now: boolean; ordered: boolean }>({
-      name: "rehook_complete_deliveries",
-      text: COMPLETE,
-      values: completionParameters(outcomes),
-    });
-  });
+  const complete = { name: "rehook_complete_deliveries", text: COMPLETE, values: completionParameters(outcomes) };
+  const shared = [...new Set(outcomes.filter((o) => o.otherDeliveries).map((o) => o.id))];
+  const result =
+    shared.length === 0
+      ? await pool.query<CompletionRow>(complete)
+      : await withTransaction(pool, async (client) => {
+          await client.query({ name: "rehook_complete_lock_events", text: LOCK_EVENTS, values: [shared] });
+          return client.query<CompletionRow>(complete);
+        });
   return result.rows.map((row) => ({
     id: row.event_id,
     destinationId: row.destination_id,
@@ -539,4 +551,14 @@ export async function completeDeliveries(pool: Pool, outcomes: DeliveryOutcome[]
     ordered: row.ordered,
     ...(row.paused_now ? { pausedNow: true } : {}),
   }));
+}
+
+interface CompletionRow {
+  event_id: string;
+  destination_id: string;
+  endpoint_id: string;
+  team_id: string;
+  status: CompletedDelivery["status"];
+  paused_now: boolean;
+  ordered: boolean;
 }
