@@ -4,7 +4,7 @@ import { destinationsRouter } from "./router/destinations.js";
 import { endpointsRouter } from "./router/endpoints.js";
 import { eventsRouter } from "./router/events.js";
 import { replaysRouter } from "./router/replays.js";
-import { apiKeysRouter, invitesRouter, notificationsRouter } from "./router/settings.js";
+import { apiKeysRouter, auditRouter, invitesRouter, notificationsRouter } from "./router/settings.js";
 import { membersRouter, teamsRouter } from "./router/teams.js";
 import { createCallerFactory, router } from "./trpc.js";
 
@@ -20,6 +20,7 @@ export const appRouter = router({
   invites: invitesRouter,
   teams: teamsRouter,
   members: membersRouter,
+  audit: auditRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -18,8 +18,10 @@ export interface ApiContext {
   session: CurrentSession | null;
   /** The team id this browser chose last (its cookie); membership is checked before it is used. */
   teamChoice: string | null;
-  /** The client's address (login rate limits). */
+  /** The client's address (login rate limits, the audit log). */
   clientAddress: string | null;
+  /** The request's id (X-Request-Id), for the audit log. */
+  requestId?: string | null;
   /** Absent for the server-side caller: Remix actions check the origin before calling. */
   request?: RequestFacts;
   /** Adds a Set-Cookie header to the answer (sign-up, log-in, log-out). */
@@ -96,6 +98,7 @@ export const publicProcedure = t.procedure.use(userErrors).use(sameOriginMutatio
  */
 export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first, then try again." });
-  const { actor, team }: { actor: Actor; team: TeamView } = await actorFor(ctx.services, { userId: ctx.session.user.id, teamId: ctx.teamChoice });
-  return next({ ctx: { ...ctx, session: ctx.session, user: ctx.session.user, actor, team } });
+  const found: { actor: Actor; team: TeamView } = await actorFor(ctx.services, { userId: ctx.session.user.id, teamId: ctx.teamChoice });
+  const actor: Actor = { ...found.actor, origin: { requestId: ctx.requestId ?? null, ip: ctx.clientAddress } };
+  return next({ ctx: { ...ctx, session: ctx.session, user: ctx.session.user, actor, team: found.team } });
 });

@@ -37,3 +37,5 @@ export {
 export { ACTIVITY_BUCKETS, ACTIVITY_RANGE_WORDS, ACTIVITY_RANGES, isActivityRange, type ActivityRange } from "./activity.js";
 // Teams: the roles, weakest first, and the rule the server checks them by (the dashboard hides what a role cannot do).
 export { isRole, ROLES, roleAllows, roleRank, rolesUpTo, withArticle, type Role } from "./roles.js";
+// The audit log: its actions and actor kinds, for the Settings → Audit log filters.
+export { AUDIT_ACTIONS, AUDIT_ACTOR_TYPES, AUDIT_TARGET_TYPES, wireAuditEntry, type AuditAction, type AuditActorType, type AuditEntry } from "./audit.js";

@@ -69,6 +69,7 @@ export const environmentSchema = z.object({
   /** The name before routing (one destination per endpoint); MAX_IN_FLIGHT_PER_DESTINATION wins when both are set. */
   MAX_IN_FLIGHT_PER_ENDPOINT: wholeNumber(1, 2_000).optional(),
   RETENTION_DAYS: wholeNumber(0, 3650).default(30),
+  AUDIT_RETENTION_DAYS: wholeNumber(0, 36_500).default(365),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   LOG_FORMAT: z.enum(["pretty", "json"]).default("pretty"),
   WORKERS: z
@@ -122,6 +123,8 @@ export interface Config {
   maxInFlightPerDestination: number;
   /** Days events are kept unless their endpoint says otherwise (0: for ever). */
   retentionDays: number;
+  /** AUDIT_RETENTION_DAYS: how long audit entries are kept (0: for ever). */
+  auditRetentionDays: number;
   logLevel: Environment["LOG_LEVEL"];
   /** pretty: one text line per record (terminals); json: one JSON object per line (log collectors). */
   logFormat: Environment["LOG_FORMAT"];
@@ -256,6 +259,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     forwardTimeoutMs: e.FORWARD_TIMEOUT_MS,
     maxInFlightPerDestination: e.MAX_IN_FLIGHT_PER_DESTINATION ?? e.MAX_IN_FLIGHT_PER_ENDPOINT ?? 200,
     retentionDays: e.RETENTION_DAYS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     workers: e.WORKERS,

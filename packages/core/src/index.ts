@@ -46,3 +46,4 @@ export * from "./export/index.js";
 export * from "./ingress/index.js";
 export * from "./http-syntax.js";
 export * from "./routing/index.js";
+export * from "./audit.js";

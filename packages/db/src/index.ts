@@ -14,6 +14,7 @@ export {
   type FastPathLease,
 } from "./capture-writer.js";
 export * from "./queries/users.js";
+export * from "./queries/audit-log.js";
 export * from "./queries/invites.js";
 export * from "./queries/endpoints.js";
 export * from "./queries/deliveries.js";

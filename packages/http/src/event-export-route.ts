@@ -6,6 +6,7 @@ import { EventExportQuery } from "./api-v1/schemas.js";
 import { STATUS_FOR_CODE } from "./error-status.js";
 import { sendEventExport } from "./event-export.js";
 import { sendError } from "./respond.js";
+import { requestOrigin } from "./request-origin.js";
 import type { StreamBounds } from "./stream-backpressure.js";
 
 export const EVENT_EXPORT_PATH = "/api/events/export";
@@ -16,7 +17,7 @@ export const EVENT_EXPORT_PATH = "/api/events/export";
  * GET /api/v1/events/export is. A read (no Origin check: another site can start the
  * download but cannot read it).
  */
-export function createEventExportRoute(options: { services: Services; streamBounds?: Partial<StreamBounds> }) {
+export function createEventExportRoute(options: { services: Services; streamBounds?: Partial<StreamBounds>; trustedProxyHops?: number }) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== "GET") {
       sendError(res, 405, "method_not_allowed", "Use GET to export events.", { allow: "GET" });
@@ -32,7 +33,7 @@ export function createEventExportRoute(options: { services: Services; streamBoun
     try {
       const query = parseWith(EventExportQuery, Object.fromEntries(new URL(req.url ?? "/", "http://localhost").searchParams), "query");
       format = query.format;
-      events = openEventExport(options.services, { teamId: signedIn.actor.teamId, filter: exportFilter(query) });
+      events = openEventExport(options.services, { teamId: signedIn.actor.teamId, by: { ...signedIn.actor, origin: requestOrigin(req, res, options.trustedProxyHops) }, filter: exportFilter(query) });
     } catch (error) {
       if (!isUserError(error)) throw error;
       sendError(res, STATUS_FOR_CODE[error.code], error.code, error.message);

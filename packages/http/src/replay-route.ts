@@ -21,8 +21,9 @@ export function matchReplayRoute(path: string): string | undefined {
  * POST /api/events/{eventId}/replay, authenticated by the session cookie: replays a stored
  * event and answers the attempt. The same use case as the dashboard's replay procedure.
  */
-export function createReplayRoute(options: { services: Services; origins: OriginPolicy; logger: Logger }) {
-  return sessionEventRoute({ services: options.services, methods: ["POST"], wrongMethod: "use POST to replay an event" }, async (req, res, { actor, eventId }) => {
+export function createReplayRoute(options: { services: Services; origins: OriginPolicy; logger: Logger; trustedProxyHops?: number }) {
+  const route = { services: options.services, methods: ["POST"], wrongMethod: "use POST to replay an event", trustedProxyHops: options.trustedProxyHops };
+  return sessionEventRoute(route, async (req, res, { actor, eventId }) => {
     if (!options.origins.isSameOrigin(req)) {
       sendErrorAndClose(res, 403, "forbidden", "This cross-site request was refused. Send it from the dashboard itself.");
       return;

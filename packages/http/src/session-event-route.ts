@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { dashboardActor, type DashboardActor, type Services } from "@rehook/services";
 import { decodePathSegment, MALFORMED_PATH_MESSAGE } from "./path-segment.js";
 import { sendError } from "./respond.js";
+import { requestOrigin } from "./request-origin.js";
 
 export type SessionEventHandler = (req: IncomingMessage, res: ServerResponse, request: DashboardActor & { eventId: string }) => Promise<void>;
 
@@ -11,7 +12,7 @@ export type SessionEventHandler = (req: IncomingMessage, res: ServerResponse, re
  * are malformed); then `handle` runs with the session, the actor in the chosen team and the id.
  */
 export function sessionEventRoute(
-  options: { services: Services; methods: readonly string[]; wrongMethod: string },
+  options: { services: Services; methods: readonly string[]; wrongMethod: string; trustedProxyHops?: number },
   handle: SessionEventHandler,
 ) {
   return async (req: IncomingMessage, res: ServerResponse, rawEventId: string): Promise<void> => {
@@ -29,6 +30,7 @@ export function sessionEventRoute(
       sendError(res, 400, "bad_request", MALFORMED_PATH_MESSAGE);
       return;
     }
-    await handle(req, res, { ...signedIn, eventId });
+    // The actor carries where the request came from, for the audit log.
+    await handle(req, res, { ...signedIn, actor: { ...signedIn.actor, origin: requestOrigin(req, res, options.trustedProxyHops) }, eventId });
   };
 }

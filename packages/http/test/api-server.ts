@@ -1,22 +1,16 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { createServer, request, type IncomingMessage, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { expect } from "vitest";
 import { silentLogger } from "@rehook/core";
 import {
+  ALL_CONTRACTS,
   actorFor,
   captureRequest,
   createApiKey,
   createUser,
-  destinationContracts,
-  endpointContracts,
-  eventContracts,
-  replayContracts,
-  settingsContracts,
-  teamContracts,
   type Actor,
-  type Contract,
   type Role,
   type Services,
   type UserView,
@@ -46,7 +40,7 @@ export interface ApiDocument {
 export const document = openApiDocument(BASE_URL) as unknown as ApiDocument;
 
 /** Which test file exercises each route's own answers (its success and route-specific errors). */
-export const ROUTE_FILES: Record<string, "endpoints" | "destinations" | "events" | "replays" | "team"> = {
+export const ROUTE_FILES: Record<string, "endpoints" | "destinations" | "events" | "replays" | "team" | "audit"> = {
   listEvents: "events",
   exportEvents: "events",
   getEvent: "events",
@@ -69,6 +63,7 @@ export const ROUTE_FILES: Record<string, "endpoints" | "destinations" | "events"
   resumeDestination: "destinations",
   deleteDestination: "destinations",
   getTeam: "team",
+  listAuditLog: "audit",
 };
 
 /**
@@ -84,9 +79,7 @@ export const HANDLER_STATUSES = ["401", "413", "415", "429"];
 export const ROLE_STATUS = "403";
 
 const contractRoles = new Map<string, Role>();
-for (const contracts of [eventContracts, endpointContracts, destinationContracts, replayContracts, settingsContracts, teamContracts]) {
-  for (const contract of Object.values(contracts) as Contract[]) if (contract.rest) contractRoles.set(contract.rest.operationId, contract.role);
-}
+for (const contract of ALL_CONTRACTS) if (contract.rest) contractRoles.set(contract.rest.operationId, contract.role);
 
 /** A body each route that reads one takes: a refusal of it is then the role's or the id's, not the body's. */
 export const ACCEPTED_BODIES: Record<string, unknown> = {
@@ -205,6 +198,9 @@ export async function startApi(
       res.writeHead(404).end();
       return;
     }
+    // As the server's request listener does: every answer carries the request's id (the caller's, when it sends one).
+    const requestId = req.headers["x-request-id"];
+    res.setHeader("x-request-id", typeof requestId === "string" ? requestId : randomUUID());
     await api.handle(req, res);
   });
 

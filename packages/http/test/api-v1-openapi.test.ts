@@ -18,6 +18,7 @@ describe("the OpenAPI document", () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(Object.keys(document.paths).sort()).toEqual([
+      "/audit-log",
       "/endpoints",
       "/endpoints/{id}",
       "/endpoints/{id}/destinations",
@@ -145,13 +146,14 @@ describe("roles", () => {
       expect(answer.json.error).toEqual({ code: "forbidden", message: expect.stringMatching(new RegExp(`needs the ${roleOf(route)} role in this team; you are a viewer\\.$`)) });
       refusedRoutes.push(route.operationId);
     }
-    // Reads are open to a viewer; each change needs a developer at least (delete: an admin).
+    // Reads are open to a viewer, except the audit log (admins); each change needs a developer at least (delete: an admin).
     expect(refusedRoutes.sort()).toEqual([
       "createDestination",
       "createEndpoint",
       "deleteDestination",
       "deleteEndpoint",
       "deleteEvent",
+      "listAuditLog",
       "recordLocalReplay",
       "replayEvent",
       "resumeDestination",

@@ -28,6 +28,7 @@ import {
   searchIndexing,
   sessionPurge,
   dedupKeyPurge,
+  auditRetention,
   type Services,
 } from "@rehook/services";
 import { outboundOptions } from "./replay-outbound.js";
@@ -155,6 +156,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   jobs.register(services.bulkReplays.handler());
   jobs.register(sessionPurge(pool));
   jobs.register(dedupKeyPurge(pool));
+  jobs.register(auditRetention(pool, config.auditRetentionDays));
   jobs.register(endpointPurge(pool));
   jobs.register(countsCompaction(pool));
   jobs.register(activityCompaction(pool));

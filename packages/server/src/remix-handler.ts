@@ -5,6 +5,7 @@ import { createRequestHandler, writeReadableStreamToWritable, type ServerBuild }
 import { createCaller } from "@rehook/api";
 import { clientIp, contentSecurityPolicy, readBodyOrRefuse, sendErrorAndClose } from "@rehook/http";
 import { chosenTeamId, currentSession } from "@rehook/services";
+import { currentRequestId } from "./request-context.js";
 import type { DashboardOptions } from "./dashboard-context.js";
 
 /** Dashboard form posts (login, signup, settings, endpoint forms) are small: larger bodies are refused unread. */
@@ -57,6 +58,7 @@ export function createRemixHandler(
       session,
       teamChoice: chosenTeamId(req.headers.cookie),
       clientAddress: clientIp(req, options.trustedProxyHops),
+      requestId: currentRequestId() ?? null,
       setCookie: (serialized) => cookies.push(serialized),
     });
     const aborted = new AbortController();

@@ -207,9 +207,9 @@ async function createDashboard(ctx: Services, config: Config, origins: OriginPol
   else logger.warn("the dashboard is not built (run pnpm build): pages answer 503", { expected: serverBuild ?? "no dashboard build given" });
   return {
     trpc: createTrpcHandler({ ...options, logger }),
-    replay: createReplayRoute({ services: ctx, origins, logger }),
+    replay: createReplayRoute({ services: ctx, origins, logger, trustedProxyHops: config.trustedProxyHops }),
     eventBody: createEventBodyRoute({ services: ctx }),
-    eventExport: createEventExportRoute({ services: ctx }),
+    eventExport: createEventExportRoute({ services: ctx, trustedProxyHops: config.trustedProxyHops }),
     staticFiles: buildDir ? createStaticHandler(path.join(buildDir, "client")) : async () => false,
     pages,
   };
@@ -242,6 +242,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     logger,
     enabled: config.publicApiEnabled,
     requestsPerMinute: config.apiRateLimitPerMinute,
+    trustedProxyHops: config.trustedProxyHops,
   });
   let draining = false;
   const delayedAnswers = new DelayedAnswers();

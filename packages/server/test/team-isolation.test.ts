@@ -207,6 +207,7 @@ const CALLS: Record<string, Call> = {
   "teams.delete": { target: false },
   "teams.switch": { input: (world) => ({ teamId: world.team.id }), target: true },
   "members.list": { target: false },
+  "audit.list": { input: () => ({ limit: 200 }), target: false },
   "members.setRole": { input: (world) => ({ userId: world.owner.id, role: "viewer" }), target: true },
   "members.remove": { input: (world) => ({ userId: world.owner.id }), target: true },
   "members.leave": { target: false },

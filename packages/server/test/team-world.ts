@@ -5,18 +5,12 @@ import { hashPassword } from "@rehook/auth";
 import { loadConfig, silentLogger, uuidv7, type Role } from "@rehook/core";
 import { addTeamMember, insertUser } from "@rehook/db";
 import {
+  ALL_CONTRACTS,
   actorFor,
   captureRequest,
-  destinationContracts,
-  endpointContracts,
-  eventContracts,
   insertTeamNamed,
-  replayContracts,
-  settingsContracts,
-  teamContracts,
   TEAM_COOKIE,
   type Actor,
-  type Contract,
   type Services,
 } from "@rehook/services";
 import { startServer, type RehookServer } from "@rehook/server";
@@ -75,7 +69,7 @@ export async function captureInto(services: Services, slug: string, body: string
   return outcome.eventId;
 }
 
-const contracts = [eventContracts, endpointContracts, destinationContracts, replayContracts, settingsContracts, teamContracts].flatMap((module) => Object.values(module) as Contract[]);
+const contracts = ALL_CONTRACTS;
 
 /** Every contract by its name (the tRPC path it is served at, mostly). */
 export const CONTRACTS = new Map(contracts.map((contract) => [contract.name, contract]));

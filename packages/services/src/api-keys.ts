@@ -5,6 +5,7 @@ import { apiKeyDigest, isWellFormedApiKey, issueApiKey } from "@rehook/auth";
 import { findActiveApiKey, findTeamApiKey, insertApiKey, listApiKeysOf, revokeOwnedApiKey, type ApiKey } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
+import { recordAudit } from "./audit.js";
 
 export interface ApiKeyView {
   id: string;
@@ -47,10 +48,13 @@ export async function createApiKey(ctx: Pick<ServiceContext, "orm">, actor: Acto
   const role = parseInput(keyRoleSchema, input.role ?? (roleAllows(actor.role, "developer") ? "developer" : actor.role));
   requireKeyRole(actor, role);
   const issued = issueApiKey();
-  const em = ctx.orm.em.fork();
-  const stored = await insertApiKey(em, { id: uuidv7(), teamId: actor.teamId, userId: actor.userId, role, name, prefix: issued.prefix, keyHash: issued.digest });
-  await em.populate(stored, ["user"]);
-  return { key: issued.key, apiKey: apiKeyView(stored) };
+  return ctx.orm.em.fork().transactional(async (em) => {
+    const stored = await insertApiKey(em, { id: uuidv7(), teamId: actor.teamId, userId: actor.userId, role, name, prefix: issued.prefix, keyHash: issued.digest });
+    await em.populate(stored, ["user"]);
+    // The display prefix names the key; the key itself is in this answer only.
+    await recordAudit(em, actor, { action: "api_key.create", target: { type: "api_key", id: stored.id, name: `${name} (${issued.prefix}…)` }, changes: { role, prefix: issued.prefix } });
+    return { key: issued.key, apiKey: apiKeyView(stored) };
+  });
 }
 
 export async function listApiKeys(ctx: Pick<ServiceContext, "orm">, input: { teamId: string }): Promise<ApiKeyView[]> {
@@ -59,14 +63,16 @@ export async function listApiKeys(ctx: Pick<ServiceContext, "orm">, input: { tea
 
 /** Revokes one of the team's keys at once: requests with it answer 401 from then on. A developer revokes developer and viewer keys; admins any. */
 export async function revokeApiKey(ctx: Pick<ServiceContext, "orm">, actor: Actor, input: { keyId: string }): Promise<void> {
-  const em = ctx.orm.em.fork();
-  const key = await findTeamApiKey(em, actor.teamId, input.keyId);
-  if (key && !roleAllows(actor.role, key.role === "owner" || key.role === "admin" ? "admin" : "developer")) {
-    throw new UserError("forbidden", forbiddenMessage("admin", actor.role, `Revoking an ${key.role} key`));
-  }
-  if (!key || !(await revokeOwnedApiKey(em, actor.teamId, input.keyId))) {
-    throw new UserError("not_found", `There is no active API key with the id ${input.keyId}. It may have been revoked already.`);
-  }
+  await ctx.orm.em.fork().transactional(async (em) => {
+    const key = await findTeamApiKey(em, actor.teamId, input.keyId);
+    if (key && !roleAllows(actor.role, key.role === "owner" || key.role === "admin" ? "admin" : "developer")) {
+      throw new UserError("forbidden", forbiddenMessage("admin", actor.role, `Revoking an ${key.role} key`));
+    }
+    if (!key || !(await revokeOwnedApiKey(em, actor.teamId, input.keyId))) {
+      throw new UserError("not_found", `There is no active API key with the id ${input.keyId}. It may have been revoked already.`);
+    }
+    await recordAudit(em, actor, { action: "api_key.revoke", target: { type: "api_key", id: key.id, name: `${key.name} (${key.prefix}…)` }, changes: { role: key.role } });
+  });
 }
 
 /**

@@ -18,6 +18,7 @@ import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { checkedReplayTarget, sendReplay } from "./replays.js";
 import { parseInput } from "./validation.js";
+import { recordAudit, type AuditedBy } from "./audit.js";
 
 /** A bulk replay: what it replays, where to, and how far it got. */
 export interface ReplayJobView {
@@ -91,7 +92,7 @@ export class BulkReplays {
   ) {}
 
   /** Starts replaying the endpoint's events that match the filter (failed ones by default). */
-  async start(input: { teamId: string; userId: string; endpointId: string; environment: string; customUrl?: string | null; status?: string | null }): Promise<ReplayJobView> {
+  async start(input: { teamId: string; userId: string; by?: AuditedBy; endpointId: string; environment: string; customUrl?: string | null; status?: string | null }): Promise<ReplayJobView> {
     const { endpointId, environment, customUrl, status } = parseInput(bulkInput, {
       endpointId: input.endpointId,
       environment: input.environment,
@@ -103,8 +104,9 @@ export class BulkReplays {
     if (!endpoint) throw new UserError("not_found", notFoundMessage("endpoint", endpointId));
     // The target is the same host for every event: check it once, before anything is sent.
     await checkedReplayTarget(this.deps, { destinationUrl: endpoint.destinationUrl, stagingHost: null, path: "", query: "" }, environment, customUrl);
-    const job = await insertReplayJobIfRoom(
-      em,
+    const job = await em.transactional(async (tx) => {
+      const inserted = await insertReplayJobIfRoom(
+      tx,
       {
         id: uuidv7(),
         teamId: input.teamId,
@@ -118,7 +120,17 @@ export class BulkReplays {
         upTo: uuidv7(),
       },
       this.maxRunningPerTeam,
-    );
+      );
+      if (inserted) {
+        await recordAudit(tx, input.by, {
+          teamId: input.teamId,
+          action: "replay_job.create",
+          target: { type: "replay_job", id: inserted.id, name: endpoint.name },
+          changes: { endpoint_id: endpointId, environment, custom_url: customUrl ?? null, status, total: inserted.total },
+        });
+      }
+      return inserted;
+    });
     if (!job) {
       throw new UserError("rate_limited", `${this.maxRunningPerTeam} bulk replays are already running: wait for one to finish, then start this one`);
     }

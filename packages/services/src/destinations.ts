@@ -1,4 +1,6 @@
 import {
+  auditChanges,
+  auditFields,
   compileFilter,
   defaultDestinationName,
   filterDocument,
@@ -27,6 +29,7 @@ import type { ServiceContext } from "./context.js";
 import { normaliseDestination } from "./endpoints.js";
 import { createDestinationInput, destinationChangesInput, type CreateDestinationInput, type DestinationChangesInput } from "./schemas/destinations.js";
 import { parseInput } from "./validation.js";
+import { recordAudit, type AuditedBy } from "./audit.js";
 
 /*
  * An endpoint's destinations: where its events are forwarded, each with its own filter,
@@ -74,7 +77,14 @@ export function destinationView(destination: Destination): DestinationView {
 }
 
 type Context = Pick<ServiceContext, "orm" | "addressPolicy">;
-type EndpointScope = { teamId: string; endpointId: string };
+type EndpointScope = { teamId: string; endpointId: string; by?: AuditedBy };
+
+/** What the audit log compares of a destination (its filter in full: a filter is a rule, not a secret). */
+const AUDITED_DESTINATION_FIELDS = {
+  fields: ["name", "url", "enabled", "filter", "rateLimitPerSecond", "ordered", "retryPolicy", "pauseAfterFailures"],
+} as const satisfies { fields: readonly (keyof DestinationView)[] };
+
+const destinationTarget = (destination: { id: string; name: string }) => ({ type: "destination" as const, id: destination.id, name: destination.name });
 
 /** The endpoint's id when the team has it; another team's answers exactly like a missing one. */
 async function ownedEndpointId(ctx: Pick<ServiceContext, "orm">, input: EndpointScope): Promise<string> {
@@ -103,50 +113,64 @@ export async function listDestinations(ctx: Pick<ServiceContext, "orm">, input: 
 }
 
 export async function createDestination(ctx: Context, input: EndpointScope & CreateDestinationInput): Promise<DestinationView> {
-  const { teamId, endpointId: id, ...fields } = input;
+  const { teamId, endpointId: id, by, ...fields } = input;
   const parsed = parseInput(createDestinationInput, fields);
   const endpointId = await ownedEndpointId(ctx, { teamId, endpointId: id });
   const settings = await storedSettings(ctx, parsed);
   const url = settings.url!;
-  const em = ctx.orm.em.fork();
-  const result = await insertDestination(em, { ...settings, id: uuidv7(), endpointId, url, name: settings.name ?? defaultDestinationName(url) });
-  if (result.kind === "too_many") {
-    throw new UserError("conflict", `An endpoint forwards to at most ${MAX_DESTINATIONS_PER_ENDPOINT} destinations; remove one before adding another.`);
-  }
-  await announceEndpointChange(em, endpointId, "updated");
-  return destinationView(result.destination);
+  return ctx.orm.em.fork().transactional(async (em) => {
+    const result = await insertDestination(em, { ...settings, id: uuidv7(), endpointId, url, name: settings.name ?? defaultDestinationName(url) });
+    if (result.kind === "too_many") {
+      throw new UserError("conflict", `An endpoint forwards to at most ${MAX_DESTINATIONS_PER_ENDPOINT} destinations; remove one before adding another.`);
+    }
+    const view = destinationView(result.destination);
+    await recordAudit(em, by, { teamId, action: "destination.create", target: destinationTarget(view), changes: { endpoint_id: endpointId, ...auditFields(view, AUDITED_DESTINATION_FIELDS) } });
+    await announceEndpointChange(em, endpointId, "updated");
+    return view;
+  });
 }
 
 export async function updateDestination(ctx: Context, input: EndpointScope & { destinationId: string; changes: DestinationChangesInput }): Promise<DestinationView> {
   const parsed = parseInput(destinationChangesInput, input.changes);
   const endpointId = await ownedEndpointId(ctx, input);
   const settings = await storedSettings(ctx, parsed);
-  const em = ctx.orm.em.fork();
-  const destination =
-    Object.keys(settings).length === 0 ? await findDestination(em, endpointId, input.destinationId) : await updateStoredDestination(em, endpointId, input.destinationId, settings);
-  if (!destination) throw noSuchDestination(input.destinationId);
-  await announceEndpointChange(em, endpointId, "updated");
-  return destinationView(destination);
+  return ctx.orm.em.fork().transactional(async (em) => {
+    const stored = await findDestination(em, endpointId, input.destinationId);
+    if (!stored) throw noSuchDestination(input.destinationId);
+    const before = destinationView(stored);
+    const destination = Object.keys(settings).length === 0 ? stored : await updateStoredDestination(em, endpointId, input.destinationId, settings);
+    if (!destination) throw noSuchDestination(input.destinationId);
+    const after = destinationView(destination);
+    const changed = auditChanges(before, after, AUDITED_DESTINATION_FIELDS);
+    if (changed) await recordAudit(em, input.by, { teamId: input.teamId, action: "destination.update", target: destinationTarget(after), changes: { endpoint_id: endpointId, ...changed } });
+    await announceEndpointChange(em, endpointId, "updated");
+    return after;
+  });
 }
 
 /** Removes a destination; its pending deliveries are cancelled, its finished ones stay in their events' history. */
 export async function deleteDestination(ctx: Pick<ServiceContext, "orm">, input: EndpointScope & { destinationId: string }): Promise<void> {
   const endpointId = await ownedEndpointId(ctx, input);
-  const em = ctx.orm.em.fork();
-  if (!(await deleteStoredDestination(em, endpointId, input.destinationId))) throw noSuchDestination(input.destinationId);
-  await announceEndpointChange(em, endpointId, "updated");
+  await ctx.orm.em.fork().transactional(async (em) => {
+    const stored = await findDestination(em, endpointId, input.destinationId);
+    if (!stored || !(await deleteStoredDestination(em, endpointId, input.destinationId))) throw noSuchDestination(input.destinationId);
+    await recordAudit(em, input.by, { teamId: input.teamId, action: "destination.delete", target: destinationTarget(stored), changes: { endpoint_id: endpointId, url: stored.url } });
+    await announceEndpointChange(em, endpointId, "updated");
+  });
 }
 
 /** Closes one destination's circuit breaker: its waiting deliveries are sent, oldest first. */
 export async function resumeDestination(ctx: Pick<ServiceContext, "orm">, input: EndpointScope & { destinationId: string }): Promise<DestinationView> {
   const endpointId = await ownedEndpointId(ctx, input);
-  const em = ctx.orm.em.fork();
-  const resumed = await resumeOwnedEndpoint(em, input.teamId, endpointId, input.destinationId);
-  const destination = resumed && resumed.destinations > 0 ? await findDestination(em, endpointId, input.destinationId) : null;
-  if (!destination) throw noSuchDestination(input.destinationId);
-  await em.refresh(destination);
-  await announceEndpointChange(em, endpointId, "updated");
-  return destinationView(destination);
+  return ctx.orm.em.fork().transactional(async (em) => {
+    const resumed = await resumeOwnedEndpoint(em, input.teamId, endpointId, input.destinationId);
+    const destination = resumed && resumed.destinations > 0 ? await findDestination(em, endpointId, input.destinationId) : null;
+    if (!destination) throw noSuchDestination(input.destinationId);
+    await em.refresh(destination);
+    await recordAudit(em, input.by, { teamId: input.teamId, action: "destination.resume", target: destinationTarget(destination), changes: { endpoint_id: endpointId, rescheduled: resumed!.rescheduled } });
+    await announceEndpointChange(em, endpointId, "updated");
+    return destinationView(destination);
+  });
 }
 
 /** Whether a filter lets one of the team's stored events through: the dashboard's "test this filter". */

@@ -1,4 +1,6 @@
 import {
+  auditChanges,
+  auditFields,
   defaultDestinationName,
   endpointHealth,
   generateSigningSecret,
@@ -33,6 +35,7 @@ import { checkDestination } from "@rehook/delivery";
 import { captureBaseOf, type ServiceContext } from "./context.js";
 import { ingressChanges, ingressView, type IngressSettingsInput, type IngressView } from "./ingress-settings.js";
 import { parseInput } from "./validation.js";
+import { recordAudit, type AuditedBy } from "./audit.js";
 import { createEndpointInput, endpointChangesInput } from "./schemas/endpoints.js";
 export { MAX_PAUSE_AFTER_FAILURES, MAX_RETENTION_DAYS } from "./schemas/endpoints.js";
 
@@ -127,9 +130,17 @@ function noSuchEndpoint(ref: EndpointRef): UserError {
   return new UserError("not_found", "id" in ref ? notFoundMessage("endpoint", ref.id) : notFoundMessage("endpoint slug", ref.slug));
 }
 
+/** What the audit log compares of an endpoint; the ingress settings hold secrets and a body: "changed" only. */
+const AUDITED_ENDPOINT_FIELDS = {
+  fields: ["name", "destinationUrl", "stagingHost", "signRequests", "keepProxyHeaders", "retryPolicy", "pauseAfterFailures", "retentionDays", "response", "handshake", "verification", "dedup"],
+  secrets: ["response", "handshake", "verification"],
+} as const satisfies { fields: readonly (keyof EndpointView)[]; secrets: readonly (keyof EndpointView)[] };
+
+const endpointTarget = (endpoint: { id: string; name: string }) => ({ type: "endpoint" as const, id: endpoint.id, name: endpoint.name });
+
 export async function createEndpoint(
   ctx: Pick<ServiceContext, "orm" | "baseUrl" | "captureBaseUrl" | "addressPolicy" | "retentionDays">,
-  input: { teamId: string; name: string; destinationUrl?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } & DeliverySettings & IngressSettingsInput,
+  input: { teamId: string; by?: AuditedBy; name: string; destinationUrl?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } & DeliverySettings & IngressSettingsInput,
 ): Promise<EndpointView> {
   const parsed = parseInput(createEndpointInput, input);
   const { teamId } = input;
@@ -139,8 +150,8 @@ export async function createEndpoint(
   if (!destinationUrl) refuseDeliverySettingsWithoutDestination({ retryPolicy, pauseAfterFailures });
   // 36^8 suffixes make a collision rare; retrying a few times makes it a non-event.
   for (let attempt = 1; ; attempt += 1) {
-    const em = ctx.orm.em.fork();
     try {
+      return await ctx.orm.em.fork().transactional(async (em) => {
       const endpoint = await insertEndpoint(em, {
         id: uuidv7(),
         teamId,
@@ -156,8 +167,11 @@ export async function createEndpoint(
         retentionDays: retentionDays ?? null,
         ...ingress,
       });
+      const view = endpointView(captureBaseOf(ctx), endpoint, ctx.retentionDays);
+      await recordAudit(em, input.by, { teamId, action: "endpoint.create", target: endpointTarget(view), changes: auditFields(view, AUDITED_ENDPOINT_FIELDS) });
       await announceEndpointChange(em, endpoint.id, "created");
-      return endpointView(captureBaseOf(ctx), endpoint, ctx.retentionDays);
+      return view;
+      });
     } catch (error) {
       if (!(error instanceof DuplicateRowError) || attempt >= SLUG_ATTEMPTS) throw error;
     }
@@ -200,6 +214,7 @@ export async function updateEndpoint(
   ctx: Pick<ServiceContext, "orm" | "baseUrl" | "captureBaseUrl" | "addressPolicy" | "retentionDays">,
   input: {
     teamId: string;
+    by?: AuditedBy;
     endpoint: EndpointRef;
     changes: { name?: string; destinationUrl?: string | null; stagingHost?: string | null; signRequests?: boolean; keepProxyHeaders?: boolean } & DeliverySettings &
       IngressSettingsInput;
@@ -219,25 +234,29 @@ export async function updateEndpoint(
   if (parsed.pauseAfterFailures !== undefined) first.pauseAfterFailures = parsed.pauseAfterFailures;
   // A shorter retention applies at the next retention run (within ten minutes).
   if (parsed.retentionDays !== undefined) changes.retentionDays = parsed.retentionDays;
-  const em = ctx.orm.em.fork();
-  // Saved secrets are kept when left out: the current settings are needed to merge with.
-  if (parsed.response !== undefined || parsed.handshake !== undefined || parsed.verification !== undefined || parsed.dedup !== undefined) {
+  return ctx.orm.em.fork().transactional(async (em) => {
     const saved = await findOwnedEndpoint(em, input.teamId, input.endpoint);
     if (!saved) throw noSuchEndpoint(input.endpoint);
-    Object.assign(changes, ingressChanges(parsed, saved));
-  }
-  if (first.url === null || (first.url === undefined && (first.retryPolicy || first.pauseAfterFailures))) {
+    const before = endpointView(captureBaseOf(ctx), saved, ctx.retentionDays);
+    // Saved secrets are kept when left out: the current settings are needed to merge with.
+    if (parsed.response !== undefined || parsed.handshake !== undefined || parsed.verification !== undefined || parsed.dedup !== undefined) {
+      Object.assign(changes, ingressChanges(parsed, saved));
+    }
     // Without a (first) destination left, a retry policy or breaker would have nothing to apply to.
-    const current = first.url === null ? null : await findOwnedEndpoint(em, input.teamId, input.endpoint);
-    if (!current?.destinationUrl) refuseDeliverySettingsWithoutDestination(first);
-  }
-  const updated = await updateOwnedEndpoint(em, input.teamId, input.endpoint, changes);
-  if (!updated) throw noSuchEndpoint(input.endpoint);
-  if (Object.keys(first).length > 0) {
-    await changeFirstDestination(em, updated.id, { ...first, newId: uuidv7(), name: defaultDestinationName });
-  }
-  await announceEndpointChange(em, updated.id, "updated");
-  return endpointView(captureBaseOf(ctx), await reloadEndpoint(em, updated.id), ctx.retentionDays);
+    if (first.url === null || (first.url === undefined && (first.retryPolicy || first.pauseAfterFailures))) {
+      if (first.url === null || !saved.destinationUrl) refuseDeliverySettingsWithoutDestination(first);
+    }
+    const updated = await updateOwnedEndpoint(em, input.teamId, input.endpoint, changes);
+    if (!updated) throw noSuchEndpoint(input.endpoint);
+    if (Object.keys(first).length > 0) {
+      await changeFirstDestination(em, updated.id, { ...first, newId: uuidv7(), name: defaultDestinationName });
+    }
+    const after = endpointView(captureBaseOf(ctx), await reloadEndpoint(em, updated.id), ctx.retentionDays);
+    const changed = auditChanges(before, after, AUDITED_ENDPOINT_FIELDS);
+    if (changed) await recordAudit(em, input.by, { teamId: input.teamId, action: "endpoint.update", target: endpointTarget(after), changes: changed });
+    await announceEndpointChange(em, updated.id, "updated");
+    return after;
+  });
 }
 
 type FirstDestinationChanges = { url?: string | null; retryPolicy?: RetryPolicy | null; pauseAfterFailures?: number | null };
@@ -256,22 +275,28 @@ function refuseDeliverySettingsWithoutDestination(settings: { retryPolicy?: Retr
 }
 
 /** Permanently removes an endpoint at once (its capture URL answers 404 from then on); its events are purged in the background. */
-export async function deleteEndpoint(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; endpoint: EndpointRef }): Promise<void> {
-  const em = ctx.orm.em.fork();
-  const deletedId = await deleteOwnedEndpoint(em, input.teamId, input.endpoint);
-  if (!deletedId) throw noSuchEndpoint(input.endpoint);
-  await announceEndpointChange(em, deletedId, "deleted");
+export async function deleteEndpoint(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; by?: AuditedBy; endpoint: EndpointRef }): Promise<void> {
+  await ctx.orm.em.fork().transactional(async (em) => {
+    const endpoint = await findOwnedEndpoint(em, input.teamId, input.endpoint);
+    const deletedId = endpoint && (await deleteOwnedEndpoint(em, input.teamId, { id: endpoint.id }));
+    if (!endpoint || !deletedId) throw noSuchEndpoint(input.endpoint);
+    await recordAudit(em, input.by, { teamId: input.teamId, action: "endpoint.delete", target: endpointTarget(endpoint), changes: { slug: endpoint.slug } });
+    await announceEndpointChange(em, deletedId, "deleted");
+  });
 }
 
 /** An endpoint's signing secret, optionally replaced by a new one first (the old stops at once). */
 export async function endpointSecret(
   ctx: Pick<ServiceContext, "orm">,
-  input: { teamId: string; endpoint: EndpointRef; rotate?: boolean },
+  input: { teamId: string; by?: AuditedBy; endpoint: EndpointRef; rotate?: boolean },
 ): Promise<{ id: string; slug: string; secret: string }> {
-  const em = ctx.orm.em.fork();
-  const endpoint = input.rotate
-    ? await updateOwnedEndpoint(em, input.teamId, input.endpoint, { secret: generateSigningSecret() })
-    : await findOwnedEndpoint(em, input.teamId, input.endpoint);
-  if (!endpoint) throw noSuchEndpoint(input.endpoint);
-  return { id: endpoint.id, slug: endpoint.slug, secret: endpoint.secret };
+  return ctx.orm.em.fork().transactional(async (em) => {
+    const endpoint = input.rotate
+      ? await updateOwnedEndpoint(em, input.teamId, input.endpoint, { secret: generateSigningSecret() })
+      : await findOwnedEndpoint(em, input.teamId, input.endpoint);
+    if (!endpoint) throw noSuchEndpoint(input.endpoint);
+    // Seeing a secret is recorded too (never the secret itself).
+    await recordAudit(em, input.by, { teamId: input.teamId, action: input.rotate ? "endpoint.secret_rotate" : "endpoint.secret_reveal", target: endpointTarget(endpoint) });
+    return { id: endpoint.id, slug: endpoint.slug, secret: endpoint.secret };
+  });
 }

@@ -1,7 +1,8 @@
 import type { ExportedEvent } from "@rehook/core";
-import { exportedEventsByIds, listEventSummaries } from "@rehook/db";
+import { exportedEventsByIds, findOwnedEndpoint, listEventSummaries } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 import { parseEventListInput, type ListEventsInput } from "./events.js";
+import { recordAudit, type AuditedBy } from "./audit.js";
 
 /** Events listed per read of an export (ids only; their bodies are then read by bytes). */
 export const EXPORT_PAGE_EVENTS = 500;
@@ -15,12 +16,31 @@ export type ExportFilter = Omit<ListEventsInput, "before" | "offset" | "limit">;
  * next read starts only when the consumer asks for the next event, so a consumer that waits
  * for its client holds one read in memory at most. Invalid filters throw before any read.
  */
-export function openEventExport(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; filter: ExportFilter; pageEvents?: number }): AsyncGenerator<ExportedEvent> {
+export function openEventExport(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; by?: AuditedBy; filter: ExportFilter; pageEvents?: number }): AsyncGenerator<ExportedEvent> {
   const { filter } = parseEventListInput(input.filter);
-  return exportedEvents(ctx, input.teamId, filter, input.pageEvents ?? EXPORT_PAGE_EVENTS);
+  return exportedEvents(ctx, input, filter, input.pageEvents ?? EXPORT_PAGE_EVENTS);
 }
 
-async function* exportedEvents(ctx: Pick<ServiceContext, "orm">, teamId: string, filter: ReturnType<typeof parseEventListInput>["filter"], pageEvents: number) {
+/**
+ * An export's audit entry, written as its first read starts: the filter, with a search's text
+ * left out (it may quote a body), and an endpoint id kept only when it is the team's (another
+ * team's id finds nothing, and the entry does not repeat it).
+ */
+async function recordExport(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; by?: AuditedBy }, filter: ExportFilter): Promise<void> {
+  await ctx.orm.em.fork().transactional(async (em) => {
+    const { search, endpointId, ...named } = filter;
+    const endpoint = endpointId ? await findOwnedEndpoint(em, input.teamId, { id: endpointId }) : null;
+    const shown = Object.fromEntries(
+      Object.entries({ ...named, endpointId: endpoint?.id ?? (endpointId ? "not this team's" : undefined), search: search ? "set" : undefined }).filter(([, value]) => value !== undefined && value !== null),
+    );
+    const target = endpoint ? { type: "endpoint" as const, id: endpoint.id, name: endpoint.name } : { type: "team" as const, id: input.teamId, name: null };
+    await recordAudit(em, input.by, { teamId: input.teamId, action: "events.export", target, changes: { filter: shown } });
+  });
+}
+
+async function* exportedEvents(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; by?: AuditedBy }, filter: ReturnType<typeof parseEventListInput>["filter"], pageEvents: number) {
+  const { teamId } = input;
+  await recordExport(ctx, input, filter);
   let before: string | undefined;
   for (;;) {
     const page = await listEventSummaries(ctx.orm.em.fork(), teamId, { ...filter, before }, pageEvents);

@@ -35,6 +35,7 @@ import { MAX_WAITING_EVENT_IDS } from "./event-stream.js";
 import { takeStreamSlot } from "./stream-slots.js";
 import { untilAccessLost } from "./access-watch.js";
 import { parseInput } from "./validation.js";
+import { recordAudit, type AuditedBy } from "./audit.js";
 import { eventFilterInput, listEventsInput, type EventFilterInput, type EventPage, type EventView, type ListEventsInput } from "./schemas/events.js";
 
 export type { EventSummary };
@@ -117,10 +118,11 @@ export async function getEvent(ctx: Pick<ServiceContext, "orm">, input: { teamId
  * Deletes one of the user's events with its delivery and replay attempts, and takes it out
  * of the counts; another user's id answers exactly like a missing one.
  */
-export async function deleteEvent(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; eventId: string }): Promise<void> {
-  if (!(await deleteOwnedEvent(ctx.orm.em.fork(), input.teamId, input.eventId))) {
-    throw new UserError("not_found", notFoundMessage("event", input.eventId));
-  }
+export async function deleteEvent(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; by?: AuditedBy; eventId: string }): Promise<void> {
+  await ctx.orm.em.fork().transactional(async (em) => {
+    if (!(await deleteOwnedEvent(em, input.teamId, input.eventId))) throw new UserError("not_found", notFoundMessage("event", input.eventId));
+    await recordAudit(em, input.by, { teamId: input.teamId, action: "event.delete", target: { type: "event", id: input.eventId, name: null } });
+  });
 }
 
 /** The most of one attempt's answer body that its view carries (the stored answer is at most 256 KiB). */

@@ -1,11 +1,12 @@
-import { emailSchema, INVITE_REQUIRED_MESSAGE, loginPasswordSchema, QueueFullError, SIGNUP_CLOSED_MESSAGE, startHint, UserError, type SignupMode } from "@rehook/core";
+import { emailSchema, INVITE_REQUIRED_MESSAGE, loginPasswordSchema, QueueFullError, SIGNUP_CLOSED_MESSAGE, startHint, UserError, type AuditOrigin, type SignupMode } from "@rehook/core";
 import { hashPassword, verifyPassword, type SessionCookie, type SessionUser } from "@rehook/auth";
-import { anyUserExists, findUserByEmail } from "@rehook/db";
+import { anyUserExists, findUserByEmail, teamsOfUser } from "@rehook/db";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { inviteClaim } from "./invites.js";
 import { createUser } from "./users.js";
 import { parseInput } from "./validation.js";
+import { recordSignIn } from "./audit.js";
 
 /** One message for an unknown email and a wrong password: nothing tells which it was. */
 const WRONG_CREDENTIALS = "The email or the password is wrong. Check both and try again.";
@@ -65,7 +66,7 @@ export async function startHintFor(ctx: Pick<ServiceContext, "orm" | "signup">, 
  */
 export async function signUp(
   ctx: Pick<ServiceContext, "orm" | "sessions" | "throttles" | "signup" | "now">,
-  input: { email: string; password: string; clientAddress: string | null; invite?: string | null },
+  input: { email: string; password: string; clientAddress: string | null; requestId?: string | null; invite?: string | null },
 ): Promise<SignedIn> {
   const mode = signupMode(ctx);
   // An invite link signs up whatever SIGNUP says: a team admin asked for this person.
@@ -79,6 +80,7 @@ export async function signUp(
   const claim = input.invite ? inviteClaim(ctx, input.invite, (teamId) => (joinedTeamId = teamId)) : undefined;
   const created = await withHashingSlot(() => createUser(ctx, { email: input.email, password: input.password }, claim));
   const user = { id: created.id, email: created.email };
+  await auditSignIn(ctx, "user.sign_in", { userId: user.id, email: user.email, origin: originOf(input) });
   return { user, cookie: await ctx.sessions.create(user.id), joinedTeamId };
 }
 
@@ -91,7 +93,7 @@ const logInInput = z.object({ email: emailSchema, password: loginPasswordSchema 
  */
 export async function logIn(
   ctx: Pick<ServiceContext, "orm" | "sessions" | "throttles">,
-  input: { email: string; password: string; clientAddress: string | null },
+  input: { email: string; password: string; clientAddress: string | null; requestId?: string | null },
 ): Promise<SignedIn> {
   const { email, password } = parseInput(logInInput, { email: input.email, password: input.password });
   const attempt = ctx.throttles.login.begin(email, input.clientAddress);
@@ -105,9 +107,31 @@ export async function logIn(
     attempt.abandoned(); // busy or broken: not a wrong password, so not counted against anyone
     throw error;
   }
-  if (!user || !valid) throw new UserError("unauthorized", WRONG_CREDENTIALS);
+  if (!user || !valid) {
+    await auditSignIn(ctx, "user.sign_in_failed", { userId: user?.id ?? null, email, origin: originOf(input), reason: user ? "wrong password" : "no such account" });
+    throw new UserError("unauthorized", WRONG_CREDENTIALS);
+  }
   attempt.succeeded();
+  // Recorded before the session exists: a session is never opened without its entry.
+  await auditSignIn(ctx, "user.sign_in", { userId: user.id, email: user.email, origin: originOf(input) });
   return { user: { id: user.id, email: user.email }, cookie: await ctx.sessions.create(user.id) };
+}
+
+const originOf = (input: { clientAddress: string | null; requestId?: string | null }) => ({ requestId: input.requestId ?? null, ip: input.clientAddress });
+
+/**
+ * A sign-in's entry, in every team of the account (so each team's admins see who signed in,
+ * and failed attempts against their members); an unknown email's belongs to no team.
+ */
+async function auditSignIn(
+  ctx: Pick<ServiceContext, "orm">,
+  action: "user.sign_in" | "user.sign_in_failed",
+  attempt: { userId: string | null; email: string; origin: AuditOrigin; reason?: string },
+): Promise<void> {
+  await ctx.orm.em.fork().transactional(async (em) => {
+    const teamIds = attempt.userId ? (await teamsOfUser(em, attempt.userId)).map((team) => team.id) : [];
+    await recordSignIn(em, { action, teamIds, ...attempt });
+  });
 }
 
 export async function logOut(ctx: Pick<ServiceContext, "sessions">, sessionId: string): Promise<SessionCookie> {

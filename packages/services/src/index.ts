@@ -67,7 +67,7 @@ export {
   type ResponseRef,
 } from "./compare-responses.js";
 export { BulkReplays, MAX_RUNNING_BULK_REPLAYS_PER_TEAM, type BulkReplayDeps, type ReplayJobView } from "./bulk-replays.js";
-export { activityCompaction, countsCompaction, dedupKeyPurge, endpointPurge, eventRetention, scheduleUpkeep, sessionPurge, type RetentionOptions } from "./purges.js";
+export { activityCompaction, auditRetention, countsCompaction, dedupKeyPurge, endpointPurge, eventRetention, scheduleUpkeep, sessionPurge, type RetentionOptions } from "./purges.js";
 export { searchIndexing, type SearchIndexingOptions } from "./search-indexing.js";
 export { MAX_WAITING_EVENT_IDS, openEndpointEventStream, type FullEvent } from "./event-stream.js";
 export { limitStreams, MAX_STREAMS_PER_INSTANCE, MAX_STREAMS_PER_USER, StreamSlots, streamSlotsOf, type StreamLimits } from "./stream-slots.js";
@@ -99,3 +99,6 @@ export * as settingsContracts from "./contracts/settings.js";
 export * as endpointContracts from "./contracts/endpoints.js";
 export * as destinationContracts from "./contracts/destinations.js";
 export { createDestination, deleteDestination, destinationView, listDestinations, resumeDestination, testFilter, updateDestination, type DestinationView } from "./destinations.js";
+export { auditActorOf, auditLogInput, CLI_OPERATOR, listAuditLog, recordAudit, recordOperatorAudit, type AuditedBy, type AuditLogInput, type AuditPage } from "./audit.js";
+export * as auditContracts from "./contracts/audit.js";
+export { ALL_CONTRACTS } from "./contracts/all.js";

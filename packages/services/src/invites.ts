@@ -17,6 +17,7 @@ import {
 import type { Actor } from "./contracts/contract.js";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
+import { recordAudit, type AuditedBy } from "./audit.js";
 
 /** Invites the Settings page lists (the most recent). */
 const LISTED_INVITES = 50;
@@ -59,8 +60,8 @@ const inviteRoleSchema = z.enum(ROLES, { message: `the role must be one of ${ROL
 export async function createInvite(ctx: Clocked & Pick<ServiceContext, "baseUrl">, actor: Actor, input: { role?: Role }): Promise<{ url: string; invite: InviteView }> {
   const role = parseInput(inviteRoleSchema, input.role ?? "developer");
   if (!roleAllows(actor.role, role)) throw new UserError("forbidden", forbiddenMessage(role, actor.role, `Inviting someone as ${withArticle(role)}`));
-  const em = ctx.orm.em.fork();
   const now = clock(ctx);
+  return ctx.orm.em.fork().transactional(async (em) => {
   if ((await countOpenInvitesOf(em, actor.teamId, new Date(now))) >= MAX_OPEN_INVITES) {
     throw new UserError("conflict", `This team has ${MAX_OPEN_INVITES} open invites, the most there can be. Revoke some you no longer need, then try again.`);
   }
@@ -75,7 +76,10 @@ export async function createInvite(ctx: Clocked & Pick<ServiceContext, "baseUrl"
     expiresAt: new Date(now + INVITE_TTL_MS),
   });
   await em.populate(invite, ["createdBy"]);
+  // The link's token is a credential: never in the entry.
+  await recordAudit(em, actor, { action: "invite.create", target: { type: "invite", id: invite.id, name: null }, changes: { role, expires_at: invite.expiresAt.toISOString() } });
   return { url: `${ctx.baseUrl}/signup?invite=${issued.token}`, invite: inviteView(invite, now) };
+  });
 }
 
 export async function listInvites(ctx: Clocked, input: { teamId: string }): Promise<InviteView[]> {
@@ -84,10 +88,13 @@ export async function listInvites(ctx: Clocked, input: { teamId: string }): Prom
 }
 
 /** Withdraws an unused invite of the team: its link stops working at once. */
-export async function revokeInvite(ctx: Clocked, input: { teamId: string; inviteId: string }): Promise<void> {
-  if (!(await revokeInviteOf(ctx.orm.em.fork(), input.teamId, input.inviteId, new Date(clock(ctx))))) {
-    throw new UserError("not_found", "That invite no longer exists or has been used already. Reload the page to see the team's invites.");
-  }
+export async function revokeInvite(ctx: Clocked, input: { teamId: string; by?: AuditedBy; inviteId: string }): Promise<void> {
+  await ctx.orm.em.fork().transactional(async (em) => {
+    if (!(await revokeInviteOf(em, input.teamId, input.inviteId, new Date(clock(ctx))))) {
+      throw new UserError("not_found", "That invite no longer exists or has been used already. Reload the page to see the team's invites.");
+    }
+    await recordAudit(em, input.by, { teamId: input.teamId, action: "invite.revoke", target: { type: "invite", id: input.inviteId, name: null } });
+  });
 }
 
 /** Where an invite link stands, for the sign-up page: open, or why it cannot be used. */
@@ -113,6 +120,10 @@ async function claim(em: EntityManager, ctx: Clocked, token: string): Promise<(u
   return async (userId) => {
     if (claimed.teamId) await addTeamMember(em, claimed.teamId, userId, claimed.role ?? "developer");
     await recordInviteUser(em, claimed.id, userId);
+    // Used by the user it adds (signing up or signed in), in the team it adds them to.
+    if (claimed.teamId) {
+      await recordAudit(em, { userId, teamId: claimed.teamId }, { action: "invite.use", target: { type: "invite", id: claimed.id, name: null }, changes: { role: claimed.role ?? "developer" } });
+    }
     return { teamId: claimed.teamId };
   };
 }

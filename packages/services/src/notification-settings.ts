@@ -1,8 +1,9 @@
-import { checkChatHookUrl, judgeChatPost, notificationMessage, NOTIFICATION_TRIGGERS, UserError, withPrivateDestinationHint, type NotificationTrigger } from "@rehook/core";
+import { auditChanges, checkChatHookUrl, judgeChatPost, notificationMessage, NOTIFICATION_TRIGGERS, UserError, withPrivateDestinationHint, type NotificationTrigger } from "@rehook/core";
 import { findNotificationSettings, saveNotificationSettings as storeSettings, type NotificationSettings } from "@rehook/db";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
+import { recordAudit, type AuditedBy } from "./audit.js";
 
 export interface NotificationSettingsView {
   enabled: boolean;
@@ -37,7 +38,7 @@ const settingsInput = z.object({
 /** Saves the settings. Notifications can only be on with a valid URL and at least one trigger. */
 export async function saveNotificationSettings(
   ctx: Pick<ServiceContext, "orm" | "chatHooksBase">,
-  input: { teamId: string; enabled: boolean; webhookUrl: string | null; triggers: NotificationTrigger[] },
+  input: { teamId: string; by?: AuditedBy; enabled: boolean; webhookUrl: string | null; triggers: NotificationTrigger[] },
 ): Promise<NotificationSettingsView> {
   const { enabled, webhookUrl, triggers } = parseInput(settingsInput, input);
   let url: string | null = null;
@@ -49,7 +50,14 @@ export async function saveNotificationSettings(
   if (enabled && !url) throw new UserError("validation_failed", "Enter the incoming-webhook URL to turn notifications on.");
   if (enabled && triggers.length === 0) throw new UserError("validation_failed", "Choose at least one trigger to turn notifications on.");
   const unique = NOTIFICATION_TRIGGERS.filter((trigger) => triggers.includes(trigger));
-  return view(await storeSettings(ctx.orm.em.fork(), input.teamId, { enabled, webhookUrl: url, triggers: unique }));
+  return ctx.orm.em.fork().transactional(async (em) => {
+    const before = view(await findNotificationSettings(em, input.teamId));
+    const after = view(await storeSettings(em, input.teamId, { enabled, webhookUrl: url, triggers: unique }));
+    // An incoming-webhook URL lets anyone post to the channel: a secret, "changed" only.
+    const changes = auditChanges(before, after, { fields: ["enabled", "webhookUrl", "triggers"], secrets: ["webhookUrl"] });
+    if (changes) await recordAudit(em, input.by, { teamId: input.teamId, action: "notifications.update", target: { type: "notifications", id: input.teamId, name: null }, changes });
+    return after;
+  });
 }
 
 /**

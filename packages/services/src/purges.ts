@@ -6,6 +6,7 @@ import {
   dropEventPartition,
   endpointRetentions,
   deleteExpiredDedupKeys,
+  deleteAgedAuditEntries,
   ENDPOINT_PURGE_JOB,
   forgetEndpointDedupKeys,
   enqueueJob,
@@ -26,6 +27,7 @@ export const RETENTION_JOB = "events_retention";
 export const COUNTS_COMPACTION_JOB = "compact_event_counts";
 export const ACTIVITY_COMPACTION_JOB = "compact_event_minutes";
 export const DEDUP_PURGE_JOB = "purge_expired_dedup_keys";
+export const AUDIT_RETENTION_JOB = "audit_log_retention";
 
 /** Rows deleted per statement by every purge (sessions, events): each statement's locks stay short. */
 export const PURGE_BATCH_ROWS = 5_000;
@@ -35,6 +37,8 @@ const RETENTION_BATCHES_PER_RUN = 40;
 const RETENTION_EVERY_MS = 10 * 60_000;
 /** How often dedup keys past their window are deleted. */
 const DEDUP_PURGE_EVERY_MS = 10 * 60_000;
+/** How often audit entries past AUDIT_RETENTION_DAYS are deleted. */
+const AUDIT_RETENTION_EVERY_MS = 60 * 60_000;
 /** How often the expired-session purge runs. */
 const SESSION_PURGE_EVERY_MS = 60 * 60_000;
 /** How often count deltas are folded. */
@@ -63,6 +67,17 @@ export function dedupKeyPurge(pool: Pool): JobHandler {
     async run(job) {
       while (!job.signal.aborted && (await deleteExpiredDedupKeys(pool, PURGE_BATCH_ROWS)) === PURGE_BATCH_ROWS);
       return job.signal.aborted ? { kind: "stopped" } : { kind: "later", inMs: DEDUP_PURGE_EVERY_MS };
+    },
+  };
+}
+
+/** Audit entries older than AUDIT_RETENTION_DAYS (0: kept for ever), deleted in bounded batches. */
+export function auditRetention(pool: Pool, days: number): JobHandler {
+  return {
+    kind: AUDIT_RETENTION_JOB,
+    async run(job) {
+      while (days > 0 && !job.signal.aborted && (await deleteAgedAuditEntries(pool, days, PURGE_BATCH_ROWS)) === PURGE_BATCH_ROWS);
+      return job.signal.aborted ? { kind: "stopped" } : { kind: "later", inMs: AUDIT_RETENTION_EVERY_MS };
     },
   };
 }
@@ -168,5 +183,5 @@ export function eventRetention(options: RetentionOptions): JobHandler {
 
 /** Makes sure the recurring upkeep jobs exist (at start; an existing one keeps its schedule). */
 export async function scheduleUpkeep(pool: Pool): Promise<void> {
-  for (const kind of [SESSION_PURGE_JOB, RETENTION_JOB, COUNTS_COMPACTION_JOB, ACTIVITY_COMPACTION_JOB, SEARCH_INDEX_JOB, DEDUP_PURGE_JOB]) await enqueueJob(pool, { kind, key: "all" });
+  for (const kind of [SESSION_PURGE_JOB, RETENTION_JOB, COUNTS_COMPACTION_JOB, ACTIVITY_COMPACTION_JOB, SEARCH_INDEX_JOB, DEDUP_PURGE_JOB, AUDIT_RETENTION_JOB]) await enqueueJob(pool, { kind, key: "all" });
 }

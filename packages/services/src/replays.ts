@@ -28,6 +28,7 @@ import {
   type ReplaySummary,
 } from "@rehook/db";
 import { checkDestination, outboundTask, type DeliveryResult } from "@rehook/delivery";
+import { recordAudit, type AuditedBy } from "./audit.js";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
@@ -111,7 +112,15 @@ const DEFAULT_MAX_EDITED_BODY_BYTES = 10 * 1024 * 1024;
 export async function sendReplay(
   ctx: Pick<ServiceContext, "orm" | "outbound">,
   source: ReplaySourceRow,
-  replay: { userId: string | null; environment: ReplayEnvironment; url: string; jobId?: string | null; overrides?: ReplayOverrides | null },
+  replay: {
+    userId: string | null;
+    environment: ReplayEnvironment;
+    url: string;
+    jobId?: string | null;
+    overrides?: ReplayOverrides | null;
+    /** A replay someone asked for (not one of a bulk replay's, which records the job): its audit entry. */
+    audited?: { teamId: string; by: AuditedBy };
+  },
 ): Promise<ReplayAttempt> {
   const edits = replay.overrides ?? {};
   // An edited path or query is already in replay.url; it still makes the replay an edited one.
@@ -122,7 +131,8 @@ export async function sendReplay(
   // Through the same worker pool, safe agent and time limit as forwarding.
   const task = outboundTask(request, replay.url, ctx.outbound.options);
   const result: DeliveryResult = await ctx.outbound.pool.run(task);
-  return insertReplayAttempt(ctx.orm.em.fork(), {
+  return ctx.orm.em.fork().transactional(async (em) => {
+  const attempt = await insertReplayAttempt(em, {
     id: uuidv7(),
     eventId: source.id,
     userId: replay.userId,
@@ -142,6 +152,19 @@ export async function sendReplay(
     requestBody: modified ? Buffer.from(task.body) : null,
     modified,
   });
+  if (replay.audited) await recordAudit(em, replay.audited.by, replayEntry(replay.audited.teamId, source.id, attempt, modified));
+  return attempt;
+  });
+}
+
+/** A replay's audit entry: where it went and whether it was edited (never what it sent). */
+function replayEntry(teamId: string, eventId: string, attempt: Pick<ReplayAttempt, "id" | "environment" | "destinationUrl" | "status">, edited: boolean) {
+  return {
+    teamId,
+    action: "event.replay" as const,
+    target: { type: "event" as const, id: eventId, name: null },
+    changes: { replay_id: attempt.id, environment: attempt.environment, target_url: attempt.destinationUrl, edited, outcome: attempt.status },
+  };
 }
 
 /**
@@ -151,14 +174,14 @@ export async function sendReplay(
  */
 export async function replayEvent(
   ctx: Pick<ServiceContext, "orm" | "outbound" | "addressPolicy" | "maxPayloadBytes">,
-  input: { teamId: string; userId: string; eventId: string; environment: string; customUrl?: string | null; overrides?: unknown },
+  input: { teamId: string; userId: string; by?: AuditedBy; eventId: string; environment: string; customUrl?: string | null; overrides?: unknown },
 ): Promise<ReplayAttemptView> {
   const { environment, customUrl } = parseInput(replayInput, { environment: input.environment, customUrl: input.customUrl });
   const overrides = parseReplayOverrides(input.overrides, ctx.maxPayloadBytes ?? DEFAULT_MAX_EDITED_BODY_BYTES);
   const source = await findReplaySource(ctx.orm.em.fork(), input.teamId, input.eventId);
   if (!source) throw noSuchEvent(input.eventId);
   const url = await checkedReplayTarget(ctx, source, environment, customUrl, overrides ?? {});
-  const attempt = await sendReplay(ctx, source, { userId: input.userId, environment, url, overrides });
+  const attempt = await sendReplay(ctx, source, { userId: input.userId, environment, url, overrides, audited: { teamId: input.teamId, by: input.by } });
   return replayAttemptView(attempt, source.id);
 }
 
@@ -175,6 +198,7 @@ export async function recordLocalReplay(
   input: {
     teamId: string;
     userId: string;
+    by?: AuditedBy;
     eventId: string;
     localPort?: number;
     attemptId?: string;
@@ -193,7 +217,8 @@ export async function recordLocalReplay(
     if (stored) throw attemptIdTaken(attemptId);
   }
   const target = replayTarget("local", source, null, localPort);
-  const attempt = await insertingLocalRecord(attemptId, () => insertReplayAttempt(ctx.orm.em.fork(), {
+  const attempt = await insertingLocalRecord(attemptId, () => ctx.orm.em.fork().transactional(async (em) => {
+    const stored = await insertReplayAttempt(em, {
     id: attemptId ?? uuidv7(),
     eventId: source.id,
     userId: input.userId,
@@ -211,6 +236,9 @@ export async function recordLocalReplay(
     requestHeaders: null,
     requestBody: null,
     modified: false,
+    });
+    await recordAudit(em, input.by, replayEntry(input.teamId, source.id, stored, false));
+    return stored;
   }));
   return replayAttemptView(attempt, source.id);
 }

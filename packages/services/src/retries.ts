@@ -1,6 +1,7 @@
 import { notFoundMessage, UserError } from "@rehook/core";
 import { announceEndpointChange, resumeOwnedEndpoint, retryFailedOfEndpoint, retryOwnedEvent } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
+import { recordAudit, type AuditedBy } from "./audit.js";
 
 /** What "retry now" did: the event waits as pending, due now (or until the endpoint is resumed). */
 export interface RetryQueued {
@@ -18,8 +19,12 @@ const PAUSED_NOTE = "forwarding to this endpoint is paused: it is sent once the 
  * Retry now: a new attempt of the event itself (not a replay), due at once. A failed event
  * goes back to pending and leaves the failed count until its new final outcome is counted.
  */
-export async function retryEvent(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; eventId: string }): Promise<RetryQueued> {
-  const result = await retryOwnedEvent(ctx.orm.em.fork(), input.teamId, input.eventId);
+export async function retryEvent(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; by?: AuditedBy; eventId: string }): Promise<RetryQueued> {
+  const result = await ctx.orm.em.fork().transactional(async (em) => {
+    const outcome = await retryOwnedEvent(em, input.teamId, input.eventId);
+    if (outcome.kind === "queued") await recordAudit(em, input.by, { teamId: input.teamId, action: "event.retry", target: { type: "event", id: input.eventId, name: null } });
+    return outcome;
+  });
   switch (result.kind) {
     case "not_found":
       throw new UserError("not_found", notFoundMessage("event", input.eventId));
@@ -41,10 +46,14 @@ export async function retryEvent(ctx: Pick<ServiceContext, "orm">, input: { team
 /** Every failed event of the endpoint back to pending, due now; answers how many. */
 export async function retryFailedEvents(
   ctx: Pick<ServiceContext, "orm">,
-  input: { teamId: string; endpointId: string },
+  input: { teamId: string; by?: AuditedBy; endpointId: string },
 ): Promise<{ count: number; forwardingPaused: boolean; message: string }> {
-  const result = await retryFailedOfEndpoint(ctx.orm.em.fork(), input.teamId, input.endpointId);
-  if (!result) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
+  const result = await ctx.orm.em.fork().transactional(async (em) => {
+    const retried = await retryFailedOfEndpoint(em, input.teamId, input.endpointId);
+    if (!retried) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
+    await recordAudit(em, input.by, { teamId: input.teamId, action: "endpoint.retry_failed", target: { type: "endpoint", id: input.endpointId, name: null }, changes: { count: retried.count } });
+    return retried;
+  });
   const queued = `${result.count} failed event${result.count === 1 ? "" : "s"} queued`;
   return { ...result, message: result.forwardingPaused ? `${queued}, but ${PAUSED_NOTE}` : queued };
 }
@@ -54,10 +63,12 @@ export async function retryFailedEvents(
  * scheduled retries, now due) are sent oldest first. Resuming an endpoint that is not paused
  * only restarts the count.
  */
-export async function resumeEndpoint(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; endpointId: string }): Promise<{ rescheduled: number }> {
-  const em = ctx.orm.em.fork();
-  const result = await resumeOwnedEndpoint(em, input.teamId, input.endpointId);
-  if (!result) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
-  await announceEndpointChange(em, input.endpointId, "updated");
-  return { rescheduled: result.rescheduled };
+export async function resumeEndpoint(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; by?: AuditedBy; endpointId: string }): Promise<{ rescheduled: number }> {
+  return ctx.orm.em.fork().transactional(async (em) => {
+    const result = await resumeOwnedEndpoint(em, input.teamId, input.endpointId);
+    if (!result) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
+    await recordAudit(em, input.by, { teamId: input.teamId, action: "endpoint.resume", target: { type: "endpoint", id: input.endpointId, name: null }, changes: { rescheduled: result.rescheduled } });
+    await announceEndpointChange(em, input.endpointId, "updated");
+    return { rescheduled: result.rescheduled };
+  });
 }

@@ -2,6 +2,7 @@ import { forbiddenMessage, MAX_TEAMS_PER_USER, personalTeamName, roleAllows, tea
 import {
   announceAccessChange,
   deleteTeam as deleteTeamRows,
+  findTeamById,
   findUserById,
   insertTeam,
   listTeamMembers,
@@ -17,6 +18,7 @@ import {
 import type { Actor } from "./contracts/contract.js";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
+import { recordAudit, type AuditedBy } from "./audit.js";
 
 /** A team as its member sees it: their role in it, and whether it is their personal team. */
 export type TeamView = TeamMembership;
@@ -36,13 +38,17 @@ export async function insertTeamNamed(em: EntityManager, input: { name: string; 
 }
 
 /** Creates a team; its creator is its owner. */
-export async function createTeam(ctx: Pick<ServiceContext, "orm">, input: { userId: string; name: string }): Promise<TeamView> {
+export async function createTeam(ctx: Pick<ServiceContext, "orm">, input: { userId: string; by?: AuditedBy; name: string }): Promise<TeamView> {
   const name = parseInput(teamNameSchema, input.name);
-  const em = ctx.orm.em.fork();
-  if ((await teamsOfUser(em, input.userId)).length >= MAX_TEAMS_PER_USER) {
-    throw new UserError("conflict", `You belong to ${MAX_TEAMS_PER_USER} teams, the most one user can. Leave one you no longer use, then try again.`);
-  }
-  return insertTeamNamed(em, { name, ownerId: input.userId, personal: false });
+  return ctx.orm.em.fork().transactional(async (em) => {
+    if ((await teamsOfUser(em, input.userId)).length >= MAX_TEAMS_PER_USER) {
+      throw new UserError("conflict", `You belong to ${MAX_TEAMS_PER_USER} teams, the most one user can. Leave one you no longer use, then try again.`);
+    }
+    const team = await insertTeamNamed(em, { name, ownerId: input.userId, personal: false });
+    // The new team's first entry: who made it (whichever team they acted from).
+    await recordAudit(em, input.by ?? { userId: input.userId, teamId: team.id }, { teamId: team.id, action: "team.create", target: { type: "team", id: team.id, name: team.name }, changes: { slug: team.slug } });
+    return team;
+  });
 }
 
 /** The user's membership of one team (null: not a member): one indexed read, not the whole list. */
@@ -81,15 +87,26 @@ async function newPersonalTeam(em: EntityManager, userId: string): Promise<TeamV
   return insertTeamNamed(em, { name: personalTeamName(user.email), ownerId: userId, personal: true });
 }
 
-export async function renameTeam(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; name: string }): Promise<void> {
-  await renameTeamRow(ctx.orm.em.fork(), input.teamId, parseInput(teamNameSchema, input.name));
+export async function renameTeam(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; by?: AuditedBy; name: string }): Promise<void> {
+  const name = parseInput(teamNameSchema, input.name);
+  await ctx.orm.em.fork().transactional(async (em) => {
+    const before = await findTeamById(em, input.teamId);
+    await renameTeamRow(em, input.teamId, name);
+    await recordAudit(em, input.by, { teamId: input.teamId, action: "team.rename", target: { type: "team", id: input.teamId, name }, changes: { name: { before: before?.name ?? null, after: name } } });
+  });
 }
 
 /** Deletes the team and everything it owns: its endpoints with their events, keys, invites and settings. */
-export async function deleteTeam(ctx: Pick<ServiceContext, "orm">, input: { teamId: string }): Promise<void> {
+export async function deleteTeam(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; by?: AuditedBy }): Promise<void> {
   const em = ctx.orm.em.fork();
-  const members = await listTeamMembers(em, input.teamId);
-  await deleteTeamRows(em, input.teamId);
+  const members = await em.transactional(async (tx) => {
+    const team = await findTeamById(tx, input.teamId);
+    const found = await listTeamMembers(tx, input.teamId);
+    await deleteTeamRows(tx, input.teamId);
+    // The team's entries stay (audit_log has no foreign key): they say who deleted it.
+    await recordAudit(tx, input.by, { teamId: input.teamId, action: "team.delete", target: { type: "team", id: input.teamId, name: team?.name ?? null } });
+    return found;
+  });
   // Open streams of every member end (their access is gone with the team).
   for (const member of members) await announceAccessChange(em, { teamId: input.teamId, userId: member.userId });
 }
@@ -122,27 +139,43 @@ function memberOutcome(change: MemberChange, userId: string): { revokedKeys: num
   return { revokedKeys: change.revokedKeys };
 }
 
-async function roleOf(em: EntityManager, teamId: string, userId: string): Promise<Role | null> {
-  const rows = await em.getConnection().execute<Array<{ role: Role }>>("select role from team_members where team_id = ? and user_id = ?", [teamId, userId]);
-  return rows[0]?.role ?? null;
+/** A member's role and email in the team (null: not a member), read before a change so the audit entry names them. */
+async function memberOf(em: EntityManager, teamId: string, userId: string): Promise<{ role: Role; email: string } | null> {
+  const rows = await em.execute<Array<{ role: Role; email: string }>>(
+    "select m.role, u.email from team_members m join users u on u.id = m.user_id where m.team_id = ? and m.user_id = ?",
+    [teamId, userId],
+  );
+  return rows[0] ?? null;
 }
 
 export async function changeMemberRole(ctx: Pick<ServiceContext, "orm">, actor: Actor, input: { userId: string; role: Role }): Promise<void> {
-  const em = ctx.orm.em.fork();
-  const current = await roleOf(em, actor.teamId, input.userId);
-  requireOwnerFor(actor, current === "owner" || input.role === "owner");
-  memberOutcome(await setTeamMemberRole(em, actor.teamId, input.userId, input.role), input.userId);
+  await ctx.orm.em.fork().transactional(async (em) => {
+    const current = await memberOf(em, actor.teamId, input.userId);
+    requireOwnerFor(actor, current?.role === "owner" || input.role === "owner");
+    memberOutcome(await setTeamMemberRole(em, actor.teamId, input.userId, input.role), input.userId);
+    await recordAudit(em, actor, { action: "member.role_change", target: memberTarget(input.userId, current), changes: { role: { before: current?.role ?? null, after: input.role } } });
+  });
 }
+
+const memberTarget = (userId: string, member: { email: string } | null) => ({ type: "member" as const, id: userId, name: member?.email ?? null });
 
 /** Removes a member at once (their sessions, keys and streams lose the team); the keys they made for it are revoked. */
 export async function removeMember(ctx: Pick<ServiceContext, "orm">, actor: Actor, input: { userId: string }): Promise<{ revokedKeys: number }> {
-  const em = ctx.orm.em.fork();
-  const current = await roleOf(em, actor.teamId, input.userId);
-  requireOwnerFor(actor, current === "owner");
-  return memberOutcome(await removeTeamMember(em, actor.teamId, input.userId), input.userId);
+  return ctx.orm.em.fork().transactional(async (em) => {
+    const current = await memberOf(em, actor.teamId, input.userId);
+    requireOwnerFor(actor, current?.role === "owner");
+    const outcome = memberOutcome(await removeTeamMember(em, actor.teamId, input.userId), input.userId);
+    await recordAudit(em, actor, { action: "member.remove", target: memberTarget(input.userId, current), changes: { role: current?.role ?? null, revoked_keys: outcome.revokedKeys } });
+    return outcome;
+  });
 }
 
 /** Leaves the actor's team (any role; the last owner cannot). */
 export async function leaveTeam(ctx: Pick<ServiceContext, "orm">, actor: Actor): Promise<{ revokedKeys: number }> {
-  return memberOutcome(await removeTeamMember(ctx.orm.em.fork(), actor.teamId, actor.userId), actor.userId);
+  return ctx.orm.em.fork().transactional(async (em) => {
+    const current = await memberOf(em, actor.teamId, actor.userId);
+    const outcome = memberOutcome(await removeTeamMember(em, actor.teamId, actor.userId), actor.userId);
+    await recordAudit(em, actor, { action: "member.remove", target: memberTarget(actor.userId, current), changes: { left: true, revoked_keys: outcome.revokedKeys } });
+    return outcome;
+  });
 }

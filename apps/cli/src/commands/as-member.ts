@@ -34,7 +34,8 @@ export function asMember<T>(
       const userId = (await requireUserByEmail({ orm }, member.email)).id;
       const { actor } = member.team === undefined ? await actorFor({ orm }, { userId }) : await actorInTeam({ orm }, { userId, teamSlug: member.team });
       requireRole(actor, contract.role, contract.summary);
-      return work(database, actor);
+      // The audit log records the command as the CLI's, acting as this user.
+      return work(database, { ...actor, cli: true });
     },
     use,
   );

@@ -115,6 +115,7 @@ export const destinationAddCommand = defineCommand(
       wireDestination(
         await createDestination(destinationContext(orm, context), {
           teamId: actor.teamId,
+          by: actor,
           endpointId: await endpointIdOf(orm, actor.teamId, options.endpoint),
           ...settings,
           url: text.url!,
@@ -184,6 +185,7 @@ export const destinationUpdateCommand = defineCommand(
       wireDestination(
         await updateDestination(destinationContext(orm, context), {
           teamId: actor.teamId,
+          by: actor,
           endpointId: await endpointIdOf(orm, actor.teamId, options.endpoint),
           destinationId: options.id,
           changes,
@@ -202,7 +204,7 @@ export const destinationRemoveCommand = defineCommand(
   } as const,
   async (options, context) => {
     await asMember(context, options, destinationContracts.deleteDestinationContract, async ({ orm }, actor) =>
-      deleteDestination({ orm }, { teamId: actor.teamId, endpointId: await endpointIdOf(orm, actor.teamId, options.endpoint), destinationId: options.id }),
+      deleteDestination({ orm }, { teamId: actor.teamId, by: actor, endpointId: await endpointIdOf(orm, actor.teamId, options.endpoint), destinationId: options.id }),
     );
     return { endpoint: options.endpoint, removed: options.id };
   },

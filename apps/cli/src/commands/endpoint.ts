@@ -105,6 +105,7 @@ export const endpointCreateCommand = defineCommand(
     return asMember(context, options, endpointContracts.createEndpointContract, ({ orm }, actor) =>
       createEndpoint(endpointContext(orm, context), {
         teamId: actor.teamId,
+        by: actor,
         name: options.name,
         destinationUrl: options.destination ?? null,
         signRequests: options.sign,
@@ -149,7 +150,7 @@ export const endpointUpdateCommand = defineCommand(
       throw new UsageError("There is nothing to change. Give --retention-days, --retention-default, --retry-preset, --pause-after, --response, --handshake, --verification, --dedup or --no-dedup.");
     }
     return asMember(context, options, endpointContracts.updateEndpointContract, ({ orm }, actor) =>
-      updateEndpoint(endpointContext(orm, context), { teamId: actor.teamId, endpoint: { slug: options.slug }, changes }).then(wireEndpoint),
+      updateEndpoint(endpointContext(orm, context), { teamId: actor.teamId, by: actor, endpoint: { slug: options.slug }, changes }).then(wireEndpoint),
     );
   },
 );
@@ -162,7 +163,7 @@ export const endpointDeleteCommand = defineCommand(
     options: { ...memberOptions, slug },
   } as const,
   async (options, context) => {
-    await asMember(context, options, endpointContracts.deleteEndpointContract, ({ orm }, actor) => deleteEndpoint({ orm }, { teamId: actor.teamId, endpoint: { slug: options.slug } }));
+    await asMember(context, options, endpointContracts.deleteEndpointContract, ({ orm }, actor) => deleteEndpoint({ orm }, { teamId: actor.teamId, by: actor, endpoint: { slug: options.slug } }));
     return { deleted: options.slug };
   },
 );
@@ -180,6 +181,6 @@ export const endpointSecretCommand = defineCommand(
   } as const,
   (options, context) =>
     asMember(context, options, options.rotate ? endpointContracts.rotateSecretContract : endpointContracts.endpointSecretContract, ({ orm }, actor) =>
-      endpointSecret({ orm }, { teamId: actor.teamId, endpoint: { slug: options.slug }, rotate: options.rotate }).then(({ slug, secret }) => ({ slug, secret })),
+      endpointSecret({ orm }, { teamId: actor.teamId, by: actor, endpoint: { slug: options.slug }, rotate: options.rotate }).then(({ slug, secret }) => ({ slug, secret })),
     ),
 );

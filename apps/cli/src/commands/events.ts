@@ -62,7 +62,7 @@ export const eventsExportCommand = defineCommand(
     // Exporting reads what events.list shows, so it needs the role listing does.
     await asMember(context, options, eventContracts.listEventsContract, async ({ orm }, actor) => {
       // Filters are checked before the file is created.
-      const events = openEventExport({ orm }, { teamId: actor.teamId, filter });
+      const events = openEventExport({ orm }, { teamId: actor.teamId, by: actor, filter });
       const out = options.output ? createWriteStream(options.output) : context.stdout;
       let exported = 0;
       const progress = (final: boolean) => process.stderr.write(`\rexported ${exported.toLocaleString("en-US")} events${final ? "\n" : ""}`);

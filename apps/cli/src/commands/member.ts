@@ -1,6 +1,6 @@
 import { isRole, ROLES, UserError, type Role } from "@rehook/core";
 import { addTeamMember, listTeamMembers, removeTeamMember, setTeamMemberRole, type MemberChange, type Orm, type Team } from "@rehook/db";
-import { listMembers, requireUserByEmail } from "@rehook/services";
+import { listMembers, recordOperatorAudit, requireUserByEmail } from "@rehook/services";
 import { UsageError } from "../cli-error.js";
 import { renderTable } from "../output/table.js";
 import { MEMBER_COLUMNS, wireMember } from "../output/teams.js";
@@ -51,8 +51,16 @@ export const memberAddCommand = defineCommand(
     return withDatabase(context, async ({ orm }) => {
       const teamRow = await requireTeam(orm, options.team);
       const member = await memberOf(orm, teamRow, options.email);
-      if (member.role === null) await addTeamMember(orm.em.fork(), teamRow.id, member.userId, role);
-      else if (member.role !== role) requireKept(await setTeamMemberRole(orm.em.fork(), teamRow.id, member.userId, role), member.email, teamRow);
+      const target = { type: "member" as const, id: member.userId, name: member.email };
+      await orm.em.fork().transactional(async (em) => {
+        if (member.role === null) {
+          await addTeamMember(em, teamRow.id, member.userId, role);
+          await recordOperatorAudit(em, { teamId: teamRow.id, action: "member.add", target, changes: { role } });
+        } else if (member.role !== role) {
+          requireKept(await setTeamMemberRole(em, teamRow.id, member.userId, role), member.email, teamRow);
+          await recordOperatorAudit(em, { teamId: teamRow.id, action: "member.role_change", target, changes: { role: { before: member.role, after: role } } });
+        }
+      });
       return { team: teamRow.slug, email: member.email, role, previous_role: member.role };
     });
   },
@@ -92,8 +100,12 @@ export const memberRemoveCommand = defineCommand(
     withDatabase(context, async ({ orm }) => {
       const teamRow = await requireTeam(orm, options.team);
       const member = await memberOf(orm, teamRow, options.email);
-      const change = await removeTeamMember(orm.em.fork(), teamRow.id, member.userId);
-      requireKept(change, member.email, teamRow);
+      const change = await orm.em.fork().transactional(async (em) => {
+        const removed = await removeTeamMember(em, teamRow.id, member.userId);
+        requireKept(removed, member.email, teamRow);
+        await recordOperatorAudit(em, { teamId: teamRow.id, action: "member.remove", target: { type: "member", id: member.userId, name: member.email }, changes: { role: member.role, revoked_keys: removed.revokedKeys } });
+        return removed;
+      });
       return { team: teamRow.slug, removed: member.email, revoked_keys: change.revokedKeys };
     }),
 );

@@ -66,7 +66,7 @@ export const replayCommand = defineCommand(
         const sender = openReplayOutbound(limits);
         try {
           const ctx = { orm, outbound: sender.outbound, addressPolicy: { allowPrivate: allowPrivateDestinations }, maxPayloadBytes: context.config.maxPayloadBytes };
-          return await replayEvent(ctx, { teamId: actor.teamId, userId: actor.userId, ...input });
+          return await replayEvent(ctx, { teamId: actor.teamId, userId: actor.userId, by: actor, ...input });
         } finally {
           await sender.close();
         }

@@ -24,7 +24,7 @@ export const authRouter = router({
   }),
 
   signUp: publicProcedure.input(credentials.extend({ invite: inviteToken })).output(user).mutation(async ({ ctx, input }) => {
-    const signedIn = await signUp(ctx.services, { ...input, clientAddress: ctx.clientAddress });
+    const signedIn = await signUp(ctx.services, { ...input, clientAddress: ctx.clientAddress, requestId: ctx.requestId ?? null });
     ctx.setCookie(signedIn.cookie.serialized);
     // Invited into a team: the dashboard opens there rather than in the new personal team.
     if (signedIn.joinedTeamId) ctx.setCookie(teamChoiceCookie(ctx.services, signedIn.joinedTeamId));
@@ -32,7 +32,7 @@ export const authRouter = router({
   }),
 
   logIn: publicProcedure.input(credentials).output(user).mutation(async ({ ctx, input }) => {
-    const signedIn = await logIn(ctx.services, { ...input, clientAddress: ctx.clientAddress });
+    const signedIn = await logIn(ctx.services, { ...input, clientAddress: ctx.clientAddress, requestId: ctx.requestId ?? null });
     // A new session id at every login; the one the browser had (if any) ends.
     if (ctx.session) await logOut(ctx.services, ctx.session.sessionId);
     ctx.setCookie(signedIn.cookie.serialized);

@@ -1,4 +1,4 @@
-import { settingsContracts as settings } from "@rehook/services";
+import { auditContracts, settingsContracts as settings } from "@rehook/services";
 import { mutationOf, queryOf } from "../contract-procedure.js";
 import { router } from "../trpc.js";
 
@@ -19,4 +19,9 @@ export const invitesRouter = router({
   list: queryOf(settings.listInvitesContract),
   create: mutationOf(settings.createInviteContract),
   revoke: mutationOf(settings.revokeInviteContract),
+});
+
+/** The team's audit log, for admins (read only). */
+export const auditRouter = router({
+  list: queryOf(auditContracts.listAuditLogContract),
 });

@@ -135,6 +135,23 @@ export interface Event {
   duplicateOf: string | null;
 }
 
+/** An audit log entry as stored (see the audit_log migration; written and read with SQL, never updated). */
+export interface AuditLogRow {
+  id: string;
+  at: Date;
+  teamId: string | null;
+  actorType: "user" | "api_key" | "cli" | "system";
+  actorId: string | null;
+  actorName: string | null;
+  action: string;
+  targetType: string | null;
+  targetId: string | null;
+  targetName: string | null;
+  changes: unknown;
+  requestId: string | null;
+  ip: string | null;
+}
+
 /** A dedup key's first event, remembered until the endpoint's window after it has passed. */
 export interface DedupKey {
   endpointId: string;
@@ -496,6 +513,30 @@ export const EventEntity = new EntitySchema<Event>({
   },
 });
 
+export const AuditLogEntity = new EntitySchema<AuditLogRow>({
+  name: "AuditLog",
+  tableName: "audit_log",
+  indexes: [
+    { name: "audit_log_team_index", properties: ["teamId", "id"] },
+    { name: "audit_log_at_index", properties: ["at"] },
+  ],
+  properties: {
+    id: { type: "uuid", primary: true },
+    at: { ...timestamp, defaultRaw: "now()" },
+    teamId: { type: "uuid", nullable: true },
+    actorType: { enum: true, items: () => ["user", "api_key", "cli", "system"], columnType: "text" },
+    actorId: { type: "text", nullable: true },
+    actorName: { type: "text", nullable: true },
+    action: { type: "text" },
+    targetType: { type: "text", nullable: true },
+    targetId: { type: "text", nullable: true },
+    targetName: { type: "text", nullable: true },
+    changes: { type: "json", columnType: "jsonb", nullable: true },
+    requestId: { type: "text", nullable: true },
+    ip: { type: "text", nullable: true },
+  },
+});
+
 export const DedupKeyEntity = new EntitySchema<DedupKey>({
   name: "DedupKey",
   tableName: "dedup_keys",
@@ -761,4 +802,5 @@ export const entities = [
   EventMinuteEntity,
   LatencyMinuteEntity,
   InviteEntity,
+  AuditLogEntity,
 ];

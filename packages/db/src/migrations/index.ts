@@ -20,6 +20,7 @@ import { Migration20261130000000_search_paths } from "./Migration20261130000000_
 import { Migration20261201000000_teams } from "./Migration20261201000000_teams.js";
 import { Migration20261202000000_dedup } from "./Migration20261202000000_dedup.js";
 import { Migration20261203000000_destinations } from "./Migration20261203000000_destinations.js";
+import { Migration20261204000000_audit_log } from "./Migration20261204000000_audit_log.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -44,4 +45,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261201000000_teams", class: Migration20261201000000_teams },
   { name: "Migration20261202000000_dedup", class: Migration20261202000000_dedup },
   { name: "Migration20261203000000_destinations", class: Migration20261203000000_destinations },
+  { name: "Migration20261204000000_audit_log", class: Migration20261204000000_audit_log },
 ];

@@ -60,7 +60,7 @@ export interface ActiveApiKey {
  * not write on every request.
  */
 export async function findActiveApiKey(em: EntityManager, digest: Buffer): Promise<ActiveApiKey | null> {
-  const rows = await em.getConnection().execute<Array<{ id: string; team_id: string; user_id: string; prefix: string; role: StoredRole; creator_role: StoredRole; stale: boolean }>>(
+  const rows = await em.execute<Array<{ id: string; team_id: string; user_id: string; prefix: string; role: StoredRole; creator_role: StoredRole; stale: boolean }>>(
     `select k.id, k.team_id, k.user_id, k.prefix, k.role, m.role as creator_role,
             (k.last_used_at is null or k.last_used_at < now() - interval '1 minute') as stale
        from api_keys k join team_members m on m.team_id = k.team_id and m.user_id = k.user_id
@@ -70,9 +70,7 @@ export async function findActiveApiKey(em: EntityManager, digest: Buffer): Promi
   const key = rows[0];
   if (!key) return null;
   if (key.stale) {
-    await em
-      .getConnection()
-      .execute(
+    await em.execute(
         `with used as (update api_keys set last_used_at = now() where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute') returning team_id, user_id)
          update team_members m set last_active_at = now() from used where m.team_id = used.team_id and m.user_id = used.user_id`,
         [key.id],

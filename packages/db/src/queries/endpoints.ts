@@ -156,5 +156,5 @@ export async function reloadEndpoint(em: EntityManager, endpointId: string): Pro
 
 /** Tells every instance that an endpoint was created, changed or deleted (after commit). */
 export async function announceEndpointChange(em: EntityManager, id: string, change: "created" | "updated" | "deleted"): Promise<void> {
-  await em.getConnection().execute("select pg_notify(?, ?)", [BUS_CHANNEL, JSON.stringify([{ type: "endpoint.changed", id, change }])]);
+  await em.execute("select pg_notify(?, ?)", [BUS_CHANNEL, JSON.stringify([{ type: "endpoint.changed", id, change }])]);
 }

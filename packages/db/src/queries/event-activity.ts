@@ -60,7 +60,7 @@ export async function eventActivity(em: EntityManager, query: ActivityQuery): Pr
   if (endpointId !== null && !isUuid(endpointId)) return null;
   const endMs = query.startMs + query.points * query.bucketMs;
   const range = [query.startMs, query.bucketMs, query.startMs, endMs];
-  const rows = await em.getConnection().execute<
+  const rows = await em.execute<
     Array<{
       endpoints: number;
       counts: Array<{ i: number; captured: number; delivered: number; failed: number }>;

@@ -57,9 +57,7 @@ export interface SearchIndexCoverage {
 
 /** Where the index stands, read once per search (one row, and a catalog lookup). */
 export async function searchIndexCoverage(em: EntityManager): Promise<SearchIndexCoverage | undefined> {
-  const rows = await em
-    .getConnection()
-    .execute<Array<{ indexed_from: string; indexed_through: string }>>(
+  const rows = await em.execute<Array<{ indexed_from: string; indexed_through: string }>>(
       `select indexed_from, indexed_through from event_search_state where to_regclass('event_search_trigrams') is not null`,
     );
   const row = rows[0];

@@ -9,9 +9,7 @@ export async function countOwnedEvents(em: EntityManager, teamId: string, filter
   const params: unknown[] = [teamId];
   if (filter.endpointId) (where.push("c.endpoint_id = ?"), params.push(filter.endpointId));
   if (filter.status) (where.push("c.status = ?"), params.push(filter.status));
-  const rows = await em
-    .getConnection()
-    .execute<Array<{ n: string | null }>>(`select sum(c.n) as n from event_counts c join endpoints p on p.id = c.endpoint_id where ${where.join(" and ")}`, params);
+  const rows = await em.execute<Array<{ n: string | null }>>(`select sum(c.n) as n from event_counts c join endpoints p on p.id = c.endpoint_id where ${where.join(" and ")}`, params);
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -35,7 +33,7 @@ export interface EndpointEventStats {
 
 /** Each of the user's endpoints' event total and newest event, by endpoint id. */
 export async function endpointEventStats(em: EntityManager, teamId: string): Promise<Map<string, EndpointEventStats>> {
-  const rows = await em.getConnection().execute<Array<{ endpoint_id: string; n: string; last_id: string | null }>>(ENDPOINT_EVENT_STATS, [teamId]);
+  const rows = await em.execute<Array<{ endpoint_id: string; n: string; last_id: string | null }>>(ENDPOINT_EVENT_STATS, [teamId]);
   return new Map(rows.map((row) => [row.endpoint_id, { eventCount: Number(row.n), lastEventId: row.last_id }]));
 }
 
@@ -106,7 +104,7 @@ const DELETE_OWNED_EVENT = purgeStatement("select e.id from events e join endpoi
  */
 export async function deleteOwnedEvent(em: EntityManager, teamId: string, eventId: string): Promise<boolean> {
   if (!isUuid(eventId)) return false;
-  const rows = await em.getConnection().execute<Array<{ deleted: string }>>(DELETE_OWNED_EVENT, [eventId, teamId]);
+  const rows = await em.execute<Array<{ deleted: string }>>(DELETE_OWNED_EVENT, [eventId, teamId]);
   return Number(rows[0]?.deleted ?? 0) > 0;
 }
 

@@ -144,7 +144,7 @@ export async function markPage(em: EntityManager, rows: EventSummary[]): Promise
 async function markDeliveries(em: EntityManager, rows: EventSummary[]): Promise<EventSummary[]> {
   const routed = rows.filter((row) => row.status === "pending" || row.status === "delivered" || row.status === "failed").map((row) => row.id);
   if (routed.length === 0) return rows;
-  const found = await em.getConnection().execute<Array<{ event_id: string; destination_id: string; name: string | null; status: EventSummary["deliveries"][number]["status"] }>>(
+  const found = await em.execute<Array<{ event_id: string; destination_id: string; name: string | null; status: EventSummary["deliveries"][number]["status"] }>>(
     `select d.event_id, d.destination_id, t.name, d.status from deliveries d left join destinations t on t.id = d.destination_id
      where d.event_id = any(?::uuid[]) order by d.event_id, t.position nulls last`,
     [`{${routed.join(",")}}`],
@@ -168,9 +168,7 @@ const RESOLVED_BY_REPLAY = `exists (select 1 from replay_attempts r where r.even
 export async function markResolvedByReplay(em: EntityManager, rows: EventSummary[]): Promise<EventSummary[]> {
   const failed = rows.filter((row) => row.status === "failed").map((row) => row.id);
   if (failed.length === 0) return rows;
-  const resolved = await em
-    .getConnection()
-    .execute<Array<{ event_id: string }>>(`select distinct event_id from replay_attempts where event_id = any(?::uuid[]) and status = 'delivered'`, [`{${failed.join(",")}}`]);
+  const resolved = await em.execute<Array<{ event_id: string }>>(`select distinct event_id from replay_attempts where event_id = any(?::uuid[]) and status = 'delivered'`, [`{${failed.join(",")}}`]);
   const ids = new Set(resolved.map((row) => row.event_id));
   return rows.map((row) => (ids.has(row.id) ? { ...row, resolvedByReplay: true } : row));
 }
@@ -210,12 +208,10 @@ async function resolveUndecided(em: EntityManager, ids: string[], text: string):
   const patterns = searchPatterns(text);
   const found = new Set<string>();
   for (let start = 0; start < ids.length; start += CODED_ROWS_PER_READ) {
-    const rows = await em
-      .getConnection()
-      .execute<CodedBodyRow[]>(`select ${CODED_BODY_COLUMNS} from events e where e.id = any(?::uuid[])`, [`{${ids.slice(start, start + CODED_ROWS_PER_READ).join(",")}}`]);
+    const rows = await em.execute<CodedBodyRow[]>(`select ${CODED_BODY_COLUMNS} from events e where e.id = any(?::uuid[])`, [`{${ids.slice(start, start + CODED_ROWS_PER_READ).join(",")}}`]);
     const bodies = await searchableCodedBodies(rows);
     if (bodies.length === 0) continue;
-    const matching = await em.getConnection().execute<Array<{ id: string }>>(
+    const matching = await em.execute<Array<{ id: string }>>(
       `select b.id from json_to_recordset(?::json) as b(id uuid, escaped boolean, text text)
        where case when b.escaped then b.text ilike ? escape '\\' else b.text ilike ? escape '\\' end`,
       [JSON.stringify(bodies), patterns.escapedBody, patterns.body],
@@ -243,9 +239,7 @@ export async function eventIdsMatchingSearch(em: EntityManager, ids: string[], t
   const valid = ids.filter((id) => isUuid(id));
   if (valid.length === 0) return new Set();
   const search = searchCondition(text);
-  const rows = await em
-    .getConnection()
-    .execute<Array<{ id: string; undecided: boolean }>>(`select e.id, ${search.undecided} as undecided from events e where e.id = any(?::uuid[]) and ${search.sql}`, [
+  const rows = await em.execute<Array<{ id: string; undecided: boolean }>>(`select e.id, ${search.undecided} as undecided from events e where e.id = any(?::uuid[]) and ${search.sql}`, [
       ...search.undecidedParams,
       `{${valid.join(",")}}`,
       ...search.params,
@@ -383,7 +377,7 @@ export const SEARCH_SLICES_AT_ONCE = 2;
  */
 async function searchEventSummaries(em: EntityManager, teamId: string, filter: EventFilter & { receivedAfter: Date; search: string }, limit: number): Promise<EventSummary[]> {
   const endpoints = endpointConditions(teamId, filter);
-  const owned = await em.getConnection().execute<Array<{ id: string }>>(`select p.id from endpoints p where ${endpoints.sql.join(" and ")}`, endpoints.params);
+  const owned = await em.execute<Array<{ id: string }>>(`select p.id from endpoints p where ${endpoints.sql.join(" and ")}`, endpoints.params);
   if (owned.length === 0) return [];
   const endpointIds = `{${owned.map((row) => row.id).join(",")}}`;
   const where = filterConditions(filter);
@@ -402,7 +396,7 @@ async function searchEventSummaries(em: EntityManager, teamId: string, filter: E
     const search = searchCondition(filter.search);
     const found: EventSummary[] = [];
     for (let high = highId; ; ) {
-      const rows = await em.getConnection().execute<Array<SummaryRow & { undecided: boolean }>>(
+      const rows = await em.execute<Array<SummaryRow & { undecided: boolean }>>(
         `select ${SUMMARY_COLUMNS}, ${search.undecided} as undecided
          from events e join endpoints p on p.id = e.endpoint_id
          where e.endpoint_id = any(?::uuid[]) and ${[...where.sql, search.sql, "e.id >= ?", ...(high ? ["e.id < ?"] : [])].join(" and ")}
@@ -430,7 +424,7 @@ async function searchEventSummaries(em: EntityManager, teamId: string, filter: E
    */
   const readIndexed = (lowId: string, highId: string) => async (): Promise<EventSummary[]> => {
     const search = indexedSearchCondition(filter.search);
-    const rows = await em.getConnection().execute<SummaryRow[]>(
+    const rows = await em.execute<SummaryRow[]>(
       `with hits as materialized (
          select s.id from event_search s where s.endpoint_id = any(?::uuid[]) and s.id >= ? and s.id < ? and ${search.sql}
        )
@@ -515,7 +509,7 @@ export async function countMatchingEventsCapped(em: EntityManager, teamId: strin
   const endpoints = endpointConditions(teamId, filter);
   // Unordered: endpoint after endpoint, the count stops at the cap (no merge, no sort); the
   // scan's row range still leads the planner to the endpoint's own index.
-  const rows = await em.getConnection().execute<Array<{ n: string }>>(
+  const rows = await em.execute<Array<{ n: string }>>(
     `select count(*) as n from (
        select 1 from endpoints p
        cross join lateral (select 1 from events e where ${scan.sql.join(" and ")} limit ?) e
@@ -532,7 +526,7 @@ export async function countMatchingEventsCapped(em: EntityManager, teamId: strin
 export async function eventSummariesByIds(em: EntityManager, teamId: string, ids: string[]): Promise<EventSummary[]> {
   const valid = ids.filter((id) => isUuid(id));
   if (valid.length === 0) return [];
-  const rows = await em.getConnection().execute<SummaryRow[]>(
+  const rows = await em.execute<SummaryRow[]>(
     `select ${SUMMARY_COLUMNS}
      from events e join endpoints p on p.id = e.endpoint_id
      where e.id = any(?::uuid[]) and p.team_id = ?
@@ -573,7 +567,7 @@ export interface EventDetail extends EventSummary {
 /** One of the user's events with the first `previewBytes` of its body; null when it is missing or someone else's. */
 export async function findOwnedEvent(em: EntityManager, teamId: string, eventId: string, previewBytes: number): Promise<EventDetail | null> {
   if (!isUuid(eventId)) return null;
-  const rows = await em.getConnection().execute<
+  const rows = await em.execute<
     Array<
       SummaryRow & {
         headers: HeaderList;
@@ -679,7 +673,7 @@ export const MAX_LISTED_ATTEMPTS = 100;
 /** The recorded attempts of one of the user's events, first to last (empty for someone else's). */
 export async function ownedEventAttempts(em: EntityManager, teamId: string, eventId: string): Promise<DeliveryAttemptSummary[]> {
   if (!isUuid(eventId)) return [];
-  const rows = await em.getConnection().execute<AttemptRow[]>(
+  const rows = await em.execute<AttemptRow[]>(
     // The newest attempts when there are more than the list holds, shown oldest first.
     `select * from (
        select a.id, a.destination_id, a.attempt, a.started_at, a.latency_ms, a.response_status, a.error, a.outcome
@@ -707,7 +701,7 @@ export async function findOwnedAttempt(
   destinationId?: string,
 ): Promise<DeliveryAttemptDetail | null> {
   if (!isUuid(eventId) || (destinationId !== undefined && !isUuid(destinationId))) return null;
-  const rows = await em.getConnection().execute<
+  const rows = await em.execute<
     Array<AttemptRow & { response_headers: HeaderList | string | null; body_preview: Buffer | null; body_bytes: number | null; response_truncated: boolean }>
   >(
     `select a.destination_id, a.attempt, a.started_at, a.latency_ms, a.response_status, a.error, a.outcome, a.response_headers,
@@ -738,7 +732,7 @@ export async function findOwnedEventBody(
   eventId: string,
 ): Promise<{ sizeBytes: number; contentType: string | null; contentEncoding: string | null } | null> {
   if (!isUuid(eventId)) return null;
-  const rows = await em.getConnection().execute<Array<{ body_bytes: number; content_type: string | null; content_encoding: string | null }>>(
+  const rows = await em.execute<Array<{ body_bytes: number; content_type: string | null; content_encoding: string | null }>>(
     `select octet_length(e.body) as body_bytes, e.content_type,
             (select string_agg(h->>1, ', ') from json_array_elements(e.headers) h where lower(h->>0) = 'content-encoding') as content_encoding
      from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ?`,
@@ -751,7 +745,7 @@ export async function findOwnedEventBody(
 /** `length` bytes of the user's event body from `offset` (fewer at its end); null when the event is gone. */
 export async function ownedEventBodySlice(em: EntityManager, teamId: string, eventId: string, offset: number, length: number): Promise<Buffer | null> {
   if (!isUuid(eventId)) return null;
-  const rows = await em.getConnection().execute<Array<{ slice: Buffer }>>(
+  const rows = await em.execute<Array<{ slice: Buffer }>>(
     `select substring(e.body from ? for ?) as slice from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ?`,
     [offset + 1, length, eventId, teamId],
   );
@@ -794,7 +788,7 @@ export async function fullEventsAfter(
 ): Promise<FullEvent[]> {
   const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
                       where p.team_id = ? and e.endpoint_id = ? and e.id > ? order by e.id limit ?`;
-  const rows = await em.getConnection().execute<FullRow[]>(
+  const rows = await em.execute<FullRow[]>(
     `with page as (${byteBoundedIds(candidates, "?")})
      select ${FULL_COLUMNS} from page join events e on e.id = page.id order by e.id`,
     [teamId, endpointId, afterId, limit, maxBytes],
@@ -818,7 +812,7 @@ export async function fullEventsByIds(
   if (valid.length === 0) return [];
   const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
                       where e.id = any(?::uuid[]) and p.team_id = ? and e.endpoint_id = ?`;
-  const rows = await em.getConnection().execute<FullRow[]>(
+  const rows = await em.execute<FullRow[]>(
     `with page as (${byteBoundedIds(candidates, "?")})
      select ${FULL_COLUMNS} from page join events e on e.id = page.id order by e.id`,
     [`{${valid.join(",")}}`, teamId, endpointId, maxBytes],
@@ -850,7 +844,7 @@ export async function exportedEventsByIds(em: EntityManager, teamId: string, ids
   // As byteBoundedIds, but summed newest first: the order the export writes in.
   const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
                       where e.id = any(?::uuid[]) and p.team_id = ?`;
-  const rows = await em.getConnection().execute<ExportRow[]>(
+  const rows = await em.execute<ExportRow[]>(
     `with sized as (select id, sum(size) over (order by id desc) - size as bytes_before from (${candidates}) candidates),
           page as (select id from sized where bytes_before < ?)
      select ${FULL_COLUMNS}, p.slug as endpoint_slug, e.content_type, e.status, e.signature, e.latency_ms, e.error,
@@ -926,7 +920,7 @@ order by position nulls last, destination_id`;
 /** The deliveries of one of the user's events (empty for someone else's, or one that went nowhere). */
 export async function ownedEventDeliveries(em: EntityManager, teamId: string, eventId: string): Promise<EventDelivery[]> {
   if (!isUuid(eventId)) return [];
-  const rows = await em.getConnection().execute<
+  const rows = await em.execute<
     Array<{ destination_id: string; name: string | null; url: string | null; status: EventDelivery["status"]; attempts: number; next_attempt_at: Date | null }>
   >(EVENT_DELIVERIES, [eventId, teamId]);
   return rows.map((row) => ({

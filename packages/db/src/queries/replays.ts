@@ -39,7 +39,7 @@ const toSource = (row: SourceRow): ReplaySourceRow => ({
 /** The user's event and its endpoint's current settings; null when missing or someone else's. */
 export async function findReplaySource(em: EntityManager, teamId: string, eventId: string): Promise<ReplaySourceRow | null> {
   if (!isUuid(eventId)) return null;
-  const rows = await em.getConnection().execute<SourceRow[]>(
+  const rows = await em.execute<SourceRow[]>(
     `select ${SOURCE_COLUMNS} from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ?`,
     [eventId, teamId],
   );
@@ -67,7 +67,7 @@ export async function replaySourcesPage(em: EntityManager, teamId: string, endpo
   params.push(page.limit, page.maxBytes ?? BODY_BYTES_PER_READ);
   const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
                       where ${where.join(" and ")} order by e.id limit ?`;
-  const rows = await em.getConnection().execute<SourceRow[]>(
+  const rows = await em.execute<SourceRow[]>(
     `with page as (${byteBoundedIds(candidates, "?")})
      select ${SOURCE_COLUMNS} from page join events e on e.id = page.id join endpoints p on p.id = e.endpoint_id order by e.id`,
     params,
@@ -125,7 +125,7 @@ export async function listReplaySummaries(em: EntityManager, teamId: string, fil
   if (filter.status) (where.push("r.status = ?"), params.push(filter.status));
   if (filter.before) (where.push("r.id < ?"), params.push(filter.before));
   params.push(limit);
-  const rows = await em.getConnection().execute<
+  const rows = await em.execute<
     Array<{
       id: string;
       event_id: string;

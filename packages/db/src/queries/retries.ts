@@ -138,9 +138,7 @@ export async function resumeOwnedEndpoint(
   destinationId: string | null = null,
 ): Promise<{ rescheduled: number; destinations: number } | null> {
   if (!isUuid(endpointId) || (destinationId !== null && !isUuid(destinationId))) return null;
-  const rows = await em
-    .getConnection()
-    .execute<Array<{ found: string; destinations: string; rescheduled: string }>>(RESUME, [endpointId, teamId, destinationId, destinationId, endpointId, teamId]);
+  const rows = await em.execute<Array<{ found: string; destinations: string; rescheduled: string }>>(RESUME, [endpointId, teamId, destinationId, destinationId, endpointId, teamId]);
   const row = rows[0]!;
   return Number(row.found) > 0 ? { rescheduled: Number(row.rescheduled), destinations: Number(row.destinations) } : null;
 }

@@ -31,7 +31,7 @@ export async function insertTeam(em: EntityManager, team: { id: string; name: st
 
 /** The user's teams: their personal team first, then by name. */
 export async function teamsOfUser(em: EntityManager, userId: string): Promise<TeamMembership[]> {
-  const rows = await em.getConnection().execute<Array<{ id: string; name: string; slug: string; role: StoredRole; personal: boolean }>>(
+  const rows = await em.execute<Array<{ id: string; name: string; slug: string; role: StoredRole; personal: boolean }>>(
     `select t.id, t.name, t.slug, m.role, t.personal_of_id is not distinct from m.user_id as personal
        from team_members m join teams t on t.id = m.team_id
       where m.user_id = ? order by personal desc, lower(t.name), t.id`,
@@ -47,7 +47,7 @@ export async function teamsOfUser(em: EntityManager, userId: string): Promise<Te
 export async function membershipOf(em: EntityManager, userId: string, teamRef: { id: string } | { slug: string }): Promise<TeamMembership | null> {
   const byId = "id" in teamRef;
   if (byId && !/^[0-9a-f-]{36}$/i.test(teamRef.id)) return null;
-  const rows = await em.getConnection().execute<Array<{ id: string; name: string; slug: string; role: StoredRole; personal: boolean; stale: boolean }>>(
+  const rows = await em.execute<Array<{ id: string; name: string; slug: string; role: StoredRole; personal: boolean; stale: boolean }>>(
     `select t.id, t.name, t.slug, m.role, t.personal_of_id is not distinct from m.user_id as personal,
             (m.last_active_at is null or m.last_active_at < now() - interval '1 minute') as stale
        from team_members m join teams t on t.id = m.team_id
@@ -61,9 +61,7 @@ export async function membershipOf(em: EntityManager, userId: string, teamRef: {
 }
 
 async function touchMember(em: EntityManager, teamId: string, userId: string): Promise<void> {
-  await em
-    .getConnection()
-    .execute(
+  await em.execute(
       "update team_members set last_active_at = now() where team_id = ? and user_id = ? and (last_active_at is null or last_active_at < now() - interval '1 minute')",
       [teamId, userId],
     );
@@ -90,9 +88,7 @@ export interface TeamMemberRow {
 
 /** The team's members, owners first, then by email, each with the active keys they made for it. */
 export async function listTeamMembers(em: EntityManager, teamId: string): Promise<TeamMemberRow[]> {
-  const rows = await em
-    .getConnection()
-    .execute<Array<{ user_id: string; email: string; role: StoredRole; created_at: Date; last_active_at: Date | null; active_keys: string }>>(
+  const rows = await em.execute<Array<{ user_id: string; email: string; role: StoredRole; created_at: Date; last_active_at: Date | null; active_keys: string }>>(
       `select m.user_id, u.email, m.role, m.created_at, m.last_active_at,
               (select count(*) from api_keys k where k.team_id = m.team_id and k.user_id = m.user_id and k.revoked_at is null) as active_keys
          from team_members m join users u on u.id = m.user_id
@@ -232,7 +228,7 @@ export async function announceAccessChange(em: EntityManager, change: { teamId: 
 
 /** Whether the user is still a member of the team and, for a key, the key is still active. */
 export async function stillHasAccess(em: EntityManager, access: { teamId: string; userId: string; keyId?: string }): Promise<boolean> {
-  const rows = await em.getConnection().execute<Array<{ ok: boolean }>>(
+  const rows = await em.execute<Array<{ ok: boolean }>>(
     `select exists (select 1 from team_members where team_id = ? and user_id = ?)
         and (?::uuid is null or exists (select 1 from api_keys where id = ?::uuid and team_id = ? and revoked_at is null)) as ok`,
     [access.teamId, access.userId, access.keyId ?? null, access.keyId ?? null, access.teamId],

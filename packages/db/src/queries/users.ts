@@ -31,6 +31,6 @@ export async function findUserById(em: EntityManager, id: string): Promise<User 
 
 /** Whether the install has any user yet (the start line says how to create the first). */
 export async function anyUserExists(em: EntityManager): Promise<boolean> {
-  const row = await em.getConnection().execute<{ found: boolean }>("select exists (select 1 from users) as found", [], "get");
+  const row = await em.execute<{ found: boolean }>("select exists (select 1 from users) as found", [], "get");
   return row.found;
 }

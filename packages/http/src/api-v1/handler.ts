@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { isUserError, type Logger } from "@rehook/core";
 import { authenticateApiKey, type Services } from "@rehook/services";
 import { annotateAccess } from "../access-fields.js";
+import { requestOrigin } from "../request-origin.js";
 import { readBodyOrRefuse } from "../body.js";
 import { STATUS_FOR_CODE } from "../error-status.js";
 import { sendError, sendJson } from "../respond.js";
@@ -20,6 +21,8 @@ export interface PublicApiOptions {
   enabled: boolean;
   requestsPerMinute: number;
   maxBodyBytes?: number;
+  /** X-Forwarded-For hops to believe for the client's address in the audit log (0 or unset: the socket's). */
+  trustedProxyHops?: number;
   /** When a client of a streaming route (event stream, body download) that does not read is dropped; the defaults otherwise. */
   streamBounds?: Partial<StreamBounds>;
 }
@@ -98,7 +101,8 @@ export function createPublicApi(options: PublicApiOptions) {
         streamBounds: options.streamBounds ?? {},
         onStreamDrop: (reason: string) => options.logger.info("stream client dropped", { path: req.url ?? "", key: key.prefix, reason }),
       };
-      const result = await route.handle({ services: options.services, actor: key, params: params as Record<string, string>, query, body }, raw);
+      const actor = { ...key, origin: requestOrigin(req, res, options.trustedProxyHops) };
+      const result = await route.handle({ services: options.services, actor, params: params as Record<string, string>, query, body }, raw);
       if (!result) return; // streamed
       if (result.body === undefined) {
         res.writeHead(result.status, VERSION_HEADER);

@@ -1,4 +1,7 @@
 import {
+  AUDIT_ACTIONS,
+  AUDIT_ACTOR_TYPES,
+  AUDIT_TARGET_TYPES,
   dedupRuleSchema,
   MAX_RATE_LIMIT_PER_SECOND,
   ROLES,
@@ -411,4 +414,26 @@ export const Team = z.object({
   name: z.string(),
   slug: z.string().describe("The team's short name, as the CLI's --team takes it"),
   role: z.enum(ROLES).describe("The role this key acts with: its own, and never more than its creator holds in the team"),
+});
+
+const auditParty = <Types extends readonly [string, ...string[]]>(types: Types) =>
+  z.object({ type: z.enum(types), id: z.string().nullable(), name: z.string().nullable() });
+
+export const AuditEntry = z.object({
+  id,
+  at: timestamp,
+  actor: auditParty(AUDIT_ACTOR_TYPES).describe("Who acted: a user on the dashboard, an API key, the CLI, or the system (id and name null for the system)"),
+  action: z.enum(AUDIT_ACTIONS),
+  target: auditParty(AUDIT_TARGET_TYPES).describe("What the action was done to; its name as it was then"),
+  changes: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe('What changed, by field: {before, after}, or "changed" for a secret (never its value); or what the action carried (a replay\'s target)'),
+  request_id: z.string().nullable().describe("The X-Request-Id the request was answered with (null for the CLI and the system)"),
+  ip: z.string().nullable().describe("The client's address (null for the CLI and the system)"),
+});
+
+export const AuditLog = z.object({
+  data: z.array(AuditEntry),
+  meta: z.object({ limit: z.int().min(1), next_cursor: id.nullable().describe("Pass as cursor for the next (older) page; null on the last page") }),
 });

@@ -1,4 +1,4 @@
-import { forbiddenMessage, roleAllows, UserError, type ErrorCode, type Role } from "@rehook/core";
+import { forbiddenMessage, roleAllows, UserError, type AuditOrigin, type ErrorCode, type Role } from "@rehook/core";
 import type { z } from "zod";
 import type { Services } from "../service-graph.js";
 
@@ -15,6 +15,10 @@ export interface Actor {
   role: Role;
   /** The API key the request came with (streams end when it is revoked). */
   keyId?: string;
+  /** The CLI acts (as --email): the audit log says so. */
+  cli?: boolean;
+  /** The HTTP request this actor came with: its id and the client's address, for the audit log. */
+  origin?: AuditOrigin;
 }
 
 /** How an operation appears in the public REST API (/api/v1). */

@@ -37,7 +37,7 @@ export const createDestinationContract = defineContract({
     summary: "Add a destination to an endpoint (at most 20): its own URL, filter, rate limit, order, retry policy and circuit breaker",
     params: { id: "endpointId" },
   },
-  run: (services, actor, { endpointId, ...input }) => createDestination(services, { teamId: actor.teamId, endpointId, ...input }),
+  run: (services, actor, { endpointId, ...input }) => createDestination(services, { teamId: actor.teamId, by: actor, endpointId, ...input }),
 });
 
 export const updateDestinationContract = defineContract({
@@ -57,7 +57,7 @@ export const updateDestinationContract = defineContract({
     params,
   },
   run: (services, actor, { endpointId, destinationId, ...changes }) =>
-    updateDestination(services, { teamId: actor.teamId, endpointId, destinationId, changes: Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) }),
+    updateDestination(services, { teamId: actor.teamId, by: actor, endpointId, destinationId, changes: Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) }),
 });
 
 export const deleteDestinationContract = defineContract({
@@ -70,7 +70,7 @@ export const deleteDestinationContract = defineContract({
   errors: ["not_found"],
   rest: { method: "DELETE", path: "/endpoints/{id}/destinations/{destination_id}", status: 204, operationId: "deleteDestination", summary: "Remove a destination", params },
   run: async (services, actor, input) => {
-    await deleteDestination(services, { teamId: actor.teamId, ...input });
+    await deleteDestination(services, { teamId: actor.teamId, by: actor, ...input });
     return null;
   },
 });
@@ -91,7 +91,7 @@ export const resumeDestinationContract = defineContract({
     summary: "Resume forwarding to one destination after its circuit breaker paused it",
     params,
   },
-  run: (services, actor, input) => resumeDestination(services, { teamId: actor.teamId, ...input }),
+  run: (services, actor, input) => resumeDestination(services, { teamId: actor.teamId, by: actor, ...input }),
 });
 
 export const testFilterContract = defineContract({

@@ -36,7 +36,7 @@ export const createEndpointContract = defineContract({
   output: endpoint,
   errors: [],
   rest: { method: "POST", path: "/endpoints", status: 201, operationId: "createEndpoint", summary: "Create an endpoint" },
-  run: (services, actor, input) => createEndpoint(services, { teamId: actor.teamId, ...input }),
+  run: (services, actor, input) => createEndpoint(services, { teamId: actor.teamId, by: actor, ...input }),
 });
 
 export const getEndpointContract = defineContract({
@@ -73,7 +73,7 @@ export const updateEndpointContract = defineContract({
     const named = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     // Naming nothing changes nothing: the endpoint as it is.
     if (Object.keys(named).length === 0) return getEndpoint(services, { teamId: actor.teamId, endpoint: { id } });
-    return updateEndpoint(services, { teamId: actor.teamId, endpoint: { id }, changes: named });
+    return updateEndpoint(services, { teamId: actor.teamId, by: actor, endpoint: { id }, changes: named });
   },
 });
 
@@ -87,7 +87,7 @@ export const deleteEndpointContract = defineContract({
   errors: ["not_found"],
   rest: { method: "DELETE", path: "/endpoints/{id}", status: 204, operationId: "deleteEndpoint", summary: "Delete an endpoint and all its events (permanent)", params: { id: "id" } },
   run: async (services, actor, input) => {
-    await deleteEndpoint(services, { teamId: actor.teamId, endpoint: { id: input.id } });
+    await deleteEndpoint(services, { teamId: actor.teamId, by: actor, endpoint: { id: input.id } });
     return null;
   },
 });
@@ -110,7 +110,7 @@ export const resumeEndpointContract = defineContract({
     params: { id: "id" },
   },
   run: async (services, actor, input) => {
-    await resumeEndpoint(services, { teamId: actor.teamId, endpointId: input.id });
+    await resumeEndpoint(services, { teamId: actor.teamId, by: actor, endpointId: input.id });
     return getEndpoint(services, { teamId: actor.teamId, endpoint: { id: input.id } });
   },
 });
@@ -131,7 +131,7 @@ export const retryFailedContract = defineContract({
     summary: "Retry every failed event of the endpoint now (each gets a new attempt); queued but not sent while the endpoint is paused",
     params: { id: "id" },
   },
-  run: (services, actor, input) => retryFailedEvents(services, { teamId: actor.teamId, endpointId: input.id }),
+  run: (services, actor, input) => retryFailedEvents(services, { teamId: actor.teamId, by: actor, endpointId: input.id }),
 });
 
 export const endpointSecretContract = defineContract({
@@ -142,7 +142,7 @@ export const endpointSecretContract = defineContract({
   input: byId,
   output: z.object({ id: z.string(), slug: z.string(), secret: z.string() }),
   errors: ["not_found"],
-  run: (services, actor, input) => endpointSecret(services, { teamId: actor.teamId, endpoint: { id: input.id } }),
+  run: (services, actor, input) => endpointSecret(services, { teamId: actor.teamId, by: actor, endpoint: { id: input.id } }),
 });
 
 export const rotateSecretContract = defineContract({
@@ -153,7 +153,7 @@ export const rotateSecretContract = defineContract({
   input: byId,
   output: z.object({ id: z.string(), slug: z.string(), secret: z.string() }),
   errors: ["not_found"],
-  run: (services, actor, input) => endpointSecret(services, { teamId: actor.teamId, endpoint: { id: input.id }, rotate: true }),
+  run: (services, actor, input) => endpointSecret(services, { teamId: actor.teamId, by: actor, endpoint: { id: input.id }, rotate: true }),
 });
 
 export const endpointActivityContract = defineContract({

@@ -68,7 +68,7 @@ export const deleteEventContract = defineContract({
     params: { id: "id" },
   },
   run: async (services, actor, input) => {
-    await deleteEvent(services, { teamId: actor.teamId, eventId: input.id });
+    await deleteEvent(services, { teamId: actor.teamId, by: actor, eventId: input.id });
     return null;
   },
 });
@@ -98,7 +98,7 @@ export const retryEventContract = defineContract({
     summary: "Retry now: a new attempt of a pending or failed event itself (not a replay), due at once; queued but not sent while its endpoint is paused",
     params: { id: "id" },
   },
-  run: (services, actor, input) => retryEvent(services, { teamId: actor.teamId, eventId: input.id }),
+  run: (services, actor, input) => retryEvent(services, { teamId: actor.teamId, by: actor, eventId: input.id }),
 });
 
 export const eventAttemptContract = defineContract({

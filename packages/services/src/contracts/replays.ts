@@ -22,7 +22,7 @@ export const replayEventContract = defineContract({
     names: { customUrl: "destination_url" },
     fixed: { environment: "custom" },
   },
-  run: (services, actor, input) => replayEvent(services, { teamId: actor.teamId, userId: actor.userId, ...input }),
+  run: (services, actor, input) => replayEvent(services, { teamId: actor.teamId, userId: actor.userId, by: actor, ...input }),
 });
 
 // Dashboard-only operations. Their answers are built in one place each and never parsed from
@@ -70,7 +70,7 @@ export const recordLocalContract = defineContract({
     omit: ["localPort"],
   },
   run: (services, actor, { eventId, localPort, attemptId, status, latencyMs, body, error }) =>
-    recordLocalReplay(services, { teamId: actor.teamId, userId: actor.userId, eventId, localPort, attemptId, result: { status, latencyMs, body: body ?? null, error: error ?? null } }),
+    recordLocalReplay(services, { teamId: actor.teamId, userId: actor.userId, by: actor, eventId, localPort, attemptId, result: { status, latencyMs, body: body ?? null, error: error ?? null } }),
 });
 
 export const listReplaysContract = defineContract({
@@ -103,7 +103,7 @@ export const startBulkContract = defineContract({
   input: z.object({ endpointId: z.string(), environment: z.string(), customUrl: z.string().nullish(), status: z.string().nullable().optional() }),
   output: z.custom<ReplayJobView>(),
   errors: ["not_found", "unprocessable", "rate_limited"],
-  run: (services, actor, input) => services.bulkReplays.start({ teamId: actor.teamId, userId: actor.userId, ...input }),
+  run: (services, actor, input) => services.bulkReplays.start({ teamId: actor.teamId, userId: actor.userId, by: actor, ...input }),
 });
 
 export const bulkStatusContract = defineContract({

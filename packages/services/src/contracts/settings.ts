@@ -67,7 +67,7 @@ export const saveNotificationsContract = defineContract({
   input: z.object({ enabled: z.boolean(), webhookUrl: z.string().nullable(), triggers: z.array(z.enum(NOTIFICATION_TRIGGERS)) }),
   output: z.custom<NotificationSettingsView>(),
   errors: ["unprocessable"],
-  run: (services, actor, input) => saveNotificationSettings(services, { teamId: actor.teamId, ...input }),
+  run: (services, actor, input) => saveNotificationSettings(services, { teamId: actor.teamId, by: actor, ...input }),
 });
 
 export const sendTestNotificationContract = defineContract({
@@ -112,7 +112,7 @@ export const revokeInviteContract = defineContract({
   output: z.null(),
   errors: ["forbidden", "not_found"],
   run: async (services, actor, input) => {
-    await revokeInvite(services, { teamId: actor.teamId, inviteId: input.id });
+    await revokeInvite(services, { teamId: actor.teamId, by: actor, inviteId: input.id });
     return null;
   },
 });

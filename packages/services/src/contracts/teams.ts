@@ -42,7 +42,7 @@ export const createTeamContract = defineContract({
   input: z.object({ name: z.string() }),
   output: team,
   errors: ["conflict"],
-  run: (services, actor, input) => createTeam(services, { userId: actor.userId, name: input.name }),
+  run: (services, actor, input) => createTeam(services, { userId: actor.userId, by: actor, name: input.name }),
 });
 
 export const renameTeamContract = defineContract({
@@ -54,7 +54,7 @@ export const renameTeamContract = defineContract({
   output: z.null(),
   errors: [],
   run: async (services, actor, input) => {
-    await renameTeam(services, { teamId: actor.teamId, name: input.name });
+    await renameTeam(services, { teamId: actor.teamId, by: actor, name: input.name });
     return null;
   },
 });
@@ -68,7 +68,7 @@ export const deleteTeamContract = defineContract({
   output: z.null(),
   errors: [],
   run: async (services, actor) => {
-    await deleteTeam(services, { teamId: actor.teamId });
+    await deleteTeam(services, { teamId: actor.teamId, by: actor });
     return null;
   },
 });

@@ -1,8 +1,8 @@
-import { useActionData, useLoaderData } from "@remix-run/react";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Invites } from "../../components/invites";
 import { RoleNote } from "../../components/role-gate";
 import { PageHeader } from "../../components/ui";
-import { rolesUpTo, whyNot } from "../../lib/roles";
+import { can, rolesUpTo, whyNot } from "../../lib/roles";
 import { ApiKeysSection } from "./api-keys-section";
 import { MembersSection } from "./members-section";
 import { NotificationsSection } from "./notifications-section";
@@ -43,6 +43,7 @@ export function SettingsPage() {
             {label}
           </a>
         ))}
+        {can(team.role, "admin") ? <Link to="/settings/audit-log">Audit log</Link> : null}
       </nav>
       <TeamSection team={team} ownKeys={ownKeys} result={result} />
       <MembersSection members={members} viewerId={userId} viewerRole={team.role} result={result} />

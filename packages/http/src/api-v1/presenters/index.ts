@@ -4,3 +4,4 @@ export { wireUser } from "./user.js";
 export { wireInvite } from "./invite.js";
 export { wireApiKey } from "./api-key.js";
 export { restDestination, restDestinationList } from "./destination.js";
+export { restAuditLog } from "./audit-entry.js";

@@ -41,7 +41,7 @@ export const EVENT_ROUTES: Route[] = [
     errors: [400],
     async handle({ services, actor, query }, { res, streamBounds, onStreamDrop }) {
       // Filters are checked before the status line: a bad one is a 400, not a cut download.
-      const events = openEventExport(services, { teamId: actor.teamId, filter: exportFilter(query) });
+      const events = openEventExport(services, { teamId: actor.teamId, by: actor, filter: exportFilter(query) });
       await sendEventExport(res, events, query.format, { baseUrl: captureBaseOf(services), bounds: streamBounds, onDrop: onStreamDrop, headers: { "rehook-api-version": "v1" } });
       return undefined;
     },

@@ -1,0 +1,151 @@
+/**
+ * The audit log's vocabulary: who acted, what they did to what, and what changed. Entries are
+ * written in the same transaction as the change they record and are never updated; what they
+ * hold is chosen here, in one place, so that no secret, password, body or whole API key can
+ * reach one (a secret field is recorded as "changed", never its value).
+ */
+
+export const AUDIT_ACTOR_TYPES = ["user", "api_key", "cli", "system"] as const;
+export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
+
+/** Every action the log records, as `target.verb`. */
+export const AUDIT_ACTIONS = [
+  "endpoint.create",
+  "endpoint.update",
+  "endpoint.delete",
+  "endpoint.purge",
+  "endpoint.secret_reveal",
+  "endpoint.secret_rotate",
+  "endpoint.resume",
+  "endpoint.retry_failed",
+  "destination.create",
+  "destination.update",
+  "destination.delete",
+  "destination.resume",
+  "event.replay",
+  "event.retry",
+  "event.delete",
+  "events.export",
+  "replay_job.create",
+  "replay_job.cancel",
+  "api_key.create",
+  "api_key.revoke",
+  "invite.create",
+  "invite.use",
+  "invite.revoke",
+  "member.add",
+  "member.role_change",
+  "member.remove",
+  "team.create",
+  "team.rename",
+  "team.delete",
+  "notifications.update",
+  "user.sign_in",
+  "user.sign_in_failed",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export function isAuditAction(value: string): value is AuditAction {
+  return (AUDIT_ACTIONS as readonly string[]).includes(value);
+}
+
+export const AUDIT_TARGET_TYPES = ["endpoint", "destination", "event", "replay_job", "api_key", "invite", "member", "team", "notifications", "user"] as const;
+export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
+
+export interface AuditActor {
+  type: AuditActorType;
+  /** The user's id, or the API key's (null for the system, or an unknown email signing in). */
+  id: string | null;
+  /** The user's email, or the API key's name and prefix: what a reader recognises. */
+  name: string | null;
+}
+
+export interface AuditTarget {
+  type: AuditTargetType;
+  id: string | null;
+  name: string | null;
+}
+
+/** A changed field: its value before and after, or "changed" for a secret (neither value is kept). */
+export type AuditChange = { before: unknown; after: unknown } | "changed";
+/** What an action changed or carried, by field (snake_case, as the API names it). */
+export type AuditChanges = Record<string, AuditChange | unknown>;
+
+/** Where a request came from: the request id it was answered with and the client's address. */
+export interface AuditOrigin {
+  requestId: string | null;
+  ip: string | null;
+}
+
+export interface AuditEntry {
+  id: string;
+  at: Date;
+  actor: AuditActor;
+  action: AuditAction;
+  target: AuditTarget;
+  changes: AuditChanges | null;
+  requestId: string | null;
+  ip: string | null;
+}
+
+/** The system's own actor (retention, circuit breakers): no user or key. */
+export const SYSTEM_ACTOR: AuditActor = Object.freeze({ type: "system", id: null, name: "Rehook" });
+
+/** AUDIT_RETENTION_DAYS' default: a year. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
+
+/** Most entries one page of the log lists. */
+export const MAX_AUDIT_PAGE = 200;
+
+const comparable = (value: unknown): string => JSON.stringify(value instanceof Date ? value.toISOString() : value ?? null);
+
+/**
+ * The fields that differ between two views of one thing, as { field: { before, after } }.
+ * Fields named in `secrets` say "changed" when they differ and never carry a value; fields in
+ * neither view are left out. Null when nothing changed.
+ */
+export function auditChanges<T extends object>(
+  before: T,
+  after: T,
+  options: { fields: readonly (keyof T & string)[]; secrets?: readonly (keyof T & string)[] },
+): AuditChanges | null {
+  const changes: AuditChanges = {};
+  for (const field of options.fields) {
+    const was: unknown = before[field];
+    const is: unknown = after[field];
+    if (comparable(was) === comparable(is)) continue;
+    changes[snakeCase(field)] = options.secrets?.includes(field) ? "changed" : { before: was ?? null, after: is ?? null };
+  }
+  return Object.keys(changes).length > 0 ? changes : null;
+}
+
+/** The fields a created thing starts with, as { field: value } (secrets as "set"). */
+export function auditFields<T extends object>(
+  value: T,
+  options: { fields: readonly (keyof T & string)[]; secrets?: readonly (keyof T & string)[] },
+): AuditChanges {
+  const fields: AuditChanges = {};
+  for (const field of options.fields) {
+    const given: unknown = value[field];
+    if (given === undefined) continue;
+    if (!options.secrets?.includes(field)) fields[snakeCase(field)] = given;
+    else if (given !== null) fields[snakeCase(field)] = "set";
+  }
+  return fields;
+}
+
+const snakeCase = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/** An entry in the wire spelling (snake_case, ISO time): the API's, and the NDJSON export's lines. */
+export function wireAuditEntry(entry: AuditEntry) {
+  return {
+    id: entry.id,
+    at: new Date(entry.at).toISOString(),
+    actor: entry.actor,
+    action: entry.action,
+    target: entry.target,
+    changes: entry.changes,
+    request_id: entry.requestId,
+    ip: entry.ip,
+  };
+}

@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import { uuidv7 } from "@rehook/core";
+import { insertUser } from "@rehook/db";
+import { PASSWORD } from "@rehook/vitest-config/service-fixtures";
+import { startSink, type Sink } from "@rehook/vitest-config/sink";
+import {
+  auditContracts,
+  createEndpoint,
+  destinationContracts,
+  endpointContracts,
+  eventContracts,
+  insertTeamNamed,
+  logIn,
+  openEventExport,
+  replayContracts,
+  runContract,
+  settingsContracts,
+  teamContracts,
+  type Actor,
+  type Services,
+} from "@rehook/services";
+import { capture, expectRefused, test } from "./support.js";
+
+// The audit log on the running service graph: every change writes its entry in its own
+// transaction, naming who (and from where), what and the fields that changed, and never a
+// secret, a password, a body or a whole key.
+
+let sink: Sink;
+beforeAll(async () => {
+  sink = await startSink((_req, res) => {
+    res.writeHead(200);
+    res.end("ok");
+  });
+});
+afterAll(() => sink.close());
+const url = (path: string) => `http://127.0.0.1:${sink.port}${path}`;
+
+const ORIGIN = { requestId: "req-audit-1", ip: "192.0.2.7" };
+
+async function auditRows(services: Services, teamId: string) {
+  return services.orm.em.fork().execute<Array<{ row: string }>>(`select row_to_json(a)::text as row from audit_log a where team_id = ? order by id`, [teamId]);
+}
+
+async function entries(services: Services, actor: Actor, input: Record<string, unknown> = {}) {
+  return (await runContract(auditContracts.listAuditLogContract, services, actor, auditContracts.listAuditLogContract.input.parse(input))).entries;
+}
+
+describe("the audit log", () => {
+  test("records every change with its actor, origin and changed fields, and never a secret, password, body or whole key", async ({ services, user }) => {
+    const actor: Actor = { ...user.actor, origin: ORIGIN };
+    const run = <C extends Parameters<typeof runContract>[0]>(contract: C, input: unknown) => runContract(contract, services, actor, contract.input.parse(input));
+    const verificationSecret = "whsec_" + Buffer.from("a verification secret of ours!!!").toString("base64");
+
+    const endpoint = (await run(endpointContracts.createEndpointContract, { name: "Stripe", destinationUrl: url("/in") })) as { id: string; slug: string };
+    await run(endpointContracts.updateEndpointContract, { id: endpoint.id, name: "Stripe live", verification: { scheme: "standard-webhooks", secret: verificationSecret } });
+    const revealed = (await run(endpointContracts.endpointSecretContract, { id: endpoint.id })) as { secret: string };
+    const rotated = (await run(endpointContracts.rotateSecretContract, { id: endpoint.id })) as { secret: string };
+    const destination = (await run(destinationContracts.createDestinationContract, { endpointId: endpoint.id, name: "CRM", url: url("/crm") })) as { id: string };
+    await run(destinationContracts.updateDestinationContract, { endpointId: endpoint.id, destinationId: destination.id, rateLimitPerSecond: 5 });
+    await run(destinationContracts.deleteDestinationContract, { endpointId: endpoint.id, destinationId: destination.id });
+
+    const body = '{"marker":"BODY-SECRET-MARKER-1"}';
+    const eventId = await capture(services, endpoint.slug, body);
+    await run(replayContracts.replayEventContract, { eventId, environment: "custom", customUrl: url("/replayed"), overrides: { body: '{"marker":"EDITED-BODY-MARKER-2"}' } });
+    for await (const exported of openEventExport(services, { teamId: user.teamId, by: actor, filter: { endpointId: endpoint.id, search: "BODY-SECRET-MARKER-1" } })) expect(exported.id).toBe(eventId);
+    await run(eventContracts.deleteEventContract, { id: eventId });
+
+    const key = (await run(settingsContracts.createApiKeyContract, { name: "deploy", role: "developer" })) as { key: string; apiKey: { id: string } };
+    await run(settingsContracts.revokeApiKeyContract, { id: key.apiKey.id });
+    const invite = (await run(settingsContracts.createInviteContract, { role: "developer" })) as { url: string; invite: { id: string } };
+    const token = new URL(invite.url).searchParams.get("invite")!;
+    const joiner = await insertUser(services.orm.em.fork(), { id: uuidv7(), email: `joiner-${uuidv7()}@example.com`, passwordHash: "unusable" });
+    await runContract(settingsContracts.acceptInviteContract, services, { userId: joiner.id, teamId: user.teamId, role: "viewer" }, { token });
+    await run(teamContracts.changeMemberRoleContract, { userId: joiner.id, role: "admin" });
+    await run(teamContracts.removeMemberContract, { userId: joiner.id });
+    const hook = "https://hooks.slack.com/services/T000/B000/HOOKSECRET123";
+    await run(settingsContracts.saveNotificationsContract, { enabled: true, webhookUrl: hook, triggers: ["failed"] });
+    await run(teamContracts.renameTeamContract, { name: "Payments" });
+    await logIn(services, { email: user.email, password: PASSWORD, clientAddress: "198.51.100.9", requestId: "req-login" });
+    await expectRefused(logIn(services, { email: user.email, password: "not the password at all", clientAddress: "198.51.100.9" }), "unauthorized");
+    await endpointContracts.deleteEndpointContract.run(services, actor, { id: endpoint.id });
+
+    const listed = await entries(services, actor, { limit: 200 });
+    expect(listed.map((entry) => entry.action).reverse()).toEqual([
+      "endpoint.create",
+      "endpoint.update",
+      "endpoint.secret_reveal",
+      "endpoint.secret_rotate",
+      "destination.create",
+      "destination.update",
+      "destination.delete",
+      "event.replay",
+      "events.export",
+      "event.delete",
+      "api_key.create",
+      "api_key.revoke",
+      "invite.create",
+      "invite.use",
+      "member.role_change",
+      "member.remove",
+      "notifications.update",
+      "team.rename",
+      "user.sign_in",
+      "user.sign_in_failed",
+      "endpoint.delete",
+    ]);
+    const byAction = new Map(listed.map((entry) => [entry.action, entry]));
+    // Who, from where, what: the user's email and the request's id and address.
+    expect(byAction.get("endpoint.create")).toMatchObject({
+      actor: { type: "user", id: user.id, name: user.email },
+      target: { type: "endpoint", id: endpoint.id, name: "Stripe" },
+      requestId: ORIGIN.requestId,
+      ip: ORIGIN.ip,
+    });
+    // The fields that changed, before and after; the verification rule holds a secret: "changed" only.
+    expect(byAction.get("endpoint.update")!.changes).toEqual({ name: { before: "Stripe", after: "Stripe live" }, verification: "changed" });
+    expect(byAction.get("destination.update")!.changes).toMatchObject({ rate_limit_per_second: { before: null, after: 5 } });
+    expect(byAction.get("event.replay")!.changes).toMatchObject({ environment: "custom", target_url: url("/replayed"), edited: true, outcome: "delivered" });
+    expect(byAction.get("invite.use")).toMatchObject({ actor: { type: "user", id: joiner.id, name: joiner.email }, changes: { role: "developer" } });
+    expect(byAction.get("member.role_change")!.changes).toEqual({ role: { before: "developer", after: "admin" } });
+    expect(byAction.get("notifications.update")!.changes).toMatchObject({ webhook_url: "changed", enabled: { before: false, after: true } });
+    expect(byAction.get("user.sign_in")).toMatchObject({ actor: { name: user.email }, requestId: "req-login", ip: "198.51.100.9" });
+    expect(byAction.get("user.sign_in_failed")!.changes).toEqual({ reason: "wrong password" });
+    // A deleted endpoint is still named: its entries keep its name as it was.
+    expect(byAction.get("endpoint.delete")!.target).toEqual({ type: "endpoint", id: endpoint.id, name: "Stripe live" });
+
+    // Nothing secret in any column of any entry: the signing secrets, the verification secret,
+    // the API key, the invite link's token, the chat hook, the password, the bodies.
+    const everything = (await auditRows(services, user.teamId)).map((row) => row.row).join("\n");
+    for (const secret of [revealed.secret, rotated.secret, verificationSecret, key.key, token, hook, PASSWORD, "not the password at all", "BODY-SECRET-MARKER-1", "EDITED-BODY-MARKER-2"]) {
+      expect(everything).not.toContain(secret);
+    }
+  });
+
+  test("is append-only: the database refuses to change an entry", async ({ services, user }) => {
+    await createEndpoint(services, { teamId: user.teamId, by: user.actor, name: "Kept" });
+    const em = services.orm.em.fork();
+    await expect(em.execute("update audit_log set action = 'team.rename' where team_id = ?", [user.teamId])).rejects.toThrow(/never changed/);
+    expect((await entries(services, user.actor)).map((entry) => entry.action)).toEqual(["endpoint.create"]);
+  });
+
+  test("a change that fails leaves no entry, and an entry never outlives its rolled-back change", async ({ services, user }) => {
+    await expectRefused(runContract(teamContracts.renameTeamContract, services, user.actor, { name: "" }), "validation_failed");
+    await expectRefused(runContract(endpointContracts.deleteEndpointContract, services, user.actor, { id: uuidv7() }), "not_found");
+    expect(await entries(services, user.actor)).toEqual([]);
+  });
+
+  test("lists newest first, filters by action, actor, target and time, and pages with a cursor", async ({ services, user }) => {
+    const first = await createEndpoint(services, { teamId: user.teamId, by: user.actor, name: "One" });
+    const second = await createEndpoint(services, { teamId: user.teamId, by: { ...user.actor, cli: true }, name: "Two" });
+    await endpointContracts.updateEndpointContract.run(services, user.actor, { id: first.id, name: "One again" });
+    const page1 = await runContract(auditContracts.listAuditLogContract, services, user.actor, auditContracts.listAuditLogContract.input.parse({ limit: 2 }));
+    expect(page1.entries.map((entry) => entry.action)).toEqual(["endpoint.update", "endpoint.create"]);
+    expect(page1.nextCursor).toBe(page1.entries[1]!.id);
+    const page2 = await runContract(auditContracts.listAuditLogContract, services, user.actor, auditContracts.listAuditLogContract.input.parse({ limit: 2, cursor: page1.nextCursor }));
+    expect(page2.entries.map((entry) => entry.target.name)).toEqual(["One"]);
+    expect(page2.nextCursor).toBeNull();
+
+    expect((await entries(services, user.actor, { action: "endpoint.create" })).map((entry) => entry.target.id)).toEqual([second.id, first.id]);
+    expect((await entries(services, user.actor, { action: "endpoint." })).length).toBe(3);
+    expect((await entries(services, user.actor, { actorType: "cli" })).map((entry) => entry.target.id)).toEqual([second.id]);
+    expect((await entries(services, user.actor, { targetId: first.id })).map((entry) => entry.action)).toEqual(["endpoint.update", "endpoint.create"]);
+    const newest = page1.entries[0]!.at;
+    expect(await entries(services, user.actor, { from: new Date(newest.getTime() + 1) })).toEqual([]);
+    expect((await entries(services, user.actor, { to: new Date(newest.getTime() + 1) })).length).toBe(3);
+    await expectRefused(runContract(auditContracts.listAuditLogContract, services, user.actor, { limit: 10, action: "nothing.like.this" } as never), "validation_failed");
+  });
+
+  test("is for admins and owners: a developer is refused, and another team's entries are never listed", async ({ services, user, other }) => {
+    await createEndpoint(services, { teamId: user.teamId, by: user.actor, name: "Mine" });
+    await expectRefused(runContract(auditContracts.listAuditLogContract, services, { ...user.actor, role: "developer" }, { limit: 10 }), "forbidden");
+    expect(await entries(services, other.actor)).toEqual([]);
+    const team = await insertTeamNamed(services.orm.em.fork(), { name: "Elsewhere", ownerId: user.id, personal: false });
+    expect(await entries(services, { ...user.actor, teamId: team.id })).toEqual([]);
+  });
+});
