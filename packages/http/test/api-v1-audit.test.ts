@@ -1,20 +1,12 @@
 import { expect } from "vitest";
+import type { wireAuditEntry } from "@rehook/core";
 import { createEndpoint, updateEndpoint } from "@rehook/services";
 import { keyWithRole, test, unexercised } from "./api-server.js";
 
 // GET /api/v1/audit-log: the key's team's entries, newest first, for admin and owner keys;
 // filters and the cursor as the dashboard has them; what a key did is recorded as the key's.
 
-interface WireEntry {
-  id: string;
-  at: string;
-  actor: { type: string; id: string | null; name: string | null };
-  action: string;
-  target: { type: string; id: string | null; name: string | null };
-  changes: Record<string, unknown> | null;
-  request_id: string | null;
-  ip: string | null;
-}
+type WireEntry = ReturnType<typeof wireAuditEntry>;
 type AuditAnswer = { data: WireEntry[]; meta: { limit: number; next_cursor: string | null } };
 
 test("lists the team's entries newest first, with the key's own changes as the key's, and pages by cursor", async ({ api, services, user }) => {

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiContext } from "@rehook/api";
 import { clientIp, type OriginPolicy } from "@rehook/http";
-import { currentRequestId } from "./request-context.js";
 import { chosenTeamId, currentSession, type Services } from "@rehook/services";
+import { currentRequestId } from "./request-context.js";
 
 export interface DashboardOptions {
   services: Services;
@@ -34,7 +34,7 @@ export async function requestContext(req: IncomingMessage, res: ServerResponse, 
     session,
     teamChoice: chosenTeamId(req.headers.cookie),
     clientAddress: clientIp(req, options.trustedProxyHops),
-      requestId: currentRequestId() ?? null,
+    requestId: currentRequestId() ?? null,
     request: {
       method: req.method ?? "GET",
       origin: header("origin"),

@@ -106,20 +106,20 @@ export class BulkReplays {
     await checkedReplayTarget(this.deps, { destinationUrl: endpoint.destinationUrl, stagingHost: null, path: "", query: "" }, environment, customUrl);
     const job = await em.transactional(async (tx) => {
       const inserted = await insertReplayJobIfRoom(
-      tx,
-      {
-        id: uuidv7(),
-        teamId: input.teamId,
-        userId: input.userId,
-        endpointId,
-        environment,
-        customUrl: customUrl ?? null,
-        statusFilter: status,
-        total: await countOwnedEvents(em, input.teamId, { endpointId, status }),
-        // Only events that exist now: new failures are not chased forever.
-        upTo: uuidv7(),
-      },
-      this.maxRunningPerTeam,
+        tx,
+        {
+          id: uuidv7(),
+          teamId: input.teamId,
+          userId: input.userId,
+          endpointId,
+          environment,
+          customUrl: customUrl ?? null,
+          statusFilter: status,
+          total: await countOwnedEvents(em, input.teamId, { endpointId, status }),
+          // Only events that exist now: new failures are not chased forever.
+          upTo: uuidv7(),
+        },
+        this.maxRunningPerTeam,
       );
       if (inserted) {
         await recordAudit(tx, input.by, {

@@ -152,25 +152,25 @@ export async function createEndpoint(
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await ctx.orm.em.fork().transactional(async (em) => {
-      const endpoint = await insertEndpoint(em, {
-        id: uuidv7(),
-        teamId,
-        name,
-        slug: generateSlug(name),
-        destinationUrl,
-        firstDestinationId: uuidv7(),
-        secret: generateSigningSecret(),
-        signRequests: input.signRequests ?? false,
-        keepProxyHeaders: input.keepProxyHeaders ?? false,
-        retryPolicy: retryPolicy ?? null,
-        pauseAfterFailures: pauseAfterFailures ?? null,
-        retentionDays: retentionDays ?? null,
-        ...ingress,
-      });
-      const view = endpointView(captureBaseOf(ctx), endpoint, ctx.retentionDays);
-      await recordAudit(em, input.by, { teamId, action: "endpoint.create", target: endpointTarget(view), changes: auditFields(view, AUDITED_ENDPOINT_FIELDS) });
-      await announceEndpointChange(em, endpoint.id, "created");
-      return view;
+        const endpoint = await insertEndpoint(em, {
+          id: uuidv7(),
+          teamId,
+          name,
+          slug: generateSlug(name),
+          destinationUrl,
+          firstDestinationId: uuidv7(),
+          secret: generateSigningSecret(),
+          signRequests: input.signRequests ?? false,
+          keepProxyHeaders: input.keepProxyHeaders ?? false,
+          retryPolicy: retryPolicy ?? null,
+          pauseAfterFailures: pauseAfterFailures ?? null,
+          retentionDays: retentionDays ?? null,
+          ...ingress,
+        });
+        const view = endpointView(captureBaseOf(ctx), endpoint, ctx.retentionDays);
+        await recordAudit(em, input.by, { teamId, action: "endpoint.create", target: endpointTarget(view), changes: auditFields(view, AUDITED_ENDPOINT_FIELDS) });
+        await announceEndpointChange(em, endpoint.id, "created");
+        return view;
       });
     } catch (error) {
       if (!(error instanceof DuplicateRowError) || attempt >= SLUG_ATTEMPTS) throw error;

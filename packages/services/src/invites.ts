@@ -62,23 +62,23 @@ export async function createInvite(ctx: Clocked & Pick<ServiceContext, "baseUrl"
   if (!roleAllows(actor.role, role)) throw new UserError("forbidden", forbiddenMessage(role, actor.role, `Inviting someone as ${withArticle(role)}`));
   const now = clock(ctx);
   return ctx.orm.em.fork().transactional(async (em) => {
-  if ((await countOpenInvitesOf(em, actor.teamId, new Date(now))) >= MAX_OPEN_INVITES) {
-    throw new UserError("conflict", `This team has ${MAX_OPEN_INVITES} open invites, the most there can be. Revoke some you no longer need, then try again.`);
-  }
-  const issued = issueInviteToken();
-  const invite = await insertInvite(em, {
-    id: uuidv7(),
-    createdById: actor.userId,
-    teamId: actor.teamId,
-    role,
-    tokenHash: issued.digest,
-    createdAt: new Date(now),
-    expiresAt: new Date(now + INVITE_TTL_MS),
-  });
-  await em.populate(invite, ["createdBy"]);
-  // The link's token is a credential: never in the entry.
-  await recordAudit(em, actor, { action: "invite.create", target: { type: "invite", id: invite.id, name: null }, changes: { role, expires_at: invite.expiresAt.toISOString() } });
-  return { url: `${ctx.baseUrl}/signup?invite=${issued.token}`, invite: inviteView(invite, now) };
+    if ((await countOpenInvitesOf(em, actor.teamId, new Date(now))) >= MAX_OPEN_INVITES) {
+      throw new UserError("conflict", `This team has ${MAX_OPEN_INVITES} open invites, the most there can be. Revoke some you no longer need, then try again.`);
+    }
+    const issued = issueInviteToken();
+    const invite = await insertInvite(em, {
+      id: uuidv7(),
+      createdById: actor.userId,
+      teamId: actor.teamId,
+      role,
+      tokenHash: issued.digest,
+      createdAt: new Date(now),
+      expiresAt: new Date(now + INVITE_TTL_MS),
+    });
+    await em.populate(invite, ["createdBy"]);
+    // The link's token is a credential: never in the entry.
+    await recordAudit(em, actor, { action: "invite.create", target: { type: "invite", id: invite.id, name: null }, changes: { role, expires_at: invite.expiresAt.toISOString() } });
+    return { url: `${ctx.baseUrl}/signup?invite=${issued.token}`, invite: inviteView(invite, now) };
   });
 }
 

@@ -132,28 +132,28 @@ export async function sendReplay(
   const task = outboundTask(request, replay.url, ctx.outbound.options);
   const result: DeliveryResult = await ctx.outbound.pool.run(task);
   return ctx.orm.em.fork().transactional(async (em) => {
-  const attempt = await insertReplayAttempt(em, {
-    id: uuidv7(),
-    eventId: source.id,
-    userId: replay.userId,
-    environment: replay.environment,
-    destinationUrl: replay.url,
-    status: result.ok ? "delivered" : "failed",
-    responseStatus: result.status,
-    responseHeaders: result.headers,
-    responseBody: result.body ? Buffer.from(result.body) : null,
-    responseTruncated: result.truncated,
-    latencyMs: result.latencyMs,
-    error: result.error,
-    jobId: replay.jobId ?? null,
-    requestMethod: task.method,
-    requestHeaders: task.headers,
-    // A plain replay sends the event's own bytes, which never change: not stored twice.
-    requestBody: modified ? Buffer.from(task.body) : null,
-    modified,
-  });
-  if (replay.audited) await recordAudit(em, replay.audited.by, replayEntry(replay.audited.teamId, source.id, attempt, modified));
-  return attempt;
+    const attempt = await insertReplayAttempt(em, {
+      id: uuidv7(),
+      eventId: source.id,
+      userId: replay.userId,
+      environment: replay.environment,
+      destinationUrl: replay.url,
+      status: result.ok ? "delivered" : "failed",
+      responseStatus: result.status,
+      responseHeaders: result.headers,
+      responseBody: result.body ? Buffer.from(result.body) : null,
+      responseTruncated: result.truncated,
+      latencyMs: result.latencyMs,
+      error: result.error,
+      jobId: replay.jobId ?? null,
+      requestMethod: task.method,
+      requestHeaders: task.headers,
+      // A plain replay sends the event's own bytes, which never change: not stored twice.
+      requestBody: modified ? Buffer.from(task.body) : null,
+      modified,
+    });
+    if (replay.audited) await recordAudit(em, replay.audited.by, replayEntry(replay.audited.teamId, source.id, attempt, modified));
+    return attempt;
   });
 }
 
@@ -219,23 +219,23 @@ export async function recordLocalReplay(
   const target = replayTarget("local", source, null, localPort);
   const attempt = await insertingLocalRecord(attemptId, () => ctx.orm.em.fork().transactional(async (em) => {
     const stored = await insertReplayAttempt(em, {
-    id: attemptId ?? uuidv7(),
-    eventId: source.id,
-    userId: input.userId,
-    environment: "local",
-    destinationUrl: target.ok ? target.url : `${localReplayOrigin(localPort)}/`,
-    status: result.status !== null && result.status >= 200 && result.status < 300 ? "delivered" : "failed",
-    responseStatus: result.status,
-    responseHeaders: null,
-    responseBody: result.body === null ? null : Buffer.from(result.body),
-    responseTruncated: false,
-    latencyMs: result.latencyMs,
-    error: result.error ?? (result.status === null ? "no answer" : null),
-    jobId: null,
-    requestMethod: null,
-    requestHeaders: null,
-    requestBody: null,
-    modified: false,
+      id: attemptId ?? uuidv7(),
+      eventId: source.id,
+      userId: input.userId,
+      environment: "local",
+      destinationUrl: target.ok ? target.url : `${localReplayOrigin(localPort)}/`,
+      status: result.status !== null && result.status >= 200 && result.status < 300 ? "delivered" : "failed",
+      responseStatus: result.status,
+      responseHeaders: null,
+      responseBody: result.body === null ? null : Buffer.from(result.body),
+      responseTruncated: false,
+      latencyMs: result.latencyMs,
+      error: result.error ?? (result.status === null ? "no answer" : null),
+      jobId: null,
+      requestMethod: null,
+      requestHeaders: null,
+      requestBody: null,
+      modified: false,
     });
     await recordAudit(em, input.by, replayEntry(input.teamId, source.id, stored, false));
     return stored;

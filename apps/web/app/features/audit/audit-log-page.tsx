@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import { AUDIT_ACTIONS, AUDIT_ACTOR_TYPES } from "@rehook/core/browser";
+import { AUDIT_ACTIONS, AUDIT_ACTOR_TYPES, type AuditEntry } from "@rehook/core/browser";
 import { DataTable, Truncated } from "../../components/data-table";
 import { FilterField } from "../../components/list-page";
 import { RelativeTime } from "../../components/relative-time";
@@ -8,16 +8,7 @@ import { auditFilterParams, type AuditFilter } from "./audit-query";
 import "./audit.css";
 
 /** An entry as the loader hands it over (its time serialised). */
-interface EntryRow {
-  id: string;
-  at: string | Date;
-  actor: { type: string; id: string | null; name: string | null };
-  action: string;
-  target: { type: string; id: string | null; name: string | null };
-  changes: Record<string, unknown> | null;
-  requestId: string | null;
-  ip: string | null;
-}
+type EntryRow = Omit<AuditEntry, "at"> & { at: string | Date };
 
 const TARGET_KINDS = [...new Set(AUDIT_ACTIONS.map((action) => action.split(".")[0]!))];
 const ACTION_OPTIONS = [
