@@ -47,3 +47,4 @@ export * from "./ingress/index.js";
 export * from "./http-syntax.js";
 export * from "./routing/index.js";
 export * from "./audit.js";
+export * from "./alerts/index.js";

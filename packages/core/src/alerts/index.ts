@@ -1,0 +1,2 @@
+export * from "./alert.js";
+export * from "./channels.js";
