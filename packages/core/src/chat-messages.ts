@@ -1,3 +1,4 @@
+import { alertTime } from "./alerts/alert.js";
 import type { NotificationTrigger } from "./chat-hooks.js";
 
 /** What a notification says about one event. */
@@ -62,7 +63,7 @@ const field = (label: string, value: string) => ({ type: "mrkdwn", text: clip(`*
 const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 function footer(source: string, at: Date) {
-  return { type: "context", elements: [{ type: "mrkdwn", text: escape(`Rehook · ${source} · ${at.toISOString().replace("T", " ").slice(0, 19)} UTC`) }] };
+  return { type: "context", elements: [{ type: "mrkdwn", text: escape(`Rehook · ${source} · ${alertTime(at)}`) }] };
 }
 
 /** The message for one event; `eventUrl` opens it in the dashboard. */
