@@ -1,5 +1,6 @@
 import type { LinksFunction, MetaFunction } from "@remix-run/node";
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
+import { useEffect } from "react";
 import { StandalonePage } from "./components/ui";
 import { useNonce } from "./lib/nonce";
 import tokensStylesheet from "./styles/tokens.css?url";
@@ -48,6 +49,12 @@ export function Layout({ children }: { children: React.ReactNode }) {
 }
 
 export default function App() {
+  // Marks the document once React has taken it over. Child effects run first, so every key
+  // handler of the first page is attached by then; browser tests wait for this mark before
+  // pressing keys, since a key pressed earlier is lost.
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = "true";
+  }, []);
   return <Outlet />;
 }
 

@@ -91,6 +91,17 @@ export async function captureEvent(baseUrl: string, slug: string, body: string, 
   return JSON.parse(response.body).eventId as string;
 }
 
+/** Waits until the loaded dashboard page is hydrated: its key handlers are attached. */
+export async function waitForHydration(page: Page): Promise<void> {
+  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+}
+
+/** Loads a dashboard page and waits until it is hydrated. */
+export async function openHydrated(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await waitForHydration(page);
+}
+
 /** Signs up on the dashboard at baseUrl and waits for the Endpoints page. */
 export async function signUp(page: Page, baseUrl: string, email: string): Promise<void> {
   await page.goto(`${baseUrl}/signup`);

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Sink } from "@rehook/vitest-config/sink";
 import { head, rawRequest } from "../test/raw-http.js";
 import type { TestServer } from "../test/test-server.js";
-import { captureEvent, createEndpoint, openDashboard, signUp, type Dashboard } from "./fixture.js";
+import { captureEvent, createEndpoint, openDashboard, openHydrated, signUp, type Dashboard } from "./fixture.js";
 
 let t: TestServer;
 let origin: Sink;
@@ -39,8 +39,7 @@ describe("edit-and-replay in a real browser", () => {
   });
 
   it("opens the dialog with R, edits the method, a header and the JSON body, and the destination receives them", async () => {
-    await page.goto(`${t.rehook.url}/events/${eventId}`);
-    await page.getByRole("heading", { name: "Replay history" }).waitFor();
+    await openHydrated(page, `${t.rehook.url}/events/${eventId}`);
     await page.keyboard.press("r");
     const dialog = page.getByRole("dialog", { name: "Replay event" });
     await dialog.waitFor();
@@ -111,8 +110,7 @@ describe("edit-and-replay in a real browser", () => {
     const bytes = Buffer.from([0x00, 0xff, 0xfe, 0x80]); // not UTF-8
     const captured = await rawRequest(t.rehook.url, [head("POST", `/api/webhook/${endpoint.slug}`, [["Content-Type", "application/octet-stream"], ["Content-Length", "4"]]), bytes]);
     const binaryId = JSON.parse(captured.body).eventId as string;
-    await page.goto(`${t.rehook.url}/events/${binaryId}`);
-    await page.getByRole("heading", { name: "Replay history" }).waitFor();
+    await openHydrated(page, `${t.rehook.url}/events/${binaryId}`);
     await page.keyboard.press("r");
     const dialog = page.getByRole("dialog", { name: "Replay event" });
     await dialog.getByRole("button", { name: "Edit request" }).click();
@@ -123,8 +121,7 @@ describe("edit-and-replay in a real browser", () => {
   });
 
   it("edits the path and query, and sends malformed JSON as typed when asked to", async () => {
-    await page.goto(`${t.rehook.url}/events/${eventId}`);
-    await page.getByRole("heading", { name: "Replay history" }).waitFor();
+    await openHydrated(page, `${t.rehook.url}/events/${eventId}`);
     await page.keyboard.press("r");
     const dialog = page.getByRole("dialog", { name: "Replay event" });
     await dialog.getByRole("button", { name: "Edit request" }).click();

@@ -2,7 +2,7 @@ import type { Locator, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Sink } from "@rehook/vitest-config/sink";
 import type { TestServer } from "../test/test-server.js";
-import { captureEvent, createEndpoint, openDashboard, signUp, type Dashboard } from "./fixture.js";
+import { captureEvent, createEndpoint, openDashboard, openHydrated, signUp, type Dashboard } from "./fixture.js";
 
 let t: TestServer;
 /** The destination: answers 500 while `failing`, 200 after. */
@@ -176,7 +176,7 @@ describe("retries, pausing and attempts in the dashboard", { timeout: 60_000 }, 
       .poll(async () => (await t.db.query<{ n: number }>("select count(*)::int as n from delivery_attempts where event_id = $1", [waiting]))[0]?.n, { timeout: 10_000 })
       .toBe(1);
     failing = false;
-    await page.goto(`${t.rehook.url}/events/${waiting}`);
+    await openHydrated(page, `${t.rehook.url}/events/${waiting}`);
     const attempts = page.getByRole("region", { name: /Delivery attempts/ });
     const retry = attempts.getByRole("button", { name: "Retry now" });
     await retry.focus();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sink } from "@rehook/vitest-config/sink";
 import type { TestServer } from "../test/test-server.js";
 import { launchBrowser, type Browser } from "./browser.js";
-import { captureEvent, createEndpoint, openDashboard, signUp, type Dashboard } from "./fixture.js";
+import { captureEvent, createEndpoint, openDashboard, signUp, waitForHydration, type Dashboard } from "./fixture.js";
 
 // Teams in a real browser: the switcher (a second team of one's own, the choice kept across a
 // reload), Settings → Members, an invite accepted in a second browser, a role change that the
@@ -194,6 +194,7 @@ describe("members and invites", () => {
     await member.getByTestId("event-row").first().getByRole("link").click();
     const replayEvent = member.getByTestId("replay-event");
     await replayEvent.waitFor();
+    await waitForHydration(member);
     expect(await replayEvent.isDisabled()).toBe(true);
     expect(await replayEvent.getAttribute("title")).toBe(VIEWER_REASON);
     // R opens no replay dialog for a viewer.
