@@ -93,6 +93,15 @@ const sameOriginMutations = t.middleware(({ ctx, type, next }) => {
 export const publicProcedure = t.procedure.use(userErrors).use(sameOriginMutations);
 
 /**
+ * Called by the dashboard's own pages on the server only (the single sign-on redirects, which
+ * hand over the cookie header and origin themselves): /trpc answers 404 for them.
+ */
+export const pageProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (ctx.request) throw new TRPCError({ code: "NOT_FOUND", message: "No such procedure. The dashboard's pages call this one themselves." });
+  return next();
+});
+
+/**
  * Signed in; `ctx.user` is the session's user, `ctx.actor` who they are in the team their
  * browser chose (or their first team), and every use case is scoped to that team.
  */

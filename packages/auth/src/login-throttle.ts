@@ -64,4 +64,17 @@ export class LoginThrottle {
       abandoned: takeBack,
     };
   }
+
+  /**
+   * A sign-in that names no email until it is checked (a single sign-on callback): counted
+   * against its address, in the same limiter as failed passwords, and taken back when it
+   * succeeds.
+   */
+  beginFromAddress(address: string | null): LoginVerdict {
+    if (!address) return { allowed: true, succeeded: () => {}, abandoned: () => {} };
+    const verdict = this.addresses.check(address);
+    if (refused(verdict)) return verdict;
+    const takeBack = this.addresses.recordFailure(address);
+    return { allowed: true, succeeded: takeBack, abandoned: takeBack };
+  }
 }

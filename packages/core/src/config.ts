@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { SIGNUP_MODES, type SignupMode } from "./signup.js";
+import { ROLES } from "./roles.js";
+import type { SsoConfig } from "./sso.js";
 
 const MIB = 1024 * 1024;
 
@@ -84,6 +86,18 @@ export const environmentSchema = z.object({
   SIGNUPS_PER_ADDRESS_PER_HOUR: wholeNumber(1, 1_000_000).default(20),
   PASSWORD_HASH_CONCURRENCY: wholeNumber(1, 64).optional(),
   SIGNUP: z.enum(SIGNUP_MODES, { message: `must be one of ${SIGNUP_MODES.join(", ")}` }).default("open"),
+  PASSWORD_LOGIN: booleanString.default(true),
+  OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
+  OIDC_CLIENT_ID: z.string().max(1024).optional(),
+  OIDC_CLIENT_SECRET: z.string().max(4096).optional(),
+  OIDC_NAME: z.string().max(60).default("SSO"),
+  OIDC_ALLOWED_DOMAINS: z
+    .string()
+    .transform((raw) => raw.split(",").map((domain) => domain.trim().toLowerCase()).filter(Boolean))
+    .refine((domains) => domains.every((domain) => /^[a-z0-9.-]+\.[a-z0-9-]+$/.test(domain)), "must be comma-separated domain names (example.com,example.org)")
+    .optional(),
+  OIDC_DEFAULT_TEAM: z.string().max(200).optional(),
+  OIDC_DEFAULT_ROLE: z.enum(ROLES.filter((role) => role !== "owner") as ["viewer", "developer", "admin"], { message: "must be one of viewer, developer, admin" }).optional(),
   METRICS_ENABLED: booleanString.default(true),
   METRICS_TOKEN: z
     .string()
@@ -146,12 +160,39 @@ export interface Config {
   passwordHashConcurrency: number | undefined;
   /** Who may sign up on the dashboard: anyone, nobody (the CLI creates accounts) or holders of an invite. */
   signup: SignupMode;
+  /** PASSWORD_LOGIN: the dashboard's password form (false: single sign-on is the only way in). */
+  passwordLogin: boolean;
+  /** OpenID Connect sign-in (OIDC_*), or null when OIDC_ISSUER is unset. */
+  sso: SsoConfig | null;
   /** Serve GET /metrics (Prometheus text format) and count what it reports. */
   metricsEnabled: boolean;
   /** Scrapes must send Authorization: Bearer <token> (unset: no authentication). */
   metricsToken: string | undefined;
   /** Serve /metrics on this port only (bound to HOST), not on PORT (unset: on PORT). */
   metricsPort: number | undefined;
+}
+
+/** OIDC_*: all three of issuer, client id and secret, or none of them; the rest only with them. */
+function ssoConfig(e: Environment): SsoConfig | null {
+  const required = { OIDC_ISSUER: e.OIDC_ISSUER, OIDC_CLIENT_ID: e.OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: e.OIDC_CLIENT_SECRET };
+  const missing = Object.entries(required).filter(([, value]) => value === undefined).map(([name]) => name);
+  if (missing.length === 3) {
+    const stray = (["OIDC_ALLOWED_DOMAINS", "OIDC_DEFAULT_TEAM", "OIDC_DEFAULT_ROLE"] as const).find((name) => e[name] !== undefined);
+    if (stray) throw new ConfigError(`invalid ${stray}: it needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET`);
+    if (!e.PASSWORD_LOGIN) throw new ConfigError("invalid PASSWORD_LOGIN: false leaves no way to sign in without single sign-on; set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET");
+    return null;
+  }
+  if (missing.length > 0) throw new ConfigError(`invalid ${missing[0]}: single sign-on needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together`);
+  if (e.OIDC_DEFAULT_ROLE !== undefined && e.OIDC_DEFAULT_TEAM === undefined) throw new ConfigError("invalid OIDC_DEFAULT_ROLE: it needs OIDC_DEFAULT_TEAM (the team new accounts join)");
+  return {
+    issuer: e.OIDC_ISSUER!,
+    clientId: e.OIDC_CLIENT_ID!,
+    clientSecret: e.OIDC_CLIENT_SECRET!,
+    name: e.OIDC_NAME,
+    allowedDomains: e.OIDC_ALLOWED_DOMAINS ?? [],
+    defaultTeam: e.OIDC_DEFAULT_TEAM ?? null,
+    defaultRole: e.OIDC_DEFAULT_ROLE ?? "viewer",
+  };
 }
 
 /** ALLOWED_ORIGINS: comma-separated http(s) origins (scheme://host[:port], nothing after). */
@@ -271,6 +312,8 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     signupsPerAddressPerHour: e.SIGNUPS_PER_ADDRESS_PER_HOUR,
     passwordHashConcurrency: e.PASSWORD_HASH_CONCURRENCY,
     signup: e.SIGNUP,
+    passwordLogin: e.PASSWORD_LOGIN,
+    sso: ssoConfig(e),
     metricsEnabled: e.METRICS_ENABLED,
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,

@@ -11,6 +11,7 @@ export * from "./teams.js";
 export * from "./time.js";
 export * from "./users.js";
 export * from "./signup.js";
+export * from "./sso.js";
 export * from "./messages.js";
 export * from "./http-status.js";
 export * from "./destination-url.js";

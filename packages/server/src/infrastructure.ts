@@ -1,5 +1,5 @@
 import type { Config, Logger } from "@rehook/core";
-import { AttemptLimiter, configurePasswordHashing, createSessionManager, DEFAULT_HASH_CONCURRENCY, LoginThrottle } from "@rehook/auth";
+import { AttemptLimiter, configurePasswordHashing, createSessionManager, DEFAULT_HASH_CONCURRENCY, LoginThrottle, OpenIdProvider } from "@rehook/auth";
 import {
   countPendingEvents,
   createPool,
@@ -51,6 +51,8 @@ export interface Infrastructure {
 export interface InfrastructureOptions {
   /** Processes serving PORT side by side: delivery threads and password hashes are shared out among them. */
   processes: number;
+  /** The clock sign-ins are checked by (ID token expiry, invites); tests move it (unset: Date.now). */
+  now?: () => number;
 }
 
 /** Opens the database (migrating it) and starts what runs in the background: delivery, jobs, the event bus. */
@@ -144,6 +146,9 @@ export async function openInfrastructure(config: Config, logger: Logger, options
       signup: new AttemptLimiter({ maxFailures: config.signupsPerAddressPerHour, windowMs: 60 * 60_000 }),
     },
     signup: config.signup,
+    passwordLogin: config.passwordLogin,
+    ...(config.sso ? { sso: { config: config.sso, provider: new OpenIdProvider({ ...config.sso, ...(options.now ? { now: options.now } : {}) }) } } : {}),
+    ...(options.now ? { now: options.now } : {}),
     bus,
     chatHooksBase: config.chatHooksBase,
     maxPayloadBytes: config.maxPayloadBytes,

@@ -226,11 +226,13 @@ export interface StartOptions {
    * imports the app: whoever starts it says where the built pages are (unset: pages answer 503).
    */
   dashboardBuild?: string;
+  /** The clock sign-ins are checked by (tests move it; unset: Date.now). */
+  now?: () => number;
 }
 
 /** Opens the database (migrating it), builds the services and listens on PORT. */
 export async function startServer(config: Config, logger: Logger, options: StartOptions = {}): Promise<RehookServer> {
-  const infra = await openInfrastructure(config, logger, { processes: options.processes ?? 1 });
+  const infra = await openInfrastructure(config, logger, { processes: options.processes ?? 1, ...(options.now ? { now: options.now } : {}) });
   const { services: ctx, pool, metrics, knownSlugs, dispatcher, jobs, database } = infra;
   // Without BASE_URL (local use) the dashboard also answers at loopback on the port actually bound.
   let boundPort: number | undefined;

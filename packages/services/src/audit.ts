@@ -62,14 +62,24 @@ export async function recordOperatorAudit(em: EntityManager, entry: AuditRecord 
 /** Records a sign-in or a failed one: in each team of the account (none for an unknown email). */
 export async function recordSignIn(
   em: EntityManager,
-  input: { action: Extract<AuditAction, "user.sign_in" | "user.sign_in_failed">; userId: string | null; email: string; teamIds: string[]; origin: AuditOrigin; reason?: string },
+  input: {
+    action: Extract<AuditAction, "user.sign_in" | "user.sign_in_failed">;
+    userId: string | null;
+    email: string;
+    teamIds: string[];
+    origin: AuditOrigin;
+    reason?: string;
+    /** How: absent for the password form, "sso" for single sign-on. */
+    method?: "sso";
+  },
 ): Promise<void> {
+  const changes = { ...(input.method ? { method: input.method } : {}), ...(input.reason ? { reason: input.reason } : {}) };
   await insertAuditEntry(em, {
     teamIds: input.teamIds,
     actor: { type: "user", id: input.userId, name: input.email },
     action: input.action,
     target: { type: "user", id: input.userId, name: input.email },
-    changes: input.reason ? { reason: input.reason } : null,
+    changes: Object.keys(changes).length > 0 ? changes : null,
     origin: input.origin,
   });
 }

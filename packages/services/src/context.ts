@@ -1,6 +1,6 @@
-import type { AddressPolicy, ChatMessage, SignupMode } from "@rehook/core";
+import type { AddressPolicy, ChatMessage, SignupMode, SsoConfig } from "@rehook/core";
 import type { IngressRules } from "./ingress-rules.js";
-import type { AttemptLimiter, LoginThrottle, SessionManager } from "@rehook/auth";
+import type { AttemptLimiter, LoginThrottle, OpenIdProvider, SessionManager } from "@rehook/auth";
 import type { ClaimedDelivery, EventBus, GroupCommitWriter, Orm } from "@rehook/db";
 import type { DeliveryPool, DeliveryResult, SendOptions } from "@rehook/delivery";
 
@@ -29,6 +29,10 @@ export interface ServiceContext {
   throttles: { login: LoginThrottle; signup: AttemptLimiter };
   /** SIGNUP: who may sign up on the dashboard (unset: open, as SIGNUP's default). */
   signup?: SignupMode;
+  /** PASSWORD_LOGIN: false refuses the password form (unset: allowed). */
+  passwordLogin?: boolean;
+  /** OpenID Connect sign-in (OIDC_*): the settings and the provider's client; absent when not configured. */
+  sso?: { config: SsoConfig; provider: OpenIdProvider };
   /** The clock invites expire by (tests move it; unset: Date.now). */
   now?: () => number;
   /** Each capture URL's signature rule, checked before its row is written (absent: learnt per capture). */

@@ -1,4 +1,4 @@
-import { emailSchema, INVITE_REQUIRED_MESSAGE, loginPasswordSchema, QueueFullError, SIGNUP_CLOSED_MESSAGE, startHint, UserError, type AuditOrigin, type SignupMode } from "@rehook/core";
+import { emailSchema, INVITE_REQUIRED_MESSAGE, loginPasswordSchema, PASSWORD_LOGIN_OFF_MESSAGE, QueueFullError, SIGNUP_CLOSED_MESSAGE, startHint, UserError, type AuditOrigin, type SignupMode } from "@rehook/core";
 import { hashPassword, verifyPassword, type SessionCookie, type SessionUser } from "@rehook/auth";
 import { anyUserExists, findUserByEmail, teamsOfUser } from "@rehook/db";
 import { z } from "zod";
@@ -47,6 +47,11 @@ async function withHashingSlot<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** PASSWORD_LOGIN=false: the password form neither signs in nor signs up (single sign-on does). */
+function refuseWithoutPasswordLogin(ctx: Pick<ServiceContext, "passwordLogin">): void {
+  if (ctx.passwordLogin === false) throw new UserError("forbidden", PASSWORD_LOGIN_OFF_MESSAGE);
+}
+
 /** Who may sign up on the dashboard (SIGNUP; open when unset). */
 export function signupMode(ctx: Pick<ServiceContext, "signup">): SignupMode {
   return ctx.signup ?? "open";
@@ -65,9 +70,10 @@ export async function startHintFor(ctx: Pick<ServiceContext, "orm" | "signup">, 
  * client address, counted before the password is hashed.
  */
 export async function signUp(
-  ctx: Pick<ServiceContext, "orm" | "sessions" | "throttles" | "signup" | "now">,
+  ctx: Pick<ServiceContext, "orm" | "sessions" | "throttles" | "signup" | "now" | "passwordLogin">,
   input: { email: string; password: string; clientAddress: string | null; requestId?: string | null; invite?: string | null },
 ): Promise<SignedIn> {
+  refuseWithoutPasswordLogin(ctx);
   const mode = signupMode(ctx);
   // An invite link signs up whatever SIGNUP says: a team admin asked for this person.
   if (mode === "closed" && !input.invite) throw new UserError("forbidden", SIGNUP_CLOSED_MESSAGE);
@@ -92,9 +98,10 @@ const logInInput = z.object({ email: emailSchema, password: loginPasswordSchema 
  * LoginThrottle), counted before the password hash runs.
  */
 export async function logIn(
-  ctx: Pick<ServiceContext, "orm" | "sessions" | "throttles">,
+  ctx: Pick<ServiceContext, "orm" | "sessions" | "throttles" | "passwordLogin">,
   input: { email: string; password: string; clientAddress: string | null; requestId?: string | null },
 ): Promise<SignedIn> {
+  refuseWithoutPasswordLogin(ctx);
   const { email, password } = parseInput(logInInput, { email: input.email, password: input.password });
   const attempt = ctx.throttles.login.begin(email, input.clientAddress);
   if (!attempt.allowed) throw tooManyAttempts("failed logins", attempt.retryAfterMs);
@@ -102,13 +109,15 @@ export async function logIn(
   let valid: boolean;
   try {
     user = await findUserByEmail(ctx.orm.em.fork(), email);
-    valid = await withHashingSlot(async () => (user ? verifyPassword(password, user.passwordHash) : verifyPassword(password, await decoy())));
+        // An account made by single sign-on has no password: it costs the decoy's hash and fails.
+    valid = await withHashingSlot(async () => (user?.passwordHash ? verifyPassword(password, user.passwordHash) : verifyPassword(password, await decoy()).then(() => false)));
   } catch (error) {
     attempt.abandoned(); // busy or broken: not a wrong password, so not counted against anyone
     throw error;
   }
   if (!user || !valid) {
-    await auditSignIn(ctx, "user.sign_in_failed", { userId: user?.id ?? null, email, origin: originOf(input), reason: user ? "wrong password" : "no such account" });
+    const reason = !user ? "no such account" : user.passwordHash ? "wrong password" : "the account signs in by single sign-on only";
+    await auditSignIn(ctx, "user.sign_in_failed", { userId: user?.id ?? null, email, origin: originOf(input), reason });
     throw new UserError("unauthorized", WRONG_CREDENTIALS);
   }
   attempt.succeeded();
@@ -117,16 +126,16 @@ export async function logIn(
   return { user: { id: user.id, email: user.email }, cookie: await ctx.sessions.create(user.id) };
 }
 
-const originOf = (input: { clientAddress: string | null; requestId?: string | null }) => ({ requestId: input.requestId ?? null, ip: input.clientAddress });
+export const originOf = (input: { clientAddress: string | null; requestId?: string | null }) => ({ requestId: input.requestId ?? null, ip: input.clientAddress });
 
 /**
  * A sign-in's entry, in every team of the account (so each team's admins see who signed in,
  * and failed attempts against their members); an unknown email's belongs to no team.
  */
-async function auditSignIn(
+export async function auditSignIn(
   ctx: Pick<ServiceContext, "orm">,
   action: "user.sign_in" | "user.sign_in_failed",
-  attempt: { userId: string | null; email: string; origin: AuditOrigin; reason?: string },
+  attempt: { userId: string | null; email: string; origin: AuditOrigin; reason?: string; method?: "sso" },
 ): Promise<void> {
   await ctx.orm.em.fork().transactional(async (em) => {
     const teamIds = attempt.userId ? (await teamsOfUser(em, attempt.userId)).map((team) => team.id) : [];

@@ -20,6 +20,7 @@ export {
   type EndpointView,
 } from "./endpoints.js";
 export { createUser, requireUserByEmail, type UserView } from "./users.js";
+export { clearedSsoCookie, finishSsoSignIn, signInOptions, SSO_COOKIE, SSO_PENDING_SECONDS, startSsoSignIn, type SsoOutcome } from "./sso.js";
 export { currentSession, logIn, logOut, signUp, signupMode, startHintFor, type CurrentSession, type SignedIn } from "./identity.js";
 export { acceptInvite, checkInvite, createInvite, listInvites, revokeInvite, type InviteView } from "./invites.js";
 export {

@@ -29,19 +29,30 @@ export async function createUser(
   try {
     const user = await ctx.orm.em.fork().transactional(async (em) => {
       const afterInsert = beforeInsert ? await beforeInsert(em) : undefined;
-      const inserted = await insertUser(em, { id: uuidv7(), email, passwordHash, isAdmin });
-      // Every user owns a personal team from the start: their own endpoints live there.
-      await insertTeamNamed(em, { name: personalTeamName(email), ownerId: inserted.id, personal: true });
+      const inserted = await insertAccount(em, { email, passwordHash, isAdmin });
       await afterInsert?.(inserted.id);
       return inserted;
     });
     return { id: user.id, email: user.email, isAdmin: user.isAdmin };
   } catch (error) {
-    if (error instanceof DuplicateRowError) {
-      throw new UserError("conflict", `A user with the email ${email} already exists. Log in instead, or use another email.`);
-    }
-    throw error;
+    throw duplicateEmailAsConflict(error, email);
   }
+}
+
+/**
+ * Inserts an account and its personal team on `em`'s transaction (every user owns one from
+ * the start: their own endpoints live there). A null password hash makes an account that
+ * only single sign-on opens.
+ */
+export async function insertAccount(em: EntityManager, input: { email: string; passwordHash: string | null; isAdmin?: boolean }): Promise<User> {
+  const inserted = await insertUser(em, { id: uuidv7(), email: input.email, passwordHash: input.passwordHash, isAdmin: input.isAdmin ?? false });
+  await insertTeamNamed(em, { name: personalTeamName(input.email), ownerId: inserted.id, personal: true });
+  return inserted;
+}
+
+/** A second account with the same email reads as a conflict that says what to do. */
+export function duplicateEmailAsConflict(error: unknown, email: string): unknown {
+  return error instanceof DuplicateRowError ? new UserError("conflict", `A user with the email ${email} already exists. Log in instead, or use another email.`) : error;
 }
 
 /** The user with this email, or a not_found UserError naming it. */

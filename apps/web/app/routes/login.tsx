@@ -1,6 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
-import { INVITE_REQUIRED_MESSAGE, safeRedirectPath, SIGNUP_CLOSED_MESSAGE } from "@rehook/core/browser";
+import { INVITE_REQUIRED_MESSAGE, isSsoFailure, safeRedirectPath, SIGNUP_CLOSED_MESSAGE, SSO_FAILURES } from "@rehook/core/browser";
 import { CredentialsForm } from "../components/credentials-form";
 import { redirectIfSignedIn } from "../lib/session.server";
 
@@ -10,7 +10,10 @@ export const meta: MetaFunction = () => [{ title: "Log in · Rehook" }];
 export async function loader(args: LoaderFunctionArgs) {
   redirectIfSignedIn(args);
   const { mode } = await args.context.caller.auth.signupPolicy({ invite: null });
-  return { signup: mode };
+  const options = await args.context.caller.auth.signInOptions();
+  // A failed single sign-on comes back with its code; the page says what it means.
+  const ssoError = new URL(args.request.url).searchParams.get("sso_error");
+  return { signup: mode, ...options, ssoError: isSsoFailure(ssoError) ? SSO_FAILURES[ssoError] : null };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -27,9 +30,19 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function Login() {
-  const { signup } = useLoaderData<typeof loader>();
+  const { signup, sso, passwordLogin, ssoError } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const [params] = useSearchParams();
   const noSignup = signup === "closed" ? SIGNUP_CLOSED_MESSAGE : signup === "invite" ? INVITE_REQUIRED_MESSAGE : undefined;
-  return <CredentialsForm mode="login" error={result?.error} email={result?.email} next={params.get("next") ?? undefined} noSignup={noSignup} />;
+  return (
+    <CredentialsForm
+      mode="login"
+      error={result?.error ?? ssoError ?? undefined}
+      email={result?.email}
+      next={params.get("next") ?? undefined}
+      noSignup={noSignup}
+      sso={sso}
+      passwordLogin={passwordLogin}
+    />
+  );
 }

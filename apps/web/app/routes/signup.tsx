@@ -20,7 +20,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const invite = new URL(request.url).searchParams.get("invite");
   if (context.user && !invite) throw redirect("/");
   const policy = await context.caller.auth.signupPolicy({ invite });
-  return { ...policy, signedInAs: context.user?.email ?? null };
+  const options = await context.caller.auth.signInOptions();
+  return { ...policy, ...options, signedInAs: context.user?.email ?? null };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -77,7 +78,19 @@ export default function Signup() {
     );
   }
   if (policy.signedInAs && invite) return <JoinTeam email={policy.signedInAs} invite={invite} error={result?.error} />;
-  return <CredentialsForm mode="signup" error={result?.error} email={result?.email} next={params.get("next") ?? undefined} invite={invite} />;
+  return (
+    <CredentialsForm
+      mode="signup"
+      error={result?.error}
+      email={result?.email}
+      next={params.get("next") ?? undefined}
+      invite={invite}
+      sso={policy.sso}
+      passwordLogin={policy.passwordLogin}
+      // Signed in by single sign-on, an invite link's page then offers to join its team.
+      ssoNext={invite ? `/signup?invite=${encodeURIComponent(invite)}` : undefined}
+    />
+  );
 }
 
 /** Signed in already: join the invite's team with this account. */

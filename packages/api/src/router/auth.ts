@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { SIGNUP_MODES } from "@rehook/core";
+import { SIGNUP_MODES, type SsoFailure } from "@rehook/core";
 import type { SessionUser } from "@rehook/auth";
-import { checkInvite, logIn, logOut, signUp, signupMode, teamChoiceCookie } from "@rehook/services";
-import { protectedProcedure, publicProcedure, router } from "../trpc.js";
+import { checkInvite, clearedSsoCookie, finishSsoSignIn, logIn, logOut, signInOptions, signUp, signupMode, startSsoSignIn, teamChoiceCookie } from "@rehook/services";
+import { pageProcedure, protectedProcedure, publicProcedure, router } from "../trpc.js";
 
 const credentials = z.object({ email: z.string(), password: z.string() });
 // An invite token is 32 characters; anything much longer is refused before it is hashed.
@@ -12,6 +12,9 @@ const inviteToken = z.string().max(200).nullish();
 // know nothing of cookies); each still declares what it answers.
 const user = z.custom<SessionUser>();
 const signupPolicy = z.object({ mode: z.enum(SIGNUP_MODES), invite: z.custom<Awaited<ReturnType<typeof checkInvite>>>().nullable() });
+// The dashboard origin the request came to (the Remix loader's URL): the provider sends the browser back there.
+const dashboardOrigin = z.url({ protocol: /^https?$/ }).max(300);
+const ssoOutcome = z.custom<{ ok: true; next: string } | { ok: false; failure: SsoFailure }>();
 
 export const authRouter = router({
   me: publicProcedure.output(user.nullable()).query(({ ctx }) => ctx.session?.user ?? null),
@@ -38,6 +41,32 @@ export const authRouter = router({
     ctx.setCookie(signedIn.cookie.serialized);
     return signedIn.user;
   }),
+
+  /** What the login page offers: the single sign-on button (its name) and the password form. */
+  signInOptions: publicProcedure.output(z.custom<ReturnType<typeof signInOptions>>()).query(({ ctx }) => signInOptions(ctx.services)),
+
+  /** Starts a single sign-on: the provider's URL to redirect to; the cookie binding it to this browser is set. */
+  ssoStart: pageProcedure
+    .input(z.object({ next: z.string().max(2048).nullable(), dashboardOrigin }))
+    .output(z.object({ redirectTo: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      const started = await startSsoSignIn(ctx.services, input);
+      ctx.setCookie(started.cookie);
+      return { redirectTo: started.redirectTo };
+    }),
+
+  /** The provider's callback: signs in (a new session, as logIn) or says why not; the pending sign-in ends either way. */
+  ssoFinish: pageProcedure
+    .input(z.object({ query: z.string().max(8192), dashboardOrigin, cookieHeader: z.string().max(16_384).nullable() }))
+    .output(ssoOutcome)
+    .mutation(async ({ ctx, input }) => {
+      ctx.setCookie(clearedSsoCookie(ctx.services));
+      const outcome = await finishSsoSignIn(ctx.services, { ...input, clientAddress: ctx.clientAddress, requestId: ctx.requestId ?? null });
+      if (!outcome.ok) return outcome;
+      if (ctx.session) await logOut(ctx.services, ctx.session.sessionId);
+      ctx.setCookie(outcome.signedIn.cookie.serialized);
+      return { ok: true, next: outcome.next };
+    }),
 
   logOut: protectedProcedure.output(z.null()).mutation(async ({ ctx }) => {
     ctx.setCookie((await logOut(ctx.services, ctx.session.sessionId)).serialized);

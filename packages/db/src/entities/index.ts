@@ -10,7 +10,8 @@ export interface StoredVerification extends VerificationRule {
 export interface User {
   id: string;
   email: string;
-  passwordHash: string;
+  /** Null for an account made by single sign-on: the password form never accepts it. */
+  passwordHash: string | null;
   /** Makes invite links (SIGNUP=invite): the first user, and users created with `rehook user create --admin`. */
   isAdmin: boolean;
   createdAt: Date;
@@ -381,7 +382,7 @@ export const UserEntity = new EntitySchema<User>({
   properties: {
     id: { type: "uuid", primary: true },
     email: { type: "text", unique: "users_email_unique" },
-    passwordHash: { type: "text" },
+    passwordHash: { type: "text", nullable: true },
     isAdmin: { type: "boolean", default: false },
     createdAt,
   },

@@ -21,6 +21,7 @@ import { Migration20261201000000_teams } from "./Migration20261201000000_teams.j
 import { Migration20261202000000_dedup } from "./Migration20261202000000_dedup.js";
 import { Migration20261203000000_destinations } from "./Migration20261203000000_destinations.js";
 import { Migration20261204000000_audit_log } from "./Migration20261204000000_audit_log.js";
+import { Migration20261205000000_sso } from "./Migration20261205000000_sso.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -46,4 +47,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261202000000_dedup", class: Migration20261202000000_dedup },
   { name: "Migration20261203000000_destinations", class: Migration20261203000000_destinations },
   { name: "Migration20261204000000_audit_log", class: Migration20261204000000_audit_log },
+  { name: "Migration20261205000000_sso", class: Migration20261205000000_sso },
 ];

@@ -34,3 +34,22 @@ export async function anyUserExists(em: EntityManager): Promise<boolean> {
   const row = await em.execute<{ found: boolean }>("select exists (select 1 from users) as found", [], "get");
   return row.found;
 }
+
+/** The account an identity provider's subject signed in as before (see linkIdentity). */
+export async function findUserByIdentity(em: EntityManager, issuer: string, subject: string): Promise<User | null> {
+  const rows = await em.execute<Array<{ user_id: string }>>(
+    "update user_identities set last_sign_in_at = now() where issuer = ? and subject = ? returning user_id",
+    [issuer, subject],
+  );
+  return rows[0] ? em.findOne(UserEntity, { id: rows[0].user_id }) : null;
+}
+
+/** Links an identity provider's subject to an account (once: a second link of the subject is a no-op). */
+export async function linkIdentity(em: EntityManager, identity: { issuer: string; subject: string; userId: string; email: string }): Promise<void> {
+  await em.execute("insert into user_identities (issuer, subject, user_id, email) values (?, ?, ?, ?) on conflict (issuer, subject) do nothing", [
+    identity.issuer,
+    identity.subject,
+    identity.userId,
+    identity.email,
+  ]);
+}

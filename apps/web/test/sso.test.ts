@@ -1,0 +1,301 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTeam, createUser } from "@rehook/services";
+import { startOpenIdProvider, type TestAccount, type TestOpenIdProvider } from "./openid-provider.js";
+import { startTestServer, type TestServer } from "./test-server.js";
+
+// Single sign-on against a real OpenID provider (oidc-provider) on loopback, through Rehook's
+// own pages: the login page's button, the provider's redirects, and the callback.
+
+/** A browser's cookies (per host:port) over fetch, redirects followed by hand. */
+class CookieBrowser {
+  readonly jars = new Map<string, Map<string, string>>();
+
+  async request(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Response> {
+    const target = new URL(url);
+    const jar = this.jars.get(target.host) ?? new Map<string, string>();
+    this.jars.set(target.host, jar);
+    const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join("; ");
+    const response = await fetch(target, { ...init, redirect: "manual", headers: { ...(cookie ? { cookie } : {}), ...init.headers } });
+    for (const header of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = header.split(";");
+      const [name, value] = [pair!.slice(0, pair!.indexOf("=")).trim(), pair!.slice(pair!.indexOf("=") + 1)];
+      if (value === "" || attributes.some((attribute) => /^\s*max-age=0\s*$/i.test(attribute))) jar.delete(name);
+      else jar.set(name, value);
+    }
+    return response;
+  }
+
+  cookie(host: string, name: string): string | undefined {
+    return this.jars.get(host)?.get(name);
+  }
+
+  setCookie(host: string, name: string, value: string): void {
+    this.jars.get(host)!.set(name, value);
+  }
+}
+
+const location = (response: Response) => response.headers.get("location") ?? "";
+
+interface Rehook {
+  t: TestServer;
+  host: string;
+}
+
+/** Presses "Sign in with …" and goes through the provider: answers the callback URL the provider sends the browser to. */
+async function throughProvider(rehook: Rehook, browser: CookieBrowser, next = "/"): Promise<string> {
+  const started = await browser.request(`${rehook.t.rehook.url}/auth/oidc`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: rehook.t.rehook.url },
+    body: new URLSearchParams({ next }).toString(),
+  });
+  expect(started.status).toBe(303);
+  let url = location(started);
+  const authorization = new URL(url);
+  expect(authorization.searchParams.get("code_challenge_method")).toBe("S256");
+  expect(authorization.searchParams.get("nonce")).toBeTruthy();
+  expect(authorization.searchParams.get("state")).toBeTruthy();
+  for (let hops = 0; hops < 10 && !url.startsWith(`${rehook.t.rehook.url}/auth/oidc/callback`); hops += 1) {
+    const answer = await browser.request(new URL(url, authorization).href);
+    expect([302, 303]).toContain(answer.status);
+    url = new URL(location(answer), authorization).href;
+  }
+  expect(url.startsWith(`${rehook.t.rehook.url}/auth/oidc/callback?`)).toBe(true);
+  return url;
+}
+
+async function signIn(rehook: Rehook, provider: TestOpenIdProvider, account: TestAccount, next = "/"): Promise<{ browser: CookieBrowser; answer: Response }> {
+  provider.signInAs(account);
+  const browser = new CookieBrowser();
+  const callback = await throughProvider(rehook, browser, next);
+  return { browser, answer: await browser.request(callback) };
+}
+
+/** The newest sign-in entry of the audit log (any team). */
+async function lastSignIn(t: TestServer): Promise<{ action: string; actor_name: string; changes: Record<string, string> | null; ip: string | null }> {
+  const rows = await t.db.query<{ action: string; actor_name: string; changes: Record<string, string> | null; ip: string | null }>(
+    "select action, actor_name, changes, ip from audit_log where action like 'user.sign_in%' order by id desc limit 1",
+  );
+  return rows[0]!;
+}
+
+async function signedIn(rehook: Rehook, browser: CookieBrowser): Promise<boolean> {
+  const page = await browser.request(`${rehook.t.rehook.url}/`);
+  return page.status === 200;
+}
+
+let provider: TestOpenIdProvider;
+beforeAll(async () => {
+  provider = await startOpenIdProvider();
+});
+afterAll(() => provider.close());
+
+const ssoEnv = () => ({ OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: provider.clientId, OIDC_CLIENT_SECRET: provider.clientSecret, OIDC_NAME: "Acme ID" });
+
+describe("OpenID Connect sign-in, sign-up closed", () => {
+  let rehook: Rehook;
+  let skewMs = 0;
+  beforeAll(async () => {
+    const t = await startTestServer({ ...ssoEnv(), SIGNUP: "closed" }, undefined, { now: () => Date.now() + skewMs });
+    rehook = { t, host: new URL(t.rehook.url).host };
+    provider.allowRedirect(`${t.rehook.url}/auth/oidc/callback`);
+  });
+  afterAll(() => rehook.t.close());
+
+  it("offers the button on the login page, beside the password form", async () => {
+    const html = await (await new CookieBrowser().request(`${rehook.t.rehook.url}/login`)).text();
+    expect(html).toContain("Sign in with Acme ID");
+    expect(html).toContain('name="password"');
+  });
+
+  it("links an existing account by its verified email, signs in, and goes where it was asked to", async () => {
+    await createUser(rehook.t.rehook.services, { email: "ada@example.com", password: "a long enough password" });
+    const { browser, answer } = await signIn(rehook, provider, { sub: "ada-1", email: "Ada@Example.com", email_verified: true }, "/events?status=failed");
+    expect(answer.status).toBe(303);
+    expect(location(answer)).toBe("/events?status=failed");
+    expect(browser.cookie(rehook.host, "rehook_session")).toBeTruthy();
+    expect(browser.cookie(rehook.host, "rehook_sso")).toBeUndefined(); // the pending sign-in ended
+    expect(await signedIn(rehook, browser)).toBe(true);
+    const links = await rehook.t.db.query<{ subject: string; email: string }>("select subject, u.email from user_identities i join users u on u.id = i.user_id");
+    expect(links).toEqual([{ subject: "ada-1", email: "ada@example.com" }]);
+    expect(await lastSignIn(rehook.t)).toMatchObject({ action: "user.sign_in", actor_name: "ada@example.com", changes: { method: "sso" }, ip: "127.0.0.1" });
+  });
+
+  it("finds a linked account by its subject after the email changed at the provider", async () => {
+    const { browser, answer } = await signIn(rehook, provider, { sub: "ada-1", email: "ada.lovelace@example.org", email_verified: true });
+    expect(location(answer)).toBe("/");
+    expect(await signedIn(rehook, browser)).toBe(true);
+    expect(await lastSignIn(rehook.t)).toMatchObject({ action: "user.sign_in", actor_name: "ada@example.com" });
+  });
+
+  it("takes Microsoft Entra's xms_edov as a verified email", async () => {
+    const { browser, answer } = await signIn(rehook, provider, { sub: "ada-1", email: "ada@example.com", xms_edov: true });
+    expect(location(answer)).toBe("/");
+    expect(await signedIn(rehook, browser)).toBe(true);
+  });
+
+  it("never redirects off the dashboard after signing in", async () => {
+    for (const next of ["https://evil.example/", "//evil.example/", "/\\evil.example/"]) {
+      const { answer } = await signIn(rehook, provider, { sub: "ada-1", email: "ada@example.com", email_verified: true }, next);
+      expect(location(answer)).toBe("/");
+    }
+  });
+
+  it("creates no account while sign-up is closed", async () => {
+    const { browser, answer } = await signIn(rehook, provider, { sub: "bob-1", email: "bob@example.com", email_verified: true });
+    expect(location(answer)).toBe("/login?sso_error=no_account");
+    expect(await signedIn(rehook, browser)).toBe(false);
+    expect((await rehook.t.db.query("select 1 from users where email = 'bob@example.com'")).length).toBe(0);
+    const page = await (await browser.request(`${rehook.t.rehook.url}${location(answer)}`)).text();
+    expect(page).toContain("There is no Rehook account for your email");
+  });
+
+  it("refuses an unverified email, even one that has an account", async () => {
+    for (const verified of [false, "false", undefined]) {
+      const { browser, answer } = await signIn(rehook, provider, { sub: `mallory-${String(verified)}`, email: "ada@example.com", ...(verified === undefined ? {} : { email_verified: verified }) });
+      expect(location(answer)).toBe("/login?sso_error=unverified_email");
+      expect(await signedIn(rehook, browser)).toBe(false);
+    }
+    expect(await lastSignIn(rehook.t)).toMatchObject({ action: "user.sign_in_failed", changes: { method: "sso", reason: "the provider has not verified the email" } });
+  });
+
+  it("refuses an ID token whose nonce is not the one this browser sent", async () => {
+    provider.signInAs({ sub: "ada-1", email: "ada@example.com", email_verified: true });
+    const browser = new CookieBrowser();
+    const callback = await throughProvider(rehook, browser);
+    const pending = JSON.parse(Buffer.from(browser.cookie(rehook.host, "rehook_sso")!, "base64url").toString()) as Record<string, unknown>;
+    browser.setCookie(rehook.host, "rehook_sso", Buffer.from(JSON.stringify({ ...pending, nonce: "not-the-nonce-that-was-sent" })).toString("base64url"));
+    const answer = await browser.request(callback);
+    expect(location(answer)).toBe("/login?sso_error=provider");
+    expect(await signedIn(rehook, browser)).toBe(false);
+    expect((await lastSignIn(rehook.t)).changes?.reason).toMatch(/nonce/);
+  });
+
+  it("refuses an expired ID token", async () => {
+    skewMs = 2 * 60 * 60_000; // Rehook's clock two hours ahead: the provider's one-hour tokens have expired
+    try {
+      const { browser, answer } = await signIn(rehook, provider, { sub: "ada-1", email: "ada@example.com", email_verified: true });
+      expect(location(answer)).toBe("/login?sso_error=provider");
+      expect(await signedIn(rehook, browser)).toBe(false);
+      expect((await lastSignIn(rehook.t)).changes?.reason).toMatch(/exp/);
+    } finally {
+      skewMs = 0;
+    }
+  });
+
+  it("binds the sign-in to the browser that started it: another browser, or another sign-in's state, fails", async () => {
+    provider.signInAs({ sub: "ada-1", email: "ada@example.com", email_verified: true });
+    const victim = new CookieBrowser();
+    const callback = await throughProvider(rehook, victim);
+    // The callback URL (code and state) opened in a browser without the cookie.
+    const attacker = new CookieBrowser();
+    const stolen = await attacker.request(callback);
+    expect(location(stolen)).toBe("/login?sso_error=expired");
+    expect(await signedIn(rehook, attacker)).toBe(false);
+    // The attacker's own pending sign-in, with the victim's code and state.
+    await throughProvider(rehook, attacker);
+    const mixed = await attacker.request(callback);
+    expect(location(mixed)).toBe("/login?sso_error=provider");
+    expect((await lastSignIn(rehook.t)).changes?.reason).toMatch(/state/);
+    // The code was not spent: its own browser still signs in with it.
+    const own = await victim.request(callback);
+    expect(location(own)).toBe("/");
+  });
+
+  it("does not start a sign-in from a cross-site form or a GET", async () => {
+    const crossSite = await new CookieBrowser().request(`${rehook.t.rehook.url}/auth/oidc`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example" },
+      body: "next=%2F",
+    });
+    expect(crossSite.status).toBe(403);
+    const get = await new CookieBrowser().request(`${rehook.t.rehook.url}/auth/oidc`);
+    expect(location(get)).toBe("/login");
+    // Nor through /trpc: the pages call these procedures themselves.
+    const trpc = await new CookieBrowser().request(`${rehook.t.rehook.url}/trpc/auth.ssoStart`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: rehook.t.rehook.url },
+      body: JSON.stringify({ json: { next: "/", dashboardOrigin: rehook.t.rehook.url } }),
+    });
+    expect(trpc.status).toBe(404);
+  });
+
+  it("counts failed callbacks in the login throttle, which then stops the password form from that address too", async () => {
+    provider.signInAs({ sub: "ada-1", email: "ada@example.com", email_verified: true });
+    const browser = new CookieBrowser();
+    const callback = new URL(await throughProvider(rehook, browser));
+    callback.searchParams.set("code", "a-code-the-provider-never-issued");
+    const pending = browser.cookie(rehook.host, "rehook_sso")!;
+    let refusals = 0;
+    let answer: Response | undefined;
+    for (let tries = 0; tries < 120; tries += 1) {
+      answer = await browser.request(callback.href);
+      if (location(answer) === "/login?sso_error=throttled") break;
+      // The pending sign-in is cleared by every answer: the browser presents it again.
+      refusals += 1;
+      browser.setCookie(rehook.host, "rehook_sso", pending);
+    }
+    expect(location(answer!)).toBe("/login?sso_error=throttled");
+    expect(refusals).toBeLessThanOrEqual(100);
+    const password = await new CookieBrowser().request(`${rehook.t.rehook.url}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: rehook.t.rehook.url },
+      body: new URLSearchParams({ email: "ada@example.com", password: "a long enough password" }).toString(),
+    });
+    expect(password.status).toBe(429);
+  });
+});
+
+describe("OpenID Connect as the only way in: allowed domains, a default team, no password form", () => {
+  let rehook: Rehook;
+  beforeAll(async () => {
+    const t = await startTestServer({
+      ...ssoEnv(),
+      SIGNUP: "closed",
+      PASSWORD_LOGIN: "false",
+      OIDC_ALLOWED_DOMAINS: "Example.com, example.org",
+      OIDC_DEFAULT_TEAM: "platform",
+      OIDC_DEFAULT_ROLE: "developer",
+    });
+    rehook = { t, host: new URL(t.rehook.url).host };
+    provider.allowRedirect(`${t.rehook.url}/auth/oidc/callback`);
+    const team = await createTeam(t.rehook.services, { userId: t.userId, name: "Platform" });
+    expect(team.slug).toBe("platform");
+  });
+  afterAll(() => rehook.t.close());
+
+  it("shows the button only, and refuses the password form", async () => {
+    const html = await (await new CookieBrowser().request(`${rehook.t.rehook.url}/login`)).text();
+    expect(html).toContain("Sign in with Acme ID");
+    expect(html).not.toContain('name="password"');
+    const posted = await new CookieBrowser().request(`${rehook.t.rehook.url}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: rehook.t.rehook.url },
+      body: new URLSearchParams({ email: "anyone@example.com", password: "a long enough password" }).toString(),
+    });
+    expect(posted.status).toBe(400);
+    expect(await posted.text()).toContain("Password sign-in is turned off on this server");
+  });
+
+  it("creates the account of an allowed domain, with no password, in the default team with the default role", async () => {
+    const { browser, answer } = await signIn(rehook, provider, { sub: "carol-1", email: "carol@example.org", email_verified: true });
+    expect(location(answer)).toBe("/");
+    expect(await signedIn(rehook, browser)).toBe(true);
+    const rows = await rehook.t.db.query<{ password_hash: string | null; role: string; slug: string }>(
+      "select u.password_hash, m.role, t.slug from users u join team_members m on m.user_id = u.id join teams t on t.id = m.team_id where u.email = 'carol@example.org' order by t.slug",
+    );
+    expect(rows).toEqual([
+      { password_hash: null, role: "owner", slug: rows[0]!.slug }, // the personal team
+      { password_hash: null, role: "developer", slug: "platform" },
+    ]);
+    const joined = await rehook.t.db.query<{ actor_type: string; changes: Record<string, string> }>("select actor_type, changes from audit_log where action = 'member.add' and target_name = 'carol@example.org'");
+    expect(joined).toEqual([{ actor_type: "system", changes: { role: "developer", via: "single sign-on (OIDC_DEFAULT_TEAM)" } }]);
+  });
+
+  it("refuses an email outside the allowed domains, even a verified one", async () => {
+    const { browser, answer } = await signIn(rehook, provider, { sub: "dave-1", email: "dave@evil.example", email_verified: true });
+    expect(location(answer)).toBe("/login?sso_error=domain");
+    expect(await signedIn(rehook, browser)).toBe(false);
+    expect((await rehook.t.db.query("select 1 from users where email = 'dave@evil.example'")).length).toBe(0);
+    expect(await lastSignIn(rehook.t)).toMatchObject({ action: "user.sign_in_failed", actor_name: "dave@evil.example" });
+  });
+});
