@@ -412,6 +412,30 @@ export const TeamMemberEntity = new EntitySchema<TeamMember>({
   },
 });
 
+/** An identity provider's subject linked to an account (single sign-on; see the sso migration). */
+export interface UserIdentity {
+  issuer: string;
+  subject: string;
+  user: User;
+  /** The email it was linked by (or signed in with first). */
+  email: string;
+  createdAt: Date;
+  lastSignInAt: Date;
+}
+
+export const UserIdentityEntity = new EntitySchema<UserIdentity>({
+  name: "UserIdentity",
+  tableName: "user_identities",
+  properties: {
+    issuer: { type: "text", primary: true },
+    subject: { type: "text", primary: true },
+    user: { kind: "m:1", entity: () => UserEntity, deleteRule: "cascade", index: "user_identities_user_id_index" },
+    email: { type: "text" },
+    createdAt,
+    lastSignInAt: createdAt,
+  },
+});
+
 export const InviteEntity = new EntitySchema<Invite>({
   name: "Invite",
   tableName: "invites",
@@ -784,6 +808,7 @@ export const NotificationOutboxEntity = new EntitySchema<NotificationOutbox>({
 /** The explicit entity list (no folder scanning, no decorators). */
 export const entities = [
   UserEntity,
+  UserIdentityEntity,
   TeamEntity,
   TeamMemberEntity,
   SessionEntity,
