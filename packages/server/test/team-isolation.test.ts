@@ -158,6 +158,9 @@ const CALLS: Record<string, Call> = {
   "auth.signUp": { skip: "makes a new account; no team's data (packages/api/test/auth.test.ts)" },
   "auth.logIn": { skip: "the caller's own session (packages/api/test/auth.test.ts)" },
   "auth.logOut": { skip: "the caller's own session (packages/api/test/auth.test.ts)" },
+  "auth.signInOptions": { target: false },
+  "auth.ssoStart": { skip: "single sign-on's start: no team's data, served to the dashboard's pages only (apps/web/test/sso.test.ts)" },
+  "auth.ssoFinish": { skip: "single sign-on's callback: the caller's own session (apps/web/test/sso.test.ts)" },
   "endpoints.list": { target: false },
   "endpoints.get": { input: byEndpoint, target: true },
   "endpoints.create": { input: () => ({ name: "an attacker's" }), target: false },
@@ -215,7 +218,7 @@ const CALLS: Record<string, Call> = {
 };
 
 /** Procedures served without a session. */
-const PUBLIC_PROCEDURES = new Set(["auth.me", "auth.signupPolicy"]);
+const PUBLIC_PROCEDURES = new Set(["auth.me", "auth.signupPolicy", "auth.signInOptions"]);
 /** tRPC paths whose contract has another name; procedures with no contract need a member of any role. */
 const CONTRACT_OF: Record<string, string> = { "members.acceptInvite": "invites.accept" };
 const roleOfProcedure = (path: string): Role => CONTRACTS.get(CONTRACT_OF[path] ?? path)?.role ?? "viewer";
