@@ -4,7 +4,7 @@ import { destinationsRouter } from "./router/destinations.js";
 import { endpointsRouter } from "./router/endpoints.js";
 import { eventsRouter } from "./router/events.js";
 import { replaysRouter } from "./router/replays.js";
-import { apiKeysRouter, auditRouter, invitesRouter, notificationsRouter } from "./router/settings.js";
+import { alertsRouter, apiKeysRouter, auditRouter, invitesRouter, notificationsRouter } from "./router/settings.js";
 import { membersRouter, teamsRouter } from "./router/teams.js";
 import { createCallerFactory, router } from "./trpc.js";
 
@@ -21,6 +21,7 @@ export const appRouter = router({
   teams: teamsRouter,
   members: membersRouter,
   audit: auditRouter,
+  alerts: alertsRouter,
 });
 
 export type AppRouter = typeof appRouter;

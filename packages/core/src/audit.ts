@@ -40,6 +40,10 @@ export const AUDIT_ACTIONS = [
   "team.rename",
   "team.delete",
   "notifications.update",
+  "alert_rule.create",
+  "alert_rule.update",
+  "alert_rule.delete",
+  "alert_rule.test",
   "user.sign_in",
   "user.sign_in_failed",
 ] as const;
@@ -49,7 +53,7 @@ export function isAuditAction(value: string): value is AuditAction {
   return (AUDIT_ACTIONS as readonly string[]).includes(value);
 }
 
-export const AUDIT_TARGET_TYPES = ["endpoint", "destination", "event", "replay_job", "api_key", "invite", "member", "team", "notifications", "user"] as const;
+export const AUDIT_TARGET_TYPES = ["endpoint", "destination", "event", "replay_job", "api_key", "invite", "member", "team", "notifications", "alert_rule", "user"] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 export interface AuditActor {

@@ -87,6 +87,12 @@ export const environmentSchema = z.object({
   PASSWORD_HASH_CONCURRENCY: wholeNumber(1, 64).optional(),
   SIGNUP: z.enum(SIGNUP_MODES, { message: `must be one of ${SIGNUP_MODES.join(", ")}` }).default("open"),
   PASSWORD_LOGIN: booleanString.default(true),
+  SMTP_URL: z
+    .string()
+    .max(2048)
+    .refine((raw) => URL.canParse(raw) && /^smtps?:$/.test(new URL(raw).protocol), "must be an smtp:// or smtps:// URL (smtp://user:password@mail.example.com:587)")
+    .optional(),
+  SMTP_FROM: z.string().max(320).optional(),
   OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   OIDC_CLIENT_ID: z.string().max(1024).optional(),
   OIDC_CLIENT_SECRET: z.string().max(4096).optional(),
@@ -164,6 +170,8 @@ export interface Config {
   passwordLogin: boolean;
   /** OpenID Connect sign-in (OIDC_*), or null when OIDC_ISSUER is unset. */
   sso: SsoConfig | null;
+  /** Where email alerts are sent from (SMTP_URL, SMTP_FROM), or null: email alert rules cannot be saved. */
+  smtp: { url: string; from: string } | null;
   /** Serve GET /metrics (Prometheus text format) and count what it reports. */
   metricsEnabled: boolean;
   /** Scrapes must send Authorization: Bearer <token> (unset: no authentication). */
@@ -314,6 +322,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     signup: e.SIGNUP,
     passwordLogin: e.PASSWORD_LOGIN,
     sso: ssoConfig(e),
+    smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM ?? `Rehook <rehook@${new URL(baseUrl).hostname}>` } : null,
     metricsEnabled: e.METRICS_ENABLED,
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,

@@ -41,3 +41,4 @@ export * from "./queries/event-storage.js";
 export * from "./queries/event-activity.js";
 export * from "./queries/event-search-index.js";
 export * from "./queries/teams.js";
+export * from "./queries/alerts.js";

@@ -14,7 +14,7 @@ import {
   type Database,
   type Pool,
 } from "@rehook/db";
-import { createDeliveryPool, defaultDeliveryThreads, DEFAULT_MAX_IN_FLIGHT, DeliveryDispatcher, Notifier } from "@rehook/delivery";
+import { AlertPoster, createDeliveryPool, createSmtpMailer, defaultDeliveryThreads, DEFAULT_MAX_IN_FLIGHT, DeliveryDispatcher, Notifier } from "@rehook/delivery";
 import { RehookMetrics, requestBodyBudget } from "@rehook/http";
 import {
   activityCompaction,
@@ -25,6 +25,7 @@ import {
   IngressRules,
   KnownSlugs,
   scheduleUpkeep,
+  alertWatch,
   searchIndexing,
   sessionPurge,
   dedupKeyPurge,
@@ -112,6 +113,17 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     postTimeoutMs: Math.min(10_000, config.forwardTimeoutMs),
     metrics,
   });
+  const mailer = config.smtp ? createSmtpMailer({ ...config.smtp, timeoutMs: Math.min(10_000, config.forwardTimeoutMs) }) : undefined;
+  const alerts = new AlertPoster({
+    db: pool,
+    deliveries,
+    baseUrl: config.baseUrl,
+    allowPrivate: config.allowPrivateDestinations,
+    ...(mailer ? { mailer } : {}),
+    logger,
+    postTimeoutMs: Math.min(10_000, config.forwardTimeoutMs),
+    metrics,
+  });
   // Background work other than forwarding (whose queue is the deliveries table): chat posts, bulk replays, purges.
   const jobs = new JobRunner({ db: pool, logger });
   // Today's partition must exist before the first capture; the retention job keeps the days ahead.
@@ -154,10 +166,14 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     maxPayloadBytes: config.maxPayloadBytes,
     outbound: { pool: deliveries, options: outboundOptions(config) },
     chat: notifier,
+    alerts,
+    emailAlerts: mailer !== undefined,
     logger,
     wakeJobs: () => jobs.wake(),
   });
   jobs.register(notifier.handler());
+  jobs.register(alerts.handler());
+  jobs.register(alertWatch({ pool, orm: database.orm, ...(options.now ? { now: options.now } : {}) }));
   jobs.register(services.bulkReplays.handler());
   jobs.register(sessionPurge(pool));
   jobs.register(dedupKeyPurge(pool));
@@ -185,6 +201,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
       await writer.drain();
       await dispatcher.stop();
       await deliveries.close();
+      mailer?.close();
       await pool.end();
       await database.close();
     },

@@ -7,6 +7,7 @@ import {
   findReplayJob,
   insertReplayJobIfRoom,
   replaySourcesPage,
+  raiseAlerts,
   updateReplayJob,
   type JobHandler,
   type JobVerdict,
@@ -190,7 +191,11 @@ export class BulkReplays {
       await updateReplayJob(em(), job.id, { ...progress, afterId: after });
     }
     if (signal.aborted) return { kind: "stopped" };
-    await updateReplayJob(em(), job.id, { ...progress, state: "finished" });
+    // Finished, and the team's "bulk replay finished" alerts raised, together.
+    await em().transactional(async (tx) => {
+      await updateReplayJob(tx, job.id, { ...progress, state: "finished" });
+      await raiseAlerts(tx, { teamId, kind: "bulk_replay_finished", endpointId: job.endpoint.id, detail: { ...progress, jobId: job.id } });
+    });
     return { kind: "done" };
   }
 

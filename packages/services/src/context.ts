@@ -1,4 +1,4 @@
-import type { AddressPolicy, ChatMessage, SignupMode, SsoConfig } from "@rehook/core";
+import type { AddressPolicy, Alert, ChatMessage, ChatPostVerdict, SignupMode, SsoConfig } from "@rehook/core";
 import type { IngressRules } from "./ingress-rules.js";
 import type { AttemptLimiter, LoginThrottle, OpenIdProvider, SessionManager } from "@rehook/auth";
 import type { ClaimedDelivery, EventBus, GroupCommitWriter, Orm } from "@rehook/db";
@@ -45,6 +45,10 @@ export interface ServiceContext {
   outbound: { pool: DeliveryPool; options: SendOptions };
   /** MAX_PAYLOAD_BYTES: the most bytes an edited replay's body may have (unset: 10 MiB, its default). */
   maxPayloadBytes?: number;
+  /** Sends one alert to a rule's channel now and judges the answer (the rule's "Send a test"; due alerts are posted by the alert poster itself). */
+  alerts?: { send(rule: { channel: string; target: string; secret: string | null; failures: number }, alert: Alert): Promise<ChatPostVerdict> };
+  /** SMTP_URL is set: email alert rules can be saved. */
+  emailAlerts?: boolean;
   /** Posts chat messages (the Settings test button; due notifications are posted by the notifier itself). */
   chat: { post(webhookUrl: string, message: ChatMessage): Promise<DeliveryResult> };
 }

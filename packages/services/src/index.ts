@@ -102,4 +102,7 @@ export * as destinationContracts from "./contracts/destinations.js";
 export { createDestination, deleteDestination, destinationView, listDestinations, resumeDestination, testFilter, updateDestination, type DestinationView } from "./destinations.js";
 export { auditActorOf, auditLogInput, CLI_OPERATOR, listAuditLog, recordAudit, recordOperatorAudit, type AuditedBy, type AuditLogInput, type AuditPage } from "./audit.js";
 export * as auditContracts from "./contracts/audit.js";
+export * as alertContracts from "./contracts/alerts.js";
 export { ALL_CONTRACTS } from "./contracts/all.js";
+export { createAlertRule, deleteAlertRule, listAlertRulesOf, sendTestAlert, updateAlertRule, type AlertRuleInput, type AlertRuleView } from "./alert-rules.js";
+export { ALERT_WATCH_JOB, alertWatch, watchAlertThresholds } from "./alert-watch.js";

@@ -1,3 +1,4 @@
+import { ALERT_WATCH_JOB } from "./alert-watch.js";
 import { SEARCH_INDEX_JOB, uuidv7Floor, type Logger } from "@rehook/core";
 import {
   compactEventActivity,
@@ -183,5 +184,7 @@ export function eventRetention(options: RetentionOptions): JobHandler {
 
 /** Makes sure the recurring upkeep jobs exist (at start; an existing one keeps its schedule). */
 export async function scheduleUpkeep(pool: Pool): Promise<void> {
-  for (const kind of [SESSION_PURGE_JOB, RETENTION_JOB, COUNTS_COMPACTION_JOB, ACTIVITY_COMPACTION_JOB, SEARCH_INDEX_JOB, DEDUP_PURGE_JOB, AUDIT_RETENTION_JOB]) await enqueueJob(pool, { kind, key: "all" });
+  for (const kind of [SESSION_PURGE_JOB, RETENTION_JOB, COUNTS_COMPACTION_JOB, ACTIVITY_COMPACTION_JOB, SEARCH_INDEX_JOB, DEDUP_PURGE_JOB, AUDIT_RETENTION_JOB, ALERT_WATCH_JOB]) {
+    await enqueueJob(pool, { kind, key: "all" });
+  }
 }

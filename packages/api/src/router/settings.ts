@@ -1,4 +1,4 @@
-import { auditContracts, settingsContracts as settings } from "@rehook/services";
+import { alertContracts, auditContracts, settingsContracts as settings } from "@rehook/services";
 import { mutationOf, queryOf } from "../contract-procedure.js";
 import { router } from "../trpc.js";
 
@@ -24,4 +24,13 @@ export const invitesRouter = router({
 /** The team's audit log, for admins (read only). */
 export const auditRouter = router({
   list: queryOf(auditContracts.listAuditLogContract),
+});
+
+/** The team's alert rules, for admins. */
+export const alertsRouter = router({
+  list: queryOf(alertContracts.listAlertRulesContract),
+  create: mutationOf(alertContracts.createAlertRuleContract),
+  update: mutationOf(alertContracts.updateAlertRuleContract),
+  delete: mutationOf(alertContracts.deleteAlertRuleContract),
+  sendTest: mutationOf(alertContracts.sendTestAlertContract),
 });

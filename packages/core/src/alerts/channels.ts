@@ -1,3 +1,4 @@
+import { signStandardWebhook } from "../standard-webhooks.js";
 import { alertTime, clipText, type Alert } from "./alert.js";
 
 /*
@@ -79,4 +80,36 @@ export function webhookPayload(alert: Alert): { type: string; timestamp: string;
     timestamp: alert.at.toISOString(),
     data: { title: alert.title, summary: alert.summary, fields: Object.fromEntries(alert.fields), url: alert.url },
   };
+}
+
+// Slack-compatible incoming webhooks: Block Kit with plain_text everywhere, so nothing a tenant
+// wrote is read as mrkdwn (no formatting, links or mentions); a button opens the dashboard.
+export function slackPayload(alert: Alert): { text: string; blocks: Array<Record<string, unknown>> } {
+  const fields = alert.fields.slice(0, 10).map(([label, value]) => ({ type: "plain_text", text: clipText(`${label}: ${value}`, 2_000) }));
+  return {
+    text: clipText(`${alert.title}: ${alert.summary}`, 3_000),
+    blocks: [
+      { type: "header", text: { type: "plain_text", text: clipText(alert.title, 150) } },
+      { type: "section", text: { type: "plain_text", text: clipText(alert.summary, 3_000) } },
+      ...(fields.length > 0 ? [{ type: "section", fields }] : []),
+      { type: "actions", elements: [{ type: "button", text: { type: "plain_text", text: "Open in Rehook" }, url: alert.url }] },
+      { type: "context", elements: [{ type: "plain_text", text: `Rehook · ${alertTime(alert.at)}` }] },
+    ],
+  };
+}
+
+/** An HTTP channel's request: its JSON body and headers (the webhook channel's signed, Standard Webhooks). */
+export function alertRequest(
+  channel: "slack" | "discord" | "teams" | "webhook",
+  alert: Alert,
+  signing: { secret: string | null; messageId: string; nowSeconds: number },
+): { headers: Array<[string, string]>; body: Buffer } {
+  const payload = channel === "slack" ? slackPayload(alert) : channel === "discord" ? discordPayload(alert) : channel === "teams" ? teamsPayload(alert) : webhookPayload(alert);
+  const body = Buffer.from(JSON.stringify(payload));
+  const headers: Array<[string, string]> = [["Content-Type", "application/json"]];
+  if (channel === "webhook" && signing.secret) {
+    const signed = signStandardWebhook({ id: signing.messageId, timestampSeconds: signing.nowSeconds, body, secret: signing.secret });
+    headers.push(["webhook-id", signed["webhook-id"]], ["webhook-timestamp", signed["webhook-timestamp"]], ["webhook-signature", signed["webhook-signature"]]);
+  }
+  return { headers, body };
 }

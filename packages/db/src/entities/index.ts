@@ -373,6 +373,43 @@ export interface NotificationOutbox {
   createdAt: Date;
 }
 
+/** A team's alert rule (see the alert_rules migration). */
+export interface AlertRule {
+  id: string;
+  team: Team;
+  name: string;
+  trigger: string;
+  /** Percent, for health_low and signature_invalid_rate. */
+  threshold: number | null;
+  /** One endpoint, or every endpoint of the team (null). */
+  endpoint: Endpoint | null;
+  channel: string;
+  /** A URL, or an email address. */
+  target: string;
+  /** The webhook channel's whsec_ signing secret. */
+  secret: string | null;
+  enabled: boolean;
+  nextPostAt: Date;
+  failures: number;
+  pausedReason: string | null;
+  lastResultAt: Date | null;
+  lastResultOk: boolean | null;
+  lastResult: string | null;
+  firing: string[];
+  createdAt: Date;
+}
+
+export interface AlertOutbox {
+  id: string;
+  rule: AlertRule;
+  kind: string;
+  eventId: string | null;
+  endpointId: string | null;
+  destinationId: string | null;
+  detail: Record<string, unknown> | null;
+  createdAt: Date;
+}
+
 const timestamp = { type: "datetime", columnType: "timestamptz(3)" } as const;
 const createdAt = { ...timestamp, defaultRaw: "now()" } as const;
 
@@ -792,6 +829,48 @@ export const NotificationSettingsEntity = new EntitySchema<NotificationSettings>
   },
 });
 
+export const AlertRuleEntity = new EntitySchema<AlertRule>({
+  name: "AlertRule",
+  tableName: "alert_rules",
+  indexes: [{ name: "alert_rules_team_id_trigger_index", properties: ["team", "trigger"] }],
+  properties: {
+    id: { type: "uuid", primary: true },
+    team: { kind: "m:1", entity: () => TeamEntity, deleteRule: "cascade" },
+    name: { type: "text" },
+    trigger: { type: "text" },
+    threshold: { type: "integer", nullable: true },
+    endpoint: { kind: "m:1", entity: () => EndpointEntity, deleteRule: "cascade", nullable: true, index: "alert_rules_endpoint_id_index" },
+    channel: { type: "text" },
+    target: { type: "text" },
+    secret: { type: "text", nullable: true },
+    enabled: { type: "boolean", default: true },
+    nextPostAt: { ...createdAt },
+    failures: { type: "integer", default: 0 },
+    pausedReason: { type: "text", nullable: true },
+    lastResultAt: { ...timestamp, nullable: true },
+    lastResultOk: { type: "boolean", nullable: true },
+    lastResult: { type: "text", nullable: true },
+    firing: { type: "text[]", default: "{}" },
+    createdAt,
+  },
+});
+
+export const AlertOutboxEntity = new EntitySchema<AlertOutbox>({
+  name: "AlertOutbox",
+  tableName: "alert_outbox",
+  indexes: [{ name: "alert_outbox_rule_id_index", properties: ["rule", "id"] }],
+  properties: {
+    id: { type: BigIntType, primary: true, autoincrement: true },
+    rule: { kind: "m:1", entity: () => AlertRuleEntity, deleteRule: "cascade" },
+    kind: { type: "text" },
+    eventId: { type: "uuid", nullable: true },
+    endpointId: { type: "uuid", nullable: true },
+    destinationId: { type: "uuid", nullable: true },
+    detail: { type: "json", columnType: "jsonb", nullable: true },
+    createdAt,
+  },
+});
+
 export const NotificationOutboxEntity = new EntitySchema<NotificationOutbox>({
   name: "NotificationOutbox",
   tableName: "notification_outbox",
@@ -807,6 +886,8 @@ export const NotificationOutboxEntity = new EntitySchema<NotificationOutbox>({
 
 /** The explicit entity list (no folder scanning, no decorators). */
 export const entities = [
+  AlertRuleEntity,
+  AlertOutboxEntity,
   UserEntity,
   UserIdentityEntity,
   TeamEntity,

@@ -22,6 +22,7 @@ import { Migration20261202000000_dedup } from "./Migration20261202000000_dedup.j
 import { Migration20261203000000_destinations } from "./Migration20261203000000_destinations.js";
 import { Migration20261204000000_audit_log } from "./Migration20261204000000_audit_log.js";
 import { Migration20261205000000_sso } from "./Migration20261205000000_sso.js";
+import { Migration20261206000000_alert_rules } from "./Migration20261206000000_alert_rules.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -48,4 +49,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261203000000_destinations", class: Migration20261203000000_destinations },
   { name: "Migration20261204000000_audit_log", class: Migration20261204000000_audit_log },
   { name: "Migration20261205000000_sso", class: Migration20261205000000_sso },
+  { name: "Migration20261206000000_alert_rules", class: Migration20261206000000_alert_rules },
 ];

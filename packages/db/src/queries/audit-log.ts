@@ -31,6 +31,7 @@ select t.id, t.team_id, a.type, a.id, coalesce(a.name, case a.type
          when 'destination' then (select d.name from destinations d join endpoints p on p.id = d.endpoint_id where d.id::text = g.id and p.team_id = t.team_id)
          when 'api_key' then (select k.name || ' (' || k.prefix || '…)' from api_keys k where k.id::text = g.id and k.team_id = t.team_id)
          when 'team' then (select m.name from teams m where m.id::text = g.id and m.id = t.team_id)
+         when 'alert_rule' then (select r.name from alert_rules r where r.id::text = g.id and r.team_id = t.team_id)
          when 'member' then (select u.email from users u join team_members x on x.user_id = u.id where u.id::text = g.id and x.team_id = t.team_id) end),
        ?::jsonb, ?, ?
 from (select ?::text as type, ?::text as id, ?::text as name) a,

@@ -2,6 +2,7 @@ import { LATENCY_BUCKET_BOUNDS_MS, retryPolicyFromColumns, type EventStatus, typ
 import { withTransaction, type Pool } from "../pool.js";
 import { capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { BODY_BYTES_PER_READ, byteBoundedIds } from "./events.js";
+import { COMPLETION_ALERTS_CTE } from "./alerts.js";
 import { enqueueNotifyJobs } from "../jobs/queue.js";
 import { announceEventsCte, BUS_CHANNEL_LITERAL } from "../event-bus.js";
 import { STATUS_MOVES } from "./event-status.js";
@@ -482,6 +483,8 @@ notify as (
   returning team_id
 ),
 notify_jobs as (${enqueueNotifyJobs("select team_id from notify")}),
+-- Alert rules watching failed deliveries and tripped breakers (alerts.ts).
+${COMPLETION_ALERTS_CTE},
 -- The live feeds of every instance hear of each touched event's status (event.status) at commit.
 touched as (select e.id, e.endpoint_id, p.team_id, e.status from events_now e join endpoints p on p.id = e.endpoint_id),
 ${announceEventsCte({ rows: "touched", type: "event.status", status: "status", channel: BUS_CHANNEL_LITERAL })}

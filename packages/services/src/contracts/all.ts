@@ -1,4 +1,5 @@
 import type { Contract } from "./contract.js";
+import * as alerts from "./alerts.js";
 import * as audit from "./audit.js";
 import * as destinations from "./destinations.js";
 import * as endpoints from "./endpoints.js";
@@ -8,4 +9,4 @@ import * as settings from "./settings.js";
 import * as teams from "./teams.js";
 
 /** Every operation's contract, once: what checks that every one is served and tested iterates over. */
-export const ALL_CONTRACTS: readonly Contract[] = [events, endpoints, destinations, replays, settings, teams, audit].flatMap((module) => Object.values(module) as Contract[]);
+export const ALL_CONTRACTS: readonly Contract[] = [events, endpoints, destinations, replays, settings, teams, audit, alerts].flatMap((module) => Object.values(module) as Contract[]);
