@@ -17,6 +17,7 @@ import {
   revokeApiKey,
   runContract,
   settingsContracts,
+  alertContracts,
   teamContracts,
   type Actor,
   type Services,
@@ -48,6 +49,7 @@ interface World {
   replayId: string;
   jobId: string;
   inviteId: string;
+  alertRuleId: string;
   ownerKey: { key: string; id: string };
   /** Text of A's that no answer to an outsider may carry, not even an error's message. */
   secrets: string[];
@@ -83,6 +85,7 @@ const test = databaseTest.extend<{ world: World }>({
         const { key, apiKey } = await createApiKey(services, ownerActor, { name: `owner ${MARKER}`, role: "admin" });
         const { invite } = await createInvite(services, ownerActor, { role: "developer" });
         await runContract(settingsContracts.saveNotificationsContract, services, ownerActor, { enabled: true, webhookUrl: `https://hooks.slack.com/services/TA/BA/${MARKER}`, triggers: ["failed"] });
+        const alertRule = await runContract(alertContracts.createAlertRuleContract, services, ownerActor, { name: "A's alerts", trigger: "delivery_failed", channel: "webhook", target: `http://127.0.0.1:${sink.port}/${MARKER}` });
 
         // The attackers' keys: another team's admin key, a viewer's, a removed member's and a revoked one.
         const outsider = await newPerson(services, "outsider");
@@ -109,9 +112,10 @@ const test = databaseTest.extend<{ world: World }>({
           replayId: replay.id,
           jobId: job.id,
           inviteId: invite.id,
+          alertRuleId: alertRule.id,
           ownerKey: { key, id: apiKey.id },
           secrets: [MARKER, team.name, team.slug, owner.email, endpoint.name, endpoint.slug, apiKey.prefix],
-          ids: [team.id, owner.id, endpoint.id, destination!.id, ...eventIds, replay.id, job.id, apiKey.id, invite.id],
+          ids: [team.id, owner.id, endpoint.id, destination!.id, ...eventIds, replay.id, job.id, apiKey.id, invite.id, alertRule.id],
           keys: {
             outsider: (await createApiKey(services, outsiderActor, { name: "outsider's", role: "admin" })).key,
             viewer: (await createApiKey(services, viewer, { name: "viewer's", role: "viewer" })).key,
@@ -200,6 +204,11 @@ const CALLS: Record<string, Call> = {
   "notifications.get": { target: false },
   "notifications.save": { input: () => ({ enabled: false, webhookUrl: null, triggers: [] }), target: false },
   "notifications.sendTest": { target: false },
+  "alerts.list": { target: false },
+  "alerts.create": { input: (world) => ({ name: "an attacker's", trigger: "delivery_failed", channel: "webhook", target: `http://127.0.0.1:${world.sink.port}/attacker` }), target: false },
+  "alerts.update": { input: (world) => ({ id: world.alertRuleId, name: "taken over", trigger: "delivery_failed", channel: "webhook", target: `http://127.0.0.1:${world.sink.port}/attacker` }), target: true },
+  "alerts.delete": { input: (world) => ({ id: world.alertRuleId }), target: true },
+  "alerts.sendTest": { input: (world) => ({ id: world.alertRuleId }), target: true },
   "invites.list": { target: false },
   "invites.create": { input: () => ({}), target: false },
   "invites.revoke": { input: (world) => ({ id: world.inviteId }), target: true },

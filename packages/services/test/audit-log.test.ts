@@ -15,6 +15,7 @@ import {
   replayContracts,
   runContract,
   settingsContracts,
+  alertContracts,
   teamContracts,
   type Actor,
   type Services,
@@ -75,6 +76,11 @@ describe("the audit log", () => {
     await run(teamContracts.removeMemberContract, { userId: joiner.id });
     const hook = "https://hooks.slack.com/services/T000/B000/HOOKSECRET123";
     await run(settingsContracts.saveNotificationsContract, { enabled: true, webhookUrl: hook, triggers: ["failed"] });
+    const alertRule = { name: "Ops", trigger: "delivery_failed", channel: "webhook", target: url("/alert-hook-1") };
+    const rule = (await run(alertContracts.createAlertRuleContract, alertRule)) as { id: string; secret: string };
+    await run(alertContracts.updateAlertRuleContract, { ...alertRule, id: rule.id, target: url("/alert-hook-2") });
+    await run(alertContracts.sendTestAlertContract, { id: rule.id });
+    await run(alertContracts.deleteAlertRuleContract, { id: rule.id });
     await run(teamContracts.renameTeamContract, { name: "Payments" });
     await logIn(services, { email: user.email, password: PASSWORD, clientAddress: "198.51.100.9", requestId: "req-login" });
     await expectRefused(logIn(services, { email: user.email, password: "not the password at all", clientAddress: "198.51.100.9" }), "unauthorized");
@@ -99,6 +105,10 @@ describe("the audit log", () => {
       "member.role_change",
       "member.remove",
       "notifications.update",
+      "alert_rule.create",
+      "alert_rule.update",
+      "alert_rule.test",
+      "alert_rule.delete",
       "team.rename",
       "user.sign_in",
       "user.sign_in_failed",
@@ -119,6 +129,8 @@ describe("the audit log", () => {
     expect(byAction.get("invite.use")).toMatchObject({ actor: { type: "user", id: joiner.id, name: joiner.email }, changes: { role: "developer" } });
     expect(byAction.get("member.role_change")!.changes).toEqual({ role: { before: "developer", after: "admin" } });
     expect(byAction.get("notifications.update")!.changes).toMatchObject({ webhook_url: "changed", enabled: { before: false, after: true } });
+    expect(byAction.get("alert_rule.update")).toMatchObject({ target: { type: "alert_rule", id: rule.id, name: "Ops" }, changes: { target: "changed" } });
+    expect(byAction.get("alert_rule.delete")!.target).toEqual({ type: "alert_rule", id: rule.id, name: "Ops" });
     expect(byAction.get("user.sign_in")).toMatchObject({ actor: { name: user.email }, requestId: "req-login", ip: "198.51.100.9" });
     expect(byAction.get("user.sign_in_failed")!.changes).toEqual({ reason: "wrong password" });
     // A deleted endpoint is still named: its entries keep its name as it was.
@@ -127,7 +139,7 @@ describe("the audit log", () => {
     // Nothing secret in any column of any entry: the signing secrets, the verification secret,
     // the API key, the invite link's token, the chat hook, the password, the bodies.
     const everything = (await auditRows(services, user.teamId)).map((row) => row.row).join("\n");
-    for (const secret of [revealed.secret, rotated.secret, verificationSecret, key.key, token, hook, PASSWORD, "not the password at all", "BODY-SECRET-MARKER-1", "EDITED-BODY-MARKER-2"]) {
+    for (const secret of [revealed.secret, rotated.secret, verificationSecret, key.key, token, hook, rule.secret, "/alert-hook-", PASSWORD, "not the password at all", "BODY-SECRET-MARKER-1", "EDITED-BODY-MARKER-2"]) {
       expect(everything).not.toContain(secret);
     }
   });
