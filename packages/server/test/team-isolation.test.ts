@@ -85,7 +85,15 @@ const test = databaseTest.extend<{ world: World }>({
         const { key, apiKey } = await createApiKey(services, ownerActor, { name: `owner ${MARKER}`, role: "admin" });
         const { invite } = await createInvite(services, ownerActor, { role: "developer" });
         await runContract(settingsContracts.saveNotificationsContract, services, ownerActor, { enabled: true, webhookUrl: `https://hooks.slack.com/services/TA/BA/${MARKER}`, triggers: ["failed"] });
-        const alertRule = await runContract(alertContracts.createAlertRuleContract, services, ownerActor, { name: "A's alerts", trigger: "delivery_failed", channel: "webhook", target: `http://127.0.0.1:${sink.port}/${MARKER}` });
+        const alertRule = await runContract(alertContracts.createAlertRuleContract, services, ownerActor, {
+          name: "A's alerts",
+          trigger: "delivery_failed",
+          threshold: null,
+          endpointId: null,
+          channel: "webhook",
+          target: `http://127.0.0.1:${sink.port}/${MARKER}`,
+          enabled: true,
+        });
 
         // The attackers' keys: another team's admin key, a viewer's, a removed member's and a revoked one.
         const outsider = await newPerson(services, "outsider");

@@ -91,7 +91,7 @@ describe("alert rules: saving", () => {
     expect(health.threshold).toBe(90);
     expect((await createAlertRule(ctx, { ...base, name: "No threshold", threshold: 50 })).threshold).toBeNull();
 
-    await updateAlertRule(ctx, { teamId: user.teamId, by: user.actor, id: slack.id, ...base, target: hook("/services/T/B/Y"), enabled: false });
+    await updateAlertRule(ctx, { ...base, id: slack.id, target: hook("/services/T/B/Y"), enabled: false });
     await deleteAlertRule(ctx, { teamId: user.teamId, by: user.actor, id: health.id });
     expect((await listAlertRulesOf(services, { teamId: user.teamId })).map((rule) => rule.name)).toEqual(["Failures", "Signed", "No threshold"]);
     expect(await listAlertRulesOf(services, { teamId: other.teamId })).toEqual([]);

@@ -1,0 +1,122 @@
+import type { AddressInfo } from "node:net";
+import { describe, expect } from "vitest";
+import { SMTPServer } from "smtp-server";
+import { loadConfig, silentLogger, uuidv7 } from "@rehook/core";
+import { insertUser } from "@rehook/db";
+import { openInfrastructure } from "@rehook/server";
+import { waitFor } from "@rehook/vitest-config/wait-for";
+import { captureRequest, createAlertRule, createEndpoint, insertTeamNamed, listAlertRulesOf, sendTestAlert, type Services } from "@rehook/services";
+import { test as base } from "@rehook/vitest-config/fixtures";
+
+async function capture(services: Services, slug: string, body: string): Promise<string> {
+  const outcome = await captureRequest(services, { slug, method: "POST", subPath: "", query: "", headers: [["Content-Type", "application/json"]], body: Buffer.from(body), clientIp: "192.0.2.1" });
+  if (outcome.kind !== "accepted") throw new Error(`capture was not accepted: ${outcome.kind}`);
+  return outcome.eventId;
+}
+
+// Email alerts through a real SMTP server on loopback (the smtp-server package): what the
+// message says, a refused recipient pausing the rule, and the test button.
+
+interface Mail {
+  from: string;
+  to: string[];
+  raw: string;
+}
+
+const mails: Mail[] = [];
+/** The SMTP reply to RCPT TO for this address, when it should be refused. */
+const refusedRecipients = new Set<string>();
+
+const test = base.extend<{ smtp: { port: number }; graph: Services; owner: { id: string; teamId: string } }>({
+  smtp: [
+    async ({}, use) => {
+      const server = new SMTPServer({
+        authOptional: true,
+        disabledCommands: ["STARTTLS", "AUTH"],
+        onRcptTo(address, _session, callback) {
+          if (refusedRecipients.has(address.address)) {
+            const error = Object.assign(new Error("mailbox unavailable"), { responseCode: 550 });
+            callback(error);
+            return;
+          }
+          callback();
+        },
+        onData(stream, session, callback) {
+          const chunks: Buffer[] = [];
+          stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+          stream.on("end", () => {
+            mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw: Buffer.concat(chunks).toString("utf8") });
+            callback();
+          });
+        },
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      try {
+        await use({ port: (server.server.address() as AddressInfo).port });
+      } finally {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    },
+    { scope: "file" },
+  ],
+  // This file's own graph, which sends email through that server (the shared fixture's has no SMTP_URL).
+  graph: [
+    async ({ database, smtp }, use) => {
+      const config = loadConfig(
+        { DATABASE_URL: database.url, LOG_LEVEL: "silent", ALLOW_PRIVATE_DESTINATIONS: "true", BASE_URL: "http://rehook.test", SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, SMTP_FROM: "Rehook <alerts@rehook.test>" },
+        "/unused",
+      );
+      const infra = await openInfrastructure(config, silentLogger, { processes: 1 });
+      try {
+        await use(infra.services);
+      } finally {
+        await infra.release();
+      }
+    },
+    { scope: "file" },
+  ],
+  // A user of the test's own on that graph (the shared `user` would start the shared graph too, whose jobs have no mailer).
+  owner: async ({ graph }, use) => {
+    const em = graph.orm.em.fork();
+    const email = `mail-${uuidv7()}@example.com`;
+    const user = await insertUser(em, { id: uuidv7(), email, passwordHash: "unusable" });
+    const team = await insertTeamNamed(em, { name: email, ownerId: user.id, personal: true });
+    await use({ id: user.id, teamId: team.id });
+  },
+});
+
+describe("email alerts", () => {
+  test("a failed delivery is mailed in plain text, with a one-line subject, from SMTP_FROM", async ({ graph: services, owner: user }) => {
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "Orders\r\nBcc: victim@example.com", destinationUrl: "http://127.0.0.1:9/unreachable", retryPolicy: { maxAttempts: 1, initialDelayMs: 1_000, maxDelayMs: 1_000 } });
+    await expect(createAlertRule(services, { teamId: user.teamId, name: "Mail", trigger: "delivery_failed", channel: "email", target: "not an address" })).rejects.toThrow(/not an email address/);
+    await createAlertRule(services, { teamId: user.teamId, name: "Mail", trigger: "delivery_failed", endpointId: endpoint.id, channel: "email", target: "ops@example.com" });
+    const eventId = await capture(services, endpoint.slug, "{}");
+    await waitFor(() => mails.some((mail) => mail.to.includes("ops@example.com")), "the alert email");
+    const mail = mails.find((candidate) => candidate.to.includes("ops@example.com"))!;
+    expect(mail.from).toBe("alerts@rehook.test");
+    expect(mail.to).toEqual(["ops@example.com"]);
+    const [head, ...body] = mail.raw.split("\r\n\r\n");
+    expect(head).toMatch(/^Subject: \[Rehook\] Webhook delivery failed: /m);
+    // The endpoint's name cannot add a header: the line break became a space.
+    expect(head).not.toMatch(/^Bcc:/im);
+    expect(head).toMatch(/^Content-Type: text\/plain/m);
+    expect(body.join("\n").replace(/=\r\n/g, "")).toContain(`http://rehook.test/events/${eventId}`);
+  });
+
+  test("a refused recipient pauses the rule with the reason; the test button says how it went", async ({ graph: services, owner: user }) => {
+    refusedRecipients.add("gone@example.com");
+    const rule = await createAlertRule(services, { teamId: user.teamId, name: "Gone", trigger: "bulk_replay_finished", channel: "email", target: "gone@example.com" });
+    const tried = await sendTestAlert(services, { teamId: user.teamId, id: rule.id });
+    expect(tried.ok).toBe(false);
+    expect(tried.message).toMatch(/^the mail server refused the recipient \(550\)/);
+    const good = await createAlertRule(services, { teamId: user.teamId, name: "Good", trigger: "bulk_replay_finished", channel: "email", target: "team@example.com" });
+    expect(await sendTestAlert(services, { teamId: user.teamId, id: good.id })).toEqual({ ok: true, message: "Test alert sent: check the channel." });
+    expect(mails.find((mail) => mail.to.includes("team@example.com"))!.raw).toContain('This is a test of the alert rule "Good". Real alerts look like this one.');
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "Inbox" });
+    await capture(services, endpoint.slug, "{}");
+    await services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: endpoint.id, environment: "custom", customUrl: "http://127.0.0.1:9/x", status: null });
+    const read = async () => (await listAlertRulesOf(services, { teamId: user.teamId })).find((r) => r.id === rule.id)!;
+    await waitFor(async () => (await read()).pausedReason !== null, "the rule to pause");
+    expect((await read()).pausedReason).toMatch(/refused the recipient \(550\)/);
+  });
+});
