@@ -11,6 +11,8 @@ export { curlCommand, shellQuote, type CurlInput } from "./curl.js";
 export { forwardableHeaders, forwardTarget, type ForwardHeaderOptions, type ForwardTarget } from "./forwarding.js";
 export { DEFAULT_LOCAL_PORT, isLocalPort, LOCAL_REPLAY_ORIGIN, localReplayOrigin, REPLAY_ENVIRONMENTS, replayTarget, type ReplayEnvironment, type ReplaySource, type ReplayTarget } from "./replay-target.js";
 // Signing up: what the page says when SIGNUP refuses, the same words the server uses.
+// Alert rules: the triggers and channels the Settings form offers, and their labels.
+export { ALERT_CHANNEL_LABELS, ALERT_CHANNELS, ALERT_TRIGGER_LABELS, ALERT_TRIGGERS, type AlertChannel, type AlertTrigger } from "./alerts/rules.js";
 // Single sign-on: the login page shows a failure by its code (nothing from the query is echoed).
 export { isSsoFailure, PASSWORD_LOGIN_OFF_MESSAGE, SSO_FAILURES, type SsoFailure } from "./sso.js";
 export { INVITE_REQUIRED_MESSAGE, inviteRefusal, SIGNUP_CLOSED_MESSAGE, type InviteState, type SignupMode } from "./signup.js";

@@ -5,6 +5,7 @@ import { isRole, withArticle } from "../../lib/roles";
 import { requireUser } from "../../lib/session.server";
 import { reply, type ActionReply } from "./action-reply";
 import { isTrigger } from "./triggers";
+import type { AlertChannel, AlertTrigger } from "@rehook/core/browser";
 
 /** What a handler gets: the session's procedures, the posted form, its intent and its `id` field. */
 interface Submission {
@@ -72,6 +73,44 @@ async function testNotification({ caller, form, intent }: Submission): Promise<A
   return sent.ok ? reply(intent, { message: sent.message, note }) : reply(intent, { ok: false, message: "The provider refused the test message.", error: sent.message, note });
 }
 
+/** The Add rule form's fields as the alert rule contract takes them. */
+function alertRuleFields(form: FormData) {
+  const text = (name: string) => String(form.get(name) ?? "");
+  const threshold = text("threshold").trim();
+  return {
+    name: text("name"),
+    trigger: text("trigger") as AlertTrigger,
+    threshold: threshold === "" ? null : Number(threshold),
+    endpointId: text("endpointId") || null,
+    channel: text("channel") as AlertChannel,
+    target: text("target"),
+  };
+}
+
+async function createAlert({ caller, form, intent }: Submission): Promise<ActionReply> {
+  const created = await caller.alerts.create(alertRuleFields(form));
+  return reply(intent, { id: created.id });
+}
+
+async function testAlert({ caller, intent, id }: Submission): Promise<ActionReply> {
+  const sent = await caller.alerts.sendTest({ id });
+  return sent.ok ? reply(intent, { id, message: sent.message }) : reply(intent, { ok: false, id, error: sent.message });
+}
+
+/** Turns a rule off or on (on again also resumes a paused one): the rule is saved as it is, with `enabled`. */
+async function toggleAlert({ caller, form, intent, id }: Submission): Promise<ActionReply> {
+  const rule = (await caller.alerts.list()).find((candidate) => candidate.id === id);
+  if (!rule) return reply(intent, { ok: false, id, error: "it no longer exists: reload the page" });
+  const enabled = form.get("enabled") === "true";
+  await caller.alerts.update({ id, name: rule.name, trigger: rule.trigger, threshold: rule.threshold, endpointId: rule.endpoint?.id ?? null, channel: rule.channel, target: rule.target, enabled });
+  return reply(intent, { id, message: enabled ? "The rule is on." : "The rule is off." });
+}
+
+async function deleteAlert({ caller, intent, id }: Submission): Promise<ActionReply> {
+  await caller.alerts.delete({ id });
+  return reply(intent, { id });
+}
+
 async function setRole({ caller, form, intent, id }: Submission): Promise<ActionReply> {
   const role = roleField(form);
   if (!role) return reply(intent, { ok: false, id, error: "choose a role from the list" });
@@ -115,6 +154,10 @@ const HANDLERS: Record<string, Handler> = {
   rotateSecret,
   saveNotifications,
   testNotification,
+  createAlert,
+  testAlert,
+  toggleAlert,
+  deleteAlert,
   setRole,
   removeMember,
   leaveTeam,

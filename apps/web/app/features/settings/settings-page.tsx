@@ -3,6 +3,7 @@ import { Invites } from "../../components/invites";
 import { RoleNote } from "../../components/role-gate";
 import { PageHeader } from "../../components/ui";
 import { can, rolesUpTo, whyNot } from "../../lib/roles";
+import { AlertsSection } from "./alerts-section";
 import { ApiKeysSection } from "./api-keys-section";
 import { MembersSection } from "./members-section";
 import { NotificationsSection } from "./notifications-section";
@@ -20,11 +21,12 @@ const SECTIONS: Array<[id: string, label: string]> = [
   ["api-keys", "API keys"],
   ["security", "Security"],
   ["notifications", "Notifications"],
+  ["alerts", "Alert rules"],
 ];
 
 /** The team, its members and invites, API keys, signing secrets and notifications; each part as far as the member's role allows. */
 export function SettingsPage() {
-  const { userId, team, members, apiKeys, endpoints, notifications, invites } = useLoaderData<typeof loadSettingsPage>();
+  const { userId, team, members, apiKeys, endpoints, notifications, invites, alerts } = useLoaderData<typeof loadSettingsPage>();
   const result = useActionData<typeof settingsAction>();
   const ownKeys = members.find((member) => member.userId === userId)?.activeKeys ?? 0;
   return (
@@ -61,6 +63,13 @@ export function SettingsPage() {
       ) : (
         <Section id="notifications" icon="bell" title="Notifications" description="Chat messages (Slack incoming webhook) when this team's deliveries fail, succeed or events are captured.">
           <RoleNote>{whyNot(team.role, "admin", "Managing chat notifications")}</RoleNote>
+        </Section>
+      )}
+      {alerts ? (
+        <AlertsSection rules={alerts} endpoints={endpoints} result={result} />
+      ) : (
+        <Section id="alerts" icon="bell" title="Alert rules" description="Alerts on Slack, Discord, Microsoft Teams, email or a signed webhook.">
+          <RoleNote>{whyNot(team.role, "admin", "Managing alert rules")}</RoleNote>
         </Section>
       )}
     </>
