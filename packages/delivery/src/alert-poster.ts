@@ -17,7 +17,8 @@ import {
   type ChatPostVerdict,
   type Logger,
 } from "@rehook/core";
-import { ALERT_JOB, dueAlerts, finishAlertRule, postableAlertRule, type ChannelOutcome, type DueAlert, type JobHandler, type JobVerdict, type Pool, type PostableRule } from "@rehook/db";
+import { ALERT_JOB, dueAlerts, finishAlertRule, postableAlertRule, type DueAlert, type JobHandler, type JobVerdict, type Pool, type PostableRule } from "@rehook/db";
+import { channelJobVerdict, channelOutcome } from "./channel-outcome.js";
 import type { Mailer } from "./mailer.js";
 import type { DeliveryPool } from "./pool.js";
 
@@ -131,31 +132,15 @@ export class AlertPoster {
     }
     const alert = alerts.length === 1 ? alerts[0]! : summaryAlert(alerts, `${this.options.baseUrl}/events`);
     const verdict = await this.send(rule, alert);
-    const { outcome, result } = settle(verdict, ids, pace);
-    await finishAlertRule(this.options.db, rule.id, outcome, result);
-    if (verdict.kind !== "posted") this.options.logger.warn("alert post failed", { rule: rule.id, channel: rule.channel, reason: "reason" in verdict ? verdict.reason : "" });
-    switch (outcome.kind) {
-      case "done":
-        return more ? { kind: "later", inMs: outcome.nextInMs } : { kind: "done", rerunInMs: pace };
-      case "retry":
-        return { kind: "later", inMs: outcome.nextInMs };
-      case "pause":
-        return { kind: "done" };
-    }
+    const outcome = channelOutcome(verdict, ids, pace);
+    await finishAlertRule(this.options.db, rule.id, outcome, resultOf(verdict));
+    if (verdict.kind !== "posted") this.options.logger.warn("alert post failed", { rule: rule.id, channel: rule.channel, reason: verdict.reason });
+    return channelJobVerdict(outcome, more, pace);
   }
 }
 
-/** What a verdict means for the outbox rows and the rule's last result. */
-export function settle(verdict: ChatPostVerdict, outboxIds: string[], paceMs: number): { outcome: ChannelOutcome; result: { ok: boolean; text: string } } {
-  switch (verdict.kind) {
-    case "posted":
-      return { outcome: { kind: "done", outboxIds, nextInMs: paceMs, lastError: null }, result: { ok: true, text: "delivered" } };
-    case "retry":
-      return { outcome: { kind: "retry", nextInMs: verdict.afterMs, failures: verdict.failures, lastError: verdict.reason }, result: { ok: false, text: `${verdict.reason} (will retry)` } };
-    case "give_up":
-    case "rejected":
-      return { outcome: { kind: "done", outboxIds, nextInMs: paceMs, lastError: verdict.reason }, result: { ok: false, text: verdict.reason } };
-    case "pause":
-      return { outcome: { kind: "pause", reason: verdict.reason, lastError: verdict.reason }, result: { ok: false, text: verdict.reason } };
-  }
+/** The rule's last result, as the Settings page shows it. */
+function resultOf(verdict: ChatPostVerdict): { ok: boolean; text: string } {
+  if (verdict.kind === "posted") return { ok: true, text: "delivered" };
+  return { ok: false, text: verdict.kind === "retry" ? `${verdict.reason} (will retry)` : verdict.reason };
 }

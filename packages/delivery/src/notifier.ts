@@ -1,5 +1,6 @@
 import { forwardingPausedMessage, judgeChatPost, notificationMessage, summaryMessage, type ChatMessage, type ChatMetrics, type Logger } from "@rehook/core";
 import { dueNotifications, finishChannel, postableChannel, type ChannelOutcome, type JobHandler, type JobVerdict, type NotificationChannel, type Pool } from "@rehook/db";
+import { channelJobVerdict, channelOutcome } from "./channel-outcome.js";
 import type { DeliveryPool } from "./pool.js";
 import type { DeliveryResult } from "./types.js";
 
@@ -65,15 +66,7 @@ export class Notifier {
     if (!channel) return { kind: "done" };
     const { outcome, more } = await this.deliver(channel);
     await finishChannel(this.options.db, channel.teamId, outcome);
-    const pace = this.options.paceMs ?? 1_000;
-    switch (outcome.kind) {
-      case "done":
-        return more ? { kind: "later", inMs: outcome.nextInMs } : { kind: "done", rerunInMs: pace };
-      case "retry":
-        return { kind: "later", inMs: outcome.nextInMs };
-      case "pause":
-        return { kind: "done" };
-    }
+    return channelJobVerdict(outcome, more, this.options.paceMs ?? 1_000);
   }
 
   /** One post of what is due; `more`: rows were left for a later post. */
@@ -99,16 +92,6 @@ export class Notifier {
     const answer = { status: result.status, body: result.body ? Buffer.from(result.body).toString("utf8") : "", retryAfter: header(result, "retry-after"), error: result.error };
     const verdict = judgeChatPost(answer, channel.failures);
     this.options.metrics?.chatPost(verdict.kind);
-    switch (verdict.kind) {
-      case "posted":
-        return { outcome: { kind: "done", outboxIds: ids, nextInMs: pace, lastError: null }, more };
-      case "retry":
-        return { outcome: { kind: "retry", nextInMs: verdict.afterMs, failures: verdict.failures, lastError: verdict.reason }, more };
-      case "give_up":
-      case "rejected":
-        return { outcome: { kind: "done", outboxIds: ids, nextInMs: pace, lastError: verdict.reason }, more };
-      case "pause":
-        return { outcome: { kind: "pause", reason: verdict.reason, lastError: verdict.reason }, more };
-    }
+    return { outcome: channelOutcome(verdict, ids, pace), more };
   }
 }
