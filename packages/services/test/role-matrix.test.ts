@@ -4,6 +4,7 @@ import { roleAllows, ROLES, UserError, uuidv7, type Role } from "@rehook/core";
 import { addTeamMember, insertUser } from "@rehook/db";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import {
+  createAlertRule,
   createApiKey,
   createEndpoint,
   createInvite,
@@ -14,6 +15,7 @@ import {
   runContract,
   settingsContracts,
   teamContracts,
+  alertContracts,
   type Actor,
   type Contract,
   type Services,
@@ -24,7 +26,7 @@ import { capture, MISSING_ID, test } from "./support.js";
 // declared): a role below the contract's is refused with "forbidden" naming the role needed,
 // before the use case runs; a role at or above it is never refused for its role.
 
-const contracts: Contract[] = [endpointContracts, eventContracts, replayContracts, settingsContracts, teamContracts]
+const contracts: Contract[] = [endpointContracts, eventContracts, replayContracts, settingsContracts, teamContracts, alertContracts]
   .flatMap((module) => Object.values(module as Record<string, unknown>))
   .filter((value): value is Contract => typeof value === "object" && value !== null && "role" in value && "run" in value);
 
@@ -37,6 +39,8 @@ interface World {
   inviteId: string;
   /** A viewer key of the team (developers may revoke it). */
   keyId: string;
+  /** An alert rule of the team, posting to the sink. */
+  alertRuleId: string;
 }
 
 let sink: Sink;
@@ -61,7 +65,8 @@ async function buildWorld(services: Services): Promise<World> {
   const eventId = await capture(services, endpoint.slug, '{"kind":"matrix"}');
   const invite = await createInvite(services, actors.owner, { role: "viewer" });
   const key = await createApiKey(services, actors.owner, { name: "viewer key", role: "viewer" });
-  return { teamId: team.id, actors, endpointId: endpoint.id, eventId, inviteId: invite.invite.id, keyId: key.apiKey.id };
+  const rule = await createAlertRule(services, { teamId: team.id, name: "matrix", trigger: "delivery_failed", channel: "webhook", target: `http://127.0.0.1:${sink.port}/alerts` });
+  return { teamId: team.id, actors, endpointId: endpoint.id, eventId, inviteId: invite.invite.id, keyId: key.apiKey.id, alertRuleId: rule.id };
 }
 
 /**
@@ -116,6 +121,11 @@ const inputs: Record<string, (world: World, services: Services) => unknown> = {
   "members.setRole": (w) => ({ userId: w.actors.viewer.userId, role: "developer" }),
   "members.remove": (w) => ({ userId: w.actors.viewer.userId }),
   "members.leave": () => ({}),
+  "alerts.list": () => ({}),
+  "alerts.create": () => ({ name: "made by the matrix", trigger: "delivery_failed", channel: "webhook", target: `http://127.0.0.1:${sink.port}/matrix` }),
+  "alerts.update": (w) => ({ id: w.alertRuleId, name: "renamed by the matrix", trigger: "delivery_failed", channel: "webhook", target: `http://127.0.0.1:${sink.port}/alerts` }),
+  "alerts.delete": (w) => ({ id: w.alertRuleId }),
+  "alerts.sendTest": (w) => ({ id: w.alertRuleId }),
 };
 
 /**
@@ -143,9 +153,10 @@ async function teamRows(services: Services, world: World): Promise<unknown> {
        'bulk', (select jsonb_agg(to_jsonb(j) order by j.id) from replay_jobs j where j.team_id = ?),
        'keys', (select jsonb_agg(to_jsonb(k) - 'last_used_at' order by k.id) from api_keys k where k.team_id = ?),
        'invites', (select jsonb_agg(to_jsonb(i) order by i.id) from invites i where i.team_id = ?),
-       'notifications', (select jsonb_agg(to_jsonb(n)) from notification_settings n where n.team_id = ?)
+       'notifications', (select jsonb_agg(to_jsonb(n)) from notification_settings n where n.team_id = ?),
+       'alerts', (select jsonb_agg(to_jsonb(a) order by a.id) from alert_rules a where a.team_id = ?)
      ) as rows`,
-    [world.teamId, world.teamId, world.teamId, world.endpointId, world.endpointId, world.endpointId, world.teamId, world.teamId, world.teamId, world.teamId],
+    [world.teamId, world.teamId, world.teamId, world.endpointId, world.endpointId, world.endpointId, world.teamId, world.teamId, world.teamId, world.teamId, world.teamId],
   );
   return rows[0]!.rows;
 }
@@ -233,8 +244,23 @@ const ISSUE_TABLE: Record<Role, string[]> = {
     "apiKeys.create",
     "apiKeys.revoke",
   ],
-  // Members, invites, chat notifications, deleting endpoints.
-  admin: ["endpoints.delete", "notifications.get", "notifications.save", "notifications.sendTest", "invites.list", "invites.create", "invites.revoke", "members.setRole", "members.remove"],
+  // Members, invites, chat notifications and alert rules, deleting endpoints.
+  admin: [
+    "endpoints.delete",
+    "notifications.get",
+    "notifications.save",
+    "notifications.sendTest",
+    "alerts.list",
+    "alerts.create",
+    "alerts.update",
+    "alerts.delete",
+    "alerts.sendTest",
+    "invites.list",
+    "invites.create",
+    "invites.revoke",
+    "members.setRole",
+    "members.remove",
+  ],
   owner: ["teams.rename", "teams.delete"],
 };
 
@@ -260,6 +286,7 @@ describe("the issue's table", () => {
     ["developer", "invites.create", false],
     ["developer", "members.setRole", false],
     ["developer", "members.remove", false],
+    ["developer", "alerts.create", false],
     ["admin", "endpoints.delete", true],
     ["admin", "invites.create", true],
     ["admin", "members.remove", true],
