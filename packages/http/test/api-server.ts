@@ -40,7 +40,7 @@ export interface ApiDocument {
 export const document = openApiDocument(BASE_URL) as unknown as ApiDocument;
 
 /** Which test file exercises each route's own answers (its success and route-specific errors). */
-export const ROUTE_FILES: Record<string, "endpoints" | "destinations" | "events" | "replays" | "team" | "audit"> = {
+export const ROUTE_FILES: Record<string, "endpoints" | "destinations" | "events" | "replays" | "team" | "audit" | "alerts"> = {
   listEvents: "events",
   exportEvents: "events",
   getEvent: "events",
@@ -64,6 +64,11 @@ export const ROUTE_FILES: Record<string, "endpoints" | "destinations" | "events"
   deleteDestination: "destinations",
   getTeam: "team",
   listAuditLog: "audit",
+  listAlertRules: "alerts",
+  createAlertRule: "alerts",
+  updateAlertRule: "alerts",
+  deleteAlertRule: "alerts",
+  testAlertRule: "alerts",
 };
 
 /**
@@ -89,6 +94,8 @@ export const ACCEPTED_BODIES: Record<string, unknown> = {
   updateDestination: { name: "accepted" },
   replayEvent: { destination_url: "http://127.0.0.1:9/accepted" },
   recordLocalReplay: { status: 200, latency_ms: 4 },
+  createAlertRule: { name: "accepted", trigger: "delivery_failed", channel: "webhook", target: "http://127.0.0.1:9/accepted" },
+  updateAlertRule: { enabled: false },
 };
 
 /** The role a route needs: its contract's; the routes that stream a read (stream, body, export) are a viewer's. */

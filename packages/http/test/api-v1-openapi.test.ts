@@ -18,6 +18,9 @@ describe("the OpenAPI document", () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(Object.keys(document.paths).sort()).toEqual([
+      "/alert-rules",
+      "/alert-rules/{id}",
+      "/alert-rules/{id}/test",
       "/audit-log",
       "/endpoints",
       "/endpoints/{id}",
@@ -54,8 +57,8 @@ describe("the OpenAPI document", () => {
         withBody.push(what);
       }
     }
-    // Every route answers a body on success except the three deletes (event, endpoint, destination).
-    expect(withBody).toHaveLength(ROUTES.length - 3);
+    // Every route answers a body on success except the four deletes (event, endpoint, destination, alert rule).
+    expect(withBody).toHaveLength(ROUTES.length - 4);
     const event = document.paths["/events/{id}"]!.get!.responses["200"]!.content!["application/json"]!.example as Record<string, unknown>;
     expect(event).toMatchObject({ source: "stripe", event_type: "invoice.paid", payload_encoding: "json" });
     const exported = document.paths["/events/export"]!.get!.responses["200"]!.content!["application/x-ndjson"]!.example as string;
@@ -146,13 +149,16 @@ describe("roles", () => {
       expect(answer.json.error).toEqual({ code: "forbidden", message: expect.stringMatching(new RegExp(`needs the ${roleOf(route)} role in this team; you are a viewer\\.$`)) });
       refusedRoutes.push(route.operationId);
     }
-    // Reads are open to a viewer, except the audit log (admins); each change needs a developer at least (delete: an admin).
+    // Reads are open to a viewer, except the audit log and alert rules (admins); each change needs a developer at least (delete: an admin).
     expect(refusedRoutes.sort()).toEqual([
+      "createAlertRule",
       "createDestination",
       "createEndpoint",
+      "deleteAlertRule",
       "deleteDestination",
       "deleteEndpoint",
       "deleteEvent",
+      "listAlertRules",
       "listAuditLog",
       "recordLocalReplay",
       "replayEvent",
@@ -160,6 +166,8 @@ describe("roles", () => {
       "resumeEndpoint",
       "retryEvent",
       "retryFailedEvents",
+      "testAlertRule",
+      "updateAlertRule",
       "updateDestination",
       "updateEndpoint",
     ]);

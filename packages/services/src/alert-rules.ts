@@ -69,16 +69,28 @@ function view(rule: AlertRule, names: Map<string, string>): AlertRuleView {
   };
 }
 
+const ruleFields = {
+  name: z.string().trim().min(1, "Name the rule.").max(100, "A rule's name is at most 100 characters.").describe("Shown on the page and in the audit log"),
+  trigger: z.enum(ALERT_TRIGGERS).describe("What the rule watches"),
+  threshold: z.number().int().min(1).max(100).nullable().describe("Percent, for health_low (alert below it) and signature_invalid_rate (alert above it); ignored otherwise"),
+  endpointId: z.string().nullable().describe("One endpoint of the team, or null for every endpoint"),
+  channel: z.enum(ALERT_CHANNELS).describe("Where alerts go"),
+  target: z.string().trim().min(1, "Enter where to send the alerts.").max(2048).describe("The channel's URL, or an email address for email"),
+  enabled: z.boolean().describe("Off: nothing is raised or sent"),
+};
+
+/** A new rule: threshold and endpoint default to none (every endpoint), enabled to true. */
 export const alertRuleInput = z.object({
-  name: z.string().trim().min(1, "Name the rule.").max(100, "A rule's name is at most 100 characters."),
-  trigger: z.enum(ALERT_TRIGGERS),
-  threshold: z.number().int().min(1).max(100).nullable().default(null),
-  endpointId: z.string().nullable().default(null),
-  channel: z.enum(ALERT_CHANNELS),
-  target: z.string().trim().min(1, "Enter where to send the alerts.").max(2048),
-  enabled: z.boolean().default(true),
+  ...ruleFields,
+  threshold: ruleFields.threshold.default(null),
+  endpointId: ruleFields.endpointId.default(null),
+  enabled: ruleFields.enabled.default(true),
 });
 export type AlertRuleInput = z.input<typeof alertRuleInput>;
+
+/** A change to a rule: only the fields given change. */
+export const alertRulePatch = z.object(ruleFields).partial();
+export type AlertRulePatch = z.input<typeof alertRulePatch>;
 
 type RuleContext = Pick<ServiceContext, "orm" | "chatHooksBase" | "addressPolicy" | "emailAlerts">;
 
@@ -160,16 +172,18 @@ export async function createAlertRule(ctx: RuleContext, input: { teamId: string;
 }
 
 /**
- * Saves a rule's fields. Saving resumes a paused rule (as saving chat settings does): its
- * failures are forgotten and what is due is posted again.
+ * Changes the fields given, and checks the rule as a whole again. Saving resumes a paused
+ * rule (as saving chat settings does): its failures are forgotten and what is due is posted again.
  */
-export async function updateAlertRule(ctx: RuleContext, input: { teamId: string; by?: AuditedBy; id: string } & AlertRuleInput): Promise<AlertRuleView> {
+export async function updateAlertRule(ctx: RuleContext, input: { teamId: string; by?: AuditedBy; id: string } & AlertRulePatch): Promise<AlertRuleView> {
   const { teamId, by, id, ...fields } = input;
+  const patch = parseInput(alertRulePatch, fields);
   return ctx.orm.em.fork().transactional(async (em) => {
     const found = await findAlertRule(em, teamId, id);
     if (!found) throw new UserError("not_found", "That alert rule does not exist in this team.");
     const before = (await views(em, [found]))[0]!;
-    const rule = await checkedRule(ctx, em, teamId, fields);
+    const stored = { name: before.name, trigger: before.trigger, threshold: before.threshold, endpointId: before.endpoint?.id ?? null, channel: before.channel, target: before.target, enabled: before.enabled };
+    const rule = await checkedRule(ctx, em, teamId, { ...stored, ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) });
     const channelChanged = rule.channel !== found.channel;
     Object.assign(found, {
       name: rule.name,

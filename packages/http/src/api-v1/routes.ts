@@ -1,3 +1,4 @@
+import { ALERT_ROUTES } from "./routes/alerts.js";
 import { AUDIT_ROUTES } from "./routes/audit.js";
 import { DESTINATION_ROUTES } from "./routes/destinations.js";
 import { ENDPOINT_ROUTES } from "./routes/endpoints.js";
@@ -8,4 +9,4 @@ export { parseWith, type Route } from "./route.js";
 export { exportFilter } from "./routes/events.js";
 
 /** Every /api/v1 route, in the order the OpenAPI document lists them. */
-export const ROUTES = [...EVENT_ROUTES, ...ENDPOINT_ROUTES, ...DESTINATION_ROUTES, ...TEAM_ROUTES, ...AUDIT_ROUTES];
+export const ROUTES = [...EVENT_ROUTES, ...ENDPOINT_ROUTES, ...DESTINATION_ROUTES, ...TEAM_ROUTES, ...AUDIT_ROUTES, ...ALERT_ROUTES];

@@ -1,4 +1,6 @@
 import {
+  ALERT_CHANNELS,
+  ALERT_TRIGGERS,
   AUDIT_ACTIONS,
   AUDIT_ACTOR_TYPES,
   AUDIT_TARGET_TYPES,
@@ -437,3 +439,23 @@ export const AuditLog = z.object({
   data: z.array(AuditEntry),
   meta: z.object({ limit: z.int().min(1), next_cursor: id.nullable().describe("Pass as cursor for the next (older) page; null on the last page") }),
 });
+
+/** An alert rule (admin keys): what it watches, where it sends, and how its last post went. */
+export const AlertRule = z.object({
+  id,
+  name: z.string(),
+  trigger: z.enum(ALERT_TRIGGERS),
+  threshold: z.int().min(1).max(100).nullable().describe("Percent, for health_low and signature_invalid_rate; null for the others"),
+  endpoint: z.object({ id, name: z.string() }).nullable().describe("The one endpoint it watches; null: every endpoint of the team"),
+  channel: z.enum(ALERT_CHANNELS),
+  target: z.string().describe("The channel's URL (a secret: whoever holds it can post there), or the email address"),
+  secret: z.string().nullable().describe("The webhook channel's whsec_ secret: every alert it sends is signed with it (Standard Webhooks); null for other channels"),
+  enabled: z.boolean(),
+  paused_reason: z.string().nullable().describe("Why sending stopped (the channel is gone or refuses Rehook), until the rule is changed"),
+  last_result: z.object({ at: timestamp, ok: z.boolean(), text: z.string() }).nullable().describe("The last post or test: when, whether it was delivered, what the channel said"),
+  created_at: timestamp,
+});
+
+export const AlertRuleList = z.object({ data: z.array(AlertRule) });
+
+export const AlertTest = z.object({ ok: z.boolean(), message: z.string().describe("How the channel answered, or the fix when it refused") });

@@ -97,12 +97,10 @@ async function testAlert({ caller, intent, id }: Submission): Promise<ActionRepl
   return sent.ok ? reply(intent, { id, message: sent.message }) : reply(intent, { ok: false, id, error: sent.message });
 }
 
-/** Turns a rule off or on (on again also resumes a paused one): the rule is saved as it is, with `enabled`. */
+/** Turns a rule off or on (saving it on again also resumes a paused one). */
 async function toggleAlert({ caller, form, intent, id }: Submission): Promise<ActionReply> {
-  const rule = (await caller.alerts.list()).find((candidate) => candidate.id === id);
-  if (!rule) return reply(intent, { ok: false, id, error: "it no longer exists: reload the page" });
   const enabled = form.get("enabled") === "true";
-  await caller.alerts.update({ id, name: rule.name, trigger: rule.trigger, threshold: rule.threshold, endpointId: rule.endpoint?.id ?? null, channel: rule.channel, target: rule.target, enabled });
+  await caller.alerts.update({ id, enabled });
   return reply(intent, { id, message: enabled ? "The rule is on." : "The rule is off." });
 }
 

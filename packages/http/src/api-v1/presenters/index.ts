@@ -5,3 +5,4 @@ export { wireInvite } from "./invite.js";
 export { wireApiKey } from "./api-key.js";
 export { restDestination, restDestinationList } from "./destination.js";
 export { restAuditLog } from "./audit-entry.js";
+export { restAlertRule, restAlertRuleList } from "./alert-rule.js";

@@ -1,0 +1,14 @@
+import { alertContracts as alerts } from "@rehook/services";
+import { contractRoute } from "../contract-route.js";
+import { restAlertRule, restAlertRuleList } from "../presenters/alert-rule.js";
+import type { Route } from "../route.js";
+import * as S from "../schemas.js";
+
+/** The team's alert rules (admin keys), derived from their contracts. */
+export const ALERT_ROUTES: Route[] = [
+  contractRoute(alerts.listAlertRulesContract, { description: "The team's alert rules", schema: S.AlertRuleList, errors: [], present: restAlertRuleList }),
+  contractRoute(alerts.createAlertRuleContract, { description: "The new rule", schema: S.AlertRule, errors: [400, 404, 409, 413, 415], present: restAlertRule }),
+  contractRoute(alerts.updateAlertRuleContract, { description: "The rule after the change", schema: S.AlertRule, errors: [400, 404, 413, 415], present: restAlertRule }),
+  contractRoute(alerts.deleteAlertRuleContract, { description: "Deleted", errors: [404] }),
+  contractRoute(alerts.sendTestAlertContract, { description: "How the test went", schema: S.AlertTest, errors: [404] }),
+];
