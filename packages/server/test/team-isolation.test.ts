@@ -329,13 +329,16 @@ const ACCEPTED_BODIES: Record<string, (world: World) => unknown> = {
   updateDestination: () => ({ name: "taken over" }),
   replayEvent: (world) => ({ destination_url: `http://127.0.0.1:${world.sink.port}/again` }),
   recordLocalReplay: () => ({ status: 200, latency_ms: 4 }),
+  createAlertRule: (world) => ({ name: "an attacker's", trigger: "delivery_failed", channel: "webhook", target: `http://127.0.0.1:${world.sink.port}/attacker` }),
+  updateAlertRule: (world) => ({ target: `http://127.0.0.1:${world.sink.port}/attacker` }),
 };
 
 /** The route's path with A's ids in it, and A's endpoint as the filter where the route takes one. */
 function pathInA(world: World, route: Route): string {
   const filled = route.path
     .replace(/^\/(events|endpoints)\/\{id\}/, (_whole, resource: string) => `/${resource}/${resource === "events" ? world.eventIds[0] : world.endpoint.id}`)
-    .replace("{destination_id}", world.destinationId);
+    .replace("{destination_id}", world.destinationId)
+    .replace(/^\/alert-rules\/\{id\}/, `/alert-rules/${world.alertRuleId}`);
   expect(filled, `${route.path}: give its path parameters A's ids`).not.toMatch(/\{/);
   const shape = (route.query as { shape?: Record<string, unknown> } | undefined)?.shape;
   return shape && "endpoint_id" in shape ? `${filled}?endpoint_id=${world.endpoint.id}` : filled;
