@@ -1,25 +1,15 @@
-import { Form } from "@remix-run/react";
-import { ALERT_CHANNEL_LABELS, ALERT_CHANNELS, ALERT_TRIGGER_LABELS, ALERT_TRIGGERS, type AlertChannel, type AlertTrigger } from "@rehook/core/browser";
+import { Form, type useLoaderData } from "@remix-run/react";
+import { ALERT_CHANNEL_LABELS, ALERT_CHANNELS, ALERT_TRIGGER_LABELS, ALERT_TRIGGERS, type AlertChannel } from "@rehook/core/browser";
 import { Badge } from "../../components/badges";
 import { IntentButton, SubmitButton, TextField, UrlField } from "../../components/form-fields";
 import { RelativeTime } from "../../components/relative-time";
 import { Alert, FormError, FormSuccess, Icon } from "../../components/ui";
 import type { ActionReply } from "./action-reply";
 import { Section, usePendingIntent } from "./section";
+import type { loadSettingsPage } from "./settings-data.server";
 
-export interface AlertRuleRow {
-  id: string;
-  name: string;
-  trigger: AlertTrigger;
-  threshold: number | null;
-  endpoint: { id: string; name: string } | null;
-  channel: AlertChannel;
-  target: string;
-  secret: string | null;
-  enabled: boolean;
-  pausedReason: string | null;
-  lastResult: { at: Date | string; ok: boolean; text: string } | null;
-}
+/** A rule as the Settings loader answers it (alerts.list, serialized). */
+type AlertRuleRow = NonNullable<ReturnType<typeof useLoaderData<typeof loadSettingsPage>>["alerts"]>[number];
 
 const TARGET_HINTS: Record<AlertChannel, string> = {
   slack: "A Slack incoming-webhook URL.",
