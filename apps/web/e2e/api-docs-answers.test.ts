@@ -87,8 +87,8 @@ describe("the API reference's answers in a real browser", () => {
     expect(JSON.parse(exported)).toMatchObject({ event_type: "invoice.paid" });
     // Deletes answer 204 with no body: nothing to show.
     expect(await operation("/events/{id}", "DELETE").getByTestId("response-example").count()).toBe(0);
-    // Every operation with a body on success shows its example: all but the three deletes (event, endpoint, destination).
-    expect(await page.getByTestId("response-example").count()).toBe((await page.locator(".api-operation").count()) - 3);
+    // Every operation with a body on success shows its example: all but the four deletes (event, endpoint, destination, alert rule).
+    expect(await page.getByTestId("response-example").count()).toBe((await page.locator(".api-operation").count()) - 4);
 
     await event.scrollIntoViewIfNeeded();
     await shot("api-docs-answers", { fullPage: false });
