@@ -1,18 +1,13 @@
 import type { AddressInfo } from "node:net";
 import { describe, expect } from "vitest";
 import { SMTPServer } from "smtp-server";
-import { loadConfig, silentLogger, uuidv7 } from "@rehook/core";
+import { uuidv7 } from "@rehook/core";
 import { insertUser } from "@rehook/db";
-import { openInfrastructure } from "@rehook/server";
 import { waitFor } from "@rehook/vitest-config/wait-for";
-import { captureRequest, createAlertRule, createEndpoint, insertTeamNamed, listAlertRulesOf, sendTestAlert, type Services } from "@rehook/services";
+import { createAlertRule, createEndpoint, insertTeamNamed, listAlertRulesOf, sendTestAlert, type Services } from "@rehook/services";
 import { test as base } from "@rehook/vitest-config/fixtures";
-
-async function capture(services: Services, slug: string, body: string): Promise<string> {
-  const outcome = await captureRequest(services, { slug, method: "POST", subPath: "", query: "", headers: [["Content-Type", "application/json"]], body: Buffer.from(body), clientIp: "192.0.2.1" });
-  if (outcome.kind !== "accepted") throw new Error(`capture was not accepted: ${outcome.kind}`);
-  return outcome.eventId;
-}
+import { serviceConfig, withServiceGraph } from "@rehook/vitest-config/service-fixtures";
+import { captureInto as capture } from "./team-world.js";
 
 // Email alerts through a real SMTP server on loopback (the smtp-server package): what the
 // message says, a refused recipient pausing the rule, and the test button.
@@ -62,16 +57,7 @@ const test = base.extend<{ smtp: { port: number }; graph: Services; owner: { id:
   // This file's own graph, which sends email through that server (the shared fixture's has no SMTP_URL).
   graph: [
     async ({ database, smtp }, use) => {
-      const config = loadConfig(
-        { DATABASE_URL: database.url, LOG_LEVEL: "silent", ALLOW_PRIVATE_DESTINATIONS: "true", BASE_URL: "http://rehook.test", SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, SMTP_FROM: "Rehook <alerts@rehook.test>" },
-        "/unused",
-      );
-      const infra = await openInfrastructure(config, silentLogger, { processes: 1 });
-      try {
-        await use(infra.services);
-      } finally {
-        await infra.release();
-      }
+      await withServiceGraph(serviceConfig(database.url, { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, SMTP_FROM: "Rehook <alerts@rehook.test>" }), use);
     },
     { scope: "file" },
   ],

@@ -48,8 +48,9 @@ async function views(em: EntityManager, rules: AlertRule[]): Promise<AlertRuleVi
   return rules.map((rule) => view(rule, names));
 }
 
-async function viewOf(em: EntityManager, teamId: string, id: string): Promise<AlertRuleView> {
-  return (await views(em, [(await findAlertRule(em, teamId, id))!]))[0]!;
+/** One rule as its view (the entity as written: nothing is read back). */
+async function viewOf(em: EntityManager, rule: AlertRule): Promise<AlertRuleView> {
+  return (await views(em, [rule]))[0]!;
 }
 
 function view(rule: AlertRule, names: Map<string, string>): AlertRuleView {
@@ -165,7 +166,7 @@ export async function createAlertRule(ctx: RuleContext, input: { teamId: string;
       createdAt: new Date(),
     } as never);
     await em.persistAndFlush(entity);
-    const created = await viewOf(em, teamId, (entity as AlertRule).id);
+    const created = await viewOf(em, entity as AlertRule);
     await recordAudit(em, by, { teamId, action: "alert_rule.create", target: { type: "alert_rule", id: created.id, name: created.name }, changes: auditFields(auditView(created), AUDITED) });
     return created;
   });
@@ -181,7 +182,7 @@ export async function updateAlertRule(ctx: RuleContext, input: { teamId: string;
   return ctx.orm.em.fork().transactional(async (em) => {
     const found = await findAlertRule(em, teamId, id);
     if (!found) throw new UserError("not_found", "That alert rule does not exist in this team.");
-    const before = (await views(em, [found]))[0]!;
+    const before = await viewOf(em, found);
     const stored = { name: before.name, trigger: before.trigger, threshold: before.threshold, endpointId: before.endpoint?.id ?? null, channel: before.channel, target: before.target, enabled: before.enabled };
     const rule = await checkedRule(ctx, em, teamId, { ...stored, ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) });
     const channelChanged = rule.channel !== found.channel;
@@ -200,7 +201,7 @@ export async function updateAlertRule(ctx: RuleContext, input: { teamId: string;
       firing: rule.trigger === found.trigger && rule.threshold === found.threshold ? found.firing : [],
     });
     await em.flush();
-    const after = await viewOf(em, teamId, id);
+    const after = await viewOf(em, found);
     const changes = auditChanges(auditView(before), auditView(after), AUDITED);
     if (changes) await recordAudit(em, by, { teamId, action: "alert_rule.update", target: { type: "alert_rule", id, name: after.name }, changes });
     await enqueueJobWith(em, { kind: ALERT_JOB, key: id });

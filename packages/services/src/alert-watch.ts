@@ -1,4 +1,4 @@
-import { nextFiring } from "@rehook/core";
+import { nextFiring, type MeasuredRate } from "@rehook/core";
 import { lockFiring, measuredRates, raiseAlerts, saveFiring, thresholdRules, type JobHandler, type Orm, type Pool } from "@rehook/db";
 
 /** The job that measures the threshold rules' rates (key "all"), once a minute. */
@@ -13,8 +13,13 @@ const ALERT_WATCH_EVERY_MS = 60_000;
  */
 export async function watchAlertThresholds(deps: { pool: Pool; orm: Orm; now?: () => number }): Promise<number> {
   let raised = 0;
+  const now = (deps.now ?? Date.now)();
+  // Rules of one team that watch the same rate over the same endpoints share one measurement.
+  const measured = new Map<string, Promise<MeasuredRate[]>>();
   for (const rule of await thresholdRules(deps.pool)) {
-    const rates = await measuredRates(deps.pool, rule, (deps.now ?? Date.now)());
+    const scope = `${rule.teamId}/${rule.trigger}/${rule.endpointId ?? "*"}`;
+    if (!measured.has(scope)) measured.set(scope, measuredRates(deps.pool, rule, now));
+    const rates = await measured.get(scope)!;
     raised += await deps.orm.em.fork().transactional(async (em) => {
       const previous = await lockFiring(em, rule.id);
       if (previous === null) return 0; // disabled or deleted meanwhile

@@ -1,5 +1,6 @@
 import type { Actor } from "./contracts/contract.js";
 import type { ServiceContext } from "./context.js";
+import { cookieValue, dashboardCookie } from "./cookies.js";
 import { currentSession, type CurrentSession } from "./identity.js";
 import { actorFor, type TeamView } from "./teams.js";
 
@@ -9,20 +10,13 @@ const TEAM_COOKIE_MAX_AGE_SECONDS = 400 * 86_400;
 
 /** The team id the browser chose last, if its Cookie header names one. */
 export function chosenTeamId(cookieHeader: string | undefined | null): string | null {
-  for (const part of (cookieHeader ?? "").split(";")) {
-    const [name, ...value] = part.trim().split("=");
-    if (name === TEAM_COOKIE) {
-      const id = value.join("=").trim();
-      return /^[0-9a-f-]{36}$/i.test(id) ? id : null;
-    }
-  }
-  return null;
+  const id = cookieValue(cookieHeader, TEAM_COOKIE);
+  return id !== null && /^[0-9a-f-]{36}$/i.test(id) ? id : null;
 }
 
-/** The Set-Cookie value that remembers a team choice (Secure when the session cookie is). */
+/** The Set-Cookie value that remembers a team choice. */
 export function teamChoiceCookie(ctx: Pick<ServiceContext, "sessions">, teamId: string): string {
-  const secure = ctx.sessions.cookieName.startsWith("__Host-") ? "; Secure" : "";
-  return `${TEAM_COOKIE}=${teamId}; Path=/; Max-Age=${TEAM_COOKIE_MAX_AGE_SECONDS}; HttpOnly; SameSite=Lax${secure}`;
+  return dashboardCookie(ctx, { name: TEAM_COOKIE, value: teamId, path: "/", maxAgeSeconds: TEAM_COOKIE_MAX_AGE_SECONDS });
 }
 
 export interface DashboardActor {

@@ -2,6 +2,7 @@ import { safeRedirectPath, ssoDomainAllowed, UserError, type SsoConfig, type Sso
 import { OpenIdSignInError, type PendingSignIn, type VerifiedIdentity } from "@rehook/auth";
 import { addTeamMember, findTeamBySlug, findUserByEmail, findUserByIdentity, linkIdentity, type EntityManager } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
+import { cookieValue, dashboardCookie } from "./cookies.js";
 import { auditSignIn, originOf, signupMode, type SignedIn } from "./identity.js";
 import { duplicateEmailAsConflict, insertAccount } from "./users.js";
 import { recordAudit } from "./audit.js";
@@ -33,12 +34,9 @@ interface PendingCookie extends PendingSignIn {
   at: number;
 }
 
-function cookieFlags(ctx: Pick<ServiceContext, "sessions">, maxAge: number): string {
-  // The session cookie's __Host- name means the dashboard is on https: so is this cookie.
-  const secure = ctx.sessions.cookieName.startsWith("__Host-") ? "; Secure" : "";
-  // Lax: the provider's redirect back is a top-level GET from another site, which Lax lets through.
-  return `Path=${SSO_COOKIE_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
-}
+// Lax: the provider's redirect back is a top-level GET from another site, which Lax lets through.
+const pendingCookie = (ctx: Pick<ServiceContext, "sessions">, value: string, maxAgeSeconds: number) =>
+  dashboardCookie(ctx, { name: SSO_COOKIE, value, path: SSO_COOKIE_PATH, maxAgeSeconds });
 
 /**
  * Starts a sign-in: where to send the browser (the provider's authorization URL) and the
@@ -56,20 +54,16 @@ export async function startSsoSignIn(ctx: SsoContext, input: { next: string | nu
   }
   const pending: PendingCookie = { ...request.pending, next: safeRedirectPath(input.next), at: (ctx.now ?? Date.now)() };
   const value = Buffer.from(JSON.stringify(pending)).toString("base64url");
-  return { redirectTo: request.url, cookie: `${SSO_COOKIE}=${value}; ${cookieFlags(ctx, SSO_PENDING_SECONDS)}` };
+  return { redirectTo: request.url, cookie: pendingCookie(ctx, value, SSO_PENDING_SECONDS) };
 }
 
 /** The cookie that ends a pending sign-in (sent with every callback answer, good or bad). */
 export function clearedSsoCookie(ctx: Pick<ServiceContext, "sessions">): string {
-  return `${SSO_COOKIE}=; ${cookieFlags(ctx, 0)}`;
+  return pendingCookie(ctx, "", 0);
 }
 
 function pendingFrom(cookieHeader: string | null, now: number, dashboardOrigin: string): PendingCookie | null {
-  const raw = cookieHeader
-    ?.split(";")
-    .map((part) => part.trim())
-    .find((part) => part.startsWith(`${SSO_COOKIE}=`))
-    ?.slice(SSO_COOKIE.length + 1);
+  const raw = cookieValue(cookieHeader, SSO_COOKIE);
   if (!raw || raw.length > 2048) return null;
   try {
     const parsed = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Partial<PendingCookie>;

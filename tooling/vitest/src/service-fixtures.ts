@@ -37,21 +37,31 @@ export const PASSWORD = "correct horse battery";
 // hashing is tested in packages/services.
 let passwordHash: Promise<string> | undefined;
 
+/** The fixtures' configuration on a database (loopback destinations allowed, logs off), with `env` on top. */
+export function serviceConfig(databaseUrl: string, env: Record<string, string> = {}): Config {
+  return loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ALLOW_PRIVATE_DESTINATIONS: "true", BASE_URL: "http://rehook.test", ...env }, "/unused");
+}
+
+/** Runs `use` with the complete service graph of `config` running, and releases it after. */
+export async function withServiceGraph(config: Config, use: (services: Services) => Promise<void>): Promise<void> {
+  const infra = await openInfrastructure(config, silentLogger, { processes: 1 });
+  try {
+    await use(infra.services);
+  } finally {
+    await infra.release();
+  }
+}
+
 export const test = databaseTest.extend<ServiceFixtures>({
   config: [
     async ({ database }, use) => {
-      await use(loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent", ALLOW_PRIVATE_DESTINATIONS: "true", BASE_URL: "http://rehook.test" }, "/unused"));
+      await use(serviceConfig(database.url));
     },
     { scope: "file" },
   ],
   services: [
     async ({ config }, use) => {
-      const infra = await openInfrastructure(config, silentLogger, { processes: 1 });
-      try {
-        await use(infra.services);
-      } finally {
-        await infra.release();
-      }
+      await withServiceGraph(config, use);
     },
     { scope: "file" },
   ],

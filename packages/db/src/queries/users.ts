@@ -35,7 +35,7 @@ export async function anyUserExists(em: EntityManager): Promise<boolean> {
   return row.found;
 }
 
-/** The account an identity provider's subject signed in as before (see linkIdentity). */
+/** The account an identity provider's subject signed in as before (see linkIdentity), recording this sign-in on the link. */
 export async function findUserByIdentity(em: EntityManager, issuer: string, subject: string): Promise<User | null> {
   const rows = await em.execute<Array<{ user_id: string }>>(
     "update user_identities set last_sign_in_at = now() where issuer = ? and subject = ? returning user_id",
