@@ -6,6 +6,9 @@
 //   --old-cli PATH: the same one-destination endpoint on an older build of Rehook (its own
 //     embedded PostgreSQL) against this one, to show what the change costs an endpoint
 //     that uses none of it.
+// --database-url URL (a superuser's, on this machine): each Rehook gets a fresh database on
+// that server (the machine's PostgreSQL 15 has JIT, as production servers do) instead of an
+// embedded PostgreSQL of its own.
 // Every request's body carries an id of its own (Stripe's evt_…), so dedup finds no repeats.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -14,7 +17,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "@rehook/db";
-import { cpuDuring, postmasterPid, processCpuMicros, processTreeCpuMicros } from "./cpu.js";
+import { freshExternalDatabase, postmasterOf } from "./bench-database.js";
+import { cpuDuring, processCpuMicros, processTreeCpuMicros } from "./cpu.js";
 import { median, runLoad, type LoadResult } from "./load.js";
 import { CLI, runRehook, startListening, stop, type Started } from "./processes.js";
 
@@ -27,6 +31,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     warmup: { type: "string", default: "2" },
     "old-cli": { type: "string" },
+    "database-url": { type: "string" },
   },
 });
 const durationSeconds = Number(values.duration);
@@ -34,6 +39,7 @@ const connections = Number(values.connections);
 const rounds = Number(values.rounds);
 const warmupSeconds = Number(values.warmup);
 const oldCli = values["old-cli"] ? path.resolve(values["old-cli"]) : undefined;
+const externalDatabaseUrl = values["database-url"];
 
 // A Stripe-like event (see webhook-body.ts) whose id is each request's own.
 const body = JSON.stringify({
@@ -59,16 +65,11 @@ interface Side {
 
 const EMAIL = "bench@example.com";
 
-async function postmasterOf(database: EmbeddedDatabase): Promise<number> {
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  const dataDirectory = (await client.query<{ data_directory: string }>("show data_directory")).rows[0]!.data_directory;
-  await client.end();
-  return postmasterPid(dataDirectory)!;
-}
+/** Where one Rehook of the bench keeps its events: an embedded PostgreSQL, or a database on --database-url's server. */
+type Database = Pick<EmbeddedDatabase, "url" | "stop">;
 
 /** A database with a user and one endpoint forwarding to `sink` per name; answers their slugs. */
-async function prepare(database: EmbeddedDatabase, cli: string, sink: string, names: string[]): Promise<Record<string, { id: string; slug: string }>> {
+async function prepare(database: Database, cli: string, sink: string, names: string[]): Promise<Record<string, { id: string; slug: string }>> {
   const env = { DATABASE_URL: database.url, LOG_LEVEL: "warn", ALLOW_PRIVATE_DESTINATIONS: "true" };
   await runRehook(["user", "create", "--email", EMAIL, "--password", "bench-password"], env, cli);
   const endpoints: Record<string, { id: string; slug: string }> = {};
@@ -77,7 +78,7 @@ async function prepare(database: EmbeddedDatabase, cli: string, sink: string, na
 }
 
 /** Routing set in the database before the server starts (its rule caches start empty). */
-async function route(database: EmbeddedDatabase, endpoints: Record<string, { id: string }>, sink: string): Promise<void> {
+async function route(database: Database, endpoints: Record<string, { id: string }>, sink: string): Promise<void> {
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   try {
@@ -97,11 +98,16 @@ async function route(database: EmbeddedDatabase, endpoints: Record<string, { id:
 
 async function main() {
   const mode = oldCli ? `older build ${oldCli} vs this one, one destination each` : "one destination vs a filter, dedup and three destinations";
-  process.stdout.write(`bench:capture-routing  ${mode}; ${connections} connections, ${rounds} alternating rounds of ${durationSeconds} s, node ${process.version}\n\n`);
+  process.stdout.write(`bench:capture-routing  ${mode}; ${externalDatabaseUrl ? "external PostgreSQL" : "embedded PostgreSQL"}; ${connections} connections, ${rounds} alternating rounds of ${durationSeconds} s, node ${process.version}\n\n`);
   const dirs: string[] = [];
-  const databases: EmbeddedDatabase[] = [];
+  const databases: Database[] = [];
   const children: Started[] = [];
-  const openDatabase = async () => {
+  const openDatabase = async (): Promise<Database> => {
+    if (externalDatabaseUrl) {
+      const database = await freshExternalDatabase(externalDatabaseUrl);
+      databases.push(database);
+      return database;
+    }
     const dir = await mkdtemp(path.join(tmpdir(), "rehook-bench-routing-"));
     dirs.push(dir);
     const database = await startEmbeddedPostgres({ dataDir: dir });
@@ -115,7 +121,7 @@ async function main() {
     const sides: Side[] = [];
     const side = (label: string, rehook: Started, slug: string, postgresPid: number) =>
       sides.push({ label, url: `${rehook.url}/api/webhook/${slug}`, rehook, postgresPid, results: [], cpu: { rehook: 0, postgres: 0, events: 0 } });
-    const start = async (database: EmbeddedDatabase, cli: string) => {
+    const start = async (database: Database, cli: string) => {
       const rehook = await startListening(cli, ["start"], { DATABASE_URL: database.url, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ALLOW_PRIVATE_DESTINATIONS: "true" });
       children.push(rehook);
       return rehook;
@@ -124,7 +130,7 @@ async function main() {
       for (const [label, cli] of [["older build", oldCli], ["this build", CLI]] as const) {
         const database = await openDatabase();
         const endpoints = await prepare(database, cli, sink.url, ["one destination"]);
-        side(label, await start(database, cli), endpoints["one destination"]!.slug, await postmasterOf(database));
+        side(label, await start(database, cli), endpoints["one destination"]!.slug, await postmasterOf(database.url));
       }
     } else {
       const database = await openDatabase();
@@ -132,7 +138,7 @@ async function main() {
       const endpoints = await prepare(database, CLI, sink.url, names);
       await route(database, endpoints, sink.url);
       const rehook = await start(database, CLI);
-      const pid = await postmasterOf(database);
+      const pid = await postmasterOf(database.url);
       for (const name of names) side(name, rehook, endpoints[name]!.slug, pid);
     }
 

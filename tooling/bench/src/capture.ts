@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { startEmbeddedPostgres } from "@rehook/db";
-import { cpuDuring, postmasterPid, processCpuMicros, processTreeCpuMicros } from "./cpu.js";
+import { freshExternalDatabase, postmasterOf } from "./bench-database.js";
+import { cpuDuring, processCpuMicros, processTreeCpuMicros } from "./cpu.js";
 import { median, runLoad, type LoadResult } from "./load.js";
 import { STRIPE_LIKE_BODY } from "./webhook-body.js";
 import { STRIPE_SECRET, stripeSignature } from "./stripe-signature.js";
@@ -63,38 +64,6 @@ async function captureCounters(url: string): Promise<{ stored: number; batches: 
     batches: value("rehook_capture_batch_rows_count "),
     batchRows: value("rehook_capture_batch_rows_sum "),
   };
-}
-
-/** A new, empty database on an external server, dropped again by stop(). */
-async function freshExternalDatabase(serverUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const name = `rehook_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`drop database if exists ${name}`);
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async stop() {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
-}
-
-/** The postmaster's pid of the server behind a URL (it must run on this machine). */
-async function postmasterOf(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const dataDirectory = (await client.query<{ data_directory: string }>("show data_directory")).rows[0]!.data_directory;
-  await client.end();
-  const pid = postmasterPid(dataDirectory);
-  if (pid === undefined) throw new Error(`cannot read ${dataDirectory}/postmaster.pid: CPU per event needs the database on this machine`);
-  return pid;
 }
 
 /** Microseconds of CPU per acknowledged event, one decimal. */
