@@ -15,6 +15,7 @@ const alias = Object.fromEntries([
   ["@rehook/vitest-config/fixtures", path.join(root, "tooling/vitest/src/fixtures.ts")],
   ["@rehook/vitest-config/service-fixtures", path.join(root, "tooling/vitest/src/service-fixtures.ts")],
   ["@rehook/vitest-config/processes", path.join(root, "tooling/vitest/src/processes.ts")],
+  ["@rehook/vitest-config/postmaster", path.join(root, "tooling/vitest/src/postmaster.ts")],
   ["@rehook/vitest-config/sink", path.join(root, "tooling/vitest/src/sink.ts")],
   ["@rehook/vitest-config/wait-for", path.join(root, "tooling/vitest/src/wait-for.ts")],
   ["@rehook/vitest-config/prometheus-text", path.join(root, "tooling/vitest/src/prometheus-text.ts")],

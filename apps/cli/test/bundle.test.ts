@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isProcessAlive } from "@rehook/vitest-config/processes";
+import { postmasterPid, stopPostmaster } from "@rehook/vitest-config/postmaster";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { exited, runCli, startRehook } from "./run-cli.js";
 
@@ -30,11 +31,6 @@ let server: ChildProcess | undefined;
 /** A folder only its owner may enter (mkdtemp makes it 0700). */
 const privateTempDir = (prefix: string) => mkdtemp(path.join(tmpdir(), prefix));
 
-async function postmasterPid(): Promise<number | undefined> {
-  const text = await readFile(path.join(workDir, ".rehook", "pg", "postmaster.pid"), "utf8").catch(() => undefined);
-  const pid = Number(text?.split("\n")[0]);
-  return Number.isInteger(pid) && pid > 0 && isProcessAlive(pid) ? pid : undefined;
-}
 
 beforeAll(async () => {
   version = (JSON.parse(await readFile(path.join(root, "apps/cli/package.json"), "utf8")) as { version: string }).version;
@@ -54,8 +50,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   server?.kill("SIGKILL");
-  const pid = workDir ? await postmasterPid() : undefined;
-  if (pid) process.kill(pid, "SIGINT");
+  if (workDir) await stopPostmaster(path.join(workDir, ".rehook"));
   // Data kept outside the working folder for this run (linked from .rehook/pg): its data-<hash> folder goes too.
   const link = workDir ? path.join(workDir, ".rehook", "pg") : undefined;
   if (link && (await lstat(link).then((info) => info.isSymbolicLink(), () => false))) {
@@ -92,7 +87,7 @@ describe("release bundle", () => {
     const started = await startRehook(env, { entry, cwd: workDir });
     server = started.child;
     await waitFor(async () => (await fetch(`${started.url}/readyz`)).status === 200, "readyz to answer 200", 60_000);
-    const pid = await postmasterPid();
+    const pid = await postmasterPid(path.join(workDir, ".rehook"));
     expect(pid).toBeDefined();
     for (const dir of [unpacked, workDir]) expect((await stat(dir)).mode & 0o777).toBe(0o700); // still private
 

@@ -1,8 +1,8 @@
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isProcessAlive } from "@rehook/vitest-config/processes";
+import { postmasterPid, stopPostmaster } from "@rehook/vitest-config/postmaster";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
 import { runCli } from "./run-cli.js";
 
@@ -15,11 +15,6 @@ let emptyDir: string;
 let initDir: string;
 let db: TestDatabase;
 
-async function postmasterPid(dataDir: string): Promise<number | undefined> {
-  const text = await readFile(path.join(dataDir, "pg", "postmaster.pid"), "utf8").catch(() => undefined);
-  const pid = Number(text?.split("\n")[0]);
-  return Number.isInteger(pid) && pid > 0 && isProcessAlive(pid) ? pid : undefined;
-}
 
 beforeAll(async () => {
   emptyDir = await mkdtemp(path.join(tmpdir(), "rehook-empty-"));
@@ -27,8 +22,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
 });
 afterAll(async () => {
-  const pid = await postmasterPid(initDir);
-  if (pid) process.kill(pid, "SIGINT");
+  await stopPostmaster(initDir);
   await db.drop();
   for (const dir of [emptyDir, initDir]) await rm(dir, { recursive: true, force: true });
 });

@@ -1,9 +1,10 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isProcessAlive } from "@rehook/vitest-config/processes";
+import { postmasterPid, stopPostmaster } from "@rehook/vitest-config/postmaster";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { exited, runCli, startRehook } from "./run-cli.js";
 
@@ -11,19 +12,13 @@ let dataDir: string;
 let server: ChildProcess | undefined;
 
 
-async function postmasterPid(): Promise<number | undefined> {
-  const text = await readFile(path.join(dataDir, "pg", "postmaster.pid"), "utf8").catch(() => undefined);
-  const pid = Number(text?.split("\n")[0]);
-  return Number.isInteger(pid) && pid > 0 && isProcessAlive(pid) ? pid : undefined;
-}
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "rehook-embedded-"));
 });
 afterAll(async () => {
   server?.kill("SIGKILL");
-  const pid = await postmasterPid();
-  if (pid) process.kill(pid, "SIGINT");
+  await stopPostmaster(dataDir);
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -32,7 +27,7 @@ describe("embedded PostgreSQL (no DATABASE_URL)", () => {
     const result = await runCli(["migrate"], { REHOOK_DATA_DIR: dataDir });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).applied).toContain("Migration20261121000000_initial");
-    expect(await postmasterPid()).toBeUndefined();
+    expect(await postmasterPid(dataDir)).toBeUndefined();
   });
 
   it("rehook start runs it; the CLI reuses it instead of starting a second one; SIGTERM stops both cleanly", async () => {
@@ -40,7 +35,7 @@ describe("embedded PostgreSQL (no DATABASE_URL)", () => {
     const env = { REHOOK_DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", SHUTDOWN_DRAIN_MS: "3000" };
     const started = await startRehook(env);
     server = started.child;
-    const pid = await postmasterPid();
+    const pid = await postmasterPid(dataDir);
     expect(pid).toBeDefined();
 
     const user = await runCli(["user", "create", "--email", "embedded@example.com", "--password", "long enough"], { REHOOK_DATA_DIR: dataDir });
@@ -48,7 +43,7 @@ describe("embedded PostgreSQL (no DATABASE_URL)", () => {
     const endpoint = await runCli(["endpoint", "create", "--email", "embedded@example.com", "--name", "e"], { REHOOK_DATA_DIR: dataDir });
     const { slug } = JSON.parse(endpoint.stdout);
     // The CLI left, the server's database is still the same process and still serves.
-    expect(await postmasterPid()).toBe(pid);
+    expect(await postmasterPid(dataDir)).toBe(pid);
     const captured = await fetch(`${started.url}/api/webhook/${slug}`, { method: "POST", body: "{}" });
     expect(captured.status).toBe(200);
 

@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isProcessAlive } from "@rehook/vitest-config/processes";
+import { postmasterPid, stopPostmaster } from "@rehook/vitest-config/postmaster";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { childEnv, CLI, exited, runCli, startRehook } from "./run-cli.js";
@@ -31,11 +31,6 @@ function freePort(): Promise<number> {
   });
 }
 
-async function postmasterPid(): Promise<number | undefined> {
-  const text = await readFile(path.join(dataDir, "pg", "postmaster.pid"), "utf8").catch(() => undefined);
-  const pid = Number(text?.split("\n")[0]);
-  return Number.isInteger(pid) && pid > 0 && isProcessAlive(pid) ? pid : undefined;
-}
 
 /** The CLI with this data directory and nothing else set (plus `env`). */
 const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { REHOOK_DATA_DIR: dataDir, ...env });
@@ -55,9 +50,7 @@ afterAll(async () => {
     child.kill("SIGKILL");
     await exited(child);
   }
-  const pid = await postmasterPid();
-  if (pid) process.kill(pid, "SIGINT");
-  await waitFor(() => pid === undefined || !isProcessAlive(pid), "the embedded PostgreSQL to stop", 30_000);
+  await stopPostmaster(dataDir);
   await sink.close();
   await rm(dataDir, { recursive: true, force: true });
 });

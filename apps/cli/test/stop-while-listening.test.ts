@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isProcessAlive } from "@rehook/vitest-config/processes";
+import { postmasterPid, stopPostmaster } from "@rehook/vitest-config/postmaster";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { childEnv, CLI, exited, runCli, startRehook } from "./run-cli.js";
@@ -23,17 +24,12 @@ let apiKey: string;
 let slug: string;
 const children: ChildProcess[] = [];
 
-async function postmasterPid(): Promise<number | undefined> {
-  const text = await readFile(path.join(dataDir, "pg", "postmaster.pid"), "utf8").catch(() => undefined);
-  const pid = Number(text?.split("\n")[0]);
-  return Number.isInteger(pid) && pid > 0 && isProcessAlive(pid) ? pid : undefined;
-}
 
 /** `rehook start` on the embedded database, with `rehook listen` connected to it. */
 async function startWithListener(env: Record<string, string> = {}) {
   const server = await startRehook({ REHOOK_DATA_DIR: dataDir, ...env });
   children.push(server.child);
-  const database = await postmasterPid();
+  const database = await postmasterPid(dataDir);
   expect(database).toBeDefined();
   const listener = spawn(
     process.execPath,
@@ -75,11 +71,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const child of children) child.kill("SIGKILL");
-  const pid = await postmasterPid();
-  if (pid) {
-    process.kill(pid, "SIGINT");
-    await waitFor(() => !isProcessAlive(pid), "the embedded PostgreSQL left behind to stop");
-  }
+  await stopPostmaster(dataDir);
   await local.close();
   await rm(dataDir, { recursive: true, force: true });
 });
@@ -144,7 +136,7 @@ describe("stopping rehook start while rehook listen is connected", () => {
     pnpm.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
     pnpm.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
     await waitFor(() => /listening on http/.test(output), "rehook to listen under pnpm", 40_000);
-    const database = await postmasterPid();
+    const database = await postmasterPid(dataDir);
     expect(database).toBeDefined();
 
     const exit = exitWithinBound(pnpm);

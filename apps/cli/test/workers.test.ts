@@ -1,12 +1,13 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPool, startEmbeddedPostgres } from "@rehook/db";
-import { isProcessAlive } from "@rehook/vitest-config/processes";
+import { isProcessAlive, parentPid } from "@rehook/vitest-config/processes";
+import { postmasterPid, stopPostmaster } from "@rehook/vitest-config/postmaster";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { exited, runCli, startRehook } from "./run-cli.js";
 
@@ -15,11 +16,6 @@ let server: { child: ChildProcess; url: string; log: () => string } | undefined;
 let slug: string;
 let stored = 0;
 
-async function postmasterPid(): Promise<number | undefined> {
-  const text = await readFile(path.join(dataDir, "pg", "postmaster.pid"), "utf8").catch(() => undefined);
-  const pid = Number(text?.split("\n")[0]);
-  return Number.isInteger(pid) && pid > 0 && isProcessAlive(pid) ? pid : undefined;
-}
 
 /** The workers the primary reported listening, in order. */
 const listeningWorkers = () => [...server!.log().matchAll(/worker listening worker=(\d+)/g)].map((match) => Number(match[1]));
@@ -56,10 +52,11 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "rehook-workers-"));
 });
 afterAll(async () => {
+  // Workers first, while they are still the primary's: a pid from the log may be another process's by now.
+  const primary = server?.child.pid;
+  for (const pid of server ? listeningWorkers() : []) if (primary !== undefined && parentPid(pid) === primary) process.kill(pid, "SIGKILL");
   server?.child.kill("SIGKILL");
-  for (const pid of listeningWorkers()) if (isProcessAlive(pid)) process.kill(pid, "SIGKILL");
-  const pid = await postmasterPid();
-  if (pid) process.kill(pid, "SIGINT");
+  await stopPostmaster(dataDir);
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -76,7 +73,7 @@ describe("rehook start --workers", () => {
       expect(result.stderr.trim().split("\n")).toHaveLength(1);
       expect(result.stderr).toMatch(/workers: must be an integer from 1 to 64, or auto|--workers must be an integer from 1 to 64, or auto/i);
     }
-    expect(await postmasterPid()).toBeUndefined();
+    expect(await postmasterPid(dataDir)).toBeUndefined();
   });
 
   it("a worker that cannot start (PORT taken) stops the rest: one line from it, one from the primary, exit 1, PostgreSQL stopped", async () => {
@@ -90,7 +87,7 @@ describe("rehook start --workers", () => {
       expect(lines).toHaveLength(2);
       expect(lines[0]).toMatch(/^rehook: .*EADDRINUSE/);
       expect(lines[1]).toBe("rehook: a worker exited while starting (code 1); its error is above");
-      expect(await postmasterPid()).toBeUndefined();
+      expect(await postmasterPid(dataDir)).toBeUndefined();
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
@@ -137,7 +134,7 @@ describe("rehook start --workers", () => {
   }, 60_000);
 
   it("SIGTERM: the workers drain and exit, then PostgreSQL stops, then the primary exits 0", async () => {
-    const postgres = await postmasterPid();
+    const postgres = await postmasterPid(dataDir);
     expect(postgres).toBeDefined();
     const workers = listeningWorkers().slice(1);
     const exit = exited(server!.child);

@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isProcessAlive } from "@rehook/vitest-config/processes";
+import { stopPostmaster } from "@rehook/vitest-config/postmaster";
 import { loadConfig, silentLogger } from "@rehook/core";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "@rehook/db";
 import { actorFor, createEndpoint, createUser } from "@rehook/services";
@@ -46,9 +46,7 @@ describe("when the database goes away", () => {
   it("answers 503 (never 200) while it is down, and 200 again once it is back", async () => {
     expect((await post('{"n":1}')).status).toBe(200);
 
-    const pid = Number((await readFile(path.join(dataDir, "pg", "postmaster.pid"), "utf8")).split("\n")[0]);
-    process.kill(pid, "SIGINT");
-    await waitFor(() => !isProcessAlive(pid), "postgres to stop");
+    await stopPostmaster(dataDir);
 
     const refused = await post('{"n":2}');
     expect(refused.status).toBe(503);

@@ -8,6 +8,7 @@ import { arch, platform, userInfo } from "node:os";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
+import { isAlive, removeStalePidFile, runningPostmaster } from "./postmaster.js";
 import { dataDirFor, installationFor, linkedDataDir, SERVER_USER_DIR, serverUser, type ServerUser } from "./postgres-as-root.js";
 
 export interface EmbeddedDatabase {
@@ -58,30 +59,10 @@ export async function packagedInstallation(): Promise<string> {
   return path.dirname(path.dirname(module.postgres));
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 async function readPid(file: string): Promise<number | undefined> {
   const text = await readFile(file, "utf8").catch(() => undefined);
   const pid = Number.parseInt(text?.split("\n", 1)[0] ?? "", 10);
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-/** postmaster.pid: line 1 is the pid, line 4 the port. */
-async function runningPostmaster(pgData: string): Promise<{ pid: number; port: number } | undefined> {
-  const text = await readFile(path.join(pgData, "postmaster.pid"), "utf8").catch(() => undefined);
-  if (!text) return undefined;
-  const lines = text.split("\n");
-  const pid = Number.parseInt(lines[0] ?? "", 10);
-  const port = Number.parseInt(lines[3] ?? "", 10);
-  if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid)) return undefined;
-  return { pid, port };
 }
 
 function listenOn(port: number): Promise<number> {
@@ -283,12 +264,14 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       const socket = path.join(pgData, `.s.PGSQL.${port}`);
       return socket.length < MAX_SOCKET_PATH ? `${base}?host=${encodeURIComponent(pgData)}` : base;
     };
-    let running = await runningPostmaster(pgData);
+    const running = await runningPostmaster(pgData);
     if (running && !(await canConnect(urlFor(running.port, "postgres")))) {
       throw new Error(`a PostgreSQL server (pid ${running.pid}) holds ${pgData} but does not accept connections`);
     }
+    let port: number;
     if (running) {
-      options.log?.(`reusing embedded PostgreSQL on 127.0.0.1:${running.port}`);
+      port = running.port;
+      options.log?.(`reusing embedded PostgreSQL on 127.0.0.1:${port}`);
     } else {
       const user = serverUserIfRoot();
       const serverUserDir = options.serverUserDir ?? SERVER_USER_DIR;
@@ -301,22 +284,25 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
         options.log?.(`initialising embedded PostgreSQL in ${pgData}`);
         await initialise(bin, pgData, password, user);
       }
-      const port = await startServer(bin, dir, pgData, user);
-      running = (await runningPostmaster(pgData)) ?? { pid: -1, port };
+      const stale = await removeStalePidFile(pgData);
+      if (stale !== undefined) options.log?.(`removed a stale postmaster.pid naming pid ${stale}, which another process holds now`);
+      port = await startServer(bin, dir, pgData, user);
       options.log?.(`embedded PostgreSQL listening on 127.0.0.1:${port}`);
     }
     await writeFile(path.join(clientsDir, String(process.pid)), "");
-    await ensureDatabase(urlFor(running.port, "postgres"), databaseName);
+    await ensureDatabase(urlFor(port, "postgres"), databaseName);
 
-    const { pid } = running;
     // Every caller waits for the same stop: a second Ctrl-C must not exit while the first one's is under way.
     let leaving: Promise<void> | undefined;
     return {
-      url: urlFor(running.port, databaseName),
+      url: urlFor(port, databaseName),
       stop() {
         leaving ??= withLock(lockFile, async () => {
           await rm(path.join(clientsDir, String(process.pid)), { force: true });
-          if ((await liveClients(clientsDir)).length === 0) await stopServer(pid);
+          if ((await liveClients(clientsDir)).length > 0) return;
+          // Whichever server runs on the data now: the one found at start may have died since.
+          const current = await runningPostmaster(pgData);
+          if (current) await stopServer(current.pid);
         });
         return leaving;
       },

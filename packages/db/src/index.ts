@@ -3,6 +3,7 @@ export { createOrm, migrate, ormPoolStats, pendingMigrations, type Orm, type Orm
 export { createPool, isDatabaseReachable, poolStats, withMigrationLock, withTransaction, type Pool, type PoolClient } from "./pool.js";
 export { openDatabase, type Database, type DatabaseOptions } from "./database.js";
 export { startEmbeddedPostgres, type EmbeddedDatabase, type EmbeddedOptions } from "./embedded-postgres.js";
+export { runningPostmaster, type Postmaster } from "./postmaster.js";
 export {
   GroupCommitWriter,
   isConnectionError,
