@@ -2,9 +2,9 @@ import { execFileSync } from "node:child_process";
 import { chmod, cp, lstat, mkdir, mkdtemp, readdir, realpath, rm, stat } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packagedInstallation, startEmbeddedPostgres, type EmbeddedDatabase } from "../src/embedded-postgres.js";
+import { queryOnce, selectOne } from "./query-once.js";
 
 // A checkout (or an unpacked release bundle) in a private folder, as under root's home (/root
 // is 0700): PostgreSQL's binaries in its node_modules, Rehook's data dir in it. As root, the
@@ -15,26 +15,6 @@ let privateDir: string;
 let installation: string;
 let serverUserDir: string;
 const started: EmbeddedDatabase[] = [];
-
-async function selectOne(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<{ one: number }>("select 1 as one")).rows[0]!.one;
-  } finally {
-    await client.end();
-  }
-}
-
-async function query(url: string, sql: string): Promise<unknown[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 beforeAll(async () => {
   privateDir = await mkdtemp(path.join(tmpdir(), "rehook-private-")); // 0700, as /root
@@ -63,12 +43,12 @@ describe("embedded PostgreSQL in a private (0700) folder", () => {
     const first = await startEmbeddedPostgres(options);
     started.push(first);
     expect(await selectOne(first.url)).toBe(1);
-    await query(first.url, "create table kept (note text); insert into kept values ('still here')");
+    await queryOnce(first.url, "create table kept (note text); insert into kept values ('still here')");
     await first.stop();
 
     const second = await startEmbeddedPostgres(options);
     started.push(second);
-    expect(await query(second.url, "select note from kept")).toEqual([{ note: "still here" }]);
+    expect(await queryOnce(second.url, "select note from kept")).toEqual([{ note: "still here" }]);
 
     // Nothing of ours was opened up to other users.
     expect((await stat(privateDir)).mode & 0o777).toBe(0o700);

@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../src/embedded-postgres.js";
 import { isAlive, runningPostmaster } from "../src/postmaster.js";
+import { selectOne } from "./query-once.js";
 
 // postmaster.pid outlives a server that was killed, and its pid may belong to another process
 // by the time it is read again. That process must neither be signalled nor taken for the server.
@@ -18,16 +18,6 @@ const pgData = () => path.join(dataDir, "pg");
 /** What a server that died left behind, naming a pid that another process holds now. */
 const leaveStalePidFile = (pid: number) =>
   writeFile(path.join(pgData(), "postmaster.pid"), `${pid}\n${pgData()}\n1700000000\n5999\n${pgData()}\n127.0.0.1\n  1234  5678\nready   \n`);
-
-async function selectOne(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<{ one: number }>("select 1 as one")).rows[0]!.one;
-  } finally {
-    await client.end();
-  }
-}
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "rehook-stale-pid-"));
