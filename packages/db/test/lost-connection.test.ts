@@ -23,9 +23,11 @@ describe("a transaction whose connection is cut", () => {
   it("fails, leaves the process running, and the next transaction gets a working connection", async () => {
     const outcome = withTransaction(pool, async (client) => {
       const { rows } = await client.query<{ pid: number }>("select pg_backend_pid() as pid");
+      // The termination arrives while this client is idle in its transaction. Listen before
+      // terminating: the client may see it end before pg_terminate_backend's own answer arrives.
+      const ended = new Promise<void>((resolve) => client.once("end", () => resolve()));
       await db.query("select pg_terminate_backend($1)", [rows[0]!.pid]);
-      // The termination arrives while this client is idle in its transaction: wait until the client has seen it.
-      await new Promise<void>((resolve) => client.once("end", () => resolve()));
+      await ended;
       await client.query("select 1");
     });
     await expect(outcome).rejects.toThrow();
