@@ -89,6 +89,12 @@ describe("rehook member", concurrent, () => {
     expect(changed).toEqual({ team: team.slug, email: DEV, role: "admin", previous_role: "developer" });
     const rows = await db.query<{ role: string }>("select m.role from team_members m join users u on u.id = m.user_id where m.team_id = $1 and u.email = $2", [team.id, DEV]);
     expect(rows).toEqual([{ role: "admin" }]);
+    // The operator at the shell is the actor: each change is in the team's audit log.
+    const entries = await db.query<{ actor_type: string; action: string; target_name: string }>("select actor_type, action, target_name from audit_log where team_id = $1 and target_type = 'member' order by id", [team.id]);
+    expect(entries).toEqual([
+      { actor_type: "cli", action: "member.add", target_name: DEV },
+      { actor_type: "cli", action: "member.role_change", target_name: DEV },
+    ]);
   });
 
   it("add refuses an unknown team, an unknown user and a role that is not one", async () => {

@@ -53,5 +53,15 @@ describe("the audit log page", () => {
     expect(download.headers()["content-type"]).toContain("application/x-ndjson");
     const lines = (await download.text()).trim().split("\n").map((line) => JSON.parse(line) as { action: string; target: { id: string; name: string } });
     expect(lines).toEqual([expect.objectContaining({ action: "endpoint.create", target: expect.objectContaining({ id: endpoint.id, name: HOSTILE }) })]);
+
+    // The target's name narrows the log to that endpoint's entries; the actor's, to the user's.
+    await rows.first().getByTestId("audit-target_id").click();
+    await page.waitForURL(new RegExp(`target_id=${endpoint.id}`));
+    await expect.poll(() => rows.count()).toBe(1);
+    await rows.first().getByTestId("audit-actor_id").click();
+    await page.waitForURL(/actor_id=/);
+    await expect.poll(() => rows.filter({ hasText: "user.sign_in" }).count()).toBe(1);
+    // The account's own making is in its personal team's log, by the user, from the browser's address.
+    expect(await rows.filter({ hasText: "user.create" }).textContent()).toContain("127.0.0.1");
   });
 });

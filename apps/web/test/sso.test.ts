@@ -118,6 +118,9 @@ describe("OpenID Connect sign-in, sign-up closed", () => {
     const links = await rehook.t.db.query<{ subject: string; email: string }>("select subject, u.email from user_identities i join users u on u.id = i.user_id");
     expect(links).toEqual([{ subject: "ada-1", email: "ada@example.com" }]);
     expect(await lastSignIn(rehook.t)).toMatchObject({ action: "user.sign_in", actor_name: "ada@example.com", changes: { method: "sso" }, ip: "127.0.0.1" });
+    // The link itself is a change to the account, in its team's log with the provider it trusts now.
+    const linked = await rehook.t.db.query<{ actor_name: string; changes: Record<string, string>; ip: string }>("select actor_name, changes, ip from audit_log where action = 'user.link_identity'");
+    expect(linked).toEqual([{ actor_name: "ada@example.com", changes: { issuer: provider.issuer }, ip: "127.0.0.1" }]);
   });
 
   it("finds a linked account by its subject after the email changed at the provider", async () => {
@@ -191,6 +194,7 @@ describe("OpenID Connect sign-in, sign-up closed", () => {
     const stolen = await attacker.request(callback);
     expect(location(stolen)).toBe("/login?sso_error=expired");
     expect(await signedIn(rehook, attacker)).toBe(false);
+    expect(await lastSignIn(rehook.t)).toMatchObject({ action: "user.sign_in_failed", changes: { method: "sso", reason: expect.stringMatching(/no sign-in started in this browser/) }, ip: "127.0.0.1" });
     // The attacker's own pending sign-in, with the victim's code and state.
     await throughProvider(rehook, attacker);
     const mixed = await attacker.request(callback);
@@ -289,6 +293,8 @@ describe("OpenID Connect as the only way in: allowed domains, a default team, no
     ]);
     const joined = await rehook.t.db.query<{ actor_type: string; changes: Record<string, string> }>("select actor_type, changes from audit_log where action = 'member.add' and target_name = 'carol@example.org'");
     expect(joined).toEqual([{ actor_type: "system", changes: { role: "developer", via: "single sign-on (OIDC_DEFAULT_TEAM)" } }]);
+    const created = await rehook.t.db.query<{ actor_type: string; actor_name: string; changes: Record<string, string> }>("select actor_type, actor_name, changes from audit_log where action = 'user.create' and target_name = 'carol@example.org'");
+    expect(created).toEqual([{ actor_type: "user", actor_name: "carol@example.org", changes: { via: "single sign-on", personal_team: expect.any(String) } }]);
   });
 
   it("refuses an email outside the allowed domains, even a verified one", async () => {

@@ -13,7 +13,6 @@ export const AUDIT_ACTIONS = [
   "endpoint.create",
   "endpoint.update",
   "endpoint.delete",
-  "endpoint.purge",
   "endpoint.secret_reveal",
   "endpoint.secret_rotate",
   "endpoint.resume",
@@ -27,7 +26,6 @@ export const AUDIT_ACTIONS = [
   "event.delete",
   "events.export",
   "replay_job.create",
-  "replay_job.cancel",
   "api_key.create",
   "api_key.revoke",
   "invite.create",
@@ -44,6 +42,8 @@ export const AUDIT_ACTIONS = [
   "alert_rule.update",
   "alert_rule.delete",
   "alert_rule.test",
+  "user.create",
+  "user.link_identity",
   "user.sign_in",
   "user.sign_in_failed",
 ] as const;
@@ -101,6 +101,43 @@ export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
 /** Most entries one page of the log lists. */
 export const MAX_AUDIT_PAGE = 200;
 
+/** Query values (tokens often ride there) as the log keeps them: hidden. */
+export const HIDDEN_QUERY_VALUE = "[hidden]";
+
+/**
+ * A URL as the log keeps it: scheme, host, port and path, and the names of its query
+ * parameters with their values hidden; user info and fragment dropped. Destination and replay
+ * URLs are configuration the team sees anyway, but a token in a query string would otherwise
+ * outlive its rotation here by the log's whole retention. Null stays null; a value that is no
+ * URL is not kept.
+ */
+export function auditableUrl(value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "(not a URL)";
+  }
+  const names = [...new Set(url.searchParams.keys())];
+  url.username = "";
+  url.password = "";
+  url.hash = "";
+  url.search = "";
+  const query = names.map((name) => `${encodeURIComponent(name)}=${HIDDEN_QUERY_VALUE}`).join("&");
+  return query ? `${url.toString()}?${query}` : url.toString();
+}
+
+/** Which fields of a view the log compares or keeps; `secrets` say only "changed" or "set", `urls` keep no query values. */
+export interface AuditedFields<T> {
+  fields: readonly (keyof T & string)[];
+  secrets?: readonly (keyof T & string)[];
+  urls?: readonly (keyof T & string)[];
+}
+
+const kept = <T>(options: AuditedFields<T>, field: keyof T & string, value: unknown): unknown =>
+  options.urls?.includes(field) && (typeof value === "string" || value === null) ? auditableUrl(value) : value;
+
 const comparable = (value: unknown): string => JSON.stringify(value instanceof Date ? value.toISOString() : value ?? null);
 
 /**
@@ -108,31 +145,24 @@ const comparable = (value: unknown): string => JSON.stringify(value instanceof D
  * Fields named in `secrets` say "changed" when they differ and never carry a value; fields in
  * neither view are left out. Null when nothing changed.
  */
-export function auditChanges<T extends object>(
-  before: T,
-  after: T,
-  options: { fields: readonly (keyof T & string)[]; secrets?: readonly (keyof T & string)[] },
-): AuditChanges | null {
+export function auditChanges<T extends object>(before: T, after: T, options: AuditedFields<T>): AuditChanges | null {
   const changes: AuditChanges = {};
   for (const field of options.fields) {
     const was: unknown = before[field];
     const is: unknown = after[field];
     if (comparable(was) === comparable(is)) continue;
-    changes[snakeCase(field)] = options.secrets?.includes(field) ? "changed" : { before: was ?? null, after: is ?? null };
+    changes[snakeCase(field)] = options.secrets?.includes(field) ? "changed" : { before: kept(options, field, was ?? null), after: kept(options, field, is ?? null) };
   }
   return Object.keys(changes).length > 0 ? changes : null;
 }
 
 /** The fields a created thing starts with, as { field: value } (secrets as "set"). */
-export function auditFields<T extends object>(
-  value: T,
-  options: { fields: readonly (keyof T & string)[]; secrets?: readonly (keyof T & string)[] },
-): AuditChanges {
+export function auditFields<T extends object>(value: T, options: AuditedFields<T>): AuditChanges {
   const fields: AuditChanges = {};
   for (const field of options.fields) {
     const given: unknown = value[field];
     if (given === undefined) continue;
-    if (!options.secrets?.includes(field)) fields[snakeCase(field)] = given;
+    if (!options.secrets?.includes(field)) fields[snakeCase(field)] = kept(options, field, given);
     else if (given !== null) fields[snakeCase(field)] = "set";
   }
   return fields;

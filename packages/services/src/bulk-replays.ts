@@ -1,4 +1,4 @@
-import { replayTarget, notFoundMessage, safeText, UserError, uuidv7, type Logger } from "@rehook/core";
+import { auditableUrl, replayTarget, notFoundMessage, safeText, UserError, uuidv7, type Logger } from "@rehook/core";
 import {
   BULK_REPLAY_JOB,
   countOwnedEvents,
@@ -127,7 +127,7 @@ export class BulkReplays {
           teamId: input.teamId,
           action: "replay_job.create",
           target: { type: "replay_job", id: inserted.id, name: endpoint.name },
-          changes: { endpoint_id: endpointId, environment, custom_url: customUrl ?? null, status, total: inserted.total },
+          changes: { endpoint_id: endpointId, environment, custom_url: auditableUrl(customUrl), status, total: inserted.total },
         });
       }
       return inserted;

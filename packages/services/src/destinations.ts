@@ -1,6 +1,7 @@
 import {
   auditChanges,
   auditFields,
+  type AuditedFields,
   compileFilter,
   defaultDestinationName,
   filterDocument,
@@ -82,7 +83,8 @@ type EndpointScope = { teamId: string; endpointId: string; by?: AuditedBy };
 /** What the audit log compares of a destination (its filter in full: a filter is a rule, not a secret). */
 const AUDITED_DESTINATION_FIELDS = {
   fields: ["name", "url", "enabled", "filter", "rateLimitPerSecond", "ordered", "retryPolicy", "pauseAfterFailures"],
-} as const satisfies { fields: readonly (keyof DestinationView)[] };
+  urls: ["url"],
+} as const satisfies AuditedFields<DestinationView>;
 
 const destinationTarget = (destination: { id: string; name: string }) => ({ type: "destination" as const, id: destination.id, name: destination.name });
 

@@ -1,6 +1,7 @@
 import {
   auditChanges,
   auditFields,
+  type AuditedFields,
   defaultDestinationName,
   endpointHealth,
   generateSigningSecret,
@@ -130,11 +131,12 @@ function noSuchEndpoint(ref: EndpointRef): UserError {
   return new UserError("not_found", "id" in ref ? notFoundMessage("endpoint", ref.id) : notFoundMessage("endpoint slug", ref.slug));
 }
 
-/** What the audit log compares of an endpoint; the ingress settings hold secrets and a body: "changed" only. */
+/** What the audit log compares of an endpoint; the ingress settings hold secrets and a body: "changed" only; the destination without its query values. */
 const AUDITED_ENDPOINT_FIELDS = {
   fields: ["name", "destinationUrl", "stagingHost", "signRequests", "keepProxyHeaders", "retryPolicy", "pauseAfterFailures", "retentionDays", "response", "handshake", "verification", "dedup"],
   secrets: ["response", "handshake", "verification"],
-} as const satisfies { fields: readonly (keyof EndpointView)[]; secrets: readonly (keyof EndpointView)[] };
+  urls: ["destinationUrl"],
+} as const satisfies AuditedFields<EndpointView>;
 
 const endpointTarget = (endpoint: { id: string; name: string }) => ({ type: "endpoint" as const, id: endpoint.id, name: endpoint.name });
 

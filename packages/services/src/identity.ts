@@ -83,8 +83,8 @@ export async function signUp(
   if (!verdict.allowed) throw tooManyAttempts("sign-ups from this address", verdict.retryAfterMs);
   ctx.throttles.signup.recordFailure(address);
   let joinedTeamId: string | null = null;
-  const claim = input.invite ? inviteClaim(ctx, input.invite, (teamId) => (joinedTeamId = teamId)) : undefined;
-  const created = await withHashingSlot(() => createUser(ctx, { email: input.email, password: input.password }, claim));
+  const claim = input.invite ? inviteClaim(ctx, input.invite, (teamId) => (joinedTeamId = teamId), originOf(input)) : undefined;
+  const created = await withHashingSlot(() => createUser(ctx, { email: input.email, password: input.password }, claim, { via: "sign_up", origin: originOf(input) }));
   const user = { id: created.id, email: created.email };
   await auditSignIn(ctx, "user.sign_in", { userId: user.id, email: user.email, origin: originOf(input) });
   return { user, cookie: await ctx.sessions.create(user.id), joinedTeamId };

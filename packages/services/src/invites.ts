@@ -1,4 +1,4 @@
-import { forbiddenMessage, INVITE_TTL_MS, inviteRefusal, inviteState, MAX_OPEN_INVITES, ROLES, roleAllows, UserError, uuidv7, type InviteState, type Role, withArticle } from "@rehook/core";
+import { forbiddenMessage, INVITE_TTL_MS, inviteRefusal, inviteState, MAX_OPEN_INVITES, ROLES, roleAllows, UserError, uuidv7, type AuditOrigin, type InviteState, type Role, withArticle } from "@rehook/core";
 import { z } from "zod";
 import { inviteTokenDigest, isWellFormedInviteToken, issueInviteToken } from "@rehook/auth";
 import {
@@ -108,7 +108,7 @@ export async function checkInvite(ctx: Clocked, token: string): Promise<InviteSt
  * Claims the invite in `em`'s transaction (or refuses with why it cannot be used); the
  * function it answers adds the user to the invite's team and records who used it.
  */
-async function claim(em: EntityManager, ctx: Clocked, token: string): Promise<(userId: string) => Promise<{ teamId: string | null }>> {
+async function claim(em: EntityManager, ctx: Clocked, token: string, origin: AuditOrigin | undefined): Promise<(userId: string) => Promise<{ teamId: string | null }>> {
   const digest = isWellFormedInviteToken(token) ? inviteTokenDigest(token) : null;
   const now = clock(ctx);
   const claimed = digest ? await claimInvite(em, digest, new Date(now)) : null;
@@ -122,7 +122,7 @@ async function claim(em: EntityManager, ctx: Clocked, token: string): Promise<(u
     await recordInviteUser(em, claimed.id, userId);
     // Used by the user it adds (signing up or signed in), in the team it adds them to.
     if (claimed.teamId) {
-      await recordAudit(em, { userId, teamId: claimed.teamId }, { action: "invite.use", target: { type: "invite", id: claimed.id, name: null }, changes: { role: claimed.role ?? "developer" } });
+      await recordAudit(em, { userId, teamId: claimed.teamId, ...(origin ? { origin } : {}) }, { action: "invite.use", target: { type: "invite", id: claimed.id, name: null }, changes: { role: claimed.role ?? "developer" } });
     }
     return { teamId: claimed.teamId };
   };
@@ -132,9 +132,14 @@ async function claim(em: EntityManager, ctx: Clocked, token: string): Promise<(u
  * For createUser's transaction: claims the invite, and once the user exists adds them to its
  * team, told to `joined` (null for a sign-up-only link made before teams).
  */
-export function inviteClaim(ctx: Clocked, token: string, joined: (teamId: string | null) => void = () => undefined): (em: EntityManager) => Promise<(userId: string) => Promise<void>> {
+export function inviteClaim(
+  ctx: Clocked,
+  token: string,
+  joined: (teamId: string | null) => void = () => undefined,
+  origin?: AuditOrigin,
+): (em: EntityManager) => Promise<(userId: string) => Promise<void>> {
   return async (em) => {
-    const join = await claim(em, ctx, token);
+    const join = await claim(em, ctx, token, origin);
     return async (userId) => {
       joined((await join(userId)).teamId);
     };
@@ -142,9 +147,9 @@ export function inviteClaim(ctx: Clocked, token: string, joined: (teamId: string
 }
 
 /** A signed-in user opens an invite link: they join its team (the link is used up). Answers the team joined. */
-export async function acceptInvite(ctx: Clocked, input: { userId: string; token: string }): Promise<{ teamId: string; name: string; slug: string }> {
+export async function acceptInvite(ctx: Clocked, input: { userId: string; token: string; origin?: AuditOrigin }): Promise<{ teamId: string; name: string; slug: string }> {
   return ctx.orm.em.fork().transactional(async (em) => {
-    const join = await claim(em, ctx, input.token);
+    const join = await claim(em, ctx, input.token, input.origin);
     const { teamId } = await join(input.userId);
     const team = teamId ? await findTeamById(em, teamId) : null;
     if (!team) throw new UserError("not_found", "This invite link was made before teams and only signs up new users. Ask for a new link.");

@@ -1,4 +1,5 @@
 import {
+  auditableUrl,
   DEFAULT_LOCAL_PORT,
   editedReplayTarget,
   forwardableHeaders,
@@ -163,7 +164,7 @@ function replayEntry(teamId: string, eventId: string, attempt: Pick<ReplayAttemp
     teamId,
     action: "event.replay" as const,
     target: { type: "event" as const, id: eventId, name: null },
-    changes: { replay_id: attempt.id, environment: attempt.environment, target_url: attempt.destinationUrl, edited, outcome: attempt.status },
+    changes: { replay_id: attempt.id, environment: attempt.environment, target_url: auditableUrl(attempt.destinationUrl), edited, outcome: attempt.status },
   };
 }
 

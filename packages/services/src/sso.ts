@@ -1,6 +1,6 @@
-import { safeRedirectPath, ssoDomainAllowed, UserError, type SsoConfig, type SsoFailure } from "@rehook/core";
+import { safeRedirectPath, ssoDomainAllowed, UserError, type AuditOrigin, type SsoConfig, type SsoFailure } from "@rehook/core";
 import { OpenIdSignInError, type PendingSignIn, type VerifiedIdentity } from "@rehook/auth";
-import { addTeamMember, findTeamBySlug, findUserByEmail, findUserByIdentity, linkIdentity, type EntityManager } from "@rehook/db";
+import { addTeamMember, findTeamBySlug, findUserByEmail, findUserByIdentity, insertAuditEntry, linkIdentity, teamsOfUser, type EntityManager } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 import { cookieValue, dashboardCookie } from "./cookies.js";
 import { auditSignIn, originOf, signupMode, type SignedIn } from "./identity.js";
@@ -94,8 +94,8 @@ export async function finishSsoSignIn(
   input: { query: string; dashboardOrigin: string; cookieHeader: string | null; clientAddress: string | null; requestId?: string | null },
 ): Promise<SsoOutcome> {
   const { provider, config } = configured(ctx);
-  const pending = pendingFrom(input.cookieHeader, (ctx.now ?? Date.now)(), input.dashboardOrigin);
-  if (!pending) return { ok: false, failure: "expired" };
+  // Throttled first: a refused callback is neither checked nor written down (an entry per
+  // refusal would let anyone make the server write without limit).
   const attempt = ctx.throttles.login.beginFromAddress(input.clientAddress);
   if (!attempt.allowed) return { ok: false, failure: "throttled" };
   const origin = originOf(input);
@@ -103,6 +103,9 @@ export async function finishSsoSignIn(
     await auditSignIn(ctx, "user.sign_in_failed", { userId: known.userId ?? null, email: known.email ?? "(unknown)", origin, reason, method: "sso" });
     return { ok: false, failure };
   };
+  const pending = pendingFrom(input.cookieHeader, (ctx.now ?? Date.now)(), input.dashboardOrigin);
+  // No sign-in started in this browser, or one that has expired: a forged or replayed callback.
+  if (!pending) return failed("expired", "the callback names no sign-in started in this browser, or one that has expired");
 
   let identity: VerifiedIdentity;
   try {
@@ -122,7 +125,7 @@ export async function finishSsoSignIn(
   const mayCreate = signupMode(ctx) === "open" || config.allowedDomains.length > 0;
   let account: { id: string; email: string } | null;
   try {
-    account = await ctx.orm.em.fork().transactional((em) => accountFor(em, identity, email, mayCreate ? config : null));
+    account = await ctx.orm.em.fork().transactional((em) => accountFor(em, identity, email, mayCreate ? config : null, origin));
   } catch (error) {
     attempt.abandoned();
     throw duplicateEmailAsConflict(error, email);
@@ -138,17 +141,32 @@ export async function finishSsoSignIn(
  * The account the identity signs in as, on `em`'s transaction: linked before, linked now by
  * its verified email, or created (when `creating` is given) and added to the default team.
  */
-async function accountFor(em: EntityManager, identity: VerifiedIdentity, email: string, creating: SsoConfig | null): Promise<{ id: string; email: string } | null> {
+async function accountFor(
+  em: EntityManager,
+  identity: VerifiedIdentity,
+  email: string,
+  creating: SsoConfig | null,
+  origin: AuditOrigin,
+): Promise<{ id: string; email: string } | null> {
   const linked = await findUserByIdentity(em, identity.issuer, identity.subject);
   if (linked) return linked;
   const link = (userId: string) => linkIdentity(em, { issuer: identity.issuer, subject: identity.subject, userId, email });
   const existing = await findUserByEmail(em, email);
   if (existing) {
     await link(existing.id);
+    // From now on the provider opens this account: its teams' admins see when that began.
+    await insertAuditEntry(em, {
+      teamIds: (await teamsOfUser(em, existing.id)).map((team) => team.id),
+      actor: { type: "user", id: existing.id, name: existing.email },
+      action: "user.link_identity",
+      target: { type: "user", id: existing.id, name: existing.email },
+      changes: { issuer: identity.issuer },
+      origin,
+    });
     return existing;
   }
   if (!creating) return null;
-  const created = await insertAccount(em, { email, passwordHash: null });
+  const created = await insertAccount(em, { email, passwordHash: null }, { via: "sso", origin });
   await link(created.id);
   const team = creating.defaultTeam ? await findTeamBySlug(em, creating.defaultTeam) : null;
   if (team) {

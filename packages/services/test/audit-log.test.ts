@@ -1,20 +1,23 @@
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { uuidv7 } from "@rehook/core";
+import { AUDIT_ACTIONS, HIDDEN_QUERY_VALUE, uuidv7, type AuditAction } from "@rehook/core";
 import { insertUser } from "@rehook/db";
 import { PASSWORD } from "@rehook/vitest-config/service-fixtures";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
+import { waitFor } from "@rehook/vitest-config/wait-for";
 import {
   auditContracts,
   createEndpoint,
   destinationContracts,
   endpointContracts,
   eventContracts,
+  getEvent,
   insertTeamNamed,
   logIn,
   openEventExport,
   replayContracts,
   runContract,
   settingsContracts,
+  signUp,
   alertContracts,
   teamContracts,
   type Actor,
@@ -28,8 +31,8 @@ import { capture, expectRefused, test } from "./support.js";
 
 let sink: Sink;
 beforeAll(async () => {
-  sink = await startSink((_req, res) => {
-    res.writeHead(200);
+  sink = await startSink((req, res) => {
+    res.writeHead(req.url?.startsWith("/fail") ? 500 : 200);
     res.end("ok");
   });
 });
@@ -41,6 +44,52 @@ const ORIGIN = { requestId: "req-audit-1", ip: "192.0.2.7" };
 async function auditRows(services: Services, teamId: string) {
   return services.orm.em.fork().execute<Array<{ row: string }>>(`select row_to_json(a)::text as row from audit_log a where team_id = ? order by id`, [teamId]);
 }
+
+/** The user's personal team. */
+async function personalTeamOf(services: Services, userId: string): Promise<string | undefined> {
+  const rows = await services.orm.em.fork().execute<Array<{ id: string }>>(`select id from teams where personal_of_id = ?`, [userId]);
+  return rows[0]?.id;
+}
+
+/** Every entry of every team (and none), each row whole as JSON: what the secrets are looked for in. */
+async function wholeLog(services: Services): Promise<string> {
+  const rows = await services.orm.em.fork().execute<Array<{ row: string }>>(`select row_to_json(a)::text as row from audit_log a order by id`);
+  return rows.map((row) => row.row).join("\n");
+}
+
+/** The first story's actions, in order (the first test); the second test does the rest. */
+const FIRST_STORY: AuditAction[] = [
+  "endpoint.create",
+  "endpoint.update",
+  "endpoint.secret_reveal",
+  "endpoint.secret_rotate",
+  "destination.create",
+  "destination.update",
+  "destination.delete",
+  "event.replay",
+  "events.export",
+  "event.delete",
+  "api_key.create",
+  "api_key.revoke",
+  "invite.create",
+  "invite.use",
+  "member.role_change",
+  "member.remove",
+  "notifications.update",
+  "alert_rule.create",
+  "alert_rule.update",
+  "alert_rule.test",
+  "alert_rule.delete",
+  "team.rename",
+  "user.sign_in",
+  "user.sign_in_failed",
+  "endpoint.delete",
+];
+/** Written where the story needs a process or a provider of its own, and asserted there. */
+const ELSEWHERE: Partial<Record<AuditAction, string>> = {
+  "member.add": "apps/cli/test/team-commands.test.ts (rehook member add) and apps/web/test/sso.test.ts (OIDC_DEFAULT_TEAM)",
+  "user.link_identity": "apps/web/test/sso.test.ts",
+};
 
 async function entries(services: Services, actor: Actor, input: Record<string, unknown> = {}) {
   return (await runContract(auditContracts.listAuditLogContract, services, actor, auditContracts.listAuditLogContract.input.parse(input))).entries;
@@ -87,33 +136,7 @@ describe("the audit log", () => {
     await endpointContracts.deleteEndpointContract.run(services, actor, { id: endpoint.id });
 
     const listed = await entries(services, actor, { limit: 200 });
-    expect(listed.map((entry) => entry.action).reverse()).toEqual([
-      "endpoint.create",
-      "endpoint.update",
-      "endpoint.secret_reveal",
-      "endpoint.secret_rotate",
-      "destination.create",
-      "destination.update",
-      "destination.delete",
-      "event.replay",
-      "events.export",
-      "event.delete",
-      "api_key.create",
-      "api_key.revoke",
-      "invite.create",
-      "invite.use",
-      "member.role_change",
-      "member.remove",
-      "notifications.update",
-      "alert_rule.create",
-      "alert_rule.update",
-      "alert_rule.test",
-      "alert_rule.delete",
-      "team.rename",
-      "user.sign_in",
-      "user.sign_in_failed",
-      "endpoint.delete",
-    ]);
+    expect(listed.map((entry) => entry.action).reverse()).toEqual(FIRST_STORY);
     const byAction = new Map(listed.map((entry) => [entry.action, entry]));
     // Who, from where, what: the user's email and the request's id and address.
     expect(byAction.get("endpoint.create")).toMatchObject({
@@ -142,6 +165,74 @@ describe("the audit log", () => {
     for (const secret of [revealed.secret, rotated.secret, verificationSecret, key.key, token, hook, rule.secret, "/alert-hook-", PASSWORD, "not the password at all", "BODY-SECRET-MARKER-1", "EDITED-BODY-MARKER-2"]) {
       expect(everything).not.toContain(secret);
     }
+  });
+
+  test("records the rest of what can change: every action it knows is written by something a user or the system does", async ({ services, user }) => {
+    const actor: Actor = { ...user.actor, origin: ORIGIN };
+    const run = <C extends Parameters<typeof runContract>[0]>(contract: C, input: unknown, as: Actor = actor) => runContract(contract, services, as, contract.input.parse(input));
+    const customBody = "CUSTOM-RESPONSE-BODY-MARKER-3";
+    const token = "QUERY-TOKEN-MARKER-4";
+
+    // An account of its own making, through the sign-up form (the fixture's user is inserted bare).
+    const signedUp = await signUp(services, { email: `signup-${uuidv7()}@example.com`, password: PASSWORD, clientAddress: "203.0.113.5", requestId: "req-signup" });
+    // The ingress, retry, retention and dedup settings; the custom answer's body is "changed" only.
+    const endpoint = (await run(endpointContracts.createEndpointContract, { name: "Shop", destinationUrl: url(`/fail?token=${token}`) })) as { id: string; slug: string };
+    await run(endpointContracts.updateEndpointContract, {
+      id: endpoint.id,
+      retentionDays: 7,
+      dedup: { key: "body", window_s: 60 },
+      response: { status: 202, body: customBody },
+      retryPolicy: { maxAttempts: 1, initialDelayMs: 1000, maxDelayMs: 1000 },
+    });
+    const failedId = await capture(services, endpoint.slug, '{"n":1}');
+    await waitFor(async () => (await getEvent(services, { teamId: user.teamId, eventId: failedId })).status === "failed", "the event to fail at its destination");
+    await run(eventContracts.retryEventContract, { id: failedId });
+    await waitFor(async () => (await getEvent(services, { teamId: user.teamId, eventId: failedId })).status === "failed", "the retry to fail too");
+    await run(endpointContracts.retryFailedContract, { id: endpoint.id });
+    await run(endpointContracts.resumeEndpointContract, { id: endpoint.id });
+    const destinations = (await run(destinationContracts.listDestinationsContract, { endpointId: endpoint.id })) as Array<{ id: string }>;
+    await run(destinationContracts.resumeDestinationContract, { endpointId: endpoint.id, destinationId: destinations[0]!.id });
+    // A plain replay, a local one (recorded by the browser that sent it) and a bulk one.
+    await run(replayContracts.replayEventContract, { eventId: failedId, environment: "custom", customUrl: url(`/replayed?token=${token}`) });
+    await run(replayContracts.recordLocalContract, { eventId: failedId, localPort: 3000, status: 200, latencyMs: 5 });
+    await run(replayContracts.startBulkContract, { endpointId: endpoint.id, environment: "custom", customUrl: url(`/bulk?token=${token}`), status: "failed" });
+    const invite = (await run(settingsContracts.createInviteContract, { role: "viewer" })) as { invite: { id: string } };
+    await run(settingsContracts.revokeInviteContract, { id: invite.invite.id });
+    const team = (await run(teamContracts.createTeamContract, { name: "Side project" })) as { id: string };
+    await run(teamContracts.deleteTeamContract, {}, { ...actor, teamId: team.id, role: "owner" });
+
+    const actions = (await entries(services, actor, { limit: 200 })).map((entry) => entry.action).reverse();
+    expect(actions).toEqual([
+      "endpoint.create",
+      "endpoint.update",
+      "event.retry",
+      "endpoint.retry_failed",
+      "endpoint.resume",
+      "destination.resume",
+      "event.replay",
+      "event.replay",
+      "replay_job.create",
+      "invite.create",
+      "invite.revoke",
+    ]);
+    // A new team's making is its own first entry, and its deletion its last.
+    const deleted = await entries(services, { ...actor, teamId: team.id }, { limit: 10 });
+    expect(deleted.map((entry) => entry.action)).toEqual(["team.delete", "team.create"]);
+    const created = await entries(services, { userId: signedUp.user.id, teamId: (await personalTeamOf(services, signedUp.user.id))!, role: "owner" }, { limit: 10 });
+    expect(created.map((entry) => entry.action)).toEqual(["user.sign_in", "user.create"]);
+    expect(created[1]).toMatchObject({ actor: { type: "user", id: signedUp.user.id }, changes: { via: "sign-up" }, requestId: "req-signup", ip: "203.0.113.5" });
+
+    // Every action the log knows is written by one of the two stories, or by a test named here.
+    const written = new Set<string>([...FIRST_STORY, ...actions, ...deleted.map((entry) => entry.action), ...created.map((entry) => entry.action), ...Object.keys(ELSEWHERE)]);
+    expect([...AUDIT_ACTIONS].filter((action) => !written.has(action))).toEqual([]);
+
+    // URLs keep their host and path; their query values (tokens ride there) are hidden.
+    const byAction = new Map((await entries(services, actor, { limit: 200 })).map((entry) => [entry.action, entry]));
+    expect(byAction.get("endpoint.create")!.changes).toMatchObject({ destination_url: url(`/fail?token=${HIDDEN_QUERY_VALUE}`) });
+    expect(byAction.get("replay_job.create")!.changes).toMatchObject({ custom_url: url(`/bulk?token=${HIDDEN_QUERY_VALUE}`) });
+    expect(byAction.get("endpoint.update")!.changes).toMatchObject({ retention_days: { before: null, after: 7 }, dedup: { before: null, after: { key: "body", window_s: 60 } }, response: "changed" });
+    const everything = await wholeLog(services);
+    for (const secret of [customBody, token, PASSWORD, '{"n":1}']) expect(everything).not.toContain(secret);
   });
 
   test("is append-only: the database refuses to change an entry", async ({ services, user }) => {

@@ -126,5 +126,5 @@ export const acceptInviteContract = defineContract({
   input: z.object({ token: z.string() }),
   output: z.object({ teamId: z.string(), name: z.string(), slug: z.string() }),
   errors: ["forbidden", "not_found"],
-  run: (services, actor, input) => acceptInvite(services, { userId: actor.userId, token: input.token }),
+  run: (services, actor, input) => acceptInvite(services, { userId: actor.userId, token: input.token, ...(actor.origin ? { origin: actor.origin } : {}) }),
 });

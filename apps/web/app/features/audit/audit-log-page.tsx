@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import { Link } from "@remix-run/react";
 import { AUDIT_ACTIONS, AUDIT_ACTOR_TYPES, type AuditEntry } from "@rehook/core/browser";
 import { DataTable, Truncated } from "../../components/data-table";
@@ -38,6 +39,7 @@ export function AuditLogPage({ teamName, filter, page, paged }: { teamName: stri
       <form method="get" className="list-filters audit-filters" aria-label="Filter the audit log">
         <FilterField id="audit-actor" label="Actor" name="actor_type" value={filter.actorType} filterKey={filterKey} anyLabel="Anyone" options={ACTOR_OPTIONS} />
         <FilterField id="audit-action" label="Action" name="action" value={filter.action} filterKey={filterKey} anyLabel="Any action" options={ACTION_OPTIONS} />
+        <FilterField id="audit-actor-id" label="Actor id" name="actor_id" value={filter.actorId} filterKey={filterKey} placeholder="a user's or API key's id" />
         <FilterField id="audit-target" label="Target id" name="target_id" value={filter.targetId} filterKey={filterKey} placeholder="an endpoint, key, member… id" />
         <div className="field field-inline">
           <label htmlFor="audit-from">From</label>
@@ -96,13 +98,19 @@ function AuditRow({ entry }: { entry: EntryRow }) {
         <RelativeTime value={entry.at} />
       </td>
       <td data-label="Actor">
-        <span className="muted small">{entry.actor.type === "api_key" ? "API key" : entry.actor.type}</span> <Truncated text={entry.actor.name ?? entry.actor.id ?? "—"} />
+        <span className="muted small">{entry.actor.type === "api_key" ? "API key" : entry.actor.type}</span>{" "}
+        <NarrowingLink param="actor_id" id={entry.actor.id} title="Only this actor's entries">
+          <Truncated text={entry.actor.name ?? entry.actor.id ?? "—"} />
+        </NarrowingLink>
       </td>
       <td data-label="Action">
         <code>{entry.action}</code>
       </td>
       <td data-label="Target">
-        <span className="muted small">{entry.target.type}</span> <Truncated text={entry.target.name ?? entry.target.id ?? "—"} />
+        <span className="muted small">{entry.target.type}</span>{" "}
+        <NarrowingLink param="target_id" id={entry.target.id} title="Only entries about this target">
+          <Truncated text={entry.target.name ?? entry.target.id ?? "—"} />
+        </NarrowingLink>
       </td>
       <td data-label="Changes" className="audit-changes">
         {changes ? <Truncated text={changes} className="mono small" /> : <span className="muted">—</span>}
@@ -112,5 +120,15 @@ function AuditRow({ entry }: { entry: EntryRow }) {
         {entry.requestId ? <Truncated text={entry.requestId} className="audit-request-id muted mono small" /> : null}
       </td>
     </tr>
+  );
+}
+
+/** A name that narrows the log to its actor's or target's entries (plain text when it has no id). */
+function NarrowingLink({ param, id, title, children }: { param: "actor_id" | "target_id"; id: string | null; title: string; children: ReactNode }) {
+  if (!id) return <>{children}</>;
+  return (
+    <Link to={`/settings/audit-log?${new URLSearchParams({ [param]: id }).toString()}`} title={title} data-testid={`audit-${param}`}>
+      {children}
+    </Link>
   );
 }

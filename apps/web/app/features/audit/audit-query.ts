@@ -3,6 +3,8 @@ import { AUDIT_ACTIONS, AUDIT_ACTOR_TYPES, type AuditActorType } from "@rehook/c
 /** The audit log's filters as the page's query string carries them (unknown values are dropped, not refused). */
 export interface AuditFilter {
   actorType?: AuditActorType;
+  /** One user's or API key's entries (the actor column links here). */
+  actorId?: string;
   action?: string;
   targetId?: string;
   from?: string;
@@ -20,6 +22,8 @@ export function readAuditFilter(url: URL): AuditFilter {
   const filter: AuditFilter = {};
   const actorType = text("actor_type");
   if (isActorType(actorType)) filter.actorType = actorType;
+  const actorId = text("actor_id");
+  if (actorId && actorId.length <= 64) filter.actorId = actorId;
   const action = text("action");
   if (isActionFilter(action)) filter.action = action;
   const targetId = text("target_id");
@@ -33,6 +37,7 @@ export function readAuditFilter(url: URL): AuditFilter {
 export function auditListInput(filter: AuditFilter) {
   return {
     ...(filter.actorType ? { actorType: filter.actorType } : {}),
+    ...(filter.actorId ? { actorId: filter.actorId } : {}),
     ...(filter.action ? { action: filter.action } : {}),
     ...(filter.targetId ? { targetId: filter.targetId } : {}),
     ...(filter.from ? { from: new Date(`${filter.from}T00:00:00Z`) } : {}),
@@ -44,6 +49,7 @@ export function auditListInput(filter: AuditFilter) {
 export function auditFilterParams(filter: AuditFilter, extra: Record<string, string> = {}): string {
   const params = new URLSearchParams();
   if (filter.actorType) params.set("actor_type", filter.actorType);
+  if (filter.actorId) params.set("actor_id", filter.actorId);
   if (filter.action) params.set("action", filter.action);
   if (filter.targetId) params.set("target_id", filter.targetId);
   if (filter.from) params.set("from", filter.from);
