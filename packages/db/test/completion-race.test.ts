@@ -83,6 +83,24 @@ describe("completing an event's deliveries from two instances at once", () => {
     expect(await statuses(ids)).toEqual(Array(40).fill("delivered"));
   });
 
+  it("sums a batch that mixes events of one and of two deliveries, each by its own deliveries only", async () => {
+    const shared = await fannedOut(2, 30);
+    const single = await fannedOut(1, 30);
+    const claimed = await claimDueDeliveries(pools[0]!, 500, 60_000);
+    expect(claimed).toHaveLength(90);
+    const firstOfEach = new Map<string, ClaimedDelivery>();
+    for (const delivery of claimed) if (!firstOfEach.has(delivery.id)) firstOfEach.set(delivery.id, delivery);
+    const seconds = claimed.filter((delivery) => firstOfEach.get(delivery.id) !== delivery);
+    // One batch: the first delivery of every two-delivery event and every one-delivery event's only one.
+    await completeDeliveries(pools[0]!, [...firstOfEach.values()].map(delivered));
+    expect(await statuses(shared)).toEqual(Array(30).fill("pending")); // their second is still stored pending
+    expect(await statuses(single)).toEqual(Array(30).fill("delivered"));
+    // The seconds fail for good: each of those events fails, read with its stored first (delivered).
+    await completeDeliveries(pools[1]!, seconds.map((delivery) => ({ ...delivered(delivery), status: "failed" as const, responseStatus: 500 })));
+    expect(await statuses(shared)).toEqual(Array(30).fill("failed"));
+    expect(await statuses(single)).toEqual(Array(30).fill("delivered"));
+  });
+
   it("an event with one delivery ends delivered too", async () => {
     const ids = await fannedOut(1, 20);
     const claimed = await claimDueDeliveries(pools[0]!, 500, 60_000);
