@@ -128,6 +128,13 @@ export function auditableUrl(value: string | null | undefined): string | null {
   return query ? `${url.toString()}?${query}` : url.toString();
 }
 
+/** Text the log keeps (a provider's error) with every spelling of a secret it may echo replaced. */
+export function withoutSecret(text: string, secret: string, placeholder: string): string {
+  if (!secret) return text;
+  const pattern = new RegExp(secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi");
+  return text.replace(pattern, placeholder);
+}
+
 /** Which fields of a view the log compares or keeps; `secrets` say only "changed" or "set", `urls` keep no query values. */
 export interface AuditedFields<T> {
   fields: readonly (keyof T & string)[];

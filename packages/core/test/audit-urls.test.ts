@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { auditableUrl, auditChanges, auditFields, HIDDEN_QUERY_VALUE } from "../src/index.js";
+import { auditableUrl, auditChanges, auditFields, HIDDEN_QUERY_VALUE, withoutSecret } from "../src/index.js";
 
 describe("URLs in the audit log", () => {
   it("keep scheme, host, port and path, and the query's names with their values hidden", () => {
@@ -24,5 +24,13 @@ describe("URLs in the audit log", () => {
       url: { before: `https://crm.example.com/in?key=${HIDDEN_QUERY_VALUE}`, after: `https://crm.example.com/in?key=${HIDDEN_QUERY_VALUE}` },
     });
     expect(auditFields(after, { fields: ["name", "url"], urls: ["url"] })).toEqual({ name: "CRM", url: `https://crm.example.com/in?key=${HIDDEN_QUERY_VALUE}` });
+  });
+});
+
+describe("a provider's error text in the log", () => {
+  it("names the rule's target only as a placeholder, however the provider spelled it", () => {
+    const text = "test failed: 550 5.1.1 <Ops+Alerts@Example.com>: recipient rejected; ops+alerts@example.com unknown";
+    expect(withoutSecret(text, "ops+alerts@example.com", "[target]")).toBe("test failed: 550 5.1.1 <[target]>: recipient rejected; [target] unknown");
+    expect(withoutSecret("the provider answered 404", "https://hooks.example.com/T/B/x", "[target]")).toBe("the provider answered 404");
   });
 });

@@ -30,7 +30,8 @@ const test = base.extend<{ smtp: { port: number }; graph: Services; owner: { id:
         disabledCommands: ["STARTTLS", "AUTH"],
         onRcptTo(address, _session, callback) {
           if (refusedRecipients.has(address.address)) {
-            const error = Object.assign(new Error("mailbox unavailable"), { responseCode: 550 });
+            // Worded as Postfix words it: the address comes back in the reply.
+            const error = Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`), { responseCode: 550 });
             callback(error);
             return;
           }
@@ -95,6 +96,11 @@ describe("email alerts", () => {
     const tried = await sendTestAlert(services, { teamId: user.teamId, id: rule.id });
     expect(tried.ok).toBe(false);
     expect(tried.message).toMatch(/^the mail server refused the recipient \(550\)/);
+    // The audit log keeps how the test went, but the address (stored as "changed" only) never, however the server words it.
+    const logged = await services.orm.em.fork().execute<Array<{ row: string }>>("select row_to_json(a)::text as row from audit_log a where action = 'alert_rule.test'");
+    expect(logged).toHaveLength(1);
+    expect(logged[0]!.row).toContain("refused the recipient");
+    expect(logged[0]!.row.toLowerCase()).not.toContain("gone@example.com");
     const good = await createAlertRule(services, { teamId: user.teamId, name: "Good", trigger: "bulk_replay_finished", channel: "email", target: "team@example.com" });
     expect(await sendTestAlert(services, { teamId: user.teamId, id: good.id })).toEqual({ ok: true, message: "Test alert sent: check the channel." });
     expect(mails.find((mail) => mail.to.includes("team@example.com"))!.raw).toContain('This is a test of the alert rule "Good". Real alerts look like this one.');

@@ -2,6 +2,7 @@ import {
   ALERT_CHANNELS,
   ALERT_TRIGGERS,
   auditChanges,
+  withoutSecret,
   auditFields,
   checkChatHookUrl,
   checkDestinationUrl,
@@ -232,7 +233,7 @@ export async function sendTestAlert(ctx: Pick<ServiceContext, "orm" | "alerts" |
   const result = verdict.kind === "posted" ? { ok: true, text: "test delivered" } : { ok: false, text: `test failed: ${verdict.reason}` };
   await ctx.orm.em.fork().transactional(async (em) => {
     await recordAlertResult(em, rule.id, result);
-    await recordAudit(em, input.by, { teamId: input.teamId, action: "alert_rule.test", target: { type: "alert_rule", id: rule.id, name: rule.name }, changes: { result: result.text } });
+    await recordAudit(em, input.by, { teamId: input.teamId, action: "alert_rule.test", target: { type: "alert_rule", id: rule.id, name: rule.name }, changes: { result: withoutSecret(result.text, rule.target, "[the rule's target]") } });
   });
   return { ok: result.ok, message: verdict.kind === "posted" ? "Test alert sent: check the channel." : verdict.reason };
 }
