@@ -74,12 +74,20 @@ export async function recordSignIn(
   },
 ): Promise<void> {
   const changes = { ...(input.method ? { method: input.method } : {}), ...(input.reason ? { reason: input.reason } : {}) };
+  await recordAccountAudit(em, { ...input, changes: Object.keys(changes).length > 0 ? changes : null });
+}
+
+/** An entry about an account, by that account, in each of its teams (none for an unknown email), on `em`'s transaction. */
+export async function recordAccountAudit(
+  em: EntityManager,
+  input: { action: AuditAction; userId: string | null; email: string; teamIds: string[]; changes: AuditChanges | null; origin: AuditOrigin },
+): Promise<void> {
   await insertAuditEntry(em, {
     teamIds: input.teamIds,
     actor: { type: "user", id: input.userId, name: input.email },
     action: input.action,
     target: { type: "user", id: input.userId, name: input.email },
-    changes: Object.keys(changes).length > 0 ? changes : null,
+    changes: input.changes,
     origin: input.origin,
   });
 }

@@ -1,11 +1,11 @@
 import { safeRedirectPath, ssoDomainAllowed, UserError, type AuditOrigin, type SsoConfig, type SsoFailure } from "@rehook/core";
 import { OpenIdSignInError, type PendingSignIn, type VerifiedIdentity } from "@rehook/auth";
-import { addTeamMember, findTeamBySlug, findUserByEmail, findUserByIdentity, insertAuditEntry, linkIdentity, teamsOfUser, type EntityManager } from "@rehook/db";
+import { addTeamMember, findTeamBySlug, findUserByEmail, findUserByIdentity, linkIdentity, teamsOfUser, type EntityManager } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 import { cookieValue, dashboardCookie } from "./cookies.js";
 import { auditSignIn, originOf, signupMode, type SignedIn } from "./identity.js";
 import { duplicateEmailAsConflict, insertAccount } from "./users.js";
-import { recordAudit } from "./audit.js";
+import { recordAccountAudit, recordAudit } from "./audit.js";
 
 /** The browser's half of a sign-in under way: set at the start, read and cleared at the callback. */
 export const SSO_COOKIE = "rehook_sso";
@@ -155,11 +155,11 @@ async function accountFor(
   if (existing) {
     await link(existing.id);
     // From now on the provider opens this account: its teams' admins see when that began.
-    await insertAuditEntry(em, {
-      teamIds: (await teamsOfUser(em, existing.id)).map((team) => team.id),
-      actor: { type: "user", id: existing.id, name: existing.email },
+    await recordAccountAudit(em, {
       action: "user.link_identity",
-      target: { type: "user", id: existing.id, name: existing.email },
+      userId: existing.id,
+      email: existing.email,
+      teamIds: (await teamsOfUser(em, existing.id)).map((team) => team.id),
       changes: { issuer: identity.issuer },
       origin,
     });
