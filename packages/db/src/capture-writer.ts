@@ -53,7 +53,11 @@ export interface Route {
   url: string;
   /** Its filter (null: it takes every event); checked before the write, see CapturedRequest.matched. */
   filter: RoutingFilter | null;
-  /** Its deliveries were stored leased to this instance's fast path (not paused, paced or ordered, and room). */
+  /**
+   * Its deliveries were stored leased to this instance's fast path (not paused, paced or ordered,
+   * and room). An event whose only delivery this is has the lease on its own row, and no delivery
+   * row until the attempt's result (ClaimedDelivery.leaseOnEvent).
+   */
   leased: boolean;
   /** Its retry policy (null: one attempt). */
   retryPolicy: RetryPolicy | null;
@@ -214,27 +218,34 @@ dups as (
   where e.dedup is not null and c.first_event_id <> i.id
 ),
 -- Routing: each stored row that is no duplicate goes to every destination without a filter and
--- to those whose filter let it through (checked before the write, under the current rule).
+-- to those whose filter let it through (checked before the write, under the current rule); a
+-- row with none stays here once, with a null destination, so that "placed" below is one pass
+-- over this (a join back to it ran per row, quadratic in the batch). A row's only delivery,
+-- when leased to the fast path, is leased on the event row itself and gets no delivery row until
+-- its attempt's result: see the fast_path_lease migration.
 matches as (
-  select i.id as event_id, e.id as endpoint_id, t.id as destination_id, t.position, t.url, t.leased
+  select i.id as event_id, e.id as endpoint_id, e.team_id, i.received_at, e.sender_status, e.sender_delay_ms,
+         x.id is not null as duplicate, x.first_event_id as duplicate_of,
+         t.id as destination_id, t.position, t.url, t.leased, count(t.id) over (partition by i.id) as routed
   from ${STORED_ROWS} left join dups x on x.id = i.id
-  join routes t on t.endpoint_id = e.id and (not t.filtered or t.id = any(i.matched))
-  where x.id is null
+  left join routes t on x.id is null and t.endpoint_id = e.id and (not t.filtered or t.id = any(i.matched))
 ),
-firsts as (select distinct on (event_id) event_id, url from matches order by event_id, position),
 -- Each stored row once, narrow (no headers or body): what the writes below need of it. Its
 -- status: a duplicate waits for nothing; otherwise pending when some destination takes it.
 -- Read five times, so computed once: joining the rows again for each cost several µs a row.
 placed as (
-  select i.id, e.id as endpoint_id, e.team_id, i.received_at, e.sender_status, e.sender_delay_ms, f.url as first_url, x.first_event_id as duplicate_of,
-         case when x.id is not null then 'duplicate' when f.event_id is not null then 'pending' else 'captured' end as status
-  from ${STORED_ROWS} left join dups x on x.id = i.id left join firsts f on f.event_id = i.id
+  select distinct on (event_id) event_id as id, endpoint_id, team_id, received_at, sender_status, sender_delay_ms, url as first_url, duplicate_of,
+         case when routed = 1 and leased then destination_id end as fast_path_destination_id,
+         case when duplicate then 'duplicate' when routed > 0 then 'pending' else 'captured' end as status
+  from matches
+  order by event_id, position
 ),
 queued as (
   insert into deliveries (event_id, destination_id, endpoint_id, status, attempts, lease_expires_at)
   select event_id, destination_id, endpoint_id, 'pending', case when leased then 1 else 0 end,
          case when leased then now() + make_interval(secs => $3::float8 / 1000) end
   from matches
+  where destination_id is not null and not (routed = 1 and leased)
 ),
 -- A "captured" chat notification is due in the same transaction as the event (outbox).
 notify as (
@@ -248,11 +259,12 @@ notify_jobs as (${enqueueNotifyJobs("select team_id from notify")}),
 stored as (
   insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type,
                       size_bytes, client_ip, source, event_type, signature, signature_reason, status, destination_url,
-                      sender_status, sender_delay_ms, duplicate_of)
+                      sender_status, sender_delay_ms, duplicate_of, fast_path_destination_id, fast_path_lease_expires_at)
   select i.id, p.endpoint_id, i.received_at, i.method, i.path, i.query, i.headers,
          substring($2::bytea from i.body_offset + 1 for i.size_bytes), i.content_type,
          i.size_bytes, i.client_ip, i.source, i.event_type, i.signature, i.signature_reason,
-         p.status, p.first_url, p.sender_status, p.sender_delay_ms, p.duplicate_of
+         p.status, p.first_url, p.sender_status, p.sender_delay_ms, p.duplicate_of, p.fast_path_destination_id,
+         case when p.fast_path_destination_id is not null then now() + make_interval(secs => $3::float8 / 1000) end
   from placed p join incoming i on i.id = p.id
 ),
 -- The endpoints' counts of events per status (event_counts), in the same transaction.

@@ -138,8 +138,17 @@ describe("group commit writer", () => {
       [[forwarded.id, captured.id, later.id]],
     );
     const byId = new Map(rows.map((row) => [row.id, row]));
-    expect(byId.get(forwarded.id)!.leased_for_s).toBeGreaterThan(50);
-    expect(byId.get(forwarded.id)!.attempts).toBe(1);
+    // An only delivery leased to the fast path has its lease on the event, and no row until its result.
+    expect(byId.has(forwarded.id)).toBe(false);
+    const leases = await db.query<{ id: string; destination: string | null; leased_for_s: number | null }>(
+      `select e.id, t.url as destination, extract(epoch from e.fast_path_lease_expires_at - now())::float8 as leased_for_s
+       from events e left join destinations t on t.id = e.fast_path_destination_id where e.id = any($1::uuid[])`,
+      [[forwarded.id, captured.id, later.id]],
+    );
+    const leaseOf = new Map(leases.map((row) => [row.id, row]));
+    expect(leaseOf.get(forwarded.id)!.destination).toBe("https://example.com/");
+    expect(leaseOf.get(forwarded.id)!.leased_for_s).toBeGreaterThan(50);
+    expect(leaseOf.get(later.id)).toMatchObject({ destination: null, leased_for_s: null });
     // A capture-only endpoint's event has no delivery at all.
     expect(byId.has(captured.id)).toBe(false);
     expect(byId.get(later.id)).toMatchObject({ leased_for_s: null, attempts: 0 });
@@ -151,6 +160,20 @@ describe("group commit writer", () => {
       [captured.id]: null,
       [later.id]: "https://example.com/",
     });
+
+    // An event with two deliveries keeps them as rows, each leased to the fast path, its event holding none.
+    const fannedId = await insertEndpoint("fanned-hhhhhhhh", "https://example.com/a");
+    await db.query(
+      `insert into destinations (id, endpoint_id, position, name, url, created_at, updated_at) values (gen_random_uuid(), $1, 1, 'b', 'https://example.com/b', now(), now())`,
+      [fannedId],
+    );
+    room = true;
+    const fanned = request("fanned-hhhhhhhh");
+    expect(await writer.write(fanned)).toMatchObject({ kind: "stored", status: "pending", forwarding: { routes: [{ leased: true }, { leased: true }] } });
+    expect(
+      await db.query("select attempts, lease_expires_at > now() as leased from deliveries where event_id = $1", [fanned.id]),
+    ).toEqual([{ attempts: 1, leased: true }, { attempts: 1, leased: true }]);
+    expect(await db.query("select fast_path_destination_id from events where id = $1", [fanned.id])).toEqual([{ fast_path_destination_id: null }]);
   });
 
   it("a delete racing captures fails only the deleted endpoint's captures and leaves none of its events once purged", async () => {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUuidV7Generator, uuidv7 } from "@rehook/core";
 import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
-import { createOrm, createPool, eventPartitions, type Orm } from "../src/index.js";
+import { createOrm, createPool, eventPartitions, purgeEndpointEvents, type Orm } from "../src/index.js";
 
 // An existing database upgraded to partitioned events: nothing is copied or lost, the old
-// table becomes the first partition, attempts keep their foreign keys, and the counts start
-// equal to the events.
+// table becomes the first partition, attempts keep their foreign keys (until a later migration
+// drops delivery attempts' key, when purges delete them), and the counts start equal to the events.
 
 const BEFORE_PARTITIONS = "Migration20261122300000_jobs";
 let db: TestDatabase;
@@ -40,7 +40,7 @@ describe("upgrading to partitioned events", () => {
     );
     await db.query("insert into delivery_attempts (event_id, attempt, started_at, latency_ms, outcome) select id, 1, now(), 5, status from events");
 
-    await orm.getMigrator().up();
+    await orm.getMigrator().up({ to: "Migration20261123010000_event_counts_retention" });
 
     expect((await db.query<{ id: string }>("select id from events order by id")).map((row) => row.id)).toEqual(ids);
     const pool = createPool({ databaseUrl: db.url, max: 1 });
@@ -62,5 +62,16 @@ describe("upgrading to partitioned events", () => {
     await expect(db.query("insert into delivery_attempts (event_id, attempt, started_at, latency_ms, outcome) values ($1, 1, now(), 1, 'failed')", [uuidv7()])).rejects.toThrow(
       /foreign key/,
     );
+
+    // Later, delivery attempts lose that key (fast_path_lease): a purge deletes them with their events.
+    await orm.getMigrator().up();
+    const purging = createPool({ databaseUrl: db.url, max: 1 });
+    try {
+      expect(await purgeEndpointEvents(purging, endpointId, 1)).toBe(1);
+    } finally {
+      await purging.end();
+    }
+    expect(await db.query("select 1 from delivery_attempts where event_id = $1", [ids[1]])).toHaveLength(0);
+    expect(await db.query("select 1 from delivery_attempts")).toHaveLength(48);
   });
 });

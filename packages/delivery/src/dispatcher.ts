@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import {
   forwardableHeaders,
   forwardTarget,
@@ -9,6 +10,7 @@ import {
 } from "@rehook/core";
 import {
   BODY_BYTES_PER_READ,
+  adoptExpiredEventLeases,
   claimDueDeliveries,
   completeDeliveries,
   deliveryKey,
@@ -106,7 +108,7 @@ export function deliveryTask(event: ClaimedDelivery, options: SendOptions, start
  * policy wants another attempt (Retry-After on 429 and 503 honoured). `random` jitters the wait.
  */
 export function outcome(
-  event: Pick<ClaimedDelivery, "id" | "destinationId" | "attempt" | "retryPolicy" | "otherDeliveries">,
+  event: Pick<ClaimedDelivery, "id" | "destinationId" | "attempt" | "retryPolicy" | "otherDeliveries" | "leaseOnEvent">,
   result: DeliveryResult,
   random: () => number = Math.random,
 ): DeliveryOutcome {
@@ -116,6 +118,7 @@ export function outcome(
     destinationId: event.destinationId,
     attempt: event.attempt,
     otherDeliveries: event.otherDeliveries,
+    ...(event.leaseOnEvent ? { leaseOnEvent: true } : {}),
     status: result.ok ? "delivered" : "failed",
     retryInMs: result.ok ? null : retryDelay(event.retryPolicy, { attempt: event.attempt, responseStatus: result.status, retryAfter }, random, Date.now()),
     startedAt: result.startedAt,
@@ -132,6 +135,10 @@ export function outcome(
 const PACED_CLAIM_MS = 50;
 /** Most events one recovery claim takes. */
 const CLAIM_ROWS = 500;
+/** Most expired fast-path leases on events one recovery turns into claimable deliveries. */
+const ADOPT_ROWS = 1_000;
+/** How often at most recovery looks for expired leases on events (a lease runs leaseMs: a second later is nothing). */
+const ADOPT_INTERVAL_MS = 1_000;
 /** Body bytes of recovered events a dispatcher holds at once by default (claimed, not yet answered). */
 export const MAX_RECOVERY_BYTES_IN_FLIGHT = BODY_BYTES_PER_READ;
 /** Deliveries an instance runs at once by default, and events it holds (running or waiting). */
@@ -176,6 +183,8 @@ export class DeliveryDispatcher {
   /** The recovery claim's loop (the job runner's poller: the deliveries table is forwarding's queue). */
   private readonly recovery: Poller;
   private recoveryBytes = 0;
+  /** performance.now() of the last look for expired leases on events. */
+  private lastAdoptAt = -Infinity;
   /** The last claim was cut by bytes: claim again as soon as recovered bytes are let go. */
   private recoveryWaitsForBytes = false;
   /** Destinations a claim gave a whole limit's worth (likely more due): claim again once their queue empties. */
@@ -308,7 +317,8 @@ export class DeliveryDispatcher {
   /** An event leaves without being sent: its lease goes back to the database for any claim. */
   private letGo(held: Held): void {
     this.releaseRecovered(held);
-    this.handBacks.push({ id: held.event.id, destinationId: held.event.destinationId, attempt: held.event.attempt });
+    const { id, destinationId, attempt, leaseOnEvent } = held.event;
+    this.handBacks.push({ id, destinationId, attempt, ...(leaseOnEvent ? { leaseOnEvent } : {}) });
     this.handingBack ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushHandBacks());
   }
 
@@ -344,6 +354,7 @@ export class DeliveryDispatcher {
    * busy between claims). Answers whether more may be due at once (it claimed something).
    */
   private async recover(): Promise<boolean> {
+    await this.adoptExpiredLeases();
     const room = this.maxInFlight - this.held();
     const budget = this.maxRecoveryBytes - this.recoveryBytes;
     if (room <= 0) return false;
@@ -375,6 +386,19 @@ export class DeliveryDispatcher {
     this.noteCutDestinations(unpaced);
     this.claimBeforeSlotsRunOut(claimed.filter((delivery) => delivery.ratePerSecond !== null));
     return unpaced.length > 0;
+  }
+
+  /** Fast-path leases on events whose holder never answered become claimable deliveries (see adoptExpiredEventLeases). */
+  private async adoptExpiredLeases(): Promise<void> {
+    const now = performance.now();
+    if (now - this.lastAdoptAt < ADOPT_INTERVAL_MS) return;
+    this.lastAdoptAt = now;
+    try {
+      const adopted = await adoptExpiredEventLeases(this.options.db, ADOPT_ROWS);
+      if (adopted > 0) this.options.logger.info("took over expired fast-path leases", { count: adopted });
+    } catch (error) {
+      this.options.logger.warn("could not take over expired fast-path leases", { error: String(error) });
+    }
   }
 
   /**

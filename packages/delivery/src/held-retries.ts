@@ -72,7 +72,8 @@ export class HeldRetries {
     if (this.stopped || event.ratePerSecond !== null || retryInMs > this.maxWaitMs || this.kept.size >= this.maxCount || this.bytes + size > this.maxBytes) return false;
     const key = deliveryKey(event);
     if (this.kept.has(key)) return false;
-    this.kept.set(key, { event, retryInMs });
+    // The failure's result writes the delivery's row (if the lease was on the event): the retry is claimed on that row.
+    this.kept.set(key, { event: { ...event, leaseOnEvent: false }, retryInMs });
     this.bytes += size;
     return true;
   }

@@ -165,6 +165,8 @@ function deliverAtOnce(ctx: CaptureContext, eventId: string, input: CaptureInput
       retryPolicy: route.retryPolicy,
       ratePerSecond: null,
       otherDeliveries: routes.length > 1,
+      // An only delivery is leased on the event row, with no delivery row yet (see the writer).
+      leaseOnEvent: routes.length === 1,
     });
   }
   // Paced and ordered destinations are claimed from the database: this one may claim them now.

@@ -168,7 +168,14 @@ export async function runMixed(options: MixedOptions): Promise<void> {
     if (options.hang) {
       // Still pending: held by this instance (leased: in flight or waiting in memory) or handed back to the database.
       const held = (
-        await client.query("select count(*) filter (where lease_expires_at > now()) as leased, count(*) as pending from deliveries where endpoint_id = any($1::uuid[]) and status = 'pending'", [brokenIds])
+        await client.query(
+          `select count(*) filter (where leased) as leased, count(*) as pending from (
+             select lease_expires_at > now() as leased from deliveries where endpoint_id = any($1::uuid[]) and status = 'pending'
+             union all
+             -- An only delivery the fast path holds on its event (no row yet).
+             select true from events where endpoint_id = any($1::uuid[]) and fast_path_destination_id is not null) d`,
+          [brokenIds],
+        )
       ).rows[0];
       out(`${"the hanging one".padEnd(31)}pending ${held.pending}: ${held.leased} leased by the instance (in flight or waiting), the rest handed back unleased`);
     } else {

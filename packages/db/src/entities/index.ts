@@ -134,6 +134,12 @@ export interface Event {
   nextAttemptAt: Date | null;
   /** A duplicate (status duplicate): the event whose dedup key it repeated within the window. */
   duplicateOf: string | null;
+  /**
+   * Being sent by the fast path with no delivery row yet (its only delivery, leased to the
+   * capturing instance until fastPathLeaseExpiresAt): see the fast_path_lease migration.
+   */
+  fastPathDestinationId: string | null;
+  fastPathLeaseExpiresAt: Date | null;
 }
 
 /** An audit log entry as stored (see the audit_log migration; written and read with SQL, never updated). */
@@ -539,6 +545,10 @@ export const EventEntity = new EntitySchema<Event>({
       name: "events_endpoint_signature_index",
       expression: `create index "events_endpoint_signature_index" on "events" ("endpoint_id", "signature", "id") where "signature" is not null`,
     },
+    {
+      name: "events_fast_path_index",
+      expression: `create index "events_fast_path_index" on "events" ("fast_path_lease_expires_at") where "fast_path_destination_id" is not null`,
+    },
   ],
   properties: {
     id: { type: "uuid", primary: true },
@@ -572,6 +582,8 @@ export const EventEntity = new EntitySchema<Event>({
     destinationUrl: { type: "text", nullable: true },
     nextAttemptAt: { ...timestamp, nullable: true },
     duplicateOf: { type: "uuid", nullable: true },
+    fastPathDestinationId: { type: "uuid", nullable: true },
+    fastPathLeaseExpiresAt: { ...timestamp, nullable: true },
   },
 });
 
@@ -664,7 +676,8 @@ export const DeliveryAttemptEntity = new EntitySchema<DeliveryAttempt>({
   indexes: [{ name: "delivery_attempts_event_id_attempt_index", properties: ["event", "attempt"] }],
   properties: {
     id: { type: BigIntType, primary: true, autoincrement: true },
-    event: { kind: "m:1", entity: () => EventEntity, deleteRule: "cascade" },
+    // No foreign key: see the fast_path_lease migration (purges delete attempts with their events).
+    event: { kind: "m:1", entity: () => EventEntity, createForeignKeyConstraint: false },
     destinationId: { type: "uuid", nullable: true },
     attempt: { type: "integer" },
     startedAt: { ...timestamp },

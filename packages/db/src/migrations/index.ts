@@ -23,6 +23,7 @@ import { Migration20261203000000_destinations } from "./Migration20261203000000_
 import { Migration20261204000000_audit_log } from "./Migration20261204000000_audit_log.js";
 import { Migration20261205000000_sso } from "./Migration20261205000000_sso.js";
 import { Migration20261206000000_alert_rules } from "./Migration20261206000000_alert_rules.js";
+import { Migration20261207000000_fast_path_lease } from "./Migration20261207000000_fast_path_lease.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -50,4 +51,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261204000000_audit_log", class: Migration20261204000000_audit_log },
   { name: "Migration20261205000000_sso", class: Migration20261205000000_sso },
   { name: "Migration20261206000000_alert_rules", class: Migration20261206000000_alert_rules },
+  { name: "Migration20261207000000_fast_path_lease", class: Migration20261207000000_fast_path_lease },
 ];

@@ -33,6 +33,11 @@ export interface ClaimedDelivery extends CapturedRequestFields {
    * under the event's lock (see LOCK_EVENTS). Fixed at capture, which stores every delivery.
    */
   otherDeliveries: boolean;
+  /**
+   * The fast path's lease is on the event row, and the delivery has no row yet: its result, a
+   * hand-back or the lease's expiry writes it (see the fast_path_lease migration).
+   */
+  leaseOnEvent?: boolean;
 }
 
 /** A delivery's identity: its event and destination. */
@@ -244,17 +249,73 @@ where d.event_id = h.event_id and d.destination_id = h.destination_id and d.atte
 /** A delivery's claim: the delivery with the attempt number its lease was taken for. */
 export interface LeaseClaim extends DeliveryRef {
   attempt: number;
+  /** ClaimedDelivery.leaseOnEvent: the lease is on the event row. */
+  leaseOnEvent?: boolean;
 }
 
 const claimArrays = (claims: LeaseClaim[]) => [claims.map((c) => c.id), claims.map((c) => c.destinationId), claims.map((c) => c.attempt)];
+
+/*
+ * Gives back fast-path leases held on events (unsent: a retry is never held on the event, its
+ * failure wrote the row): the lease leaves the event, and the delivery row is written unleased,
+ * no attempt counted. An event whose lease is gone already (expired and taken over) is left alone.
+ */
+const HAND_BACK_FROM_EVENTS = `
+with taken as (
+  update events e set fast_path_destination_id = null, fast_path_lease_expires_at = null
+  from unnest($1::uuid[], $2::uuid[]) as h(event_id, destination_id)
+  where e.id = h.event_id and e.fast_path_destination_id = h.destination_id
+  returning e.id, e.endpoint_id, h.destination_id
+)
+insert into deliveries (event_id, destination_id, endpoint_id, status, attempts)
+select id, destination_id, endpoint_id, 'pending', 0 from taken
+on conflict do nothing`;
 
 /**
  * Gives back claims. `sent`: the claimed attempt was made (a retry held in memory), so the
  * attempt count stays; otherwise nothing went out and the claim's count is undone.
  */
 export async function handBackLeases(pool: Pool, claims: LeaseClaim[], options: { sent?: boolean } = {}): Promise<void> {
-  if (claims.length === 0) return;
-  await pool.query({ name: "rehook_hand_back_leases", text: HAND_BACK, values: [...claimArrays(claims), options.sent ? 0 : 1] });
+  const onEvents = claims.filter((claim) => claim.leaseOnEvent);
+  const onRows = claims.filter((claim) => !claim.leaseOnEvent);
+  if (onEvents.length > 0) {
+    await pool.query({ name: "rehook_hand_back_event_leases", text: HAND_BACK_FROM_EVENTS, values: claimArrays(onEvents).slice(0, 2) });
+  }
+  if (onRows.length > 0) {
+    await pool.query({ name: "rehook_hand_back_leases", text: HAND_BACK, values: [...claimArrays(onRows), options.sent ? 0 : 1] });
+  }
+}
+
+/*
+ * Fast-path leases on events whose holder never answered (it crashed, or lost its database):
+ * once expired, the lease leaves the event and the delivery row is written unleased, its attempt
+ * counted (it may have been sent), for any instance's claim to take as its next attempt. SKIP
+ * LOCKED: an event being completed or handed back right now is left to that.
+ */
+const ADOPT_EXPIRED_EVENT_LEASES = `
+with expired as (
+  select e.id, e.endpoint_id, e.fast_path_destination_id as destination_id from events e
+  where e.fast_path_destination_id is not null and e.fast_path_lease_expires_at < now()
+  order by e.fast_path_lease_expires_at
+  limit $1
+  for no key update of e skip locked
+),
+cleared as (
+  update events e set fast_path_destination_id = null, fast_path_lease_expires_at = null
+  from expired x where e.id = x.id
+),
+queued as (
+  insert into deliveries (event_id, destination_id, endpoint_id, status, attempts)
+  select id, destination_id, endpoint_id, 'pending', 1 from expired
+  on conflict do nothing
+  returning event_id
+)
+select count(*)::int as n from queued`;
+
+/** Turns up to `limit` expired fast-path leases on events into claimable deliveries; answers how many. */
+export async function adoptExpiredEventLeases(pool: Pool, limit: number): Promise<number> {
+  const result = await pool.query<{ n: number }>({ name: "rehook_adopt_event_leases", text: ADOPT_EXPIRED_EVENT_LEASES, values: [limit] });
+  return result.rows[0]!.n;
 }
 
 /*
@@ -305,6 +366,8 @@ export interface DeliveryOutcome extends DeliveryRef {
   attempt: number;
   /** ClaimedDelivery.otherDeliveries: the event's status sums several deliveries. */
   otherDeliveries: boolean;
+  /** ClaimedDelivery.leaseOnEvent: the delivery has no row yet, and this result writes it. */
+  leaseOnEvent?: boolean;
   /** How this attempt went. */
   status: Extract<EventStatus, "delivered" | "failed">;
   /** After a failed attempt with attempts left: wait this long, pending, before the next (null: final). */
@@ -352,9 +415,9 @@ for no key update of e`;
 /*
  * One statement stores a batch of attempts: each as a delivery_attempts row, its result on
  * the delivery (pending again with next_attempt_at when a retry is due, else delivered or
- * failed), the destinations' circuit breakers, and the sum of each touched event's
- * deliveries on the event (eventStatus below) with its counts, charts and notifications, so
- * none of them ever drifts from the deliveries. Only the attempt the delivery's current
+ * failed; a delivery leased on its event gets its row here), the destinations' circuit
+ * breakers, and the sum of each touched event's deliveries on the event (eventStatus below)
+ * with its counts, charts and notifications, so none of them ever drifts from the deliveries. Only the attempt the delivery's current
  * claim made is stored: a late result of an older claim changes nothing.
  * An event's status: failed once any delivery finally failed, else pending while any is
  * pending, else delivered. Its response columns show the latest stored attempt (to any
@@ -366,21 +429,45 @@ for no key update of e`;
 const COMPLETE = `
 with r as (
   select * from json_to_recordset($1::json) as t(
-    id uuid, destination_id uuid, other_deliveries boolean, attempt int, status text, retry_in_ms float8, hold_lease_ms float8, started_at float8,
-    latency_ms int, response_status int, response_headers json, body_offset int, body_size int, response_truncated boolean, error text, failure text
+    id uuid, destination_id uuid, other_deliveries boolean, lease_on_event boolean, attempt int, status text, retry_in_ms float8, hold_lease_ms float8,
+    started_at float8, latency_ms int, response_status int, response_headers json, body_offset int, body_size int, response_truncated boolean,
+    error text, failure text
   )
 ),
-updated as (
+-- Each attempt's delivery as it is after it: pending again with next_attempt_at when a retry is due, else delivered or failed.
+settled as (
+  select r.id, r.destination_id, r.lease_on_event, r.attempt,
+         case when retrying then 'pending' else r.status end as status,
+         case when retrying then now() + make_interval(secs => r.retry_in_ms / 1000) end as next_attempt_at,
+         case when retrying then null else now() end as completed_at,
+         -- A retry the sender keeps in memory stays leased to it until well after it is due.
+         case when retrying and r.hold_lease_ms is not null then now() + make_interval(secs => (r.retry_in_ms + r.hold_lease_ms) / 1000) end as lease_expires_at
+  from r, lateral (select r.status = 'failed' and r.retry_in_ms is not null as retrying) x
+),
+stored_rows as (
   update deliveries d
-  set status = case when r.status = 'failed' and r.retry_in_ms is not null then 'pending' else r.status end,
-      next_attempt_at = case when r.status = 'failed' and r.retry_in_ms is not null then now() + make_interval(secs => r.retry_in_ms / 1000) end,
-      completed_at = case when r.status = 'failed' and r.retry_in_ms is not null then null else now() end,
-      -- A retry the sender keeps in memory stays leased to it until well after it is due.
-      lease_expires_at = case when r.status = 'failed' and r.retry_in_ms is not null and r.hold_lease_ms is not null
-                              then now() + make_interval(secs => (r.retry_in_ms + r.hold_lease_ms) / 1000) end
-  from r
-  where d.event_id = r.id and d.destination_id = r.destination_id and d.status = 'pending' and d.attempts = r.attempt
-  returning d.event_id, d.destination_id, d.endpoint_id, d.status, d.next_attempt_at, r.attempt, r.status as outcome, r.started_at, r.failure, r.other_deliveries
+  set status = s.status, next_attempt_at = s.next_attempt_at, completed_at = s.completed_at, lease_expires_at = s.lease_expires_at
+  from settled s
+  where not s.lease_on_event and d.event_id = s.id and d.destination_id = s.destination_id and d.status = 'pending' and d.attempts = s.attempt
+  returning d.event_id, d.destination_id, d.endpoint_id, d.status, d.next_attempt_at, d.attempts
+),
+-- A fast-path lease on the event (lease_on_event): its row is written now, if the event still holds
+-- that lease (a lease that expired or was handed back has its row already: then nothing is written).
+written_rows as (
+  insert into deliveries (event_id, destination_id, endpoint_id, status, attempts, next_attempt_at, completed_at, lease_expires_at)
+  select s.id, s.destination_id, e.endpoint_id, s.status, s.attempt, s.next_attempt_at, s.completed_at, s.lease_expires_at
+  from settled s
+  -- One probe of the event's key per row (OFFSET 0 keeps it a lookup): a planner misled by a
+  -- young table's statistics would otherwise hash-join a scan of every event.
+  cross join lateral (select e.endpoint_id from events e where e.id = s.id and e.fast_path_destination_id = s.destination_id offset 0) e
+  where s.lease_on_event
+  on conflict do nothing
+  returning event_id, destination_id, endpoint_id, status, next_attempt_at, attempts
+),
+updated as (
+  select u.event_id, u.destination_id, u.endpoint_id, u.status, u.next_attempt_at, r.attempt, r.status as outcome, r.started_at, r.failure, r.other_deliveries
+  from (select * from stored_rows union all select * from written_rows) u
+  join r on r.id = u.event_id and r.destination_id = u.destination_id and r.attempt = u.attempts
 ),
 recorded as (
   insert into delivery_attempts (event_id, destination_id, attempt, started_at, latency_ms, response_status, response_headers, response_body,
@@ -423,7 +510,7 @@ events_now as (
       forwarded_at = to_timestamp(l.started_at / 1000), latency_ms = l.latency_ms, response_status = l.response_status,
       response_headers = l.response_headers,
       response_body = case when l.body_size is null then null else substring($2::bytea from l.body_offset + 1 for l.body_size) end,
-      response_truncated = l.response_truncated, error = l.error
+      response_truncated = l.response_truncated, error = l.error, fast_path_destination_id = null, fast_path_lease_expires_at = null
   from summed s join events o on o.id = s.event_id join latest l on l.id = s.event_id
   where e.id = s.event_id
   returning e.id, e.endpoint_id, o.status as was, e.status
@@ -516,6 +603,7 @@ function completionParameters(outcomes: DeliveryOutcome[]): [string, Buffer] {
       id: o.id,
       destination_id: o.destinationId,
       other_deliveries: o.otherDeliveries,
+      lease_on_event: o.leaseOnEvent ?? false,
       attempt: o.attempt,
       status: o.status,
       retry_in_ms: o.status === "failed" ? o.retryInMs : null,

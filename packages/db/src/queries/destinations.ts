@@ -115,16 +115,19 @@ export async function updateDestination(em: EntityManager, endpointId: string, d
 
 /*
  * Removes a destination. Its pending deliveries are cancelled (their events are summed up
- * again from what is left: an event whose only destination this was counts as captured);
- * its finished deliveries stay with their events' history.
+ * again from what is left: an event whose only destination this was counts as captured),
+ * fast-path leases on events included; its finished deliveries stay with their events' history.
  */
 export async function deleteDestination(em: EntityManager, endpointId: string, destinationId: string): Promise<boolean> {
   if (!isUuid(destinationId)) return false;
   return em.transactional(async (tx) => {
     const pending = await tx.execute<Array<{ event_id: string }>>(
       `select d.event_id from deliveries d join destinations t on t.id = d.destination_id
-       where d.destination_id = ? and t.endpoint_id = ? and d.status = 'pending' order by d.event_id`,
-      [destinationId, endpointId],
+       where d.destination_id = ? and t.endpoint_id = ? and d.status = 'pending'
+       union
+       select e.id from events e where e.fast_path_destination_id = ? and e.endpoint_id = ?
+       order by 1`,
+      [destinationId, endpointId, destinationId, endpointId],
     );
     const eventIds = pending.map((row) => row.event_id);
     if (eventIds.length > 0) await tx.execute(LOCK_EVENTS_SQL, [uuidArray(eventIds)]);
@@ -132,8 +135,12 @@ export async function deleteDestination(em: EntityManager, endpointId: string, d
     if (found.length === 0) return false;
     // Pending deliveries stored since the read above are cancelled too; their events are summed up with the rest.
     const cancelled = await tx.execute<Array<{ event_id: string }>>(
-      `delete from deliveries where destination_id = ? and status = 'pending' returning event_id`,
-      [destinationId],
+      `with leases as (
+         update events set fast_path_destination_id = null, fast_path_lease_expires_at = null where fast_path_destination_id = ? returning id
+       ),
+       queued as (delete from deliveries where destination_id = ? and status = 'pending' returning event_id)
+       select event_id from queued union select id from leases`,
+      [destinationId, destinationId],
     );
     await tx.execute(`delete from destinations where id = ?`, [destinationId]);
     await bumpRuleVersion(tx, endpointId);

@@ -45,13 +45,15 @@ health as (
 /*
  * Sets each event's status and next retry from its deliveries as they are now, moving the
  * changed ones between the endpoints' status counts and health counters, and telling the
- * live feeds. Duplicates are left alone (they have no deliveries by design).
+ * live feeds. Duplicates are left alone (they have no deliveries by design). A fast-path lease
+ * on the event is its only delivery, pending and under way (no row yet).
  */
 const RESUM_EVENTS = `
 with summed as (
   select e.id, e.endpoint_id, e.status as was,
-         case when s.n = 0 then 'captured' when s.failed then 'failed' when s.pending then 'pending' else 'delivered' end as status,
-         s.next_attempt_at
+         case when e.fast_path_destination_id is not null then 'pending'
+              when s.n = 0 then 'captured' when s.failed then 'failed' when s.pending then 'pending' else 'delivered' end as status,
+         case when e.fast_path_destination_id is null then s.next_attempt_at end as next_attempt_at
   from events e,
        lateral (select count(*) as n, bool_or(d.status = 'failed') as failed, bool_or(d.status = 'pending') as pending,
                        case when bool_and(d.status <> 'pending' or d.next_attempt_at is not null)

@@ -78,14 +78,15 @@ health as (
 )`;
 
 /*
- * Deletes the events `doomed` selects (a bounded select of ids) with their deliveries, and in
- * the same statement takes them out of the counts. Their replay and delivery attempts go by cascade. One
- * bounded statement: its locks are short.
+ * Deletes the events `doomed` selects (a bounded select of ids) with their deliveries and
+ * delivery attempts, and in the same statement takes them out of the counts. Their replay
+ * attempts go by cascade. One bounded statement: its locks are short.
  */
 const purgeStatement = (doomed: string) => `
 with doomed as (${doomed}),
 gone as (delete from events e using doomed d where e.id = d.id returning e.endpoint_id, e.status),
 undelivered as (delete from deliveries l using doomed d where l.event_id = d.id),
+unattempted as (delete from delivery_attempts a using doomed d where a.event_id = d.id),
 tally as (select endpoint_id, status, count(*) as n from gone group by endpoint_id, status),
 ${UNCOUNT}
 select coalesce(sum(n), 0) as deleted from tally`;
@@ -99,8 +100,8 @@ const PURGE_DEFAULT_BATCH = purgeStatement("select id from events_default where 
 const DELETE_OWNED_EVENT = purgeStatement("select e.id from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ?");
 
 /**
- * Deletes one of the user's events, its delivery and replay attempts (by cascade), and takes
- * it out of the counts, in one statement. False when the user has no such event.
+ * Deletes one of the user's events, its deliveries, delivery attempts and replay attempts (by
+ * cascade), and takes it out of the counts, in one statement. False when the user has no such event.
  */
 export async function deleteOwnedEvent(em: EntityManager, teamId: string, eventId: string): Promise<boolean> {
   if (!isUuid(eventId)) return false;

@@ -144,10 +144,16 @@ export async function markPage(em: EntityManager, rows: EventSummary[]): Promise
 async function markDeliveries(em: EntityManager, rows: EventSummary[]): Promise<EventSummary[]> {
   const routed = rows.filter((row) => row.status === "pending" || row.status === "delivered" || row.status === "failed").map((row) => row.id);
   if (routed.length === 0) return rows;
+  const pending = rows.filter((row) => row.status === "pending").map((row) => row.id);
+  // A pending event may be with the fast path, its only delivery leased on the event row (no delivery row yet).
   const found = await em.execute<Array<{ event_id: string; destination_id: string; name: string | null; status: EventSummary["deliveries"][number]["status"] }>>(
-    `select d.event_id, d.destination_id, t.name, d.status from deliveries d left join destinations t on t.id = d.destination_id
-     where d.event_id = any(?::uuid[]) order by d.event_id, t.position nulls last`,
-    [`{${routed.join(",")}}`],
+    `select x.event_id, x.destination_id, t.name, x.status
+     from (select d.event_id, d.destination_id, d.status from deliveries d where d.event_id = any(?::uuid[])
+           union all
+           select e.id, e.fast_path_destination_id, 'pending' from events e where e.id = any(?::uuid[]) and e.fast_path_destination_id is not null) x
+     left join destinations t on t.id = x.destination_id
+     order by x.event_id, t.position nulls last`,
+    [`{${routed.join(",")}}`, `{${pending.join(",")}}`],
   );
   const byEvent = new Map<string, EventSummary["deliveries"]>();
   for (const row of found) {
@@ -895,11 +901,17 @@ export interface EventDelivery {
  */
 const EVENT_DELIVERIES = `
 with event as (
-  select e.id, e.endpoint_id, e.received_at, e.status from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ?
+  select e.id, e.endpoint_id, e.received_at, e.status, e.fast_path_destination_id
+  from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ?
 ),
 stored as (
   select d.destination_id, t.name, t.url, t.position, d.status, d.attempts, d.next_attempt_at
   from event x join deliveries d on d.event_id = x.id left join destinations t on t.id = d.destination_id
+  union all
+  -- Its only delivery being sent by the fast path, leased on the event (no row yet): the first attempt, under way.
+  select x.fast_path_destination_id, t.name, t.url, t.position, 'pending', 1, null
+  from event x left join destinations t on t.id = x.fast_path_destination_id
+  where x.fast_path_destination_id is not null
 ),
 before_routing as (
   select t.id as destination_id, t.name, t.url, t.position, x.status, (select count(*) from delivery_attempts a where a.event_id = x.id)::int as attempts,

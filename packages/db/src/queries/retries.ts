@@ -67,8 +67,13 @@ export async function retryOwnedEvent(em: EntityManager, teamId: string, eventId
     await tx.execute(ADOPT_FAILED_BEFORE_ROUTING, [event.endpoint_id, eventId, eventId]);
     const rows = await tx.execute<Array<{ changed: string; in_flight: boolean; paused: boolean | null }>>(RETRY_EVENT, [eventId, teamId]);
     const row = rows[0]!;
-    const forwards = (await tx.execute<Array<{ n: string }>>(`select count(*) as n from deliveries where event_id = ?`, [eventId]))[0]!.n !== "0";
-    if (Number(row.changed) === 0) return { kind: "not_applicable" as const, status: event.status, inFlight: row.in_flight, forwards };
+    // A fast-path lease on the event: its only delivery is being sent right now (no row yet).
+    const [held] = await tx.execute<Array<{ n: string; on_event: boolean }>>(
+      `select (select count(*) from deliveries where event_id = ?) as n, fast_path_destination_id is not null as on_event from events where id = ?`,
+      [eventId, eventId],
+    );
+    const forwards = held!.n !== "0" || held!.on_event;
+    if (Number(row.changed) === 0) return { kind: "not_applicable" as const, status: event.status, inFlight: row.in_flight || held!.on_event, forwards };
     await resumEvents(tx, [eventId], BUS_CHANNEL);
     return { kind: "queued" as const, endpointId: event.endpoint_id, nextAttemptAt: new Date(), forwardingPaused: row.paused ?? false };
   });
