@@ -69,6 +69,40 @@ describe("scheduled retries across crashes and instances", () => {
     expect(attempts.map((a) => `${a.attempt}:${a.outcome}`)).toEqual(Array.from({ length: 5 }, () => ["1:failed", "2:delivered"]).flat());
   });
 
+  it("a first attempt under way when its instance is killed is sent by the next one once the lease on its event expires", async () => {
+    // The first request of each body is held unanswered: the instance is killed while sending it.
+    const hits = new Map<string, number>();
+    cli.sink = await startSink((_req, res, body) => {
+      const n = (hits.get(body.toString()) ?? 0) + 1;
+      hits.set(body.toString(), n);
+      if (n > 1) res.end();
+    });
+    const endpoint = await endpointWithRetries(cli.env, "crash in flight", cli.sink.port);
+    // A longer timeout than the file's (1 s) for this one: the kill must come while the sends wait.
+    const first = await startRehook({ ...cli.env, FORWARD_TIMEOUT_MS: "5000" });
+    cli.children.push(first.child);
+    for (let i = 0; i < 3; i += 1) expect((await fetch(`${first.url}/api/webhook/${endpoint.slug}`, { method: "POST", body: `inflight-${i}` })).status).toBe(200);
+    await waitFor(() => hits.size === 3, "every first attempt to reach the destination");
+    first.child.kill("SIGKILL");
+    await exited(first.child);
+    // Their only delivery was leased on the event by the fast path: no delivery row, no attempt stored.
+    const leased = await cli.db.query<{ n: string; rows: string }>(
+      "select count(*) as n, (select count(*) from deliveries where endpoint_id = $1) as rows from events where endpoint_id = $1 and fast_path_destination_id is not null",
+      [endpoint.id],
+    );
+    expect(leased[0]).toEqual({ n: "3", rows: "0" });
+
+    const second = await startRehook(cli.env);
+    cli.children.push(second.child);
+    await waitFor(async () => (await statusCounts(endpoint.id)).every((row) => row.status === "delivered"), "the sends after the lease expired", 40_000);
+    expect([...hits.values()]).toEqual([2, 2, 2]);
+    // The lost attempt is counted (it may have been sent): the one stored is the second.
+    expect((await attemptsOf(endpoint.id)).map((a) => `${a.attempt}:${a.outcome}`)).toEqual(["2:delivered", "2:delivered", "2:delivered"]);
+    expect(await cli.db.query("select status, attempts from deliveries where endpoint_id = $1", [endpoint.id])).toEqual(
+      Array.from({ length: 3 }, () => ({ status: "delivered", attempts: 2 })),
+    );
+  });
+
   it("two instances on one database send every attempt exactly once", async () => {
     const destination = await failingAtFirst(2);
     cli.sink = destination.sink;
