@@ -1,6 +1,7 @@
-// pnpm bench:fanout-faults — fan-out to three destinations (one filtered to half the
-// events), first without faults, then with Rehook killed (SIGKILL) and PostgreSQL restarted
-// while the events are captured and forwarded. Senders retry until answered 200, as
+// pnpm bench:fanout-faults — fan-out to three destinations (one takes every event, one the
+// even ones, one every third), so that events go to one, two or three destinations (those
+// going to one only have the fast path's lease on the event row), first without faults, then
+// with Rehook killed (SIGKILL) and PostgreSQL restarted while the events are captured and forwarded. Senders retry until answered 200, as
 // providers do. Checked at the end: every acknowledged event reached every destination whose
 // filter matches it — exactly once without faults, at least once with them — and none
 // reached a destination whose filter does not match it.
@@ -15,7 +16,12 @@ import { sendAll, startRecordingSink, until, type RecordingSink } from "./record
 
 const { values } = parseArgs({ options: { events: { type: "string", default: "3000" } } });
 const events = Number(values.events);
-const DESTINATIONS = ["all-a", "even-only", "all-b"] as const;
+/** The destinations, each with the filter it is added with and which events (by n) it takes. */
+const DESTINATIONS = [
+  { name: "all", filter: null, takes: () => true },
+  { name: "even-only", filter: '{"body.even":true}', takes: (n: number) => n % 2 === 0 },
+  { name: "third-only", filter: '{"body.third":true}', takes: (n: number) => n % 3 === 0 },
+] as const;
 
 interface Run {
   acknowledged: string[];
@@ -29,7 +35,7 @@ interface Run {
 /** What each destination got of the run's events (bodies carry run and n). */
 function tally(sink: RecordingSink, run: string, sent: number): Pick<Run, "missing" | "duplicates" | "unexpected"> {
   const result = { missing: {} as Record<string, number>, duplicates: {} as Record<string, number>, unexpected: {} as Record<string, number> };
-  for (const name of DESTINATIONS) {
+  for (const { name, takes } of DESTINATIONS) {
     const counts = new Map<number, number>();
     for (const arrival of sink.arrivals) {
       if (arrival.path !== `/${name}`) continue;
@@ -40,7 +46,7 @@ function tally(sink: RecordingSink, run: string, sent: number): Pick<Run, "missi
     let duplicates = 0;
     let unexpected = 0;
     for (let n = 0; n < sent; n += 1) {
-      const matches = name !== "even-only" || n % 2 === 0;
+      const matches = takes(n);
       const got = counts.get(n) ?? 0;
       if (matches && got === 0) missing += 1;
       if (got > 1) duplicates += got - 1;
@@ -54,7 +60,9 @@ function tally(sink: RecordingSink, run: string, sent: number): Pick<Run, "missi
 }
 
 async function main() {
-  process.stdout.write(`bench:fanout-faults  ${events} events per run to 3 destinations (one takes even ones only), node ${process.version}\n\n`);
+  process.stdout.write(
+    `bench:fanout-faults  ${events} events per run to 3 destinations (all, even ones, every third: a third of the events go to one only), node ${process.version}\n\n`,
+  );
   const dataDir = await mkdtemp(path.join(tmpdir(), "rehook-bench-faults-"));
   let database: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir });
   // Short leases (timeout 2 s: leases of 9 s) so work a killed instance held comes back soon.
@@ -66,15 +74,16 @@ async function main() {
     await runRehook(["user", "create", "--email", "bench@example.com", "--password", "bench-password"], env);
     for (const run of ["no faults", "kill -9 and a PostgreSQL restart"]) {
       const slug = run.replaceAll(/\W+/g, "-");
-      const endpoint = JSON.parse(await runRehook(["endpoint", "create", "--email", "bench@example.com", "--name", slug, "--destination", `${sink.url}/${DESTINATIONS[0]}`], env)) as {
+      const endpoint = JSON.parse(await runRehook(["endpoint", "create", "--email", "bench@example.com", "--name", slug, "--destination", `${sink.url}/${DESTINATIONS[0].name}`], env)) as {
         id: string;
         slug: string;
       };
-      await runRehook(["destination", "add", "--email", "bench@example.com", "--endpoint", endpoint.slug, "--url", `${sink.url}/${DESTINATIONS[1]}`, "--filter", '{"body.even":true}'], env);
-      await runRehook(["destination", "add", "--email", "bench@example.com", "--endpoint", endpoint.slug, "--url", `${sink.url}/${DESTINATIONS[2]}`], env);
+      for (const { name, filter } of DESTINATIONS.slice(1)) {
+        await runRehook(["destination", "add", "--email", "bench@example.com", "--endpoint", endpoint.slug, "--url", `${sink.url}/${name}`, ...(filter ? ["--filter", filter] : [])], env);
+      }
       rehook ??= await startListening(CLI, ["start"], { ...env, LOG_LEVEL: "info" });
       const started = performance.now();
-      const bodies = Array.from({ length: events }, (_, n) => JSON.stringify({ run: slug, n, even: n % 2 === 0 }));
+      const bodies = Array.from({ length: events }, (_, n) => JSON.stringify({ run: slug, n, even: n % 2 === 0, third: n % 3 === 0 }));
       const captureUrl = () => `${rehook!.url}/api/webhook/${endpoint.slug}`;
       let sending: Promise<string[]>;
       if (run === "no faults") {

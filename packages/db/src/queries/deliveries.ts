@@ -417,8 +417,9 @@ for no key update of e`;
  * the delivery (pending again with next_attempt_at when a retry is due, else delivered or
  * failed; a delivery leased on its event gets its row here), the destinations' circuit
  * breakers, and the sum of each touched event's deliveries on the event (eventStatus below)
- * with its counts, charts and notifications, so none of them ever drifts from the deliveries. Only the attempt the delivery's current
- * claim made is stored: a late result of an older claim changes nothing.
+ * with its counts, charts and notifications, so none of them ever drifts from the deliveries.
+ * Only the attempt the delivery's current claim made is stored: a late result of an older
+ * claim changes nothing.
  * An event's status: failed once any delivery finally failed, else pending while any is
  * pending, else delivered. Its response columns show the latest stored attempt (to any
  * destination), as the feed's summary; each delivery's attempts are in delivery_attempts.
