@@ -255,21 +255,37 @@ export interface LeaseClaim extends DeliveryRef {
 
 const claimArrays = (claims: LeaseClaim[]) => [claims.map((c) => c.id), claims.map((c) => c.destinationId), claims.map((c) => c.attempt)];
 
+/** The assignment that takes a fast-path lease off its event (see the fast_path_lease migration). */
+export const CLEAR_EVENT_LEASE = "fast_path_destination_id = null, fast_path_lease_expires_at = null";
+
+/*
+ * Moves fast-path leases from their events to delivery rows: the events `leases` selects (id,
+ * endpoint_id, destination_id; locked by it) lose their lease, and each delivery gets its row,
+ * pending and unleased, with `attempts` counted. A row written meanwhile (the holder's result)
+ * wins. Answers how many rows were written.
+ */
+const leasesToRows = (leases: string, attempts: 0 | 1) => `
+with leases as (${leases}),
+cleared as (update events e set ${CLEAR_EVENT_LEASE} from leases l where e.id = l.id),
+queued as (
+  insert into deliveries (event_id, destination_id, endpoint_id, status, attempts)
+  select id, destination_id, endpoint_id, 'pending', ${attempts} from leases
+  on conflict do nothing
+  returning event_id
+)
+select count(*)::int as n from queued`;
+
 /*
  * Gives back fast-path leases held on events (unsent: a retry is never held on the event, its
- * failure wrote the row): the lease leaves the event, and the delivery row is written unleased,
- * no attempt counted. An event whose lease is gone already (expired and taken over) is left alone.
+ * failure wrote the row): no attempt counted. An event whose lease is gone already (expired and
+ * taken over) is left alone.
  */
-const HAND_BACK_FROM_EVENTS = `
-with taken as (
-  update events e set fast_path_destination_id = null, fast_path_lease_expires_at = null
-  from unnest($1::uuid[], $2::uuid[]) as h(event_id, destination_id)
-  where e.id = h.event_id and e.fast_path_destination_id = h.destination_id
-  returning e.id, e.endpoint_id, h.destination_id
-)
-insert into deliveries (event_id, destination_id, endpoint_id, status, attempts)
-select id, destination_id, endpoint_id, 'pending', 0 from taken
-on conflict do nothing`;
+const HAND_BACK_FROM_EVENTS = leasesToRows(
+  `select e.id, e.endpoint_id, e.fast_path_destination_id as destination_id
+   from events e join unnest($1::uuid[], $2::uuid[]) as h(event_id, destination_id) on e.id = h.event_id and e.fast_path_destination_id = h.destination_id
+   for no key update of e`,
+  0,
+);
 
 /**
  * Gives back claims. `sent`: the claimed attempt was made (a retry held in memory), so the
@@ -288,29 +304,18 @@ export async function handBackLeases(pool: Pool, claims: LeaseClaim[], options: 
 
 /*
  * Fast-path leases on events whose holder never answered (it crashed, or lost its database):
- * once expired, the lease leaves the event and the delivery row is written unleased, its attempt
- * counted (it may have been sent), for any instance's claim to take as its next attempt. SKIP
- * LOCKED: an event being completed or handed back right now is left to that.
+ * once expired, their attempt is counted (it may have been sent), for any instance's claim to
+ * take as its next attempt. SKIP LOCKED: an event being completed or handed back right now is
+ * left to that.
  */
-const ADOPT_EXPIRED_EVENT_LEASES = `
-with expired as (
-  select e.id, e.endpoint_id, e.fast_path_destination_id as destination_id from events e
-  where e.fast_path_destination_id is not null and e.fast_path_lease_expires_at < now()
-  order by e.fast_path_lease_expires_at
-  limit $1
-  for no key update of e skip locked
-),
-cleared as (
-  update events e set fast_path_destination_id = null, fast_path_lease_expires_at = null
-  from expired x where e.id = x.id
-),
-queued as (
-  insert into deliveries (event_id, destination_id, endpoint_id, status, attempts)
-  select id, destination_id, endpoint_id, 'pending', 1 from expired
-  on conflict do nothing
-  returning event_id
-)
-select count(*)::int as n from queued`;
+const ADOPT_EXPIRED_EVENT_LEASES = leasesToRows(
+  `select e.id, e.endpoint_id, e.fast_path_destination_id as destination_id from events e
+   where e.fast_path_destination_id is not null and e.fast_path_lease_expires_at < now()
+   order by e.fast_path_lease_expires_at
+   limit $1
+   for no key update of e skip locked`,
+  1,
+);
 
 /** Turns up to `limit` expired fast-path leases on events into claimable deliveries; answers how many. */
 export async function adoptExpiredEventLeases(pool: Pool, limit: number): Promise<number> {
@@ -511,7 +516,7 @@ events_now as (
       forwarded_at = to_timestamp(l.started_at / 1000), latency_ms = l.latency_ms, response_status = l.response_status,
       response_headers = l.response_headers,
       response_body = case when l.body_size is null then null else substring($2::bytea from l.body_offset + 1 for l.body_size) end,
-      response_truncated = l.response_truncated, error = l.error, fast_path_destination_id = null, fast_path_lease_expires_at = null
+      response_truncated = l.response_truncated, error = l.error, ${CLEAR_EVENT_LEASE}
   from summed s join events o on o.id = s.event_id join latest l on l.id = s.event_id
   where e.id = s.event_id
   returning e.id, e.endpoint_id, o.status as was, e.status

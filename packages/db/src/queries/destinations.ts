@@ -3,6 +3,7 @@ import { isUuid, MAX_DESTINATIONS_PER_ENDPOINT, type RetryPolicy, type RoutingFi
 import { DestinationEntity, EndpointEntity, type Destination } from "../entities/index.js";
 import { BUS_CHANNEL } from "../event-bus.js";
 import { bumpEndpointRuleVersion } from "./endpoints.js";
+import { CLEAR_EVENT_LEASE } from "./deliveries.js";
 import { LOCK_EVENTS_SQL, resumEvents, uuidArray } from "./event-status.js";
 
 /** A destination's settings as a create or change names them (undefined: unchanged). */
@@ -136,7 +137,7 @@ export async function deleteDestination(em: EntityManager, endpointId: string, d
     // Pending deliveries stored since the read above are cancelled too; their events are summed up with the rest.
     const cancelled = await tx.execute<Array<{ event_id: string }>>(
       `with leases as (
-         update events set fast_path_destination_id = null, fast_path_lease_expires_at = null where fast_path_destination_id = ? returning id
+         update events set ${CLEAR_EVENT_LEASE} where fast_path_destination_id = ? returning id
        ),
        queued as (delete from deliveries where destination_id = ? and status = 'pending' returning event_id)
        select event_id from queued union select id from leases`,

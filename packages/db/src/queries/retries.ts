@@ -58,8 +58,9 @@ on conflict do nothing`;
 export async function retryOwnedEvent(em: EntityManager, teamId: string, eventId: string): Promise<RetryEventResult> {
   if (!isUuid(eventId)) return { kind: "not_found" };
   return em.transactional(async (tx) => {
-    const events = await tx.execute<Array<{ id: string; endpoint_id: string; status: EventStatus }>>(
-      `select e.id, e.endpoint_id, e.status from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ? for no key update of e`,
+    const events = await tx.execute<Array<{ id: string; endpoint_id: string; status: EventStatus; lease_on_event: boolean }>>(
+      `select e.id, e.endpoint_id, e.status, e.fast_path_destination_id is not null as lease_on_event
+       from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ? for no key update of e`,
       [eventId, teamId],
     );
     const event = events[0];
@@ -68,12 +69,8 @@ export async function retryOwnedEvent(em: EntityManager, teamId: string, eventId
     const rows = await tx.execute<Array<{ changed: string; in_flight: boolean; paused: boolean | null }>>(RETRY_EVENT, [eventId, teamId]);
     const row = rows[0]!;
     // A fast-path lease on the event: its only delivery is being sent right now (no row yet).
-    const [held] = await tx.execute<Array<{ n: string; on_event: boolean }>>(
-      `select (select count(*) from deliveries where event_id = ?) as n, fast_path_destination_id is not null as on_event from events where id = ?`,
-      [eventId, eventId],
-    );
-    const forwards = held!.n !== "0" || held!.on_event;
-    if (Number(row.changed) === 0) return { kind: "not_applicable" as const, status: event.status, inFlight: row.in_flight || held!.on_event, forwards };
+    const forwards = event.lease_on_event || (await tx.execute<Array<{ n: string }>>(`select count(*) as n from deliveries where event_id = ?`, [eventId]))[0]!.n !== "0";
+    if (Number(row.changed) === 0) return { kind: "not_applicable" as const, status: event.status, inFlight: row.in_flight || event.lease_on_event, forwards };
     await resumEvents(tx, [eventId], BUS_CHANNEL);
     return { kind: "queued" as const, endpointId: event.endpoint_id, nextAttemptAt: new Date(), forwardingPaused: row.paused ?? false };
   });
