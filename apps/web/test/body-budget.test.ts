@@ -1,67 +1,177 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "@rehook/vitest-config/wait-for";
-import { head, rawRequest } from "./raw-http.js";
+import { DashboardClient } from "./dashboard-client.js";
+import { head, type RawResponse } from "./raw-http.js";
 import { startTestServer, type TestServer } from "./test-server.js";
-import { stallUpload, uploadLargeBody, type StalledUpload } from "./upload-client.js";
+import { stallUpload, type StalledUpload } from "./upload-client.js";
 
-// MAX_BUFFERED_BODY_BYTES caps what request bodies hold in memory at once in the process:
-// stalled uploads cannot add up past it, a body that does not fit gets a readable 503, and a
-// sender that hangs up mid-body gives its bytes back.
+// MAX_BUFFERED_BODY_BYTES bounds what request bodies hold in memory at once, taken as bytes
+// arrive (an open upload is charged 16 KiB up front), in two slices: captures, and the
+// dashboard's and API's own routes. One address and one endpoint hold at most their caps, and
+// uploads that fall behind the minimum rate are closed. Addresses come from X-Forwarded-For
+// (TRUST_PROXY), as the server reads them behind a proxy; the rate is checked on a test clock.
 
 const KIB = 1024;
 const MAX_PAYLOAD = 256 * KIB;
-const BUDGET = 1024 * KIB;
-const DECLARED = 250 * KIB;
+const OPENING = 16 * KIB;
+const PER_ADDRESS = 512 * KIB;
+const PER_ENDPOINT = 768 * KIB;
+const GRACE_MS = 10_000;
+const PASSWORD = "a long enough password";
 
 let t: TestServer;
-let slug: string;
+let clock = Date.now();
+let owner: DashboardClient;
+let apiKey: string;
+const slugs: Record<"attacked" | "fill1" | "fill2" | "fill3", string> = { attacked: "", fill1: "", fill2: "", fill3: "" };
+/** Another tenant's endpoint (the test server's own user). */
+let otherTenant: string;
 
 beforeAll(async () => {
-  t = await startTestServer({ MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD), MAX_BUFFERED_BODY_BYTES: String(BUDGET) });
-  slug = (await t.createEndpoint("Budget")).slug;
+  t = await startTestServer(
+    {
+      MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD),
+      MAX_BUFFERED_BODY_BYTES: String(4096 * KIB),
+      DASHBOARD_BUFFERED_BODY_BYTES: String(2048 * KIB),
+      CAPTURE_BUFFERED_BODY_BYTES_PER_ADDRESS: String(PER_ADDRESS),
+      CAPTURE_BUFFERED_BODY_BYTES_PER_ENDPOINT: String(PER_ENDPOINT),
+      TRUST_PROXY: "true",
+      API_RATE_LIMIT_PER_MINUTE: "10000",
+    },
+    undefined,
+    { now: () => clock },
+  );
+  owner = new DashboardClient(t.rehook.url);
+  expect((await owner.postForm("/signup", { email: "budget@example.com", password: PASSWORD })).status).toBe(303);
+  apiKey = ((await owner.mutate("apiKeys.create", { name: "tests" })).body.result!.data.json as { key: string }).key;
+  for (const name of Object.keys(slugs) as Array<keyof typeof slugs>) slugs[name] = (await apiWrite(name)).slug;
+  otherTenant = (await t.createEndpoint("Another tenant")).slug;
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
-const budget = () => t.rehook.bodyBudget;
+const captures = () => t.rehook.bodyBudget.usage("capture");
+
+function apiWrite(name: string): Promise<{ status: number; slug: string }> {
+  return fetch(`${t.rehook.url}/api/v1/endpoints`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ name }),
+  }).then(async (response) => ({ status: response.status, slug: ((await response.json()) as { slug: string }).slug }));
+}
+
+function capture(slug: string, from: string, bytes: number): Promise<Response> {
+  return fetch(`${t.rehook.url}/api/webhook/${slug}`, { method: "POST", headers: { "x-forwarded-for": from }, body: Buffer.alloc(bytes, 0x62) });
+}
+
+/** A capture that declares `declared` bytes, sends `sent` of them, and stalls. */
+function stall(slug: string, from: string, declared: number, sent = 1): Promise<StalledUpload> {
+  return stallUpload(t.rehook.url, head("POST", `/api/webhook/${slug}`, [["X-Forwarded-For", from], ["Content-Length", String(declared)]]), Buffer.alloc(sent, 0x61));
+}
+
+/** The writes every tenant and the operator make; each must get through whatever captures do. */
+async function everyoneElseWrites(from: string) {
+  const [other, api, login, trpc] = await Promise.all([
+    capture(otherTenant, from, 200 * KIB),
+    apiWrite("Written meanwhile"),
+    new DashboardClient(t.rehook.url).postForm("/login", { email: "budget@example.com", password: PASSWORD }),
+    owner.mutate("apiKeys.create", { name: "made meanwhile" }),
+  ]);
+  expect(other.status, await other.clone().text()).toBe(200);
+  expect(api.status).toBe(201);
+  expect(login.status).toBe(303);
+  expect(trpc.status).toBe(200);
+}
+
+function expectError(answer: RawResponse, status: number, code: string) {
+  expect(answer.status).toBe(status);
+  expect(answer.headers.connection).toBe("close");
+  expect(JSON.parse(answer.body)).toMatchObject({ error: { code, message: expect.any(String) } });
+}
+
+const settled = async (uploads: StalledUpload[], what = "") => Promise.all(uploads.map((upload, i) => upload.answer.catch((error) => { throw new Error(`${what} #${i}: ${error}`); })));
 
 describe("the body budget", () => {
-  it("keeps many stalled uploads within it, refuses the rest with a readable 503, and gets every byte back when they hang up", async () => {
-    expect(budget().limit).toBe(BUDGET);
-    const stalled: StalledUpload[] = await Promise.all(
-      Array.from({ length: 12 }, () => stallUpload(t.rehook.url, head("POST", `/api/webhook/${slug}`, [["Content-Length", String(DECLARED)]]), Buffer.alloc(KIB, 0x61))),
-    );
-    // Four declared bodies fit (1000 KiB of 1024 KiB); the other eight are answered without waiting for their bodies.
-    await waitFor(() => stalled.filter((upload) => upload.answered()).length === 8, "eight uploads to be answered");
-    const refused = stalled.filter((upload) => upload.answered());
-    const waiting = stalled.filter((upload) => !upload.answered());
-    expect(budget().used).toBe(4 * DECLARED);
-    expect(budget().used).toBeLessThanOrEqual(BUDGET);
+  it("50 stalled uploads from one address hold at most its cap and deny nobody, then are closed for their rate and give every byte back", async () => {
+    // The attack as it was measured, scaled: 30 uploads declaring the largest body, then 20
+    // more declaring half as much each time down to 16 bytes, one byte sent by each.
+    const attacker = "203.0.113.66";
+    const declared = [...Array<number>(30).fill(MAX_PAYLOAD), ...Array.from({ length: 20 }, (_, i) => Math.max(16, MAX_PAYLOAD / 2 ** (i + 1)))];
+    const stalled: StalledUpload[] = [];
+    for (const length of declared) stalled.push(await stall(slugs.attacked, attacker, length));
+    const heldAtOnce = PER_ADDRESS / OPENING;
+    await waitFor(() => stalled.filter((upload) => upload.answered()).length >= declared.length - heldAtOnce, "the uploads past the address's cap to be answered");
 
-    // A refused sender may finish its body and reads the 503 (the rest is read and dropped).
-    for (const upload of refused) upload.socket.end(Buffer.alloc(DECLARED - KIB, 0x61));
-    for (const upload of refused) {
-      const answer = await upload.answer;
-      expect(answer.status).toBe(503);
+    // Meanwhile another tenant's capture, an /api/v1 write, a log-in and a tRPC mutation all succeed.
+    await everyoneElseWrites("198.51.100.7");
+
+    // The address holds its cap and no more; the rest were answered 429 without waiting for their bodies.
+    const refused = stalled.filter((upload) => upload.answered());
+    const held = stalled.filter((upload) => !upload.answered());
+    expect(held).toHaveLength(heldAtOnce);
+    expect(captures().address(attacker)).toBe(PER_ADDRESS);
+    for (const answer of await settled(refused, "refused")) {
+      expectError(answer, 429, "rate_limited");
       expect(answer.headers["retry-after"]).toBe("5");
-      expect(answer.headers.connection).toBe("close");
-      expect(JSON.parse(answer.body)).toMatchObject({ error: { code: "unavailable", message: expect.stringContaining("too many request bodies") } });
     }
 
-    // A chunked body takes its bytes as they come: its first chunk past the room left is refused.
-    const chunked = await uploadLargeBody(t.rehook.url, head("POST", `/api/webhook/${slug}`, [["Transfer-Encoding", "chunked"]]), { bodyBytes: 128 * KIB, chunked: true });
-    expect(chunked.status).toBe(503);
-    expect(budget().used).toBe(4 * DECLARED);
+    // A second address on the same endpoint stops at the endpoint's cap (503), and may still send to another endpoint.
+    const second = "203.0.113.77";
+    const more: StalledUpload[] = [];
+    for (let i = 0; i < (PER_ENDPOINT - PER_ADDRESS) / OPENING + 1; i += 1) more.push(await stall(slugs.attacked, second, MAX_PAYLOAD));
+    await waitFor(() => more.filter((upload) => upload.answered()).length === 1, "the upload past the endpoint's cap to be answered");
+    expect(captures().target(slugs.attacked)).toBe(PER_ENDPOINT);
+    const [overEndpoint] = await settled(more.filter((upload) => upload.answered()), "endpoint");
+    expectError(overEndpoint!, 503, "unavailable");
+    expect(overEndpoint!.body).toContain("This capture URL is receiving too many request bodies");
+    expect((await capture(otherTenant, second, 200 * KIB)).status).toBe(200);
 
-    // The dashboard's routes share the budget: a sign-up form does not fit either.
-    const formHead = head("POST", "/signup", [["Origin", t.rehook.url], ["Content-Type", "application/x-www-form-urlencoded"], ["Content-Length", String(60 * KIB)]]);
-    const form = await uploadLargeBody(t.rehook.url, formHead.replace("Host: localhost", `Host: ${new URL(t.rehook.url).host}`), { bodyBytes: 60 * KIB });
-    expect(form.status).toBe(503);
+    // A sender that hangs up gives its bytes back at once.
+    const secondHeld = more.filter((upload) => !upload.answered());
+    for (const upload of secondHeld.splice(0, 4)) upload.socket.destroy();
+    await waitFor(() => captures().address(second) === secondHeld.length * OPENING, "the hung-up uploads' bytes to be given back");
 
-    // Senders that hang up mid-body give their bytes back.
-    for (const upload of waiting) upload.socket.destroy();
-    await waitFor(() => budget().used === 0, "the budget to be given back");
-    const after = await rawRequest(t.rehook.url, [head("POST", `/api/webhook/${slug}`, [["Content-Length", String(DECLARED)]]), Buffer.alloc(DECLARED, 0x61)]);
-    expect(after.status).toBe(200);
-    expect(budget().used).toBe(0);
+    // An upload that keeps up the minimum rate stays open past the grace: 12 KiB earns it 12 s more.
+    const steady = await stall(otherTenant, "192.0.2.10", 64 * KIB, 12 * KIB);
+
+    // Past the grace, every trickling upload is closed with 408 and a JSON error.
+    clock += GRACE_MS + 1_000;
+    const trickling = [...held, ...secondHeld];
+    for (const answer of await settled(trickling, "trickling")) expectError(answer, 408, "request_timeout");
+    expect(steady.answered()).toBe(false);
+    steady.socket.write(Buffer.alloc(52 * KIB, 0x61));
+    expect((await steady.answer).status).toBe(200);
+
+    // Nothing leaks: the budget is back to zero and forgets every address and endpoint.
+    await waitFor(() => t.rehook.bodyBudget.used === 0, "the budget to be given back");
+    expect(captures().keys).toBe(0);
+    expect(t.rehook.bodyBudget.usage("dashboard").keys).toBe(0);
+  });
+
+  it("captures that fill their whole slice leave the dashboard's: the API, log-in and tRPC still write", async () => {
+    // Four addresses send all but the last byte of two full bodies each, spread under the endpoints' caps.
+    const fill = [slugs.fill1, slugs.fill1, slugs.fill1, slugs.fill2, slugs.fill2, slugs.fill2, slugs.fill3, slugs.fill3];
+    const almost = await Promise.all(fill.map((slug, i) => stall(slug, `203.0.113.${10 + Math.floor(i / 2)}`, MAX_PAYLOAD, MAX_PAYLOAD - 1)));
+    await waitFor(() => captures().used === fill.length * (MAX_PAYLOAD - 1), "the captures' slice to fill");
+
+    const [refused] = await Promise.all([capture(otherTenant, "198.51.100.8", 1), everyoneElseDashboardWrites()]);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect(await refused.json()).toMatchObject({ error: { code: "unavailable", message: expect.stringContaining("too many request bodies") } });
+
+    for (const upload of almost) upload.socket.destroy();
+    await waitFor(() => t.rehook.bodyBudget.used === 0, "the budget to be given back");
+    expect((await capture(otherTenant, "198.51.100.8", 100 * KIB)).status).toBe(200);
+    expect(t.rehook.bodyBudget.used).toBe(0);
   });
 });
+
+async function everyoneElseDashboardWrites() {
+  const [api, login, trpc] = await Promise.all([
+    apiWrite("Written while captures are full"),
+    new DashboardClient(t.rehook.url).postForm("/login", { email: "budget@example.com", password: PASSWORD }),
+    owner.mutate("apiKeys.create", { name: "made while captures are full" }),
+  ]);
+  expect(api.status).toBe(201);
+  expect(login.status).toBe(303);
+  expect(trpc.status).toBe(200);
+}

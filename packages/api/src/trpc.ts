@@ -42,6 +42,7 @@ const TRPC_CODES: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
   unsupported_media_type: "UNSUPPORTED_MEDIA_TYPE",
   unprocessable: "UNPROCESSABLE_CONTENT",
   rate_limited: "TOO_MANY_REQUESTS",
+  request_timeout: "TIMEOUT",
   unavailable: "SERVICE_UNAVAILABLE",
   draining: "SERVICE_UNAVAILABLE",
   migrations_pending: "SERVICE_UNAVAILABLE",

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { SIGNUP_MODES, type SignupMode } from "./signup.js";
 import { ROLES } from "./roles.js";
 import type { SsoConfig } from "./sso.js";
+import { OPEN_UPLOAD_BYTES, type BodyBudgetLimits, type MinUploadRate } from "./body-budget.js";
 
 const MIB = 1024 * 1024;
 
@@ -61,6 +62,12 @@ export const environmentSchema = z.object({
   REHOOK_DATA_DIR: z.string().min(1).optional(),
   MAX_PAYLOAD_BYTES: positiveInt.default(10 * MIB),
   MAX_BUFFERED_BODY_BYTES: positiveInt.optional(),
+  DASHBOARD_BUFFERED_BODY_BYTES: positiveInt.optional(),
+  CAPTURE_BUFFERED_BODY_BYTES_PER_ADDRESS: positiveInt.optional(),
+  CAPTURE_BUFFERED_BODY_BYTES_PER_ENDPOINT: positiveInt.optional(),
+  DASHBOARD_BUFFERED_BODY_BYTES_PER_ADDRESS: positiveInt.optional(),
+  MIN_BODY_BYTES_PER_SECOND: wholeNumber(0, 1024 * MIB).default(1024),
+  BODY_RATE_GRACE_MS: wholeNumber(100, 600_000).default(10_000),
   MAX_HEADER_COUNT: wholeNumber(1, 10_000).default(500),
   TRUST_PROXY: booleanString.default(false),
   TRUST_PROXY_HOPS: wholeNumber(1, 10).default(1),
@@ -128,6 +135,10 @@ export interface Config {
   maxPayloadBytes: number;
   /** Request bytes all bodies being read may hold in memory at once in this process; past it, 503. */
   maxBufferedBodyBytes: number;
+  /** How MAX_BUFFERED_BODY_BYTES is shared: captures and the dashboard's slice, each capped per address (and per endpoint). */
+  bodyBudget: BodyBudgetLimits;
+  /** The least rate an upload must keep up once its grace is over (MIN_BODY_BYTES_PER_SECOND, BODY_RATE_GRACE_MS). */
+  minUploadRate: MinUploadRate;
   maxHeaderCount: number;
   /** Proxies in front of Rehook whose X-Forwarded-For entries are believed (0: none, TRUST_PROXY=false). */
   trustedProxyHops: number;
@@ -258,14 +269,54 @@ export function defaultBufferedBodyBytes(maxPayloadBytes: number): number {
 // The API's and the dashboard's own body caps (/api/v1, /trpc, the replay route) are 1 MiB.
 const LARGEST_DASHBOARD_BODY_BYTES = MIB;
 
-/** The budget must hold at least one body of the largest size any route accepts. */
-function bufferedBodyBytes(raw: number | undefined, maxPayloadBytes: number): number {
-  if (raw === undefined) return defaultBufferedBodyBytes(maxPayloadBytes);
-  const largest = Math.max(maxPayloadBytes, LARGEST_DASHBOARD_BODY_BYTES);
-  if (raw < largest) {
-    throw new ConfigError(`invalid MAX_BUFFERED_BODY_BYTES: ${raw} is less than the largest body a route accepts (${largest} bytes: MAX_PAYLOAD_BYTES, or 1 MiB for the API); give at least that`);
-  }
+/** DASHBOARD_BUFFERED_BODY_BYTES' default: a sixteenth of the budget, from 1 MiB to 16 MiB. */
+export function defaultDashboardBodyBytes(totalBytes: number): number {
+  return Math.min(16 * MIB, Math.max(LARGEST_DASHBOARD_BODY_BYTES, Math.floor(totalBytes / 16)));
+}
+
+/** A per-address or per-endpoint cap: `share` of its slice by default, and between the largest body and the slice. */
+function sliceCap(name: string, raw: number | undefined, sliceBytes: number, share: number, largestBody: number): number {
+  if (raw === undefined) return Math.min(sliceBytes, Math.max(largestBody, Math.floor(sliceBytes * share)));
+  if (raw < largestBody) throw new ConfigError(`invalid ${name}: ${raw} is less than the largest body it must take (${largestBody} bytes); give at least that`);
+  if (raw > sliceBytes) throw new ConfigError(`invalid ${name}: ${raw} is more than its whole slice of MAX_BUFFERED_BODY_BYTES (${sliceBytes} bytes); give at most that`);
   return raw;
+}
+
+/**
+ * MAX_BUFFERED_BODY_BYTES and how it is shared: the dashboard's slice (DASHBOARD_BUFFERED_BODY_BYTES)
+ * holds at least one body of the largest size its routes take (1 MiB), the captures' slice
+ * (the rest) one of MAX_PAYLOAD_BYTES; one address may hold a quarter of a slice and one
+ * endpoint half of the captures' by default.
+ */
+function bodyBudgetLimits(e: Environment): { total: number; limits: BodyBudgetLimits } {
+  const total = e.MAX_BUFFERED_BODY_BYTES ?? defaultBufferedBodyBytes(e.MAX_PAYLOAD_BYTES);
+  const dashboard = e.DASHBOARD_BUFFERED_BODY_BYTES ?? defaultDashboardBodyBytes(total);
+  if (dashboard < LARGEST_DASHBOARD_BODY_BYTES) {
+    throw new ConfigError(`invalid DASHBOARD_BUFFERED_BODY_BYTES: ${dashboard} is less than the largest body the dashboard and the API take (${LARGEST_DASHBOARD_BODY_BYTES} bytes); give at least that`);
+  }
+  const capture = total - dashboard;
+  if (capture < Math.max(e.MAX_PAYLOAD_BYTES, OPEN_UPLOAD_BYTES)) {
+    throw new ConfigError(
+      `invalid MAX_BUFFERED_BODY_BYTES: ${total} leaves ${Math.max(0, capture)} bytes for captures once the dashboard's ${dashboard} are kept (DASHBOARD_BUFFERED_BODY_BYTES), ` +
+        `less than the largest body a capture URL accepts (MAX_PAYLOAD_BYTES, ${e.MAX_PAYLOAD_BYTES}); give at least ${e.MAX_PAYLOAD_BYTES + dashboard}`,
+    );
+  }
+  // An open upload is charged at least OPEN_UPLOAD_BYTES, so a cap below it would take no body at all.
+  const largestCapture = Math.max(e.MAX_PAYLOAD_BYTES, OPEN_UPLOAD_BYTES);
+  return {
+    total,
+    limits: {
+      capture: {
+        bytes: capture,
+        perAddress: sliceCap("CAPTURE_BUFFERED_BODY_BYTES_PER_ADDRESS", e.CAPTURE_BUFFERED_BODY_BYTES_PER_ADDRESS, capture, 1 / 4, largestCapture),
+        perTarget: sliceCap("CAPTURE_BUFFERED_BODY_BYTES_PER_ENDPOINT", e.CAPTURE_BUFFERED_BODY_BYTES_PER_ENDPOINT, capture, 1 / 2, largestCapture),
+      },
+      dashboard: {
+        bytes: dashboard,
+        perAddress: sliceCap("DASHBOARD_BUFFERED_BODY_BYTES_PER_ADDRESS", e.DASHBOARD_BUFFERED_BODY_BYTES_PER_ADDRESS, dashboard, 1 / 4, LARGEST_DASHBOARD_BODY_BYTES),
+      },
+    },
+  };
 }
 
 export class ConfigError extends Error {
@@ -290,6 +341,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
     throw new ConfigError(`invalid METRICS_PORT: it is PORT (${e.PORT}); give the metrics another port, or unset METRICS_PORT to serve /metrics on PORT`);
   }
+  const bodies = bodyBudgetLimits(e);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -299,7 +351,9 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     databasePoolSize: e.DATABASE_POOL_SIZE,
     dataDir: e.REHOOK_DATA_DIR ?? defaultDataDir,
     maxPayloadBytes: e.MAX_PAYLOAD_BYTES,
-    maxBufferedBodyBytes: bufferedBodyBytes(e.MAX_BUFFERED_BODY_BYTES, e.MAX_PAYLOAD_BYTES),
+    maxBufferedBodyBytes: bodies.total,
+    bodyBudget: bodies.limits,
+    minUploadRate: { bytesPerSecond: e.MIN_BODY_BYTES_PER_SECOND, graceMs: e.BODY_RATE_GRACE_MS },
     maxHeaderCount: e.MAX_HEADER_COUNT,
     trustedProxyHops: e.TRUST_PROXY ? e.TRUST_PROXY_HOPS : 0,
     dashboardOrigins,

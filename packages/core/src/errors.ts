@@ -13,6 +13,7 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "unprocessable"
   | "rate_limited"
+  | "request_timeout"
   | "unavailable"
   | "draining"
   | "migrations_pending"

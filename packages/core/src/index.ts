@@ -32,7 +32,7 @@ export * from "./text-input.js";
 export * from "./safe-redirect.js";
 export * from "./sub-path.js";
 export * from "./concurrency-limit.js";
-export * from "./byte-budget.js";
+export * from "./body-budget.js";
 export * from "./retry-policy.js";
 export * from "./pause-message.js";
 export * from "./event-search.js";

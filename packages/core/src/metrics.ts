@@ -16,8 +16,12 @@ export const CAPTURE_REJECTIONS = [
   "headers_too_large",
   /** A body over MAX_PAYLOAD_BYTES: 413. */
   "payload_too_large",
-  /** The database could not store it: 503. */
+  /** The database could not store it, or the body budget (or the endpoint's share of it) had no room: 503. */
   "unavailable",
+  /** The sender's address holds its share of the body budget: 429. */
+  "rate_limited",
+  /** The body arrived below the minimum rate (MIN_BODY_BYTES_PER_SECOND): 408. */
+  "request_timeout",
   /** The sender hung up before its body was complete: no answer. */
   "aborted",
   /** The endpoint rejects unsigned or wrongly signed requests (reject_invalid) and this one was: 401. */

@@ -1,40 +1,111 @@
 import { describe, expect, it } from "vitest";
-import { ByteBudget, ConfigError, loadConfig } from "../src/index.js";
+import { addressKey, BodyBudget, ConfigError, loadConfig, OPEN_UPLOAD_BYTES, uploadTooSlow } from "../src/index.js";
 
 const MIB = 1024 * 1024;
+const KIB = 1024;
 
-describe("MAX_BUFFERED_BODY_BYTES", () => {
-  it("defaults to 256 MiB, or room for 4 bodies of MAX_PAYLOAD_BYTES if that is more", () => {
-    expect(loadConfig({}, "/d").maxBufferedBodyBytes).toBe(256 * MIB);
+describe("MAX_BUFFERED_BODY_BYTES and its slices", () => {
+  it("defaults to 256 MiB (or room for 4 bodies of MAX_PAYLOAD_BYTES), 16 MiB of it kept for the dashboard", () => {
+    const config = loadConfig({}, "/d");
+    expect(config.maxBufferedBodyBytes).toBe(256 * MIB);
+    expect(config.bodyBudget).toEqual({
+      capture: { bytes: 240 * MIB, perAddress: 60 * MIB, perTarget: 120 * MIB },
+      dashboard: { bytes: 16 * MIB, perAddress: 4 * MIB },
+    });
+    expect(config.minUploadRate).toEqual({ bytesPerSecond: 1024, graceMs: 10_000 });
     expect(loadConfig({ MAX_PAYLOAD_BYTES: String(100 * MIB) }, "/d").maxBufferedBodyBytes).toBe(400 * MIB);
-    expect(loadConfig({ MAX_BUFFERED_BODY_BYTES: String(64 * MIB) }, "/d").maxBufferedBodyBytes).toBe(64 * MIB);
+    // A sixteenth of a smaller budget, never less than the 1 MiB an API body may take; caps never below one body.
+    const small = loadConfig({ MAX_BUFFERED_BODY_BYTES: String(12 * MIB) }, "/d").bodyBudget;
+    expect(small).toEqual({ capture: { bytes: 11 * MIB, perAddress: 10 * MIB, perTarget: 10 * MIB }, dashboard: { bytes: MIB, perAddress: MIB } });
   });
 
-  it("must hold the largest body a route accepts, and be plain digits", () => {
-    expect(() => loadConfig({ MAX_BUFFERED_BODY_BYTES: String(5 * MIB) }, "/d")).toThrow(ConfigError);
-    expect(() => loadConfig({ MAX_BUFFERED_BODY_BYTES: String(5 * MIB) }, "/d")).toThrow(/^invalid MAX_BUFFERED_BODY_BYTES: 5242880 is less than the largest body a route accepts \(10485760 bytes/);
-    expect(() => loadConfig({ MAX_PAYLOAD_BYTES: "1024", MAX_BUFFERED_BODY_BYTES: "4096" }, "/d")).toThrow(/1048576 bytes/);
+  it("takes every part from the environment", () => {
+    const config = loadConfig(
+      {
+        MAX_PAYLOAD_BYTES: String(MIB),
+        MAX_BUFFERED_BODY_BYTES: String(64 * MIB),
+        DASHBOARD_BUFFERED_BODY_BYTES: String(8 * MIB),
+        CAPTURE_BUFFERED_BODY_BYTES_PER_ADDRESS: String(2 * MIB),
+        CAPTURE_BUFFERED_BODY_BYTES_PER_ENDPOINT: String(3 * MIB),
+        DASHBOARD_BUFFERED_BODY_BYTES_PER_ADDRESS: String(MIB),
+        MIN_BODY_BYTES_PER_SECOND: "0",
+        BODY_RATE_GRACE_MS: "2500",
+      },
+      "/d",
+    );
+    expect(config.bodyBudget).toEqual({ capture: { bytes: 56 * MIB, perAddress: 2 * MIB, perTarget: 3 * MIB }, dashboard: { bytes: 8 * MIB, perAddress: MIB } });
+    expect(config.minUploadRate).toEqual({ bytesPerSecond: 0, graceMs: 2500 });
+  });
+
+  it("must hold a capture body and the dashboard's slice, each cap one body and at most its slice, in plain digits", () => {
+    expect(() => loadConfig({ MAX_BUFFERED_BODY_BYTES: String(10 * MIB) }, "/d")).toThrow(ConfigError);
+    expect(() => loadConfig({ MAX_BUFFERED_BODY_BYTES: String(10 * MIB) }, "/d")).toThrow(
+      /^invalid MAX_BUFFERED_BODY_BYTES: 10485760 leaves 9437184 bytes for captures once the dashboard's 1048576 are kept .*; give at least 11534336$/,
+    );
+    expect(() => loadConfig({ DASHBOARD_BUFFERED_BODY_BYTES: String(512 * KIB) }, "/d")).toThrow(/^invalid DASHBOARD_BUFFERED_BODY_BYTES: 524288 is less than .* \(1048576 bytes\)/);
+    expect(() => loadConfig({ CAPTURE_BUFFERED_BODY_BYTES_PER_ADDRESS: String(MIB) }, "/d")).toThrow(/^invalid CAPTURE_BUFFERED_BODY_BYTES_PER_ADDRESS: 1048576 is less than the largest body it must take \(10485760 bytes\)/);
+    expect(() => loadConfig({ CAPTURE_BUFFERED_BODY_BYTES_PER_ENDPOINT: String(241 * MIB) }, "/d")).toThrow(/^invalid CAPTURE_BUFFERED_BODY_BYTES_PER_ENDPOINT: .* more than its whole slice/);
+    expect(() => loadConfig({ DASHBOARD_BUFFERED_BODY_BYTES_PER_ADDRESS: String(17 * MIB) }, "/d")).toThrow(/^invalid DASHBOARD_BUFFERED_BODY_BYTES_PER_ADDRESS: /);
+    expect(() => loadConfig({ BODY_RATE_GRACE_MS: "10" }, "/d")).toThrow(/^invalid BODY_RATE_GRACE_MS: /);
     for (const bad of ["0", "0x10", " 1", "1e9"]) expect(() => loadConfig({ MAX_BUFFERED_BODY_BYTES: bad }, "/d"), bad).toThrow(/^invalid MAX_BUFFERED_BODY_BYTES: /);
   });
 });
 
-describe("ByteBudget", () => {
-  it("lets shares grow only within the limit, and takes each share back once", () => {
-    const budget = new ByteBudget(100);
-    const a = budget.share();
-    const b = budget.share();
-    expect(a.grow(60)).toBe(true);
-    expect(b.grow(50)).toBe(false);
-    expect(b.grow(40)).toBe(true);
+describe("BodyBudget", () => {
+  const limits = () => ({ capture: { bytes: 100 * KIB, perAddress: 40 * KIB, perTarget: 60 * KIB }, dashboard: { bytes: 50 * KIB, perAddress: 30 * KIB } });
+
+  it("keeps the slices apart, and caps one address and one target within a slice", () => {
+    const budget = new BodyBudget(limits());
+    const a = budget.open("capture", "203.0.113.1", "slug-a");
+    expect(a.reserve(40 * KIB)).toBeNull();
+    expect(a.reserve(41 * KIB)).toBe("address");
+    expect(a.bytes).toBe(40 * KIB);
+    const b = budget.open("capture", "203.0.113.2", "slug-a");
+    expect(b.reserve(21 * KIB)).toBe("target");
+    expect(b.reserve(20 * KIB)).toBeNull();
+    const c = budget.open("capture", "203.0.113.3", "slug-b");
+    expect(c.reserve(40 * KIB)).toBeNull();
+    expect(budget.open("capture", "203.0.113.4", "slug-c").reserve(1)).toBe("slice");
+    // The dashboard's slice is untouched by the captures' load.
+    const d = budget.open("dashboard", "203.0.113.1");
+    expect(d.reserve(30 * KIB)).toBeNull();
+    expect(budget.used).toBe(130 * KIB);
+    expect(budget.limit).toBe(150 * KIB);
+    expect(budget.usage("capture")).toMatchObject({ used: 100 * KIB, limit: 100 * KIB });
+    expect(budget.usage("capture").address("203.0.113.1")).toBe(40 * KIB);
+    expect(budget.usage("capture").target("slug-a")).toBe(60 * KIB);
+  });
+
+  it("gives back an opening charge once a body is complete, each hold once, and forgets keys that hold nothing", () => {
+    const budget = new BodyBudget(limits());
+    const hold = budget.open("capture", "203.0.113.1", "slug");
+    expect(hold.reserve(OPEN_UPLOAD_BYTES)).toBeNull();
+    hold.shrinkTo(100);
     expect(budget.used).toBe(100);
-    a.release();
-    a.release();
-    expect(budget.used).toBe(40);
-    expect(a.grow(1)).toBe(false);
-    b.release();
+    hold.release();
+    hold.release();
     expect(budget.used).toBe(0);
-    budget.setLimit(10);
-    expect(budget.share().grow(11)).toBe(false);
-    expect(() => new ByteBudget(0)).toThrow(RangeError);
+    expect(hold.reserve(1)).toBe("slice");
+    expect(budget.usage("capture").keys).toBe(0);
+    expect(() => new BodyBudget({ ...limits(), dashboard: { bytes: 0, perAddress: 1 } })).toThrow(RangeError);
+  });
+
+  it("counts an IPv6 client by its /64 and an IPv4-mapped one as IPv4", () => {
+    expect(addressKey("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+    expect(addressKey("2001:db8:1:2:bbbb::7")).toBe("2001:db8:1:2::/64");
+    expect(addressKey("::ffff:198.51.100.7")).toBe("198.51.100.7");
+    expect(addressKey("198.51.100.7")).toBe("198.51.100.7");
+    expect(addressKey(null)).toBe("-");
+  });
+});
+
+describe("uploadTooSlow", () => {
+  const rate = { bytesPerSecond: 1000, graceMs: 10_000 };
+  it("allows the grace, then a second more for every bytesPerSecond bytes received", () => {
+    expect(uploadTooSlow(0, 0, 10_000, rate)).toBe(false);
+    expect(uploadTooSlow(0, 0, 10_001, rate)).toBe(true);
+    expect(uploadTooSlow(0, 5_000, 15_000, rate)).toBe(false);
+    expect(uploadTooSlow(0, 5_000, 15_001, rate)).toBe(true);
+    expect(uploadTooSlow(0, 0, 1_000_000, { bytesPerSecond: 0, graceMs: 0 })).toBe(false);
   });
 });

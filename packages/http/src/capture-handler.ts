@@ -9,16 +9,17 @@ import {
   notFoundMessage,
   parseCapturePath,
   signatureReasonText,
-  type ByteBudget,
   type CaptureMetrics,
+  type CaptureRejection,
   type Logger,
   type RenderedResponse,
 } from "@rehook/core";
 import type { CaptureInput, CaptureOutcome } from "@rehook/services";
 import { annotateAccess } from "./access-fields.js";
-import { readBodyCapped, refuseBody } from "./body.js";
+import { readBodyCapped, refuseBody, type BodyRefused } from "./body.js";
 import { clientIp } from "./client-ip.js";
 import { DelayedAnswers } from "./delayed-answers.js";
+import type { RequestBodies } from "./request-bodies.js";
 import { sendError, sendErrorAndClose, sendJsonText } from "./respond.js";
 
 export interface CaptureHandlerOptions {
@@ -38,8 +39,8 @@ export interface CaptureHandlerOptions {
    * capture statement stores it or finds no endpoint). Synchronous when known (see KnownSlugs).
    */
   slugExists?: (slug: string) => boolean | Promise<boolean>;
-  /** What bodies being read may hold in memory at once (absent: the process's budget). */
-  bodyBudget?: ByteBudget;
+  /** The server's request bodies: captures draw on their slice, counted per address and per endpoint (absent: the process's default). */
+  bodies?: RequestBodies;
 }
 
 // Senders in a browser may read the answer; nothing here depends on cookies. Every answer
@@ -152,15 +153,15 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
       }
     }
 
-    const read = await readBodyCapped(req, options.maxPayloadBytes, options.bodyBudget);
+    const read = await readBodyCapped(req, options.maxPayloadBytes, { bodies: options.bodies, slice: "capture", target: target.slug });
     if (read.kind === "aborted") {
       // The sender hung up before finishing: nothing was acknowledged.
       metrics?.captureRejected("aborted", since(started));
       return;
     }
     if (read.kind !== "complete") {
-      refuseBody(res, read.kind, `The body exceeds the limit of ${options.maxPayloadBytes} bytes. Send a smaller one.`, CORS);
-      metrics?.captureRejected(read.kind === "too_large" ? "payload_too_large" : "unavailable", since(started));
+      refuseBody(res, read, `The body exceeds the limit of ${options.maxPayloadBytes} bytes. Send a smaller one.`, CORS);
+      metrics?.captureRejected(rejectionOf(read), since(started));
       return;
     }
 
@@ -210,6 +211,12 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
     const slug = target.slug;
     delayedAnswers.hold(outcome.delayMs, () => sendAnswerOrFail(res, answer, options.logger, slug), res);
   };
+}
+
+function rejectionOf(refused: BodyRefused): CaptureRejection {
+  if (refused.kind === "too_large") return "payload_too_large";
+  if (refused.kind === "too_slow") return "request_timeout";
+  return refused.refusal === "address" ? "rate_limited" : "unavailable";
 }
 
 /** A slug's lookup; "unavailable" when the database could not say. */

@@ -15,6 +15,7 @@ export const STATUS_FOR_CODE: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   unprocessable: 422,
   rate_limited: 429,
+  request_timeout: 408,
   unavailable: 503,
   draining: 503,
   migrations_pending: 503,

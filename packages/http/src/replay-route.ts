@@ -3,6 +3,7 @@ import { isUserError, type Logger } from "@rehook/core";
 import { parseInput, replayContracts, runContract, type Services } from "@rehook/services";
 import { sessionReplayAttempt } from "./api-v1/presenters/replay-attempt.js";
 import { readBodyOrRefuse } from "./body.js";
+import type { RequestBodies } from "./request-bodies.js";
 import { STATUS_FOR_CODE } from "./error-status.js";
 import type { OriginPolicy } from "./origins.js";
 import { sendError, sendErrorAndClose, sendJson } from "./respond.js";
@@ -21,7 +22,7 @@ export function matchReplayRoute(path: string): string | undefined {
  * POST /api/events/{eventId}/replay, authenticated by the session cookie: replays a stored
  * event and answers the attempt. The same use case as the dashboard's replay procedure.
  */
-export function createReplayRoute(options: { services: Services; origins: OriginPolicy; logger: Logger; trustedProxyHops?: number }) {
+export function createReplayRoute(options: { services: Services; origins: OriginPolicy; logger: Logger; trustedProxyHops?: number; bodies?: RequestBodies }) {
   const route = { services: options.services, methods: ["POST"], wrongMethod: "use POST to replay an event", trustedProxyHops: options.trustedProxyHops };
   return sessionEventRoute(route, async (req, res, { actor, eventId }) => {
     if (!options.origins.isSameOrigin(req)) {
@@ -32,7 +33,7 @@ export function createReplayRoute(options: { services: Services; origins: Origin
       sendErrorAndClose(res, 415, "unsupported_media_type", "The body must be JSON. Send it with Content-Type: application/json.");
       return;
     }
-    const read = await readBodyOrRefuse(req, res, MAX_BODY_BYTES);
+    const read = await readBodyOrRefuse(req, res, MAX_BODY_BYTES, { intake: { bodies: options.bodies, slice: "dashboard" } });
     if (!read) return;
     let body: { environment?: unknown; customUrl?: unknown; overrides?: unknown };
     try {

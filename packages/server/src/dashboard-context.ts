@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiContext } from "@rehook/api";
-import { clientIp, type OriginPolicy } from "@rehook/http";
+import { clientIp, type OriginPolicy, type RequestBodies } from "@rehook/http";
 import { chosenTeamId, currentSession, type Services } from "@rehook/services";
 import { currentRequestId } from "./request-context.js";
 
@@ -11,6 +11,8 @@ export interface DashboardOptions {
   origins: OriginPolicy;
   /** X-Forwarded-For hops to believe (0: the socket's address is the client's). */
   trustedProxyHops: number;
+  /** The server's request bodies: the dashboard's draw on its own slice (absent: the process's default). */
+  bodies?: RequestBodies;
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   type Pool,
 } from "@rehook/db";
 import { AlertPoster, createDeliveryPool, createSmtpMailer, defaultDeliveryThreads, DEFAULT_MAX_IN_FLIGHT, DeliveryDispatcher, Notifier } from "@rehook/delivery";
-import { RehookMetrics, requestBodyBudget } from "@rehook/http";
+import { RehookMetrics } from "@rehook/http";
 import {
   activityCompaction,
   countsCompaction,
@@ -184,8 +184,6 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   jobs.register(eventRetention({ pool, logger, defaultDays: config.retentionDays }));
   jobs.register(searchIndexing({ pool, logger }));
   jobs.start();
-  // One budget per process, shared by every route that reads a body.
-  requestBodyBudget.setLimit(config.maxBufferedBodyBytes);
   return {
     database,
     pool,

@@ -47,7 +47,7 @@ export function createRemixHandler(
         sendErrorAndClose(res, 403, "forbidden", "This cross-site form submission was refused. Submit the form from the dashboard itself.");
         return;
       }
-      const read = await readBodyOrRefuse(req, res, MAX_FORM_BODY_BYTES, { what: "the form" });
+      const read = await readBodyOrRefuse(req, res, MAX_FORM_BODY_BYTES, { what: "the form", intake: { bodies: options.bodies, slice: "dashboard" } });
       if (!read) return;
       body = read;
     }

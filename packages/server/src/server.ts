@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
-import type { Config, Logger } from "@rehook/core";
+import type { BodyBudget, Config, Logger } from "@rehook/core";
 import { isDatabaseReachable, pendingMigrations, type Database, type JobRunner, type Pool } from "@rehook/db";
 import {
   answerClientError,
@@ -19,7 +19,7 @@ import {
   DelayedAnswers,
   openApiDocument,
   RehookMetrics,
-  requestBodyBudget,
+  RequestBodies,
   sendError,
   type OriginPolicy,
 } from "@rehook/http";
@@ -44,8 +44,8 @@ export interface RehookServer {
   delivery: Pick<DeliveryDispatcher, "heldRetries" | "load">;
   /** Background jobs running on this instance (tests, diagnostics). */
   jobs: Pick<JobRunner, "runningCount" | "stopping">;
-  /** Request body bytes held in memory now, and the most this process allows (tests, diagnostics). */
-  bodyBudget: { readonly used: number; readonly limit: number };
+  /** Request body bytes held in memory now, and the most this process allows, in all and per slice (tests, diagnostics). */
+  bodyBudget: Pick<BodyBudget, "used" | "limit" | "usage">;
   /**
    * Starts shutdown's first step: /readyz answers 503 "draining" while every route still
    * serves, except that open event streams (live feed, /api/v1 stream) end and new ones answer 503.
@@ -104,8 +104,11 @@ export function createHttpServer(deps: {
   delayedAnswers?: DelayedAnswers;
   /** Slugs checked before a capture's body is read (absent: every body is read first). */
   knownSlugs?: KnownSlugs;
+  /** The request bodies the routes read (absent: made from the configuration). */
+  bodies?: RequestBodies;
 }): Server {
   const { ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers, knownSlugs } = deps;
+  const bodies = deps.bodies ?? requestBodiesFor(config);
   const isDraining = deps.isDraining ?? (() => false);
   const listener = createRequestListener(
     {
@@ -118,6 +121,7 @@ export function createHttpServer(deps: {
         metrics,
         delayedAnswers,
         slugExists: knownSlugs && ((slug) => knownSlugs.exists(slug)),
+        bodies,
       }),
       health: createHealthHandler(),
       readiness: createReadinessHandler({
@@ -141,6 +145,11 @@ export function createHttpServer(deps: {
   server.maxHeadersCount = 0;
   server.on("clientError", answerClientError);
   return server;
+}
+
+/** The bodies one server reads, within MAX_BUFFERED_BODY_BYTES, its slices and caps, at the minimum rate. */
+function requestBodiesFor(config: Config, now?: () => number): RequestBodies {
+  return new RequestBodies({ limits: config.bodyBudget, minRate: config.minUploadRate, trustedProxyHops: config.trustedProxyHops, ...(now ? { now } : {}) });
 }
 
 /** METRICS_PORT's server: GET /metrics only. */
@@ -197,8 +206,8 @@ async function dashboardNotBuilt(_req: IncomingMessage, res: ServerResponse): Pr
   sendError(res, 503, "unavailable", "The dashboard is not built. Run pnpm build and start the server again.");
 }
 
-async function createDashboard(ctx: Services, config: Config, origins: OriginPolicy, logger: Logger, buildDir: string | undefined): Promise<Dashboard> {
-  const options = { services: ctx, baseUrl: config.baseUrl, origins, trustedProxyHops: config.trustedProxyHops };
+async function createDashboard(ctx: Services, config: Config, origins: OriginPolicy, logger: Logger, buildDir: string | undefined, bodies: RequestBodies): Promise<Dashboard> {
+  const options = { services: ctx, baseUrl: config.baseUrl, origins, trustedProxyHops: config.trustedProxyHops, bodies };
   const serverBuild = buildDir && path.join(buildDir, "server/index.js");
   // The API reference page reads the document from here, in-process: the server never fetches its own URLs.
   const document = config.publicApiEnabled ? openApiDocument(config.baseUrl) : null;
@@ -207,7 +216,7 @@ async function createDashboard(ctx: Services, config: Config, origins: OriginPol
   else logger.warn("the dashboard is not built (run pnpm build): pages answer 503", { expected: serverBuild ?? "no dashboard build given" });
   return {
     trpc: createTrpcHandler({ ...options, logger }),
-    replay: createReplayRoute({ services: ctx, origins, logger, trustedProxyHops: config.trustedProxyHops }),
+    replay: createReplayRoute({ services: ctx, origins, logger, trustedProxyHops: config.trustedProxyHops, bodies }),
     eventBody: createEventBodyRoute({ services: ctx }),
     eventExport: createEventExportRoute({ services: ctx, trustedProxyHops: config.trustedProxyHops }),
     staticFiles: buildDir ? createStaticHandler(path.join(buildDir, "client")) : async () => false,
@@ -226,7 +235,7 @@ export interface StartOptions {
    * imports the app: whoever starts it says where the built pages are (unset: pages answer 503).
    */
   dashboardBuild?: string;
-  /** The clock sign-ins are checked by (tests move it; unset: Date.now). */
+  /** The clock sign-ins and upload rates are checked by (tests move it; unset: Date.now, and performance.now for rates). */
   now?: () => number;
 }
 
@@ -237,8 +246,10 @@ export async function startServer(config: Config, logger: Logger, options: Start
   // Without BASE_URL (local use) the dashboard also answers at loopback on the port actually bound.
   let boundPort: number | undefined;
   const origins = createOriginPolicy({ origins: config.dashboardOrigins, ...(config.baseUrlIsDefault ? { loopbackPort: () => boundPort } : {}) });
-  const dashboard = await createDashboard(ctx, config, origins, logger, options.dashboardBuild);
+  const bodies = requestBodiesFor(config, options.now);
+  const dashboard = await createDashboard(ctx, config, origins, logger, options.dashboardBuild, bodies);
   const publicApi = createPublicApi({
+    bodies,
     services: ctx,
     baseUrl: config.baseUrl,
     logger,
@@ -248,7 +259,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
   });
   let draining = false;
   const delayedAnswers = new DelayedAnswers();
-  const server = createHttpServer({ ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers, knownSlugs, isDraining: () => draining });
+  const server = createHttpServer({ ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers, knownSlugs, bodies, isDraining: () => draining });
   const metricsServer = metrics && config.metricsPort !== undefined ? createMetricsServer(metrics, config, logger) : undefined;
   // Everything after the HTTP server, in the order it must be let go (one list for both exits).
   const release = () => infra.release();
@@ -293,7 +304,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     services: ctx,
     delivery: dispatcher,
     jobs,
-    bodyBudget: requestBodyBudget,
+    bodyBudget: bodies.budget,
     drain,
     close,
     async stopNow() {

@@ -70,7 +70,7 @@ export function createTrpcHandler(options: DashboardOptions & { logger: Logger; 
         return;
       }
       if (req.method !== "GET" && req.method !== "HEAD") {
-        const body = await readBodyOrRefuse(req, res, MAX_TRPC_BODY_BYTES, { what: "the request body" });
+        const body = await readBodyOrRefuse(req, res, MAX_TRPC_BODY_BYTES, { what: "the request body", intake: { bodies: options.bodies, slice: "dashboard" } });
         if (!body) return;
         // tRPC's adapter takes an already-read body from req.body instead of reading the stream again.
         (req as IncomingMessage & { body?: string }).body = body.toString("utf8");

@@ -4,6 +4,7 @@ import { authenticateApiKey, type Services } from "@rehook/services";
 import { annotateAccess } from "../access-fields.js";
 import { requestOrigin } from "../request-origin.js";
 import { readBodyOrRefuse } from "../body.js";
+import type { RequestBodies } from "../request-bodies.js";
 import { STATUS_FOR_CODE } from "../error-status.js";
 import { sendError, sendJson } from "../respond.js";
 import type { StreamBounds } from "../stream-backpressure.js";
@@ -21,6 +22,8 @@ export interface PublicApiOptions {
   enabled: boolean;
   requestsPerMinute: number;
   maxBodyBytes?: number;
+  /** The server's request bodies: API bodies draw on the dashboard's slice (absent: the process's default). */
+  bodies?: RequestBodies;
   /** X-Forwarded-For hops to believe for the client's address in the audit log (0 or unset: the socket's). */
   trustedProxyHops?: number;
   /** When a client of a streaming route (event stream, body download) that does not read is dropped; the defaults otherwise. */
@@ -85,7 +88,7 @@ export function createPublicApi(options: PublicApiOptions) {
       if (!String(req.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")) {
         return sendError(res, 415, "unsupported_media_type", "The body must be JSON. Send it with Content-Type: application/json.", VERSION_HEADER);
       }
-      const read = await readBodyOrRefuse(req, res, maxBody, { headers: VERSION_HEADER });
+      const read = await readBodyOrRefuse(req, res, maxBody, { headers: VERSION_HEADER, intake: { bodies: options.bodies, slice: "dashboard" } });
       if (!read) return;
       try {
         body = JSON.parse(read.toString("utf8"));
