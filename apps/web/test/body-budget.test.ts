@@ -68,18 +68,22 @@ function stall(slug: string, from: string, declared: number, sent = 1): Promise<
   return stallUpload(t.rehook.url, head("POST", `/api/webhook/${slug}`, [["X-Forwarded-For", from], ["Content-Length", String(declared)]]), Buffer.alloc(sent, 0x61));
 }
 
-/** The writes every tenant and the operator make; each must get through whatever captures do. */
-async function everyoneElseWrites(from: string) {
-  const [other, api, login, trpc] = await Promise.all([
-    capture(otherTenant, from, 200 * KIB),
+/** An /api/v1 write, a log-in and a tRPC mutation: the operator's and API clients' writes. */
+async function dashboardWrites() {
+  const [api, login, trpc] = await Promise.all([
     apiWrite("Written meanwhile"),
     new DashboardClient(t.rehook.url).postForm("/login", { email: "budget@example.com", password: PASSWORD }),
     owner.mutate("apiKeys.create", { name: "made meanwhile" }),
   ]);
-  expect(other.status, await other.clone().text()).toBe(200);
   expect(api.status).toBe(201);
   expect(login.status).toBe(303);
   expect(trpc.status).toBe(200);
+}
+
+/** Those, and another tenant's capture from `from`: each must get through whatever one attacker does. */
+async function everyoneElseWrites(from: string) {
+  const [other] = await Promise.all([capture(otherTenant, from, 200 * KIB), dashboardWrites()]);
+  expect(other.status, await other.clone().text()).toBe(200);
 }
 
 function expectError(answer: RawResponse, status: number, code: string) {
@@ -88,7 +92,8 @@ function expectError(answer: RawResponse, status: number, code: string) {
   expect(JSON.parse(answer.body)).toMatchObject({ error: { code, message: expect.any(String) } });
 }
 
-const settled = async (uploads: StalledUpload[], what = "") => Promise.all(uploads.map((upload, i) => upload.answer.catch((error) => { throw new Error(`${what} #${i}: ${error}`); })));
+/** The uploads' answers, once each is sent and its connection closed. */
+const settled = (uploads: StalledUpload[]) => Promise.all(uploads.map((upload) => upload.answer));
 
 describe("the body budget", () => {
   it("50 stalled uploads from one address hold at most its cap and deny nobody, then are closed for their rate and give every byte back", async () => {
@@ -109,7 +114,7 @@ describe("the body budget", () => {
     const held = stalled.filter((upload) => !upload.answered());
     expect(held).toHaveLength(heldAtOnce);
     expect(captures().address(attacker)).toBe(PER_ADDRESS);
-    for (const answer of await settled(refused, "refused")) {
+    for (const answer of await settled(refused)) {
       expectError(answer, 429, "rate_limited");
       expect(answer.headers["retry-after"]).toBe("5");
     }
@@ -120,7 +125,7 @@ describe("the body budget", () => {
     for (let i = 0; i < (PER_ENDPOINT - PER_ADDRESS) / OPENING + 1; i += 1) more.push(await stall(slugs.attacked, second, MAX_PAYLOAD));
     await waitFor(() => more.filter((upload) => upload.answered()).length === 1, "the upload past the endpoint's cap to be answered");
     expect(captures().target(slugs.attacked)).toBe(PER_ENDPOINT);
-    const [overEndpoint] = await settled(more.filter((upload) => upload.answered()), "endpoint");
+    const [overEndpoint] = await settled(more.filter((upload) => upload.answered()));
     expectError(overEndpoint!, 503, "unavailable");
     expect(overEndpoint!.body).toContain("This capture URL is receiving too many request bodies");
     expect((await capture(otherTenant, second, 200 * KIB)).status).toBe(200);
@@ -136,7 +141,7 @@ describe("the body budget", () => {
     // Past the grace, every trickling upload is closed with 408 and a JSON error.
     clock += GRACE_MS + 1_000;
     const trickling = [...held, ...secondHeld];
-    for (const answer of await settled(trickling, "trickling")) expectError(answer, 408, "request_timeout");
+    for (const answer of await settled(trickling)) expectError(answer, 408, "request_timeout");
     expect(steady.answered()).toBe(false);
     steady.socket.write(Buffer.alloc(52 * KIB, 0x61));
     expect((await steady.answer).status).toBe(200);
@@ -153,7 +158,7 @@ describe("the body budget", () => {
     const almost = await Promise.all(fill.map((slug, i) => stall(slug, `203.0.113.${10 + Math.floor(i / 2)}`, MAX_PAYLOAD, MAX_PAYLOAD - 1)));
     await waitFor(() => captures().used === fill.length * (MAX_PAYLOAD - 1), "the captures' slice to fill");
 
-    const [refused] = await Promise.all([capture(otherTenant, "198.51.100.8", 1), everyoneElseDashboardWrites()]);
+    const [refused] = await Promise.all([capture(otherTenant, "198.51.100.8", 1), dashboardWrites()]);
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("5");
     expect(await refused.json()).toMatchObject({ error: { code: "unavailable", message: expect.stringContaining("too many request bodies") } });
@@ -165,13 +170,24 @@ describe("the body budget", () => {
   });
 });
 
-async function everyoneElseDashboardWrites() {
-  const [api, login, trpc] = await Promise.all([
-    apiWrite("Written while captures are full"),
-    new DashboardClient(t.rehook.url).postForm("/login", { email: "budget@example.com", password: PASSWORD }),
-    owner.mutate("apiKeys.create", { name: "made while captures are full" }),
-  ]);
-  expect(api.status).toBe(201);
-  expect(login.status).toBe(303);
-  expect(trpc.status).toBe(200);
-}
+describe("the dashboard's slice", () => {
+  it("holds at most its cap for one address (429), still signs others in, and closes the trickling form posts for their rate", async () => {
+    const perAddress = 1024 * KIB; // the default: a quarter of the 2 MiB slice, at least 1 MiB
+    const host = new URL(t.rehook.url).host;
+    const formHead = (from: string) =>
+      head("POST", "/login", [["X-Forwarded-For", from], ["Origin", t.rehook.url], ["Content-Type", "application/x-www-form-urlencoded"], ["Content-Length", String(60 * KIB)]]).replace("Host: localhost", `Host: ${host}`);
+    const forms: StalledUpload[] = [];
+    for (let i = 0; i < perAddress / OPENING + 1; i += 1) forms.push(await stallUpload(t.rehook.url, formHead("203.0.113.90"), Buffer.from("e")));
+    await waitFor(() => forms.filter((upload) => upload.answered()).length === 1, "the form past the address's cap to be answered");
+    expect(t.rehook.bodyBudget.usage("dashboard").address("203.0.113.90")).toBe(perAddress);
+    const held = forms.filter((upload) => !upload.answered());
+    const [overCap] = await settled(forms.filter((upload) => upload.answered()));
+    expectError(overCap!, 429, "rate_limited");
+    expect((await new DashboardClient(t.rehook.url).postForm("/login", { email: "budget@example.com", password: PASSWORD })).status).toBe(303);
+
+    clock += GRACE_MS + 1_000;
+    for (const answer of await settled(held)) expectError(answer, 408, "request_timeout");
+    await waitFor(() => t.rehook.bodyBudget.used === 0, "the budget to be given back");
+    expect(t.rehook.bodyBudget.usage("dashboard").keys).toBe(0);
+  });
+});
