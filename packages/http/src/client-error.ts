@@ -3,7 +3,7 @@ import { errorBody, type ErrorCode } from "@rehook/core";
 
 const REASONS: Record<string, { status: number; code: ErrorCode; message: string }> = {
   HPE_HEADER_OVERFLOW: { status: 431, code: "headers_too_large", message: "the request headers are too large" },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: "bad_request", message: "the request took too long to arrive" },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: "request_timeout", message: "the request took too long to arrive" },
 };
 
 const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" };
