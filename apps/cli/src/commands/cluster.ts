@@ -2,6 +2,7 @@ import cluster, { type Worker } from "node:cluster";
 import type { Config, Logger } from "@rehook/core";
 import { openDatabase, startEmbeddedPostgres } from "@rehook/db";
 import { startLine } from "../start-line.js";
+import { onStopSignals } from "../stop-signals.js";
 import type { ListeningMessage, StopMessage } from "./cluster-worker.js";
 
 // A worker that keeps dying is not helped by more restarts: give up after this many in the window.
@@ -55,9 +56,7 @@ class Supervisor {
 
   async run(): Promise<void> {
     const done = new Promise<void>((resolve) => (this.allExited = resolve));
-    const onSignal = (signal: NodeJS.Signals) => this.stop(signal);
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
+    const removeSignalHandlers = onStopSignals((signal) => this.stop(signal));
     try {
       let first: ListeningMessage | undefined;
       for (let started = 0; started < this.count && !this.stopSignal; started++) {
@@ -77,8 +76,7 @@ class Supervisor {
       }
       await done;
     } finally {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
+      removeSignalHandlers();
     }
     if (this.failure) throw this.failure;
   }
