@@ -27,7 +27,14 @@ export async function runPrimary(config: Config, logger: Logger, count: number, 
   try {
     const databaseUrl = config.databaseUrl ?? embedded!.url;
     // Migrated here, once: each worker's own check then finds nothing to apply.
-    const database = await openDatabase({ databaseUrl, dataDir: config.dataDir, ormPoolSize: 1, migrate: true, log: (message) => logger.info(message) });
+    const database = await openDatabase({
+      databaseUrl,
+      dataDir: config.dataDir,
+      ormPoolSize: 1,
+      migrate: true,
+      log: (message) => logger.info(message),
+      wait: { timeoutMs: config.databaseWaitMs, log: (message) => logger.warn(message) },
+    });
     if (database.applied.length > 0) logger.info("applied migrations", { names: database.applied.join(",") });
     await database.close();
     await new Supervisor(config, logger, count, { DATABASE_URL: databaseUrl }, listening).run();
