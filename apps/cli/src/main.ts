@@ -6,6 +6,7 @@ import { UsageError } from "./cli-error.js";
 import { COMMANDS, type CommandEntry } from "./commands/registry.js";
 import type { Command } from "./commands/types.js";
 import { clientFromEnvironment, configFromEnvironment } from "./env.js";
+import { releaseWrapperChannel } from "./stop-signals.js";
 
 /** The commands of these entries, loaded (for their summaries in the help). */
 const loaded = (entries: CommandEntry[]): Promise<Command[]> => Promise.all(entries.map((entry) => entry.load()));
@@ -81,6 +82,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+releaseWrapperChannel();
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

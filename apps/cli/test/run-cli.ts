@@ -78,7 +78,7 @@ function spawnCli(args: string[], env: Record<string, string>, timeoutMs: number
  */
 export function startRehook(
   env: Record<string, string>,
-  { entry = CLI, cwd, args = [] }: Entry & { args?: string[] } = {},
+  { entry = CLI, cwd, args = [], onLog }: Entry & { args?: string[]; /** Each piece of stderr as it comes, before it listens too. */ onLog?: (text: string) => void } = {},
 ): Promise<{ child: ChildProcess; url: string; log: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [entry, "start", ...args], {
@@ -89,6 +89,7 @@ export function startRehook(
     let log = "";
     child.stderr!.on("data", (chunk: Buffer) => {
       log += chunk.toString();
+      onLog?.(chunk.toString());
       const match = /listening on (http:\/\/\S+)/.exec(log);
       if (match) resolve({ child, url: match[1]!, log: () => log });
     });

@@ -59,6 +59,7 @@ export const environmentSchema = z.object({
   CAPTURE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
   DATABASE_POOL_SIZE: wholeNumber(1, 200).default(10),
+  DATABASE_WAIT_MS: wholeNumber(0, 600_000).default(60_000),
   REHOOK_DATA_DIR: z.string().min(1).optional(),
   MAX_PAYLOAD_BYTES: positiveInt.default(10 * MIB),
   MAX_BUFFERED_BODY_BYTES: positiveInt.optional(),
@@ -131,6 +132,8 @@ export interface Config {
   captureBaseUrl: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** How long start and the CLI's commands wait for an external database that is down, starting or stopping (0: one try). */
+  databaseWaitMs: number;
   dataDir: string;
   maxPayloadBytes: number;
   /** Request bytes all bodies being read may hold in memory at once in this process; past it, 503. */
@@ -349,6 +352,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     captureBaseUrl,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseWaitMs: e.DATABASE_WAIT_MS,
     dataDir: e.REHOOK_DATA_DIR ?? defaultDataDir,
     maxPayloadBytes: e.MAX_PAYLOAD_BYTES,
     maxBufferedBodyBytes: bodies.total,

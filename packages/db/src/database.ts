@@ -1,6 +1,7 @@
 import { startEmbeddedPostgres } from "./embedded-postgres.js";
 import { createOrm, migrate, type Orm } from "./orm.js";
 import { withMigrationLock } from "./pool.js";
+import { waitForDatabase, type DatabaseWait } from "./wait-for-database.js";
 
 export interface DatabaseOptions {
   /** An external PostgreSQL; without it an embedded server runs with its data under dataDir. */
@@ -10,6 +11,8 @@ export interface DatabaseOptions {
   /** Apply pending migrations before returning (rehook start, rehook migrate). */
   migrate?: boolean;
   log?: (message: string) => void;
+  /** An external database that is down, starting or stopping is waited for this long (DATABASE_WAIT_MS); without it, one try. */
+  wait?: DatabaseWait;
 }
 
 export interface Database {
@@ -31,6 +34,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     ? undefined
     : await startEmbeddedPostgres({ dataDir: options.dataDir, ...(options.log ? { log: options.log } : {}) });
   const url = options.databaseUrl ?? embedded!.url;
+  // The embedded server is ready once started; an external one may be restarting right now.
+  if (options.databaseUrl) await waitForDatabase(url, options.wait ?? { timeoutMs: 0 });
   try {
     const orm = await createOrm({ databaseUrl: url, poolSize: options.ormPoolSize ?? 5 });
     try {

@@ -2,6 +2,7 @@ export * from "./entities/index.js";
 export { createOrm, migrate, ormPoolStats, pendingMigrations, type Orm, type OrmOptions } from "./orm.js";
 export { createPool, isDatabaseReachable, poolStats, withMigrationLock, withTransaction, type Pool, type PoolClient } from "./pool.js";
 export { openDatabase, type Database, type DatabaseOptions } from "./database.js";
+export { isTransientConnectError, waitForDatabase, type DatabaseWait, type WaitClock } from "./wait-for-database.js";
 export { startEmbeddedPostgres, type EmbeddedDatabase, type EmbeddedOptions } from "./embedded-postgres.js";
 export { runningPostmaster, type Postmaster } from "./postmaster.js";
 export {

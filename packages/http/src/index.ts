@@ -22,7 +22,7 @@ export { createEventExportRoute, EVENT_EXPORT_PATH } from "./event-export-route.
 export { PieceWriter, type Piece } from "./piece-writer.js";
 export { DEFAULT_STREAM_BOUNDS, MAX_STREAM_BLOCKED_MS, MAX_STREAM_QUEUED_BYTES, watchBackpressure, type BackpressureWatch, type StreamBounds } from "./stream-backpressure.js";
 export { SseWriter, type SsePiece } from "./sse-writer.js";
-export { OpenStreams } from "./open-streams.js";
+export { OpenStreams, STREAM_RETRY_MS } from "./open-streams.js";
 export { createPublicApi, type PublicApiOptions } from "./api-v1/handler.js";
 export { API_VERSION, openApiDocument } from "./api-v1/openapi.js";
 // Every /api/v1 route (the isolation tests try each one).

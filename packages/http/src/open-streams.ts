@@ -4,6 +4,18 @@ import { sendError } from "./respond.js";
 /** What a stream request hears once shutdown has begun. */
 export const STOPPING_MESSAGE = "The server is stopping and opens no new streams. Reconnect in a few seconds (to another instance, or to this one once it is back).";
 
+/** How long a client waits before it reconnects to a stream (the `retry:` each stream starts with). */
+export const STREAM_RETRY_MS = 2_000;
+
+/** Ends one stream with these last bytes, once the message it is writing (if any) is out. */
+type StreamEnder = (lastBytes: string) => void;
+const enders = new WeakMap<ServerResponse, StreamEnder>();
+
+/** A writer that sends a message in several writes says how its stream ends between two messages. */
+export function endStreamBetweenMessages(res: ServerResponse, ender: StreamEnder): void {
+  enders.set(res, ender);
+}
+
 /**
  * The long-lived responses (event streams) of one handler. They never end by themselves, so
  * shutdown ends them the moment it begins (drain, not the closing of the port: a client must
@@ -28,9 +40,26 @@ export class OpenStreams {
     return true;
   }
 
-  /** Ends every open stream (the client sees the response end) and refuses new ones from now on. */
-  endAll(): void {
+  /**
+   * Ends every open stream (the client sees the response end) and refuses new ones from now on.
+   * Each stream's last words are `retry: reconnectAfterMs`: a standard EventSource reconnects
+   * that much later, and never again after a non-200 answer, so the shutdown makes it wait
+   * until this server no longer listens (a refused connection is retried) instead of landing
+   * in the drain and getting 503.
+   */
+  endAll(reconnectAfterMs = STREAM_RETRY_MS): void {
     this.stopping = true;
-    for (const res of this.open) if (!res.writableEnded) res.end();
+    const lastBytes = `retry: ${reconnectAfterMs}\n\n`;
+    for (const res of this.open) {
+      if (res.writableEnded) continue;
+      const ender = enders.get(res);
+      if (ender) {
+        ender(lastBytes);
+      } else {
+        // A stream that started (tRPC's) has written whole messages only.
+        if (res.headersSent) res.write(lastBytes);
+        res.end();
+      }
+    }
   }
 }

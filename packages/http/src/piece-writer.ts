@@ -55,8 +55,12 @@ export class PieceWriter {
       return !this.res.destroyed && !this.res.writableEnded;
     } finally {
       this.busy = false;
+      this.afterMessage();
     }
   }
+
+  /** Called between two messages (a subclass may end the stream there). */
+  protected afterMessage(): void {}
 
   protected async write(text: string): Promise<boolean> {
     // Ended from outside (shutdown ends open streams): a write now would be an error on the response.

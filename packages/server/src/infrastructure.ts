@@ -66,6 +66,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     dataDir: config.dataDir,
     migrate: true,
     log: (message) => logger.info(message),
+    wait: { timeoutMs: config.databaseWaitMs, log: (message) => logger.warn(message) },
   });
   if (database.applied.length > 0) logger.info("applied migrations", { names: database.applied.join(",") });
   const pool = createPool({

@@ -21,6 +21,7 @@ import {
   RehookMetrics,
   RequestBodies,
   sendError,
+  STREAM_RETRY_MS,
   type OriginPolicy,
 } from "@rehook/http";
 import type { DeliveryDispatcher } from "@rehook/delivery";
@@ -47,10 +48,11 @@ export interface RehookServer {
   /** Request body bytes held in memory now, and the most this process allows, in all and per slice (tests, diagnostics). */
   bodyBudget: Pick<BodyBudget, "used" | "limit" | "usage">;
   /**
-   * Starts shutdown's first step: /readyz answers 503 "draining" while every route still
-   * serves, except that open event streams (live feed, /api/v1 stream) end and new ones answer 503.
+   * Starts shutdown's first step, to last `forMs` (SHUTDOWN_DRAIN_MS): /readyz answers 503
+   * "draining" while every route still serves, except that open event streams (live feed,
+   * /api/v1 stream) end, telling their clients to reconnect after `forMs` + 2 s, and new ones answer 503.
    */
-  drain(): void;
+  drain(forMs?: number): void;
   /** Stops taking connections, lets the requests in flight finish (at most CLOSE_GRACE_MS), then releases everything. */
   close(): Promise<void>;
   /**
@@ -277,11 +279,14 @@ export async function startServer(config: Config, logger: Logger, options: Start
   boundPort = port;
   const url = urlOf(config.host, port);
 
-  const drain = () => {
+  const drain = (forMs = 0) => {
     draining = true;
     // A stream never ends by itself: left open, it would hold the process for the whole stop.
-    dashboard.trpc.closeStreams();
-    publicApi.closeStreams();
+    // Its clients are told to come back once the drain is over and this port no longer answers
+    // (a standard EventSource retries a refused connection, but gives up for good on a 503).
+    const reconnectAfterMs = forMs + STREAM_RETRY_MS;
+    dashboard.trpc.closeStreams(reconnectAfterMs);
+    publicApi.closeStreams(reconnectAfterMs);
   };
   let closing: Promise<void> | undefined;
   const close = () => {

@@ -77,9 +77,9 @@ export function createTrpcHandler(options: DashboardOptions & { logger: Logger; 
       }
       if (admitStream(req, res)) handler(req, res);
     },
-    /** Shutdown has begun: ends the open subscription streams, and answers new ones 503 from now on. */
-    closeStreams(): void {
-      streams.endAll();
+    /** Shutdown has begun: ends the open subscription streams (clients to reconnect after `reconnectAfterMs`), and answers new ones 503 from now on. */
+    closeStreams(reconnectAfterMs?: number): void {
+      streams.endAll(reconnectAfterMs);
     },
   };
 }

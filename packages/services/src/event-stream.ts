@@ -1,12 +1,16 @@
 import { notFoundMessage, UserError, uuidv7Floor, uuidv7Timestamp } from "@rehook/core";
-import { findOwnedEndpoint, fullEventsAfter, fullEventsByIds, type EventBus, type FullEvent } from "@rehook/db";
+import { eventStoredOrder, findOwnedEndpoint, fullEventsAfter, fullEventsByIds, fullEventsStoredAfter, type EventBus, type FullEvent } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 import { takeStreamSlot } from "./stream-slots.js";
 import { untilAccessLost } from "./access-watch.js";
 
 export type { FullEvent };
 
-/** How far back a resumed stream looks before the last id seen: commits from several instances can land slightly out of id order. */
+/**
+ * How far back a resumed stream looks before the last id seen: commits from several instances
+ * (or group commits side by side) can land slightly out of id order. Of those ids it sends only
+ * the events stored after the named one: the stream could not have sent them before it.
+ */
 const RESUME_OVERLAP_MS = 5_000;
 /** Rows per backlog read; each read is also cut at BODY_BYTES_PER_READ of bodies. */
 const PAGE = 100;
@@ -21,8 +25,10 @@ export const MAX_WAITING_EVENT_IDS = 10_000;
  * An endpoint's events as they are captured, for `rehook listen`. Checks the endpoint and
  * takes one of the user's stream slots before anything is sent (so a refusal can still be an
  * HTTP error), then returns the stream: with `after` (the last id the client saw) it first
- * sends what was captured since, from a little before that id (the client drops ids it
- * already has), then new events live from the LISTEN/NOTIFY bus. Bodies are read a bounded
+ * sends what the client cannot have: the events with ids in the RESUME_OVERLAP_MS before
+ * `after` that were stored after it (they committed late), then every event with a later id;
+ * never `after` itself or what was stored before it. Then new events live from the
+ * LISTEN/NOTIFY bus. Bodies are read a bounded
  * number of bytes at a time, and only when the consumer asks for the next event, so a
  * consumer that waits for its socket to drain holds the reading back. Ends when `signal` aborts.
  */
@@ -56,7 +62,19 @@ async function* endpointEvents(
   const sent = new Set<string>();
   try {
     if (input.after) {
-      let cursor = uuidv7Floor(uuidv7Timestamp(input.after).getTime() - RESUME_OVERLAP_MS);
+      // An id that is gone (or predates the stored order) has no order to compare with: its overlap is skipped.
+      const storedAfter = await eventStoredOrder(ctx.orm.em.fork(), input.teamId, input.endpointId, input.after);
+      let from = uuidv7Floor(uuidv7Timestamp(input.after).getTime() - RESUME_OVERLAP_MS);
+      while (storedAfter !== null && !input.signal.aborted) {
+        const page = await fullEventsStoredAfter(ctx.orm.em.fork(), input.teamId, input.endpointId, { fromId: from, beforeId: input.after, storedAfter }, PAGE);
+        if (page.length === 0) break;
+        for (const event of page) {
+          sent.add(event.id);
+          yield event;
+        }
+        from = page[page.length - 1]!.id;
+      }
+      let cursor = input.after;
       while (!input.signal.aborted) {
         const page = await fullEventsAfter(ctx.orm.em.fork(), input.teamId, input.endpointId, cursor, PAGE);
         if (page.length === 0) break;

@@ -62,14 +62,14 @@ describe("openEndpointEventStream", () => {
     expect(next!.id).toBe(second);
   });
 
-  test("resumed after an id, sends what was captured since (from a little before it) in order, then new events, each once", async ({ services, user }) => {
+  test("resumed after an id, sends what was captured since in order, then new events, each once", async ({ services, user }) => {
     const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "resumed" });
     const earlier = [await capture(services, endpoint.slug, "1"), await capture(services, endpoint.slug, "2"), await capture(services, endpoint.slug, "3")];
     const stream = await openEndpointEventStream(services, { teamId: user.teamId, userId: user.id, endpointId: endpoint.id, after: earlier[1], signal: connection().signal });
-    // The overlap reaches back before `after`: the client drops ids it already has.
-    const backlog = await take(stream, 3);
-    expect(backlog.map((event) => event.id)).toEqual(earlier);
-    expect(backlog.map((event) => event.body.toString())).toEqual(["1", "2", "3"]);
+    // Neither the named event nor those stored before it come again (late commits: packages/http/test/stream-resume.test.ts).
+    const backlog = await take(stream, 1);
+    expect(backlog.map((event) => event.id)).toEqual([earlier[2]]);
+    expect(backlog.map((event) => event.body.toString())).toEqual(["3"]);
     const pending = stream.next();
     const live = await capture(services, endpoint.slug, "4");
     const [event] = await take(stream, 1, pending);

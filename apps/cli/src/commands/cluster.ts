@@ -2,6 +2,7 @@ import cluster, { type Worker } from "node:cluster";
 import type { Config, Logger } from "@rehook/core";
 import { openDatabase, startEmbeddedPostgres } from "@rehook/db";
 import { startLine } from "../start-line.js";
+import { onStopSignals } from "../stop-signals.js";
 import type { ListeningMessage, StopMessage } from "./cluster-worker.js";
 
 // A worker that keeps dying is not helped by more restarts: give up after this many in the window.
@@ -26,7 +27,14 @@ export async function runPrimary(config: Config, logger: Logger, count: number, 
   try {
     const databaseUrl = config.databaseUrl ?? embedded!.url;
     // Migrated here, once: each worker's own check then finds nothing to apply.
-    const database = await openDatabase({ databaseUrl, dataDir: config.dataDir, ormPoolSize: 1, migrate: true, log: (message) => logger.info(message) });
+    const database = await openDatabase({
+      databaseUrl,
+      dataDir: config.dataDir,
+      ormPoolSize: 1,
+      migrate: true,
+      log: (message) => logger.info(message),
+      wait: { timeoutMs: config.databaseWaitMs, log: (message) => logger.warn(message) },
+    });
     if (database.applied.length > 0) logger.info("applied migrations", { names: database.applied.join(",") });
     await database.close();
     await new Supervisor(config, logger, count, { DATABASE_URL: databaseUrl }, listening).run();
@@ -55,9 +63,7 @@ class Supervisor {
 
   async run(): Promise<void> {
     const done = new Promise<void>((resolve) => (this.allExited = resolve));
-    const onSignal = (signal: NodeJS.Signals) => this.stop(signal);
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
+    const removeSignalHandlers = onStopSignals((signal) => this.stop(signal));
     try {
       let first: ListeningMessage | undefined;
       for (let started = 0; started < this.count && !this.stopSignal; started++) {
@@ -77,8 +83,7 @@ class Supervisor {
       }
       await done;
     } finally {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
+      removeSignalHandlers();
     }
     if (this.failure) throw this.failure;
   }

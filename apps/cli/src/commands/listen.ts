@@ -1,6 +1,7 @@
 import { UsageError } from "../cli-error.js";
 import { listen } from "../listen/listener.js";
 import { createReporter } from "../listen/report.js";
+import { onStopSignals } from "../stop-signals.js";
 import { defineCommand } from "./define.js";
 
 /**
@@ -43,8 +44,7 @@ export const listenCommand = defineCommand(
     const report = createReporter(context.stdout, options.json ? "json" : "text", context.client.color);
     const stop = new AbortController();
     const interrupt = () => stop.abort();
-    process.once("SIGINT", interrupt);
-    process.once("SIGTERM", interrupt);
+    const removeSignalHandlers = onStopSignals(interrupt, { once: true });
     try {
       // A ListenError (wrong key, no such endpoint) ends the command with one line and exit 1.
       const summary = await listen({
@@ -59,8 +59,7 @@ export const listenCommand = defineCommand(
       report({ type: "summary", ...summary });
       return undefined;
     } finally {
-      process.off("SIGINT", interrupt);
-      process.off("SIGTERM", interrupt);
+      removeSignalHandlers();
     }
   },
 );

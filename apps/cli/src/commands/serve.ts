@@ -42,7 +42,7 @@ export async function serveUntilStopped(config: Config, logger: Logger, options:
       // SIGTERM comes from orchestrators: /readyz answers 503 for a while first, so the load
       // balancer stops sending before the port closes. SIGINT (Ctrl-C at a terminal) closes at once.
       if (signal === "SIGTERM" && config.shutdownDrainMs > 0) {
-        rehook.drain();
+        rehook.drain(config.shutdownDrainMs);
         logger.info(`${signal} received: draining for ${config.shutdownDrainMs} ms (/readyz answers 503), then stopping`);
         setTimeout(close, config.shutdownDrainMs);
       } else {

@@ -4,6 +4,7 @@ import { MAX_WORKERS, parseWorkers, workersRule } from "@rehook/core";
 import { UsageError } from "../cli-error.js";
 import { recordWhileRunning } from "../running-server.js";
 import { startHintOf, startLine } from "../start-line.js";
+import { onStopSignals } from "../stop-signals.js";
 import { runPrimary } from "./cluster.js";
 import { runWorker } from "./cluster-worker.js";
 import { defineCommand } from "./define.js";
@@ -37,9 +38,8 @@ export const startCommand = defineCommand(
             record?.listening(rehook.url);
           },
           onStopRequest: (stop) => {
-            // `on`, not `once`: a second signal must reach serve (which still stops the database), not kill the process.
-            process.on("SIGINT", stop);
-            process.on("SIGTERM", stop);
+            // Every time, not once: a second signal must reach serve (which still stops the database), not kill the process.
+            onStopSignals(stop);
           },
         });
       } else if (cluster.isWorker) {

@@ -38,6 +38,7 @@ export async function withDatabase<T>(context: CommandContext, work: (database: 
     ormPoolSize: 2,
     migrate: true,
     log: (message) => context.logger.debug(message),
+    wait: { timeoutMs: config.databaseWaitMs, log: (message) => context.logger.warn(message) },
   });
   try {
     return await work(database);

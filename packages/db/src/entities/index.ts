@@ -140,6 +140,8 @@ export interface Event {
    */
   fastPathDestinationId: string | null;
   fastPathLeaseExpiresAt: Date | null;
+  /** The order it was stored in (a sequence; null before the event_stored_order migration): see that migration. */
+  storedOrder?: Opt<string> | null;
 }
 
 /** An audit log entry as stored (see the audit_log migration; written and read with SQL, never updated). */
@@ -584,6 +586,8 @@ export const EventEntity = new EntitySchema<Event>({
     duplicateOf: { type: "uuid", nullable: true },
     fastPathDestinationId: { type: "uuid", nullable: true },
     fastPathLeaseExpiresAt: { ...timestamp, nullable: true },
+    // A sequence's default, which the schema generator reads as autoincrement (see the event_stored_order migration).
+    storedOrder: { type: new BigIntType("string"), nullable: true, autoincrement: true },
   },
 });
 

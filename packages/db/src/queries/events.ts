@@ -803,6 +803,39 @@ export async function fullEventsAfter(
 }
 
 /**
+ * The endpoint's events with ids from `fromId` (exclusive) to `beforeId` (exclusive) that were
+ * stored after the event of order `storedAfter` (see the event_stored_order migration), oldest
+ * id first, paged as fullEventsAfter: what a resumed stream had not sent before its named event.
+ */
+export async function fullEventsStoredAfter(
+  em: EntityManager,
+  teamId: string,
+  endpointId: string,
+  range: { fromId: string; beforeId: string; storedAfter: string },
+  limit: number,
+  maxBytes = BODY_BYTES_PER_READ,
+): Promise<FullEvent[]> {
+  const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
+                      where p.team_id = ? and e.endpoint_id = ? and e.id > ? and e.id < ? and e.stored_order > ? order by e.id limit ?`;
+  const rows = await em.execute<FullRow[]>(
+    `with page as (${byteBoundedIds(candidates, "?")})
+     select ${FULL_COLUMNS} from page join events e on e.id = page.id order by e.id`,
+    [teamId, endpointId, range.fromId, range.beforeId, range.storedAfter, limit, maxBytes],
+  );
+  return rows.map(toFull);
+}
+
+/** The order an event of the endpoint was stored in; null when it is gone, someone else's, or predates the order. */
+export async function eventStoredOrder(em: EntityManager, teamId: string, endpointId: string, eventId: string): Promise<string | null> {
+  if (!isUuid(eventId)) return null;
+  const rows = await em.execute<Array<{ stored_order: string | null }>>(
+    `select e.stored_order from events e join endpoints p on p.id = e.endpoint_id where p.team_id = ? and e.endpoint_id = ? and e.id = ?`,
+    [teamId, endpointId, eventId],
+  );
+  return rows[0]?.stored_order ?? null;
+}
+
+/**
  * These events of the user's endpoint, oldest first, up to about `maxBytes` of bodies (always
  * the first that exists). Ids up to the last one returned that are not returned do not exist
  * (or are someone else's); ids after it were left for the next read.

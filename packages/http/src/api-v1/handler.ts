@@ -128,9 +128,9 @@ export function createPublicApi(options: PublicApiOptions) {
 
   return {
     handle,
-    /** Shutdown has begun: ends the open event streams, and answers new ones 503 from now on. */
-    closeStreams(): void {
-      streams.endAll();
+    /** Shutdown has begun: ends the open event streams (clients to reconnect after `reconnectAfterMs`), and answers new ones 503 from now on. */
+    closeStreams(reconnectAfterMs?: number): void {
+      streams.endAll(reconnectAfterMs);
     },
   };
 }

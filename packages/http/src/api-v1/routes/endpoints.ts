@@ -1,4 +1,5 @@
 import { endpointContracts as endpoints, openEndpointEventStream } from "@rehook/services";
+import { STREAM_RETRY_MS } from "../../open-streams.js";
 import { SseWriter } from "../../sse-writer.js";
 import { contractRoute } from "../contract-route.js";
 import { endpointWireFields } from "../endpoint-input.js";
@@ -28,7 +29,7 @@ export const ENDPOINT_ROUTES: Route[] = [
       // The next event is read only after the socket took the last one: a client that does not
       // read stops the reading (and is dropped past the bounds) instead of filling this process.
       const writer = new SseWriter(res, streamBounds, onStreamDrop);
-      await writer.send(["retry: 2000\n\n"]);
+      await writer.send([`retry: ${STREAM_RETRY_MS}\n\n`]);
       const ping = setInterval(() => writer.ping(), 15_000);
       try {
         for await (const event of events) {
