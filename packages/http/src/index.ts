@@ -2,7 +2,7 @@ export { accessAnnotations, annotateAccess, type AccessFields } from "./access-f
 export { readBodyCapped, readBodyOrRefuse, refuseBody, type BodyResult } from "./body.js";
 export { BODY_BUDGET_RETRY_AFTER_SECONDS, requestBodyBudget } from "./body-budget.js";
 export { endAfterRequest, LINGER_IDLE_MS, LINGER_MAX_BYTES, LINGER_MAX_MS, type LingerBounds } from "./lingering-close.js";
-export { createCaptureHandler, type CaptureHandlerOptions } from "./capture-handler.js";
+export { createCaptureHandler, type CaptureHandlerOptions, type DashboardHostRule } from "./capture-handler.js";
 export { DelayedAnswers, MAX_DELAYED_ANSWERS } from "./delayed-answers.js";
 export { answerClientError } from "./client-error.js";
 export { clientIp } from "./client-ip.js";

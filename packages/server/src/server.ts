@@ -21,6 +21,7 @@ import {
   RehookMetrics,
   requestBodyBudget,
   sendError,
+  type DashboardHostRule,
   type OriginPolicy,
 } from "@rehook/http";
 import type { DeliveryDispatcher } from "@rehook/delivery";
@@ -118,6 +119,7 @@ export function createHttpServer(deps: {
         metrics,
         delayedAnswers,
         slugExists: knownSlugs && ((slug) => knownSlugs.exists(slug)),
+        dashboardHost: dashboardHostRule(config, origins),
       }),
       health: createHealthHandler(),
       readiness: createReadinessHandler({
@@ -141,6 +143,12 @@ export function createHttpServer(deps: {
   server.maxHeadersCount = 0;
   server.on("clientError", answerClientError);
   return server;
+}
+
+/** With capture URLs on a host of their own (CAPTURE_BASE_URL), what captures sent to the dashboard's host get. */
+function dashboardHostRule(config: Config, origins: OriginPolicy): DashboardHostRule | undefined {
+  if (config.captureBaseUrl === config.baseUrl) return undefined;
+  return { isDashboardHost: (host) => origins.isOwnHost(host), refuse: !config.captureOnDashboardHost, captureBaseUrl: config.captureBaseUrl };
 }
 
 /** METRICS_PORT's server: GET /metrics only. */
