@@ -57,6 +57,7 @@ export const environmentSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   CAPTURE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  CAPTURE_ON_DASHBOARD_HOST: booleanString.default(true),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
   DATABASE_POOL_SIZE: wholeNumber(1, 200).default(10),
   DATABASE_WAIT_MS: wholeNumber(0, 600_000).default(60_000),
@@ -130,6 +131,11 @@ export interface Config {
   baseUrl: string;
   /** Where capture URLs are built from (CAPTURE_BASE_URL; unset: baseUrl). */
   captureBaseUrl: string;
+  /**
+   * CAPTURE_ON_DASHBOARD_HOST: with CAPTURE_BASE_URL set, capture URLs still answer on the
+   * dashboard's hosts (for senders set up before it); false: 421 there. Always true without it.
+   */
+  captureOnDashboardHost: boolean;
   databaseUrl: string | undefined;
   databasePoolSize: number;
   /** How long start and the CLI's commands wait for an external database that is down, starting or stopping (0: one try). */
@@ -341,6 +347,9 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   const dashboardOrigins = [new URL(baseUrl).origin, ...allowedOrigins(e.ALLOWED_ORIGINS)];
   const captureBaseUrl = e.CAPTURE_BASE_URL === undefined ? baseUrl : separateCaptureBase(e.CAPTURE_BASE_URL, dashboardOrigins, e.BASE_URL === undefined);
+  if (!e.CAPTURE_ON_DASHBOARD_HOST && e.CAPTURE_BASE_URL === undefined) {
+    throw new ConfigError("invalid CAPTURE_ON_DASHBOARD_HOST: false needs CAPTURE_BASE_URL (capture URLs would answer nowhere); set CAPTURE_BASE_URL to their own host, or leave CAPTURE_ON_DASHBOARD_HOST unset");
+  }
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
     throw new ConfigError(`invalid METRICS_PORT: it is PORT (${e.PORT}); give the metrics another port, or unset METRICS_PORT to serve /metrics on PORT`);
   }
@@ -350,6 +359,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     host: e.HOST,
     baseUrl,
     captureBaseUrl,
+    captureOnDashboardHost: e.CAPTURE_ON_DASHBOARD_HOST,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databaseWaitMs: e.DATABASE_WAIT_MS,

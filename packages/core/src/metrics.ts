@@ -26,6 +26,8 @@ export const CAPTURE_REJECTIONS = [
   "aborted",
   /** The endpoint rejects unsigned or wrongly signed requests (reject_invalid) and this one was: 401. */
   "invalid_signature",
+  /** Sent to the dashboard's host while CAPTURE_BASE_URL serves capture URLs and CAPTURE_ON_DASHBOARD_HOST=false: 421. */
+  "misdirected",
 ] as const;
 export type CaptureRejection = (typeof CAPTURE_REJECTIONS)[number];
 

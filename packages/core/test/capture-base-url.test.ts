@@ -34,3 +34,20 @@ describe("CAPTURE_BASE_URL", () => {
     }
   });
 });
+
+describe("CAPTURE_ON_DASHBOARD_HOST", () => {
+  const separate = { BASE_URL: "https://rehook.example.com", CAPTURE_BASE_URL: "https://hooks.example.net" };
+
+  it("keeps captures on the dashboard's host unless set to false", () => {
+    expect(loadConfig(separate, "/d").captureOnDashboardHost).toBe(true);
+    expect(loadConfig({ ...separate, CAPTURE_ON_DASHBOARD_HOST: "false" }, "/d").captureOnDashboardHost).toBe(false);
+    expect(loadConfig({ ...separate, CAPTURE_ON_DASHBOARD_HOST: "true" }, "/d").captureOnDashboardHost).toBe(true);
+  });
+
+  it("refuses false without CAPTURE_BASE_URL (capture URLs would answer nowhere), and a value that is not a boolean", () => {
+    expect(() => loadConfig({ BASE_URL: "https://rehook.example.com", CAPTURE_ON_DASHBOARD_HOST: "false" }, "/d")).toThrow(
+      /^invalid CAPTURE_ON_DASHBOARD_HOST: false needs CAPTURE_BASE_URL/,
+    );
+    expect(() => loadConfig({ ...separate, CAPTURE_ON_DASHBOARD_HOST: "off" }, "/d")).toThrow(/^invalid CAPTURE_ON_DASHBOARD_HOST/);
+  });
+});

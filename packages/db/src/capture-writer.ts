@@ -197,25 +197,47 @@ routes as (
 -- that one). ON CONFLICT reads the newest committed key, so a concurrent batch on another
 -- instance is seen: the database, not a process, decides which came first. A key whose
 -- window has passed is taken over by the new event. Endpoints without dedup add no rows.
+-- On an endpoint that checks signatures only a valid event claims a key (verified), and it
+-- takes over a key held by an event that was not verified (claimed before the check was on,
+-- or before the upgrade that brought this rule): an unsigned request must not make the
+-- sender's signed delivery its duplicate. (Rows fit the endpoint's current rule, so with
+-- verification on, each one's signature was checked under it.)
 keyed as (
   select distinct on (e.id, i.dedup_key) e.id as endpoint_id, decode(i.dedup_key, 'hex') as key_hash, i.id as event_id,
-         (e.dedup->>'window_s')::int as window_s
+         (e.dedup->>'window_s')::int as window_s, e.verification is not null as verified
   from ${STORED_ROWS}
-  where i.dedup_key is not null and e.dedup is not null
+  where i.dedup_key is not null and e.dedup is not null and (e.verification is null or i.signature = 'valid')
   order by e.id, i.dedup_key, i.id
 ),
 claimed_keys as (
-  insert into dedup_keys as k (endpoint_id, key_hash, first_event_id, expires_at)
-  select endpoint_id, key_hash, event_id, now() + make_interval(secs => window_s) from keyed
+  insert into dedup_keys as k (endpoint_id, key_hash, first_event_id, expires_at, verified)
+  select endpoint_id, key_hash, event_id, now() + make_interval(secs => window_s), verified from keyed
   on conflict (endpoint_id, key_hash) do update
-    set first_event_id = case when k.expires_at <= now() then excluded.first_event_id else k.first_event_id end,
-        expires_at = case when k.expires_at <= now() then excluded.expires_at else k.expires_at end
+    set first_event_id = case when k.expires_at <= now() or (excluded.verified and not k.verified) then excluded.first_event_id else k.first_event_id end,
+        expires_at = case when k.expires_at <= now() or (excluded.verified and not k.verified) then excluded.expires_at else k.expires_at end,
+        verified = case when k.expires_at <= now() or (excluded.verified and not k.verified) then excluded.verified else k.verified end
   returning endpoint_id, key_hash, first_event_id
 ),
+-- A row whose key the batch claimed is a duplicate unless it is the key's first event. A row
+-- that claims nothing (its signature is not valid) and whose key the batch did not touch is a
+-- duplicate of a verified event whose window runs, as committed when the statement began:
+-- a forgery that repeats a delivery already forwarded is not forwarded again. Looked up one
+-- key at a time (a scalar subquery), never by scanning dedup_keys.
 dups as (
   select i.id, c.first_event_id
   from ${STORED_ROWS} join claimed_keys c on c.endpoint_id = e.id and c.key_hash = decode(i.dedup_key, 'hex')
   where e.dedup is not null and c.first_event_id <> i.id
+  union all
+  select id, first_event_id
+  from (
+    select i.id,
+           (select k.first_event_id from dedup_keys k
+            where k.endpoint_id = e.id and k.key_hash = decode(i.dedup_key, 'hex') and k.verified and k.expires_at > now()) as first_event_id
+    from ${STORED_ROWS}
+    where i.dedup_key is not null and e.dedup is not null and e.verification is not null and i.signature is distinct from 'valid'
+      and not exists (select 1 from claimed_keys c where c.endpoint_id = e.id and c.key_hash = decode(i.dedup_key, 'hex'))
+  ) unclaimed
+  where first_event_id is not null
 ),
 -- Routing: each stored row that is no duplicate goes to every destination without a filter and
 -- to those whose filter let it through (checked before the write, under the current rule); a

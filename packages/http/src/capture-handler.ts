@@ -41,6 +41,25 @@ export interface CaptureHandlerOptions {
   slugExists?: (slug: string) => boolean | Promise<boolean>;
   /** The server's request bodies: captures draw on their slice, counted per address and per endpoint (absent: the process's default). */
   bodies?: RequestBodies;
+  /** Capture URLs have a host of their own (CAPTURE_BASE_URL): what becomes of one sent to the dashboard's (absent: nothing). */
+  dashboardHost?: DashboardHostRule;
+}
+
+/**
+ * With CAPTURE_BASE_URL set, a capture sent to the dashboard's host (a sender set up before it)
+ * is either taken and marked on its access line (`dashboard_host`: who has not moved yet), or
+ * refused with 421 and never stored. The Host header decides only where a request is routed,
+ * never what it may do: a client that names another host reaches the same capture URL it could
+ * reach at the right one, and a browser cannot forge the Host it sends, so a link to the
+ * dashboard's host meets the refusal.
+ */
+export interface DashboardHostRule {
+  /** Whether a Host header names the dashboard (BASE_URL, ALLOWED_ORIGINS; see OriginPolicy.isOwnHost). */
+  isDashboardHost(host: string | undefined): boolean;
+  /** CAPTURE_ON_DASHBOARD_HOST=false. */
+  refuse: boolean;
+  /** CAPTURE_BASE_URL, named in the refusal. */
+  captureBaseUrl: string;
 }
 
 // Senders in a browser may read the answer; nothing here depends on cookies. Every answer
@@ -110,6 +129,16 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
     const started = performance.now();
     const { pathname, query } = splitTarget(req.url ?? "/");
     const target = parseCapturePath(pathname);
+    const dashboardHost = options.dashboardHost;
+    if (dashboardHost?.isDashboardHost(req.headers.host)) {
+      if (dashboardHost.refuse) {
+        const url = `${dashboardHost.captureBaseUrl}/api/webhook/${target && isValidSlug(target.slug) ? target.slug : "{slug}"}`;
+        sendErrorAndClose(res, 421, "misdirected", `This host serves the dashboard, not capture URLs. Send captures to ${url}. Nothing was stored.`, CORS);
+        metrics?.captureRejected("misdirected", since(started));
+        return;
+      }
+      annotateAccess(res, { dashboard_host: true });
+    }
     if (!target) {
       sendError(res, 404, "not_found", "There is no endpoint here. Capture URLs look like /api/webhook/{slug}: copy yours from the dashboard.", CORS);
       metrics?.captureRejected("not_found", since(started));

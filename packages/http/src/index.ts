@@ -3,7 +3,7 @@ export { readBodyCapped, readBodyOrRefuse, refuseBody, type BodyIntake, type Bod
 export { BODY_BUDGET_RETRY_AFTER_SECONDS, defaultRequestBodies } from "./body-budget.js";
 export { RequestBodies, type OpenUpload, type RequestBodiesOptions } from "./request-bodies.js";
 export { endAfterRequest, LINGER_IDLE_MS, LINGER_MAX_BYTES, LINGER_MAX_MS, type LingerBounds } from "./lingering-close.js";
-export { createCaptureHandler, type CaptureHandlerOptions } from "./capture-handler.js";
+export { createCaptureHandler, type CaptureHandlerOptions, type DashboardHostRule } from "./capture-handler.js";
 export { DelayedAnswers, MAX_DELAYED_ANSWERS } from "./delayed-answers.js";
 export { answerClientError } from "./client-error.js";
 export { clientIp } from "./client-ip.js";

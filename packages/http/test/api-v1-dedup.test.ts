@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect } from "vitest";
@@ -13,11 +14,15 @@ import { test } from "./api-server.js";
 // deliveries with one id sent to the real capture handler, the repeat found by its status
 // filter and on its own page, and counted on /metrics.
 
-/** The capture URLs and /metrics as the server mounts them, over the fixture's services, with metrics of their own. */
-async function startCaptureServer(services: Services) {
+/**
+ * The capture URLs and /metrics as the server mounts them, over the fixture's services, with
+ * metrics of their own (`now`: the clock signatures are checked by; unset, the services').
+ */
+async function startCaptureServer(services: Services, now?: () => number) {
   const metrics = new RehookMetrics({ defaultMetrics: false });
+  const ctx = now ? { ...services, now } : services;
   const capture = createCaptureHandler({
-    capture: (input) => captureRequest(services, input),
+    capture: (input) => captureRequest(ctx, input),
     maxPayloadBytes: 1 << 20,
     maxHeaderCount: 100,
     trustedProxyHops: 0,
@@ -131,4 +136,94 @@ describe("/api/v1 deduplication", () => {
       await sink.close();
     }
   });
+});
+
+describe("deduplication on an endpoint that checks signatures without refusing", () => {
+  // The clock the capture checks Stripe's timestamps by, and the time the test signs at.
+  const NOW_MS = 1_800_000_000_000;
+  const nowSeconds = Math.floor(NOW_MS / 1000);
+  const githubSecret = "the github secret";
+  const stripeSecret = "whsec_the_stripe_secret";
+  const signGithub = (body: string) => `sha256=${createHmac("sha256", githubSecret).update(body).digest("hex")}`;
+  const signStripe = (body: string) => `t=${nowSeconds},v1=${createHmac("sha256", stripeSecret).update(`${nowSeconds}.${body}`).digest("hex")}`;
+
+  // One sender per scheme: how it names the key (a header or a JSON field) and signs a body.
+  const senders = [
+    {
+      scheme: "github",
+      secret: githubSecret,
+      dedup: { key: { header: "X-GitHub-Delivery" }, window_s: 3600 },
+      request: (key: string, body: string, signature: string | null) => ({
+        headers: { "content-type": "application/json", "x-github-event": "push", "x-github-delivery": key, ...(signature ? { "x-hub-signature-256": signature } : {}) },
+        body,
+      }),
+      body: (_key: string, text: string) => JSON.stringify({ ref: "refs/heads/main", text }),
+      sign: signGithub,
+    },
+    {
+      scheme: "stripe",
+      secret: stripeSecret,
+      dedup: { key: { json: "id" }, window_s: 3600 },
+      request: (_key: string, body: string, signature: string | null) => ({
+        headers: { "content-type": "application/json", ...(signature ? { "stripe-signature": signature } : {}) },
+        body,
+      }),
+      body: (key: string, text: string) => JSON.stringify({ id: key, object: "event", type: "invoice.paid", text }),
+      sign: signStripe,
+    },
+  ];
+
+  test.for(senders)(
+    "$scheme: an unsigned or forged request never takes the key from the signed delivery, and a forgery after it is its duplicate",
+    async ({ scheme, secret, dedup, request, body, sign }, { api, apiKey, services }) => {
+      const key = apiKey.key;
+      const sink = await startSink((_req, res) => res.end("thanks"));
+      const captures = await startCaptureServer(services, () => NOW_MS);
+      try {
+        const endpoint = (
+          await api.call("POST", "/endpoints", {
+            key,
+            body: { name: `Observed ${scheme}`, destination_url: `http://127.0.0.1:${sink.port}/in`, verification: { scheme, secret, reject_invalid: false }, dedup },
+          })
+        ).json as { id: string; slug: string };
+        const send = async (deliveryKey: string, text: string, signature: "signed" | "unsigned" | "forged") => {
+          const payload = body(deliveryKey, text);
+          const header = signature === "signed" ? sign(payload) : signature === "forged" ? sign(`${payload} `) : null;
+          const { headers } = request(deliveryKey, payload, header);
+          const answer = await fetch(`${captures.url}/api/webhook/${endpoint.slug}`, { method: "POST", headers, body: payload });
+          expect(answer.status).toBe(200);
+          const { eventId } = (await answer.json()) as { eventId: string };
+          return (await api.call("GET", `/events/${eventId}`, { key })).json as { id: string; status: string; signature: string; duplicate_of: string | null };
+        };
+
+        // The attacker comes first, unsigned and then with a signature that does not verify.
+        const unsigned = await send("evt_1", "from the attacker", "unsigned");
+        const forged = await send("evt_1", "from the attacker again", "forged");
+        expect([unsigned.signature, forged.signature]).toEqual(["missing", "invalid"]);
+        // Neither claimed the key, so neither is the other's duplicate (each is forwarded, as without dedup).
+        expect([unsigned.duplicate_of, forged.duplicate_of]).toEqual([null, null]);
+        expect([unsigned.status, forged.status]).not.toContain("duplicate");
+
+        // The sender's signed delivery is the key's first event, forwarded.
+        const genuine = await send("evt_1", "from the sender", "signed");
+        expect(genuine).toMatchObject({ signature: "valid", duplicate_of: null });
+        expect(genuine.status).not.toBe("duplicate");
+        // Its redelivery is its duplicate, and so is a forgery that repeats its key now.
+        const redelivery = await send("evt_1", "from the sender", "signed");
+        const lateForgery = await send("evt_1", "from the attacker, late", "unsigned");
+        expect(redelivery).toMatchObject({ status: "duplicate", signature: "valid", duplicate_of: genuine.id });
+        expect(lateForgery).toMatchObject({ status: "duplicate", signature: "missing", duplicate_of: genuine.id });
+
+        // Forwarded: the two early requests and the genuine delivery, never the repeats.
+        await waitFor(() => sink.received.length === 3, "three forwarded requests");
+        const forwarded = sink.received.map((received) => JSON.parse(received.body.toString("utf8")).text as string);
+        expect(forwarded.sort()).toEqual(["from the attacker", "from the attacker again", "from the sender"]);
+        const duplicates = await api.call("GET", `/events?status=duplicate&endpoint_id=${endpoint.id}`, { key });
+        expect(duplicates.json.data.map((event: { id: string }) => event.id).sort()).toEqual([redelivery.id, lateForgery.id].sort());
+      } finally {
+        await captures.close();
+        await sink.close();
+      }
+    },
+  );
 });

@@ -22,6 +22,7 @@ import {
   RequestBodies,
   sendError,
   STREAM_RETRY_MS,
+  type DashboardHostRule,
   type OriginPolicy,
 } from "@rehook/http";
 import type { DeliveryDispatcher } from "@rehook/delivery";
@@ -124,6 +125,7 @@ export function createHttpServer(deps: {
         delayedAnswers,
         slugExists: knownSlugs && ((slug) => knownSlugs.exists(slug)),
         bodies,
+        dashboardHost: dashboardHostRule(config, origins),
       }),
       health: createHealthHandler(),
       readiness: createReadinessHandler({
@@ -152,6 +154,12 @@ export function createHttpServer(deps: {
 /** The bodies one server reads, within MAX_BUFFERED_BODY_BYTES, its slices and caps, at the minimum rate. */
 function requestBodiesFor(config: Config, now?: () => number): RequestBodies {
   return new RequestBodies({ limits: config.bodyBudget, minRate: config.minUploadRate, trustedProxyHops: config.trustedProxyHops, ...(now ? { now } : {}) });
+}
+
+/** With capture URLs on a host of their own (CAPTURE_BASE_URL), what captures sent to the dashboard's host get. */
+function dashboardHostRule(config: Config, origins: OriginPolicy): DashboardHostRule | undefined {
+  if (config.captureBaseUrl === config.baseUrl) return undefined;
+  return { isDashboardHost: (host) => origins.isOwnHost(host), refuse: !config.captureOnDashboardHost, captureBaseUrl: config.captureBaseUrl };
 }
 
 /** METRICS_PORT's server: GET /metrics only. */

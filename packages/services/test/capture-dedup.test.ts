@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { createPool, GroupCommitWriter, type Pool } from "@rehook/db";
 import { eventCountMismatches } from "@rehook/vitest-config/event-counts";
@@ -127,6 +128,57 @@ describe("deduplication at ingress", () => {
     const again = await captureRequest(ctx, request(endpoint.slug, [["X-Request-Id", "r-1"]]));
     expect(again).toMatchObject({ kind: "accepted", status: "captured" });
     expect((await row(database, (again as { eventId: string }).eventId)).duplicate_of).toBeNull();
+  });
+
+  test("once signatures are checked, a signed delivery takes over a key an unchecked event holds, and unsigned ones never claim one", async ({ services, user, database }) => {
+    const secret = "the sender's secret";
+    const signed = (delivery: string): Array<[string, string]> => [...github(delivery), ["X-Hub-Signature-256", `sha256=${createHmac("sha256", secret).update("{}").digest("hex")}`]];
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "Checked later", dedup: { key: "auto", window_s: 3600 } });
+    // Before the check is on, any request claims its key.
+    const unchecked = await capture(services, endpoint.slug, "{}", github("d-1"));
+    await updateEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id }, changes: { verification: { scheme: "github", secret } } });
+
+    const genuine = await capture(services, endpoint.slug, "{}", signed("d-1"));
+    expect(await row(database, genuine)).toMatchObject({ status: "captured", duplicate_of: null });
+    expect((await row(database, await capture(services, endpoint.slug, "{}", github("d-1")))).duplicate_of).toBe(genuine);
+    expect((await row(database, await capture(services, endpoint.slug, "{}", signed("d-1")))).duplicate_of).toBe(genuine);
+    expect((await row(database, unchecked)).duplicate_of).toBeNull();
+
+    // Unsigned requests with a key no valid event holds are events of their own, however many.
+    const unsigned = [await capture(services, endpoint.slug, "{}", github("d-2")), await capture(services, endpoint.slug, "{}", github("d-2"))];
+    for (const id of unsigned) expect(await row(database, id)).toMatchObject({ status: "captured", duplicate_of: null });
+    expect(await database.query("select verified from dedup_keys where endpoint_id = $1", [endpoint.id])).toEqual([{ verified: true }]);
+  });
+
+  test("never makes a signed delivery the duplicate of unsigned ones sent with it, in one batch or across two writers", async ({ services, user, database }) => {
+    const secret = "raced secret";
+    const endpoint = await createEndpoint(services, {
+      teamId: user.teamId,
+      name: "Raced forgeries",
+      verification: { scheme: "github", secret },
+      dedup: { key: { header: "X-GitHub-Delivery" }, window_s: 600 },
+    });
+    const pool: Pool = createPool({ databaseUrl: database.url, max: 2 });
+    const writer = new GroupCommitWriter(pool);
+    const elsewhere = { ...services, writer, ingressRules: new IngressRules(), forwarder: undefined };
+    try {
+      const forgery = (i: number) => request(endpoint.slug, github("raced"), `{"forged":${i}}`);
+      const genuineBody = '{"genuine":true}';
+      const genuine = request(endpoint.slug, [...github("raced"), ["X-Hub-Signature-256", `sha256=${createHmac("sha256", secret).update(genuineBody).digest("hex")}`]], genuineBody);
+      // The signed delivery in the middle of 40 forgeries, half of them on the other instance.
+      const sends = Array.from({ length: 40 }, (_, i) => captureRequest(i % 2 ? elsewhere : services, forgery(i)));
+      sends.splice(20, 0, captureRequest(services, genuine));
+      const ids = (await Promise.all(sends)).map((outcome) => (outcome.kind === "accepted" ? outcome.eventId : "not accepted"));
+      const genuineId = ids[20]!;
+      const rows = await database.query<{ id: string; status: string; duplicate_of: string | null }>("select id, status, duplicate_of from events where id = any($1::uuid[])", [ids]);
+      expect(rows).toHaveLength(41);
+      expect(rows.find((r) => r.id === genuineId)).toMatchObject({ status: "captured", duplicate_of: null });
+      // A forgery is a duplicate of the signed delivery or of nothing.
+      expect(new Set(rows.flatMap((r) => (r.duplicate_of ? [r.duplicate_of] : [])))).toEqual(new Set([genuineId]));
+    } finally {
+      await writer.drain();
+      await pool.end();
+    }
   });
 
   test("refuses a dedup rule it cannot apply, naming the field", async ({ services, user }) => {

@@ -30,7 +30,7 @@ export function DedupSettingsForm({ dedup, state }: { dedup: DedupRule | null; s
             Every request is forwarded, repeats included.
           </ModeOption>
           <ModeOption name="dedupMode" value="on" checked={on} onChange={() => setOn(true)} label="Skip repeats">
-            A repeat is stored and answered as usual, but not forwarded.
+            A repeat is stored and answered as usual, but not forwarded. With signature checks on, only a validly signed request can be the first.
           </ModeOption>
         </div>
       </fieldset>

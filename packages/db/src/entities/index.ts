@@ -167,6 +167,8 @@ export interface DedupKey {
   keyHash: Buffer;
   firstEventId: string;
   expiresAt: Date;
+  /** Its first event's signature was checked and valid: on an endpoint that checks signatures, only such a key counts. */
+  verified: boolean;
 }
 
 /**
@@ -624,6 +626,7 @@ export const DedupKeyEntity = new EntitySchema<DedupKey>({
     keyHash: { type: "blob", primary: true },
     firstEventId: { type: "uuid" },
     expiresAt: { ...timestamp },
+    verified: { type: "boolean", default: false },
   },
 });
 

@@ -265,7 +265,7 @@ const verificationInput = z
 const dedupRule = dedupRuleSchema
   .nullable()
   .describe(
-    'Deduplication: a repeat within window_s seconds (1 to 604,800: 7 days) of a key\'s first event is stored and answered as usual, with status duplicate and duplicate_of, and is not forwarded. key: "auto" (the provider\'s own delivery id: webhook-id/svix-id, X-GitHub-Delivery, X-Shopify-Webhook-Id, Stripe\'s event id, Slack\'s event_id, …), {"header": NAME}, {"json": "dotted.path"}, or "body" (the exact bytes). null: off',
+    'Deduplication: a repeat within window_s seconds (1 to 604,800: 7 days) of a key\'s first event is stored and answered as usual, with status duplicate and duplicate_of, and is not forwarded. key: "auto" (the provider\'s own delivery id: webhook-id/svix-id, X-GitHub-Delivery, X-Shopify-Webhook-Id, Stripe\'s event id, Slack\'s event_id, …), {"header": NAME}, {"json": "dotted.path"}, or "body" (the exact bytes). With verification on, only an event whose signature is valid claims a key; one that is not valid is a duplicate only of a valid event. null: off',
   );
 
 export const Endpoint = z.object({
