@@ -1,5 +1,6 @@
 import cluster, { type Worker } from "node:cluster";
 import type { Config, Logger } from "@rehook/core";
+import { serveClusterMetrics } from "@rehook/http";
 import { openDatabase, startEmbeddedPostgres } from "@rehook/db";
 import { startLine } from "../start-line.js";
 import type { ListeningMessage, StopMessage } from "./cluster-worker.js";
@@ -58,6 +59,8 @@ class Supervisor {
     const onSignal = (signal: NodeJS.Signals) => this.stop(signal);
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
+    // The workers' scrapes of /metrics are answered here, for the whole instance.
+    const stopMetrics = this.config.metricsEnabled ? serveClusterMetrics() : () => {};
     try {
       let first: ListeningMessage | undefined;
       for (let started = 0; started < this.count && !this.stopSignal; started++) {
@@ -79,6 +82,7 @@ class Supervisor {
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
+      stopMetrics();
     }
     if (this.failure) throw this.failure;
   }
