@@ -53,9 +53,13 @@ export {
   CAPTURE_DURATION_BUCKETS,
   createMetricsHandler,
   DELIVERY_DURATION_BUCKETS,
+  METRICS_RETRY_AFTER_SECONDS,
+  MetricsUnavailable,
   PENDING_CACHE_MS,
   RehookMetrics,
   type MetricsHandlerOptions,
+  type MetricsScrape,
   type MetricsSources,
   type RehookMetricsOptions,
 } from "./metrics.js";
+export { CLUSTER_SCRAPE_ANSWER_MS, CLUSTER_SCRAPE_WAIT_MS, ClusterMetricsScrape, serveClusterMetrics } from "./cluster-metrics.js";

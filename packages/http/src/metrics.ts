@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { collectDefaultMetrics, Registry, type Metric } from "prom-client";
+import { collectDefaultMetrics, Registry, type Aggregator, type Metric } from "prom-client";
 import {
   CAPTURE_REJECTIONS,
   CHAT_POST_RESULTS,
@@ -47,8 +47,8 @@ export const PENDING_READ_WAIT_MS = 1_000;
 
 let processRegistry: Registry | undefined;
 
-/** The process and Node.js metrics, collected once per process. */
-function processMetrics(): Registry {
+/** The process and Node.js metrics, collected once per process (the `--workers` primary's too). */
+export function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
@@ -85,18 +85,28 @@ interface Sample {
 }
 type MetricType = "counter" | "gauge" | "histogram";
 
+/** One metric as prom-client's getMetricsAsJSON gives it (its `type` is the text format's word at run time). */
+export interface MetricJson {
+  name: string;
+  help: string;
+  type: string;
+  aggregator: Aggregator;
+  values: Array<{ value: number; labels: Record<string, string | number>; metricName?: string }>;
+}
+
 /**
  * A metric whose samples are computed when it is scraped. It has the shape prom-client's
- * Registry reads from its own metric classes (name, help, type, get(), reset()).
+ * Registry reads from its own metric classes (name, help, type, get(), reset()). Its
+ * aggregator says how `--workers N` adds the workers' samples up (cluster-metrics.ts):
+ * counters and histograms sum, and so do gauges unless one says otherwise.
  */
 class ScrapedMetric {
-  readonly aggregator = "sum";
-
   constructor(
     readonly name: string,
     readonly help: string,
     readonly type: MetricType,
     private readonly samples: () => Sample[] | Promise<Sample[]>,
+    readonly aggregator: Aggregator = "sum",
   ) {}
 
   async get(): Promise<{ name: string; help: string; type: MetricType; aggregator: string; values: Sample[] }> {
@@ -131,6 +141,19 @@ function bucketsFor<K extends string>(keys: readonly K[], bounds: readonly numbe
   return Object.fromEntries(keys.map((key) => [key, new Buckets(bounds)])) as Record<K, Buckets>;
 }
 
+/** What GET /metrics renders: one process's metrics, or with `--workers N` every worker's added up. */
+export interface MetricsScrape {
+  /** The text format; throws MetricsUnavailable when it cannot be had in time (answered 503). */
+  text(): Promise<string>;
+  readonly contentType: string;
+}
+
+/** The scrape could not be put together in time (a `--workers` primary that does not answer). */
+export class MetricsUnavailable extends Error {}
+
+/** How long a scraper is told to wait after a 503. */
+export const METRICS_RETRY_AFTER_SECONDS = 5;
+
 /** What the metrics read from the rest of the server at scrape time. */
 export interface MetricsSources {
   /** Events stored and not yet delivered or failed (rehook_pending_events); read at most once per PENDING_CACHE_MS. */
@@ -149,7 +172,7 @@ export interface RehookMetricsOptions extends MetricsSources {
  * One server's metrics: what its capture handler, capture writer, delivery dispatcher and
  * chat notifier counted, and what is read at scrape time (pending events, database pools).
  */
-export class RehookMetrics implements CaptureMetrics, CaptureBatchMetrics, DeliveryMetrics, ChatMetrics {
+export class RehookMetrics implements MetricsScrape, CaptureMetrics, CaptureBatchMetrics, DeliveryMetrics, ChatMetrics {
   readonly registry = new Registry();
   private storedCaptures = 0;
   private duplicateCaptures = 0;
@@ -215,7 +238,9 @@ export class RehookMetrics implements CaptureMetrics, CaptureBatchMetrics, Deliv
         new ScrapedMetric("rehook_pending_events", "Events stored and not yet delivered or failed, in the whole database (from event_counts, read at most every 5 s).", "gauge", async () => {
           const value = await this.pendingEvents();
           return value === undefined ? [] : [{ labels: {}, value }];
-        }),
+        },
+        // Every worker reads the same database-wide number (at slightly different times): the latest is the largest.
+        "max"),
       );
     }
     if (options.pools) {
@@ -279,6 +304,12 @@ export class RehookMetrics implements CaptureMetrics, CaptureBatchMetrics, Deliv
     return this.registry.contentType;
   }
 
+  /** Every sample as prom-client's JSON (this server's, then the process's), for a `--workers` primary to add up. */
+  async json(): Promise<MetricJson[]> {
+    const [own, shared] = await Promise.all([this.registry.getMetricsAsJSON(), this.process?.getMetricsAsJSON() ?? []]);
+    return [...own, ...shared] as unknown as MetricJson[];
+  }
+
   /**
    * The pending count, read again when the last read is older than PENDING_CACHE_MS (one
    * read at a time, however many scrapes). A read that fails or takes longer than
@@ -325,7 +356,7 @@ export interface MetricsHandlerOptions {
  * bearer gets 401; the comparison is of SHA-256 digests in constant time, so neither the
  * token's length nor its prefix leaks through timing.
  */
-export function createMetricsHandler(metrics: RehookMetrics, options: MetricsHandlerOptions = {}) {
+export function createMetricsHandler(metrics: MetricsScrape, options: MetricsHandlerOptions = {}) {
   const expected = options.token === undefined ? undefined : digest(options.token);
   return async function handleMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== "GET" && req.method !== "HEAD") {
@@ -336,7 +367,14 @@ export function createMetricsHandler(metrics: RehookMetrics, options: MetricsHan
       sendError(res, 401, "unauthorized", "The metrics need Authorization: Bearer <METRICS_TOKEN>.", { "www-authenticate": 'Bearer realm="rehook-metrics"' });
       return;
     }
-    const text = await metrics.text();
+    let text: string;
+    try {
+      text = await metrics.text();
+    } catch (error) {
+      if (!(error instanceof MetricsUnavailable)) throw error;
+      sendError(res, 503, "unavailable", error.message, { "retry-after": String(METRICS_RETRY_AFTER_SECONDS) });
+      return;
+    }
     res.writeHead(200, {
       "content-type": metrics.contentType,
       "content-length": String(Buffer.byteLength(text)),

@@ -1,6 +1,10 @@
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import type { ExportedEvent } from "@rehook/core";
+import { HAR_1_2_SCHEMA } from "../src/export/har-schema.js";
 import { harEntry, harStart, HAR_END, ndjsonLine } from "../src/index.js";
+
+const isHar12 = new Ajv2020({ strict: false, validateFormats: false }).compile(HAR_1_2_SCHEMA);
 
 const event = (overrides: Partial<ExportedEvent> = {}): ExportedEvent => ({
   id: "0190f5b2-0000-7000-8000-000000000001",
@@ -28,6 +32,21 @@ const event = (overrides: Partial<ExportedEvent> = {}): ExportedEvent => ({
 });
 
 describe("harEntry", () => {
+  it("writes documents that HAR 1.2 accepts: text and binary bodies, an answer and none, an error; custom fields only with _", () => {
+    const binary = new Uint8Array([0xff, 0x00, 0xfe, 0x80, 0x41]);
+    const entries = [
+      harEntry(event(), "http://h"),
+      harEntry(event({ body: binary, contentType: null, headers: [], response: { status: 200, headers: [], body: binary, truncated: false } }), "http://h"),
+      harEntry(event({ path: "", query: "", body: new Uint8Array(), response: null, latencyMs: null, status: "failed", error: "connect ECONNREFUSED" }), "http://h"),
+    ];
+    const document = JSON.parse(`${harStart("1.2.3")}${entries.map((entry) => JSON.stringify(entry)).join(",")}${HAR_END}`) as unknown;
+    expect(isHar12(document), JSON.stringify(isHar12.errors)).toBe(true);
+    // The schema does refuse what HAR 1.2 does not have: postData's encoding (before issue 41) is not a field of it.
+    const withEncoding = structuredClone(document) as { log: { entries: Array<{ request: { postData: Record<string, unknown> } }> } };
+    withEncoding.log.entries[1]!.request.postData = { mimeType: "application/octet-stream", text: "/wD+gEE=", encoding: "base64" };
+    expect(isHar12(withEncoding)).toBe(false);
+  });
+
   it("has the HAR 1.2 shape, the full capture URL with sub-path and query, and headers in order", () => {
     const entry = harEntry(event(), "https://hooks.example");
     expect(entry.startedDateTime).toBe("2026-01-02T03:04:05.678Z");
@@ -69,7 +88,7 @@ describe("harEntry", () => {
   it("writes a body that is not UTF-8 text as base64", () => {
     const bytes = new Uint8Array([0xff, 0x00, 0xfe, 0x80, 0x41]);
     const entry = harEntry(event({ body: bytes, contentType: null, headers: [], response: { status: 200, headers: [], body: bytes, truncated: false } }), "http://h");
-    expect(entry.request.postData).toEqual({ mimeType: "application/octet-stream", text: Buffer.from(bytes).toString("base64"), encoding: "base64" });
+    expect(entry.request.postData).toEqual({ mimeType: "application/octet-stream", text: Buffer.from(bytes).toString("base64"), _encoding: "base64" });
     expect(Buffer.from(entry.request.postData!.text, "base64")).toEqual(Buffer.from(bytes));
     expect(entry.response.content).toMatchObject({ size: 5, encoding: "base64", text: Buffer.from(bytes).toString("base64") });
   });

@@ -19,6 +19,7 @@ import {
   DelayedAnswers,
   openApiDocument,
   RehookMetrics,
+  type MetricsScrape,
   RequestBodies,
   sendError,
   STREAM_RETRY_MS,
@@ -103,6 +104,8 @@ export function createHttpServer(deps: {
   isDraining?: () => boolean;
   /** Counts captures; /metrics is served here unless METRICS_PORT serves it. */
   metrics?: RehookMetrics;
+  /** What /metrics renders (unset: `metrics` itself; `--workers N`: the whole instance's). */
+  scrape?: MetricsScrape;
   /** Custom responses' delays, released at shutdown. */
   delayedAnswers?: DelayedAnswers;
   /** Slugs checked before a capture's body is read (absent: every body is read first). */
@@ -112,6 +115,7 @@ export function createHttpServer(deps: {
 }): Server {
   const { ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers, knownSlugs } = deps;
   const bodies = deps.bodies ?? requestBodiesFor(config);
+  const scrape = deps.scrape ?? metrics;
   const isDraining = deps.isDraining ?? (() => false);
   const listener = createRequestListener(
     {
@@ -133,7 +137,7 @@ export function createHttpServer(deps: {
         isDatabaseReachable: () => isDatabaseReachable(pool),
         pendingMigrations: () => pendingMigrations(ctx.orm),
       }),
-      metrics: metrics && config.metricsPort === undefined ? createMetricsHandler(metrics, { token: config.metricsToken }) : undefined,
+      metrics: scrape && config.metricsPort === undefined ? createMetricsHandler(scrape, { token: config.metricsToken }) : undefined,
       trpc: dashboard?.trpc.handle,
       publicApi: publicApi?.handle,
       replay: dashboard?.replay,
@@ -163,7 +167,7 @@ function dashboardHostRule(config: Config, origins: OriginPolicy): DashboardHost
 }
 
 /** METRICS_PORT's server: GET /metrics only. */
-function createMetricsServer(metrics: RehookMetrics, config: Config, logger: Logger): Server {
+function createMetricsServer(metrics: MetricsScrape, config: Config, logger: Logger): Server {
   const server = createServer(SERVER_OPTIONS, createMetricsListener(createMetricsHandler(metrics, { token: config.metricsToken }), { logger }));
   server.on("clientError", answerClientError);
   return server;
@@ -247,6 +251,8 @@ export interface StartOptions {
   dashboardBuild?: string;
   /** The clock sign-ins and upload rates are checked by (tests move it; unset: Date.now, and performance.now for rates). */
   now?: () => number;
+  /** What GET /metrics renders, from this process's metrics (`--workers N`: the whole instance's); closed with the server. */
+  metricsScrape?: (local: RehookMetrics) => MetricsScrape & { close?(): void };
 }
 
 /** Opens the database (migrating it), builds the services and listens on PORT. */
@@ -269,10 +275,14 @@ export async function startServer(config: Config, logger: Logger, options: Start
   });
   let draining = false;
   const delayedAnswers = new DelayedAnswers();
-  const server = createHttpServer({ ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers, knownSlugs, bodies, isDraining: () => draining });
-  const metricsServer = metrics && config.metricsPort !== undefined ? createMetricsServer(metrics, config, logger) : undefined;
+  const scrape = metrics && (options.metricsScrape?.(metrics) ?? metrics);
+  const server = createHttpServer({ ctx, pool, config, logger, origins, dashboard, publicApi, metrics, scrape, delayedAnswers, knownSlugs, bodies, isDraining: () => draining });
+  const metricsServer = scrape && config.metricsPort !== undefined ? createMetricsServer(scrape, config, logger) : undefined;
   // Everything after the HTTP server, in the order it must be let go (one list for both exits).
-  const release = () => infra.release();
+  const release = () => {
+    (scrape as { close?(): void } | undefined)?.close?.();
+    return infra.release();
+  };
 
   let port: number;
   let metricsUrl: string | undefined;

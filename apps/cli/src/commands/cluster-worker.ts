@@ -1,5 +1,6 @@
 import cluster from "node:cluster";
 import type { Config, Logger } from "@rehook/core";
+import { ClusterMetricsScrape } from "@rehook/http";
 import { startHintOf } from "../start-line.js";
 import { serveUntilStopped } from "./serve.js";
 
@@ -43,6 +44,8 @@ export async function runWorker(config: Config, logger: Logger, processes: numbe
   try {
     await serveUntilStopped(config, tagged(logger, process.pid), {
       processes,
+      // A scrape of any worker answers for the whole instance (the primary adds the workers up).
+      metricsScrape: (local) => new ClusterMetricsScrape(local),
       listening: (rehook) => {
         void startHintOf(rehook, config).then((hint) => {
           const message: ListeningMessage = { type: "listening", url: rehook.url, ...(rehook.metricsUrl ? { metricsUrl: rehook.metricsUrl } : {}), ...(hint ? { hint } : {}) };

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from "node:cluster";
 import type { Config, Logger } from "@rehook/core";
+import { serveClusterMetrics } from "@rehook/http";
 import { openDatabase, startEmbeddedPostgres } from "@rehook/db";
 import { startLine } from "../start-line.js";
 import { onStopSignals } from "../stop-signals.js";
@@ -64,6 +65,8 @@ class Supervisor {
   async run(): Promise<void> {
     const done = new Promise<void>((resolve) => (this.allExited = resolve));
     const removeSignalHandlers = onStopSignals((signal) => this.stop(signal));
+    // The workers' scrapes of /metrics are answered here, for the whole instance.
+    const stopMetrics = this.config.metricsEnabled ? serveClusterMetrics() : () => {};
     try {
       let first: ListeningMessage | undefined;
       for (let started = 0; started < this.count && !this.stopSignal; started++) {
@@ -84,6 +87,7 @@ class Supervisor {
       await done;
     } finally {
       removeSignalHandlers();
+      stopMetrics();
     }
     if (this.failure) throw this.failure;
   }

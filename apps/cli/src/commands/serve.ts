@@ -1,5 +1,5 @@
 import type { Config, Logger } from "@rehook/core";
-import { startServer, type RehookServer } from "@rehook/server";
+import { startServer, type RehookServer, type StartOptions } from "@rehook/server";
 import { dashboardBuildDir } from "../dashboard-build.js";
 
 export interface ServeOptions {
@@ -9,11 +9,17 @@ export interface ServeOptions {
   listening(server: RehookServer): void;
   /** Registers what asks this process to stop: signals for a lone process, the primary's messages for a worker. */
   onStopRequest(stop: (signal: NodeJS.Signals) => void): void;
+  /** What GET /metrics renders (a worker: the whole instance's, through the primary). */
+  metricsScrape?: StartOptions["metricsScrape"];
 }
 
 /** Serves until asked to stop, then finishes the requests in flight and releases everything. */
 export async function serveUntilStopped(config: Config, logger: Logger, options: ServeOptions): Promise<void> {
-  const rehook = await startServer(config, logger, { processes: options.processes, dashboardBuild: dashboardBuildDir() });
+  const rehook = await startServer(config, logger, {
+    processes: options.processes,
+    dashboardBuild: dashboardBuildDir(),
+    ...(options.metricsScrape ? { metricsScrape: options.metricsScrape } : {}),
+  });
   options.listening(rehook);
   await new Promise<void>((resolve, reject) => {
     let stopping = false;

@@ -229,10 +229,16 @@ function responseOf(status: string, response: unknown): ResponseView {
   return { status, description, contentType, fields: responseFields(schema), example: exampleText(media.example) };
 }
 
-function responsesOf(operation: Json): ResponseView[] {
+/** A response the operation refers to (`#/components/responses/…`: the error answers are declared once), or itself. */
+function resolved(response: unknown, shared: Json): unknown {
+  if (!isObject(response) || typeof response.$ref !== "string") return response;
+  return shared[response.$ref.replace("#/components/responses/", "")];
+}
+
+function responsesOf(operation: Json, shared: Json): ResponseView[] {
   if (!isObject(operation.responses)) return [];
   return Object.entries(operation.responses)
-    .map(([status, response]) => responseOf(status, response))
+    .map(([status, response]) => responseOf(status, resolved(response, shared)))
     .sort((a, b) => a.status.localeCompare(b.status));
 }
 
@@ -244,6 +250,7 @@ function responsesOf(operation: Json): ResponseView[] {
 export function readApiReference(document: unknown, baseUrl: string): ApiReference {
   if (!isObject(document) || !isObject(document.paths)) throw new Error("the answer is not an OpenAPI document (no paths)");
   const info = isObject(document.info) ? document.info : {};
+  const shared = isObject(document.components) && isObject(document.components.responses) ? document.components.responses : {};
   const operations: OperationView[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     if (!isObject(item)) continue;
@@ -259,7 +266,7 @@ export function readApiReference(document: unknown, baseUrl: string): ApiReferen
         summary: text(operation.summary) ?? text(operation.description) ?? "",
         parameters: parametersOf(operation),
         body: body ? { required: body.required, fields: bodyFields(body.schema) } : null,
-        responses: responsesOf(operation),
+        responses: responsesOf(operation, shared),
         curl: curlExample(baseUrl, method, path, operation),
       });
     }

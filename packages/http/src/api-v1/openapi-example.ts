@@ -3,6 +3,8 @@
 // wire shapes in schemas.ts): a field added there shows up in the examples without an edit
 // here. Deterministic: the document is the same on every start.
 
+import type { ExportedEvent } from "@rehook/core";
+import { harEntry, harStart, HAR_END } from "../export/har.js";
 import { ndjsonLine } from "../export/ndjson.js";
 
 type Schema = Record<string, unknown>;
@@ -152,8 +154,7 @@ const EXAMPLE_BODY = '{"id":"evt_1QbX4k","type":"invoice.paid","data":{"object":
 /** A body as GET /events/{id}/body serves it: the bytes as captured. */
 export const EVENT_BODY_EXAMPLE = EXAMPLE_BODY;
 
-/** One line of an NDJSON export, written by the exporter itself. */
-export const EVENT_EXPORT_EXAMPLE = ndjsonLine({
+const EXPORTED_EXAMPLE: ExportedEvent = {
   id: EXAMPLE_ID,
   endpointId: EXAMPLE_ENDPOINT_ID,
   endpointSlug: EXAMPLE_SLUG,
@@ -171,4 +172,10 @@ export const EVENT_EXPORT_EXAMPLE = ndjsonLine({
   response: { status: 200, headers: [["content-type", "application/json"]], body: new TextEncoder().encode('{"ok":true}'), truncated: false },
   latencyMs: 142,
   error: null,
-});
+};
+
+/** One line of an NDJSON export, written by the exporter itself. */
+export const EVENT_EXPORT_EXAMPLE = ndjsonLine(EXPORTED_EXAMPLE);
+
+/** A HAR export of the same event, written by the exporter itself. */
+export const HAR_EXPORT_EXAMPLE: unknown = JSON.parse(`${harStart("1")}${JSON.stringify(harEntry(EXPORTED_EXAMPLE, "https://rehook.example.com"))}${HAR_END}`);

@@ -48,8 +48,17 @@ export interface Route {
   query?: z.ZodType;
   body?: z.ZodType;
   /** The success status and its schema (none for 204); its content type is JSON unless given (or an event stream). */
-  success: { status: number; schema?: z.ZodType; description: string; contentType?: string };
-  /** The error statuses this route can answer besides 401 and 429. */
+  success: {
+    status: number;
+    schema?: z.ZodType;
+    description: string;
+    contentType?: string;
+    /** Other media types the success answer can have (as a query parameter asks), with their JSON Schemas and an example. */
+    alternatives?: Record<string, { schema: Record<string, unknown>; example: unknown }>;
+    /** Headers the success answer carries besides Rehook-Api-Version (names in openapi.ts' RESPONSE_HEADERS). */
+    headers?: Array<"Content-Disposition">;
+  };
+  /** The error statuses this route can answer besides the handler's (401 and 429; 413, 415 and 503 with a body): see openapi.ts. */
   errors: number[];
   /** Server-sent events instead of one JSON answer: `success.schema` is each message's data. */
   streams?: boolean;

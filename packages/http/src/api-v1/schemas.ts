@@ -146,7 +146,7 @@ export const EventExport = z
   .string()
   .meta({ contentMediaType: "application/x-ndjson", examples: [EVENT_EXPORT_EXAMPLE] })
   .describe(
-    "Every matching event, newest first, streamed. ndjson: one JSON object per line (id, endpoint_id, method, path, query, headers as [name, value] pairs in order, content_type, source, event_type, status, signature, received_at, latency_ms, error, response {status, headers, body_base64, body_truncated} or null, body_base64). har (application/json): {log: {version: \"1.2\", creator, entries}}, one entry per event with the full capture URL; postData and response content are text, or base64 with encoding: \"base64\" when not UTF-8 text; response status 0 when the destination gave no answer",
+    "Every matching event, newest first, streamed. ndjson: one JSON object per line (id, endpoint_id, method, path, query, headers as [name, value] pairs in order, content_type, source, event_type, status, signature, received_at, latency_ms, error, response {status, headers, body_base64, body_truncated} or null, body_base64). har (application/json): {log: {version: \"1.2\", creator, entries}}, one entry per event with the full capture URL; postData and response content are text, or base64 when not UTF-8 text (postData._encoding: \"base64\", HAR 1.2's content.encoding: \"base64\"); response status 0 when the destination gave no answer (its schema is the application/json one)",
   );
 
 export const EventBody = z

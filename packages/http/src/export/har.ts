@@ -11,10 +11,19 @@ function headerValue(headers: HeaderList, name: string): string | undefined {
   return headers.find(([key]) => key.toLowerCase() === name)?.[1];
 }
 
-/** A body as HAR text: itself when it is UTF-8 text, else its base64 with `encoding`. */
-function bodyText(body: Uint8Array): { text: string; encoding?: "base64" } {
+/** A response body as HAR content text: itself when it is UTF-8 text, else its base64 with `encoding` (a HAR 1.2 field of content). */
+function contentText(body: Uint8Array): { text: string; encoding?: "base64" } {
   const text = decodeUtf8Text(body);
   return text === undefined ? { text: toBase64(body), encoding: "base64" } : { text };
+}
+
+/**
+ * A request body as HAR postData text. HAR 1.2's postData has no `encoding`: a body that is
+ * not UTF-8 text is base64 with the custom field `_encoding` (custom fields start with "_").
+ */
+function postDataText(body: Uint8Array): { text: string; _encoding?: "base64" } {
+  const text = decodeUtf8Text(body);
+  return text === undefined ? { text: toBase64(body), _encoding: "base64" } : { text };
 }
 
 function queryString(query: string): Array<{ name: string; value: string }> {
@@ -43,7 +52,7 @@ export function harEntry(event: ExportedEvent, baseUrl: string) {
       cookies: [],
       headers: headerFields(event.headers),
       queryString: queryString(event.query),
-      ...(event.body.byteLength > 0 ? { postData: { mimeType, ...bodyText(event.body) } } : {}),
+      ...(event.body.byteLength > 0 ? { postData: { mimeType, ...postDataText(event.body) } } : {}),
       headersSize: -1,
       bodySize: event.body.byteLength,
     },
@@ -53,7 +62,7 @@ export function harEntry(event: ExportedEvent, baseUrl: string) {
       httpVersion: response ? "HTTP/1.1" : "",
       cookies: [],
       headers: response ? headerFields(response.headers) : [],
-      content: { size: responseBody?.byteLength ?? 0, mimeType: responseType, ...(responseBody ? bodyText(responseBody) : { text: "" }) },
+      content: { size: responseBody?.byteLength ?? 0, mimeType: responseType, ...(responseBody ? contentText(responseBody) : { text: "" }) },
       redirectURL: "",
       headersSize: -1,
       bodySize: responseBody ? responseBody.byteLength : response ? 0 : -1,

@@ -8,6 +8,8 @@ import {
 } from "@rehook/services";
 import { sendEventBody } from "../../event-body.js";
 import { sendEventExport } from "../../event-export.js";
+import { HAR_1_2_SCHEMA } from "../../export/har-schema.js";
+import { HAR_EXPORT_EXAMPLE } from "../openapi-example.js";
 import { contractRoute, fromWire } from "../contract-route.js";
 import { EVENT_LIST_WIRE } from "../cursor.js";
 import { restEventDetail, restEventList, restRetryQueued } from "../presenters/event.js";
@@ -37,7 +39,14 @@ export const EVENT_ROUTES: Route[] = [
     operationId: "exportEvents",
     summary: "Export every event the list's filters find, newest first, as NDJSON or HAR 1.2 (streamed, as an attachment)",
     query: S.EventExportQuery,
-    success: { status: 200, schema: S.EventExport, contentType: "application/x-ndjson", description: "The export (application/x-ndjson, or application/json for har; Content-Disposition: attachment)" },
+    success: {
+      status: 200,
+      schema: S.EventExport,
+      contentType: "application/x-ndjson",
+      alternatives: { "application/json": { schema: HAR_1_2_SCHEMA, example: HAR_EXPORT_EXAMPLE } },
+      headers: ["Content-Disposition"],
+      description: "The export: application/x-ndjson, or for format=har a HAR 1.2 document (application/json); an attachment",
+    },
     errors: [400],
     async handle({ services, actor, query }, { res, streamBounds, onStreamDrop }) {
       // Filters are checked before the status line: a bad one is a 400, not a cut download.
@@ -53,7 +62,7 @@ export const EVENT_ROUTES: Route[] = [
     path: "/events/{id}/body",
     operationId: "getEventBody",
     summary: "Download an event's body, every byte as captured (for bodies larger than the payload preview)",
-    success: { status: 200, schema: S.EventBody, contentType: "application/octet-stream", description: "The body (application/octet-stream, Content-Disposition: attachment)" },
+    success: { status: 200, schema: S.EventBody, contentType: "application/octet-stream", headers: ["Content-Disposition"], description: "The body (application/octet-stream), as an attachment" },
     errors: [404],
     async handle({ services, actor, params }, { req, res, streamBounds }) {
       const download = await openEventBody(services, { teamId: actor.teamId, eventId: params.id! });
