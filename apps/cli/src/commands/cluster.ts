@@ -1,6 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import type { Config, Logger } from "@rehook/core";
 import { openDatabase, startEmbeddedPostgres } from "@rehook/db";
+import { requireDefaultTeam } from "@rehook/services";
 import { startLine } from "../start-line.js";
 import type { ListeningMessage, StopMessage } from "./cluster-worker.js";
 
@@ -28,7 +29,12 @@ export async function runPrimary(config: Config, logger: Logger, count: number, 
     // Migrated here, once: each worker's own check then finds nothing to apply.
     const database = await openDatabase({ databaseUrl, dataDir: config.dataDir, ormPoolSize: 1, migrate: true, log: (message) => logger.info(message) });
     if (database.applied.length > 0) logger.info("applied migrations", { names: database.applied.join(",") });
-    await database.close();
+    // Checked here too, so a bad OIDC_DEFAULT_TEAM is one line before any worker starts.
+    try {
+      await requireDefaultTeam({ orm: database.orm }, config.sso);
+    } finally {
+      await database.close();
+    }
     await new Supervisor(config, logger, count, { DATABASE_URL: databaseUrl }, listening).run();
   } finally {
     // Last: after every worker has let go of the database.
