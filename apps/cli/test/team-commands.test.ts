@@ -269,6 +269,20 @@ describe("commands acting as a user, in a --team", concurrent, () => {
     expect(JSON.parse(details!)).toMatchObject({ state: "open", role: "admin", used_by: null });
     expect(link).toMatch(/^https:\/\/hooks\.example\.com\/signup\?invite=[0-9A-Za-z]{32}$/);
     expect(await db.query("select role from invites where team_id = $1", [team.id])).toEqual([{ role: "admin" }]);
+    expect(JSON.parse(details!)).toMatchObject({ creates_accounts: true });
+  });
+
+  it("invite create says whether SIGNUP lets the link create accounts: with closed, only a server admin's does", async () => {
+    const closed = { ...env, SIGNUP: "closed" };
+    const [byServerAdmin, byOrdinaryUser] = await Promise.all([runCli(["invite", "create", "--email", OWNER], closed), runCli(["invite", "create", "--email", LISTER], closed)]);
+    const details = (result: Awaited<ReturnType<typeof runCli>>) => {
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout.trim().split("\n")[0]!) as Record<string, unknown>;
+    };
+    expect(details(byServerAdmin)).toMatchObject({ creates_accounts: true });
+    expect(details(byServerAdmin)).not.toHaveProperty("note");
+    expect(details(byOrdinaryUser)).toMatchObject({ creates_accounts: false, note: expect.stringMatching(/cannot create an account \(SIGNUP is closed: only a server admin's invite creates an account\)/) });
+    expect(byOrdinaryUser.stdout.trim().split("\n").at(-1)).toMatch(/^https:\/\/hooks\.example\.com\/signup\?invite=/);
   });
 
   it("prints help for the team and member commands, and --team on the commands acting as a user", async () => {
