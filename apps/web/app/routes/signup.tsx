@@ -12,9 +12,9 @@ import "../features/account/signup.css";
 export const meta: MetaFunction = () => [{ title: "Sign up · Rehook" }];
 
 /**
- * Signed out: who may sign up, and whether the link's invite can be used (an invite signs up
- * whatever SIGNUP says). Signed in with an invite link: the page offers to join its team;
- * signed in without one: the dashboard.
+ * Signed out: who may sign up, and whether the link's invite can be used (and whether SIGNUP
+ * lets it create an account). Signed in with an invite link: the page offers to join its
+ * team; signed in without one: the dashboard.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const invite = new URL(request.url).searchParams.get("invite");
