@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Config, Logger } from "@rehook/core";
+import { SIGNUP_MODES, type Config, type Logger } from "@rehook/core";
 import { z } from "zod";
 import { databaseInUse } from "./database-in-use.js";
 
@@ -22,6 +22,8 @@ const runningServerSchema = z.object({
   capture_base_url: z.url(),
   allow_private_destinations: z.boolean(),
   retention_days: z.number().int().min(0),
+  /** SIGNUP (absent in records of earlier versions): whether `rehook invite create`'s link can create accounts. */
+  signup: z.enum(SIGNUP_MODES).optional(),
   /** Which database it serves (see databaseInUse): another database's server says nothing about this one. */
   database: z.string(),
   started_at: z.iso.datetime(),
@@ -43,6 +45,7 @@ export function runningServerRecord(config: Config, url: string, database: strin
     capture_base_url: config.captureBaseUrl === config.baseUrl ? baseUrl : config.captureBaseUrl,
     allow_private_destinations: config.allowPrivateDestinations,
     retention_days: config.retentionDays,
+    signup: config.signup,
     database,
     started_at: startedAt.toISOString(),
   };
@@ -99,7 +102,7 @@ export function readRunningServer(dataDir: string, database: string): RunningSer
 }
 
 /** The environment variables a running server's record stands in for: set ones still win. */
-export const RECORDED_SETTINGS = ["BASE_URL", "CAPTURE_BASE_URL", "ALLOW_PRIVATE_DESTINATIONS", "RETENTION_DAYS"] as const;
+export const RECORDED_SETTINGS = ["BASE_URL", "CAPTURE_BASE_URL", "ALLOW_PRIVATE_DESTINATIONS", "RETENTION_DAYS", "SIGNUP"] as const;
 
 /**
  * `config` with the running server's settings where the environment does not give its own.
@@ -111,6 +114,7 @@ export function withServerSettings(config: Config, server: RunningServer, isSet:
     ...(isSet("BASE_URL") || isSet("CAPTURE_BASE_URL") ? {} : { baseUrl: server.base_url, captureBaseUrl: server.capture_base_url }),
     ...(isSet("ALLOW_PRIVATE_DESTINATIONS") ? {} : { allowPrivateDestinations: server.allow_private_destinations }),
     ...(isSet("RETENTION_DAYS") ? {} : { retentionDays: server.retention_days }),
+    ...(isSet("SIGNUP") || !server.signup ? {} : { signup: server.signup }),
   };
 }
 

@@ -35,6 +35,7 @@ describe("the running server's record", () => {
       capture_base_url: "http://127.0.0.1:18200",
       allow_private_destinations: false,
       retention_days: 7,
+      signup: "open",
       database: "embedded",
       started_at: "2026-01-02T03:04:05.000Z",
     });
@@ -70,15 +71,18 @@ describe("the running server's record", () => {
     await expect(readFile(runningServerFile(dataDir), "utf8")).rejects.toThrow(/ENOENT/);
   });
 
-  it("stands in for BASE_URL, CAPTURE_BASE_URL, ALLOW_PRIVATE_DESTINATIONS and RETENTION_DAYS only where the environment sets none", () => {
-    const server = { ...record(process.pid), base_url: "https://rehook.example.com", capture_base_url: "https://hooks.example.net", allow_private_destinations: true, retention_days: 7 };
+  it("stands in for BASE_URL, CAPTURE_BASE_URL, ALLOW_PRIVATE_DESTINATIONS, RETENTION_DAYS and SIGNUP only where the environment sets none", () => {
+    const server = { ...record(process.pid), base_url: "https://rehook.example.com", capture_base_url: "https://hooks.example.net", allow_private_destinations: true, retention_days: 7, signup: "closed" as const };
     const config = loadConfig({}, dataDir);
     expect(withServerSettings(config, server, () => false)).toMatchObject({
       baseUrl: "https://rehook.example.com",
       captureBaseUrl: "https://hooks.example.net",
       allowPrivateDestinations: true,
       retentionDays: 7,
+      signup: "closed",
     });
+    // A record from an earlier version names no SIGNUP: the environment's (default open) stays.
+    expect(withServerSettings(config, { ...server, signup: undefined }, () => false).signup).toBe("open");
     const given = loadConfig({ BASE_URL: "https://mine.example.org", RETENTION_DAYS: "30" }, dataDir);
     // The URLs go as a pair: BASE_URL given here keeps this environment's capture URLs too.
     expect(withServerSettings(given, server, (name) => name === "BASE_URL" || name === "RETENTION_DAYS")).toMatchObject({

@@ -78,6 +78,27 @@ describe("rehook team", concurrent, () => {
       ],
     });
   });
+
+  it("create makes the operator's team, which OIDC_DEFAULT_TEAM may name; another user's team is refused at start in one line until adopted", async () => {
+    const sso = { ...env, PORT: "0", LOG_LEVEL: "silent", OIDC_ISSUER: "http://127.0.0.1:9/", OIDC_CLIENT_ID: "rehook", OIDC_CLIENT_SECRET: "s3cret" };
+    const ours = output<{ slug: string }>(await runCli(["team", "create", "--email", DEV, "--name", "Operations"], env));
+    expect((await db.query<{ made_by_operator: boolean }>("select made_by_operator from teams where slug = $1", [ours.slug]))[0]!.made_by_operator).toBe(true);
+    // A team an ordinary user made in the dashboard (as createTeam does for a user who is no server admin).
+    const squat = output<{ slug: string }>(await runCli(["team", "create", "--email", DEV, "--name", "Squatted"], env));
+    await db.query("update teams set made_by_operator = false where slug = $1", [squat.slug]);
+    const [single, workers, missing] = await Promise.all([
+      runCli(["start"], { ...sso, OIDC_DEFAULT_TEAM: squat.slug }),
+      runCli(["start", "--workers", "2"], { ...sso, OIDC_DEFAULT_TEAM: squat.slug }),
+      runCli(["start"], { ...sso, OIDC_DEFAULT_TEAM: "no-such-team" }),
+    ]);
+    for (const refused of [single, workers]) {
+      expectRefused(refused, 1, new RegExp(`^rehook: invalid OIDC_DEFAULT_TEAM: team ${squat.slug} was not made by an operator .*rehook team adopt --slug ${squat.slug}`));
+    }
+    expectRefused(missing, 1, /^rehook: invalid OIDC_DEFAULT_TEAM: there is no team no-such-team; create one with rehook team create/);
+    expect(output(await runCli(["team", "adopt", "--slug", squat.slug], env))).toMatchObject({ slug: squat.slug, name: "Squatted" });
+    expect((await db.query<{ made_by_operator: boolean }>("select made_by_operator from teams where slug = $1", [squat.slug]))[0]!.made_by_operator).toBe(true);
+    expectRefused(await runCli(["team", "adopt", "--slug", "no-such-team"], env), 1, /^rehook: There is no shared team no-such-team /);
+  });
 });
 
 describe("rehook member", concurrent, () => {
@@ -248,6 +269,20 @@ describe("commands acting as a user, in a --team", concurrent, () => {
     expect(JSON.parse(details!)).toMatchObject({ state: "open", role: "admin", used_by: null });
     expect(link).toMatch(/^https:\/\/hooks\.example\.com\/signup\?invite=[0-9A-Za-z]{32}$/);
     expect(await db.query("select role from invites where team_id = $1", [team.id])).toEqual([{ role: "admin" }]);
+    expect(JSON.parse(details!)).toMatchObject({ creates_accounts: true });
+  });
+
+  it("invite create says whether SIGNUP lets the link create accounts: with closed, only a server admin's does", async () => {
+    const closed = { ...env, SIGNUP: "closed" };
+    const [byServerAdmin, byOrdinaryUser] = await Promise.all([runCli(["invite", "create", "--email", OWNER], closed), runCli(["invite", "create", "--email", LISTER], closed)]);
+    const details = (result: Awaited<ReturnType<typeof runCli>>) => {
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout.trim().split("\n")[0]!) as Record<string, unknown>;
+    };
+    expect(details(byServerAdmin)).toMatchObject({ creates_accounts: true });
+    expect(details(byServerAdmin)).not.toHaveProperty("note");
+    expect(details(byOrdinaryUser)).toMatchObject({ creates_accounts: false, note: expect.stringMatching(/cannot create an account \(SIGNUP is closed: only a server admin's invite creates an account\)/) });
+    expect(byOrdinaryUser.stdout.trim().split("\n").at(-1)).toMatch(/^https:\/\/hooks\.example\.com\/signup\?invite=/);
   });
 
   it("prints help for the team and member commands, and --team on the commands acting as a user", async () => {

@@ -76,6 +76,8 @@ describe("sign-up by invitation", () => {
     // The link is made on BASE_URL, which a test server on port 0 does not know: same path, the real port.
     const link = new URL(shown);
     inviteLink = `${t.rehook.url}${link.pathname}${link.search}`;
+    // The server's admin: the link creates an account, so no note under it.
+    expect(await page.getByTestId("new-invite-note").count()).toBe(0);
     const row = page.getByTestId("invite-row").first();
     await expect.poll(() => row.textContent()).toMatch(/Open/);
     await page.getByRole("heading", { name: "Invites" }).scrollIntoViewIfNeeded();
@@ -89,6 +91,13 @@ describe("sign-up by invitation", () => {
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Create account" }).click();
     await page.getByRole("heading", { name: "Endpoints", level: 1 }).waitFor();
+    // An ordinary user's link from their personal team lets no newcomer in while SIGNUP=invite: Settings says so.
+    await page.getByTestId("team-switcher").locator("summary").click();
+    await page.getByTestId("team-option").filter({ has: page.getByText("invited", { exact: true }) }).click();
+    await expect.poll(() => page.getByTestId("current-team").textContent()).toBe("invited");
+    await page.getByRole("link", { name: "Settings", exact: true }).click();
+    await page.getByRole("button", { name: "Create invite link" }).click();
+    await expect.poll(() => page.getByTestId("new-invite-note").textContent()).toMatch(/adds someone who already has a Rehook account to the team; it cannot create an account/);
     await logOut();
 
     await page.goto(inviteLink);

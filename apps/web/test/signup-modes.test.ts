@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createInvite, createUser } from "@rehook/services";
+import { actorFor, createInvite, createUser } from "@rehook/services";
 import { DashboardClient } from "./dashboard-client.js";
 import { startTestServer, type TestServer } from "./test-server.js";
 
 // SIGNUP=closed over HTTP: the page says so and how to get an account, the form post is
-// refused; an invite link still signs up (by design: a team admin invites whatever SIGNUP
-// says). Unknown dashboard URLs answer 404 inside the shell.
+// refused; a server admin's invite link still signs up, an ordinary user's does not (it only
+// adds someone who already has an account). Unknown dashboard URLs answer 404 inside the shell.
 
 let t: TestServer;
 beforeAll(async () => {
@@ -66,6 +66,29 @@ describe("SIGNUP=closed with an invite link", () => {
     const again = await new DashboardClient(t.rehook.url).postForm("/signup", { email: "invited-twice@example.com", password, invite: token });
     expect(again.status).toBe(400);
     expect(await t.db.query("select 1 from users where email = 'invited-twice@example.com'")).toEqual([]);
+  });
+});
+
+describe("SIGNUP=closed with an ordinary user's invite link", () => {
+  it("shows no form but how to use it with an account, refuses the sign-up and leaves the link usable", async () => {
+    const orm = t.rehook.database.orm;
+    const user = await createUser({ orm }, { email: "ordinary@example.com", password });
+    expect(user.isAdmin).toBe(false);
+    const { actor } = await actorFor({ orm }, { userId: user.id });
+    const token = new URL((await createInvite({ orm, baseUrl: t.rehook.url }, actor, {})).url).searchParams.get("invite")!;
+    const page = await (await new DashboardClient(t.rehook.url).get(`/signup?invite=${encodeURIComponent(token)}`)).text();
+    expect(page).toContain("Log in to use this invite");
+    expect(page).toContain("only an invite from a server admin creates an account");
+    expect(page).not.toContain('name="password"');
+    expect(page).toContain(`href="/login?next=${encodeURIComponent(`/signup?invite=${token}`)}"`);
+
+    const browser = new DashboardClient(t.rehook.url);
+    const posted = await browser.postForm("/signup", { email: "outsider@example.com", password, invite: token });
+    expect(posted.status).toBe(400);
+    expect(await posted.text()).toContain("This invite link only adds people who already have a Rehook account to its team.");
+    expect(browser.sessionId()).toBeNull();
+    expect(await t.db.query("select 1 from users where email = 'outsider@example.com'")).toEqual([]);
+    expect(await t.db.query("select used_at from invites where created_by_id = $1", [user.id])).toEqual([{ used_at: null }]);
   });
 });
 

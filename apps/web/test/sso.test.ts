@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOrm, type Orm } from "@rehook/db";
 import { createTeam, createUser } from "@rehook/services";
+import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
 import { startOpenIdProvider, type TestAccount, type TestOpenIdProvider } from "./openid-provider.js";
 import { startTestServer, type TestServer } from "./test-server.js";
 
@@ -43,11 +45,8 @@ interface Rehook {
 
 /** Presses "Sign in with …" and goes through the provider: answers the callback URL the provider sends the browser to. */
 async function throughProvider(rehook: Rehook, browser: CookieBrowser, next = "/"): Promise<string> {
-  const started = await browser.request(`${rehook.t.rehook.url}/auth/oidc`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: rehook.t.rehook.url },
-    body: new URLSearchParams({ next }).toString(),
-  });
+  // The login page's link, followed from the page itself (as the browser says with Sec-Fetch-Site).
+  const started = await browser.request(`${rehook.t.rehook.url}/auth/oidc?${new URLSearchParams({ next })}`, { headers: { "sec-fetch-site": "same-origin" } });
   expect(started.status).toBe(303);
   let url = location(started);
   const authorization = new URL(url);
@@ -130,10 +129,10 @@ describe("OpenID Connect sign-in, sign-up closed", () => {
     expect(await lastSignIn(rehook.t)).toMatchObject({ action: "user.sign_in", actor_name: "ada@example.com" });
   });
 
-  it("takes Microsoft Entra's xms_edov as a verified email", async () => {
+  it("takes xms_edov as a verified email from Microsoft Entra only, not from this provider", async () => {
     const { browser, answer } = await signIn(rehook, provider, { sub: "ada-1", email: "ada@example.com", xms_edov: true });
-    expect(location(answer)).toBe("/");
-    expect(await signedIn(rehook, browser)).toBe(true);
+    expect(location(answer)).toBe("/login?sso_error=unverified_email");
+    expect(await signedIn(rehook, browser)).toBe(false);
   });
 
   it("never redirects off the dashboard after signing in", async () => {
@@ -205,15 +204,31 @@ describe("OpenID Connect sign-in, sign-up closed", () => {
     expect(location(own)).toBe("/");
   });
 
-  it("does not start a sign-in from a cross-site form or a GET", async () => {
+  it("does not start a sign-in from another site's link or form", async () => {
+    const url = `${rehook.t.rehook.url}/auth/oidc?next=%2F`;
+    const foreign: Array<Record<string, string>> = [{ "sec-fetch-site": "cross-site" }, { "sec-fetch-site": "same-site" }, { referer: "https://evil.example/" }, {}];
+    for (const headers of foreign) {
+      const browser = new CookieBrowser();
+      const answer = await browser.request(url, { headers });
+      expect(location(answer)).toBe("/login");
+      expect(browser.cookie(rehook.host, "rehook_sso")).toBeUndefined();
+    }
+    // A browser without Sec-Fetch-Site that sends our own page as Referer (our Referrer-Policy is same-origin).
+    const referred = await new CookieBrowser().request(url, { headers: { referer: `${rehook.t.rehook.url}/login` } });
+    expect(location(referred).startsWith(`${provider.issuer}/auth?`)).toBe(true);
     const crossSite = await new CookieBrowser().request(`${rehook.t.rehook.url}/auth/oidc`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example" },
       body: "next=%2F",
     });
     expect(crossSite.status).toBe(403);
-    const get = await new CookieBrowser().request(`${rehook.t.rehook.url}/auth/oidc`);
-    expect(location(get)).toBe("/login");
+    // The form post of an earlier login page (still open from before an upgrade) goes back to the login page.
+    const posted = await new CookieBrowser().request(`${rehook.t.rehook.url}/auth/oidc`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: rehook.t.rehook.url },
+      body: "next=%2F",
+    });
+    expect(location(posted)).toBe("/login");
     // Nor through /trpc: the pages call these procedures themselves.
     const trpc = await new CookieBrowser().request(`${rehook.t.rehook.url}/trpc/auth.ssoStart`, {
       method: "POST",
@@ -249,23 +264,51 @@ describe("OpenID Connect sign-in, sign-up closed", () => {
   });
 });
 
+/** A database of the file's own with the operator (its first user, a server admin) and an ordinary user in it. */
+async function seededDatabase(): Promise<{ db: TestDatabase; orm: Orm; operatorId: string; squatterId: string; close(): Promise<void> }> {
+  const db = await createTestDatabase();
+  const orm = await createOrm({ databaseUrl: db.url, poolSize: 1 });
+  const operator = await createUser({ orm }, { email: "operator@example.net", password: "a long enough password" });
+  expect(operator.isAdmin).toBe(true);
+  const squatter = await createUser({ orm }, { email: "squatter@example.net", password: "a long enough password" });
+  return {
+    db,
+    orm,
+    operatorId: operator.id,
+    squatterId: squatter.id,
+    async close() {
+      await orm.close(true);
+      await db.drop();
+    },
+  };
+}
+
 describe("OpenID Connect as the only way in: allowed domains, a default team, no password form", () => {
   let rehook: Rehook;
+  let seeded: Awaited<ReturnType<typeof seededDatabase>>;
   beforeAll(async () => {
-    const t = await startTestServer({
-      ...ssoEnv(),
-      SIGNUP: "closed",
-      PASSWORD_LOGIN: "false",
-      OIDC_ALLOWED_DOMAINS: "Example.com, example.org",
-      OIDC_DEFAULT_TEAM: "platform",
-      OIDC_DEFAULT_ROLE: "developer",
-    });
+    seeded = await seededDatabase();
+    // The operator's team exists before the server starts (it checks OIDC_DEFAULT_TEAM then).
+    const team = await createTeam({ orm: seeded.orm }, { userId: seeded.operatorId, name: "Platform" });
+    expect(team.slug).toBe("platform");
+    const t = await startTestServer(
+      {
+        ...ssoEnv(),
+        SIGNUP: "closed",
+        PASSWORD_LOGIN: "false",
+        OIDC_ALLOWED_DOMAINS: "Example.com, example.org",
+        OIDC_DEFAULT_TEAM: "platform",
+        OIDC_DEFAULT_ROLE: "developer",
+      },
+      seeded.db,
+    );
     rehook = { t, host: new URL(t.rehook.url).host };
     provider.allowRedirect(`${t.rehook.url}/auth/oidc/callback`);
-    const team = await createTeam(t.rehook.services, { userId: t.userId, name: "Platform" });
-    expect(team.slug).toBe("platform");
   });
-  afterAll(() => rehook.t.close());
+  afterAll(async () => {
+    await rehook.t.close();
+    await seeded.close();
+  });
 
   it("shows the button only, and refuses the password form", async () => {
     const html = await (await new CookieBrowser().request(`${rehook.t.rehook.url}/login`)).text();
@@ -303,5 +346,52 @@ describe("OpenID Connect as the only way in: allowed domains, a default team, no
     expect(await signedIn(rehook, browser)).toBe(false);
     expect((await rehook.t.db.query("select 1 from users where email = 'dave@evil.example'")).length).toBe(0);
     expect(await lastSignIn(rehook.t)).toMatchObject({ action: "user.sign_in_failed", actor_name: "dave@evil.example" });
+  });
+});
+
+describe("OIDC_DEFAULT_TEAM names only a team an operator made", () => {
+  let seeded: Awaited<ReturnType<typeof seededDatabase>>;
+  beforeAll(async () => {
+    seeded = await seededDatabase();
+  });
+  afterAll(() => seeded.close());
+
+  const start = (env: Record<string, string>) => startTestServer({ ...ssoEnv(), SIGNUP: "closed", OIDC_ALLOWED_DOMAINS: "example.org", ...env }, seeded.db);
+  /** The slugs of the teams an email's account belongs to. */
+  const teamsOf = async (t: TestServer, email: string) =>
+    (await t.db.query<{ slug: string }>("select t.slug from teams t join team_members m on m.team_id = t.id join users u on u.id = m.user_id where u.email = $1 and t.personal_of_id is null", [email])).map(
+      (row) => row.slug,
+    );
+
+  it("refuses to start, in one line, when the team is missing, someone's personal team, or made by an ordinary user first", async () => {
+    await expect(start({ OIDC_DEFAULT_TEAM: "platform" })).rejects.toThrow(/^invalid OIDC_DEFAULT_TEAM: there is no team platform; create one with rehook team create/);
+    await expect(start({ OIDC_DEFAULT_TEAM: "squatter" })).rejects.toThrow(/^invalid OIDC_DEFAULT_TEAM: squatter is a user's personal team/);
+    // The squat: an ordinary user takes the slug before the operator makes the team.
+    const squat = await createTeam({ orm: seeded.orm }, { userId: seeded.squatterId, name: "Platform" });
+    expect(squat.slug).toBe("platform");
+    const refused = start({ OIDC_DEFAULT_TEAM: "platform" });
+    await expect(refused).rejects.toThrow(/^invalid OIDC_DEFAULT_TEAM: team platform was not made by an operator .*rehook team adopt --slug platform/);
+    await expect(refused.catch((error: Error) => error.message.includes("\n"))).resolves.toBe(false);
+  });
+
+  it("starts with the operator's team under its suffixed slug; new accounts join it, and no team once anyone else holds that slug", async () => {
+    const ours = await createTeam({ orm: seeded.orm }, { userId: seeded.operatorId, name: "Platform" });
+    expect(ours.slug).toMatch(/^platform-/);
+    const t = await start({ OIDC_DEFAULT_TEAM: ours.slug });
+    try {
+      const rehook = { t, host: new URL(t.rehook.url).host };
+      provider.allowRedirect(`${t.rehook.url}/auth/oidc/callback`);
+      const first = await signIn(rehook, provider, { sub: "erin-1", email: "erin@example.org", email_verified: true });
+      expect(location(first.answer)).toBe("/");
+      expect(await teamsOf(t, "erin@example.org")).toEqual([ours.slug]);
+      // While it runs, the team is deleted and an ordinary user makes one with the same slug.
+      await seeded.db.query("delete from teams where id = $1", [ours.id]);
+      expect((await createTeam({ orm: seeded.orm }, { userId: seeded.squatterId, name: ours.slug })).slug).toBe(ours.slug);
+      const second = await signIn(rehook, provider, { sub: "frank-1", email: "frank@example.org", email_verified: true });
+      expect(location(second.answer)).toBe("/");
+      expect(await teamsOf(t, "frank@example.org")).toEqual([]);
+    } finally {
+      await t.close();
+    }
   });
 });

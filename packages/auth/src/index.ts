@@ -5,4 +5,4 @@ export { apiKeyDigest, isWellFormedApiKey, issueApiKey, type IssuedApiKey } from
 export { AttemptLimiter, type AttemptLimiterOptions, type AttemptVerdict } from "./attempt-limiter.js";
 export { DEFAULT_LOGIN_LIMITS, LoginThrottle, type LoginLimits, type LoginVerdict } from "./login-throttle.js";
 export { inviteTokenDigest, isWellFormedInviteToken, issueInviteToken } from "./invite-tokens.js";
-export { OpenIdProvider, OpenIdSignInError, type OpenIdSettings, type PendingSignIn, type VerifiedIdentity } from "./openid-provider.js";
+export { isEntraIssuer, OpenIdProvider, OpenIdSignInError, verifiedEmail, type OpenIdSettings, type PendingSignIn, type VerifiedIdentity } from "./openid-provider.js";

@@ -96,7 +96,7 @@ export class OpenIdProvider {
         issuer: claims.iss,
         subject: claims.sub,
         email: typeof source.email === "string" ? source.email.toLowerCase() : null,
-        emailVerified: verifiedEmail(source),
+        emailVerified: verifiedEmail(source, claims.iss),
       };
     } catch (error) {
       throw classify(error);
@@ -132,13 +132,28 @@ export class OpenIdProvider {
 }
 
 /**
- * Whether the provider vouches for the email: email_verified (some providers send "true" as a
- * string), or Microsoft Entra's xms_edov (the email's domain is verified by its owner), since
- * Entra sends no email_verified. Anything else is unverified.
+ * The hosts of Microsoft Entra ID's v2.0 endpoint: the global cloud, US Government and China
+ * (21Vianet, both of its hosts). An Entra issuer is exactly `https://<host>/<tenant id>/v2.0`
+ * with the tenant as a GUID; `common`, `organizations` and `consumers` have no fixed issuer,
+ * and Azure AD B2C (b2clogin.com) sends no xms_edov.
  */
-function verifiedEmail(claims: Record<string, unknown>): boolean {
+const ENTRA_HOSTS = ["login.microsoftonline.com", "login.microsoftonline.us", "login.chinacloudapi.cn", "login.partner.microsoftonline.cn"];
+const ENTRA_ISSUER = new RegExp(`^https://(${ENTRA_HOSTS.map((host) => host.replaceAll(".", "\\.")).join("|")})/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/v2\\.0$`);
+
+/** Whether an ID token's `iss` is a Microsoft Entra ID tenant's (the only issuer whose xms_edov means anything). */
+export function isEntraIssuer(issuer: string): boolean {
+  return ENTRA_ISSUER.test(issuer);
+}
+
+/**
+ * Whether the provider vouches for the email: email_verified (some providers send "true" as a
+ * string), or, from a Microsoft Entra issuer only, its xms_edov (the email's domain is verified
+ * by its owner), since Entra sends no email_verified. Any other provider may put any claim it
+ * likes in a token, so xms_edov from elsewhere proves nothing. Anything else is unverified.
+ */
+export function verifiedEmail(claims: Record<string, unknown>, issuer: string): boolean {
   const truthy = (value: unknown) => value === true || value === "true" || value === "1" || value === 1;
-  return truthy(claims.email_verified) || truthy(claims.xms_edov);
+  return truthy(claims.email_verified) || (isEntraIssuer(issuer) && truthy(claims.xms_edov));
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

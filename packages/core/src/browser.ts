@@ -15,7 +15,7 @@ export { DEFAULT_LOCAL_PORT, isLocalPort, LOCAL_REPLAY_ORIGIN, localReplayOrigin
 export { ALERT_CHANNEL_LABELS, ALERT_CHANNELS, ALERT_TRIGGER_LABELS, ALERT_TRIGGERS, type AlertChannel, type AlertTrigger } from "./alerts/rules.js";
 // Single sign-on: the login page shows a failure by its code (nothing from the query is echoed).
 export { isSsoFailure, PASSWORD_LOGIN_OFF_MESSAGE, SSO_FAILURES, type SsoFailure } from "./sso.js";
-export { INVITE_REQUIRED_MESSAGE, inviteRefusal, SIGNUP_CLOSED_MESSAGE, type InviteState, type SignupMode } from "./signup.js";
+export { INVITE_REQUIRED_MESSAGE, inviteAccountsRefusal, inviteRefusal, SIGNUP_CLOSED_MESSAGE, type InviteState, type SignupMode } from "./signup.js";
 // Captures: why a signature check failed and what the sender was answered, in the server's words.
 export { isSignatureReason, SIGNATURE_REASONS, signatureReasonText, type SignatureReason } from "./ingress/verification/reasons.js";
 export { senderAnswerText, type SenderAnswer } from "./ingress/sender-answer.js";

@@ -1,3 +1,5 @@
+import { roleAllows, type Role } from "./roles.js";
+
 /** Who may create an account on the dashboard (SIGNUP). The CLI's `rehook user create` always may. */
 export const SIGNUP_MODES = ["open", "closed", "invite"] as const;
 export type SignupMode = (typeof SIGNUP_MODES)[number];
@@ -14,6 +16,46 @@ export function inviteState(invite: { usedAt: Date | null; revokedAt: Date | nul
   if (invite.usedAt) return "used";
   if (invite.revokedAt) return "revoked";
   return invite.expiresAt.getTime() <= now ? "expired" : "open";
+}
+
+/**
+ * Who made an invite, as things stand now (it is judged when it is made and again when it is
+ * used: a link made before a change, or by an admin who has since lost the role, is held to
+ * today's rule).
+ */
+export interface Inviter {
+  /** A server admin (users.is_admin: `rehook user create --admin`). */
+  serverAdmin: boolean;
+  /** The inviter's role in the invite's team now (null: no longer a member, or a link made before teams). */
+  role: Role | null;
+  /** The invite's team is shared: not somebody's personal team (false for a link made before teams). */
+  sharedTeam: boolean;
+}
+
+/**
+ * Whether an invite may create an account for someone who has none, under SIGNUP. Every user
+ * owns a personal team and so may make links; the operator's choice must still hold:
+ * - open: anyone may sign up anyway;
+ * - invite: a server admin's link, or one from an admin (or owner) of a shared team;
+ * - closed: a server admin's link only.
+ * Any link still adds someone who already has an account to its team (its admins choose who joins).
+ */
+export function inviteCreatesAccounts(mode: SignupMode, inviter: Inviter): boolean {
+  if (mode === "open" || inviter.serverAdmin) return true;
+  if (mode === "closed") return false;
+  return inviter.sharedTeam && inviter.role !== null && roleAllows(inviter.role, "admin");
+}
+
+/** Why a link cannot create an account here (said at sign-up, and where the link is made). */
+export function inviteAccountsRefusal(mode: Exclude<SignupMode, "open">): string {
+  const who = mode === "closed" ? "Sign-up on this server is closed: only an invite from a server admin creates an account" : "Sign-up on this server is by invitation from a server admin or an admin of a shared team";
+  return `This invite link only adds people who already have a Rehook account to its team. ${who}. If you have an account, log in, then open the link again.`;
+}
+
+/** Said to whoever makes a link that cannot create accounts (the dashboard and `rehook invite create`). */
+export function inviteAccountsOnlyNote(mode: Exclude<SignupMode, "open">): string {
+  const who = mode === "closed" ? "SIGNUP is closed: only a server admin's invite creates an account" : "SIGNUP is invite: only an invite from a server admin or from an admin of a shared (not personal) team creates an account";
+  return `This link adds someone who already has a Rehook account to the team; it cannot create an account (${who}).`;
 }
 
 /** What the sign-up page and the sign-up use case tell someone an invite cannot be used for. */

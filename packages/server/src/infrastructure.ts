@@ -30,6 +30,7 @@ import {
   sessionPurge,
   dedupKeyPurge,
   auditRetention,
+  requireDefaultTeam,
   type Services,
 } from "@rehook/services";
 import { outboundOptions } from "./replay-outbound.js";
@@ -69,6 +70,12 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     wait: { timeoutMs: config.databaseWaitMs, log: (message) => logger.warn(message) },
   });
   if (database.applied.length > 0) logger.info("applied migrations", { names: database.applied.join(",") });
+  try {
+    await requireDefaultTeam({ orm: database.orm }, config.sso);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   const pool = createPool({
     databaseUrl: database.url,
     max: config.databasePoolSize,

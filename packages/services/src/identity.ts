@@ -1,9 +1,10 @@
-import { emailSchema, INVITE_REQUIRED_MESSAGE, loginPasswordSchema, PASSWORD_LOGIN_OFF_MESSAGE, QueueFullError, SIGNUP_CLOSED_MESSAGE, startHint, UserError, type AuditOrigin, type SignupMode } from "@rehook/core";
+import { emailSchema, INVITE_REQUIRED_MESSAGE, loginPasswordSchema, PASSWORD_LOGIN_OFF_MESSAGE, QueueFullError, SIGNUP_CLOSED_MESSAGE, startHint, UserError, type AuditOrigin } from "@rehook/core";
 import { hashPassword, verifyPassword, type SessionCookie, type SessionUser } from "@rehook/auth";
 import { anyUserExists, findUserByEmail, teamsOfUser } from "@rehook/db";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { inviteClaim } from "./invites.js";
+import { signupMode } from "./signup-mode.js";
 import { createUser } from "./users.js";
 import { parseInput } from "./validation.js";
 import { recordSignIn } from "./audit.js";
@@ -52,10 +53,7 @@ function refuseWithoutPasswordLogin(ctx: Pick<ServiceContext, "passwordLogin">):
   if (ctx.passwordLogin === false) throw new UserError("forbidden", PASSWORD_LOGIN_OFF_MESSAGE);
 }
 
-/** Who may sign up on the dashboard (SIGNUP; open when unset). */
-export function signupMode(ctx: Pick<ServiceContext, "signup">): SignupMode {
-  return ctx.signup ?? "open";
-}
+export { signupMode };
 
 /** Where to go after `rehook start`: the dashboard, or its sign-up page (or the CLI) for the first user. */
 export async function startHintFor(ctx: Pick<ServiceContext, "orm" | "signup">, dashboardUrl: string): Promise<string> {
@@ -65,9 +63,10 @@ export async function startHintFor(ctx: Pick<ServiceContext, "orm" | "signup">, 
 /**
  * Creates an account and its first session, as SIGNUP allows: anyone (open), nobody
  * (closed: accounts come from `rehook user create`) or the holder of an unused invite
- * (invite). An invite link works in every mode: it is claimed in the transaction that
- * creates the user, who joins its team with its role. Sign-ups are limited per
- * client address, counted before the password is hashed.
+ * (invite). An invite link signs up in closed and invite modes only when SIGNUP lets its
+ * maker's links create accounts (a server admin's; with invite, also a shared team's admin's):
+ * it is claimed and judged in the transaction that creates the user, who joins its team with
+ * its role. Sign-ups are limited per client address, counted before the password is hashed.
  */
 export async function signUp(
   ctx: Pick<ServiceContext, "orm" | "sessions" | "throttles" | "signup" | "now" | "passwordLogin">,
@@ -75,7 +74,8 @@ export async function signUp(
 ): Promise<SignedIn> {
   refuseWithoutPasswordLogin(ctx);
   const mode = signupMode(ctx);
-  // An invite link signs up whatever SIGNUP says: a team admin asked for this person.
+  // Without an invite, SIGNUP decides here; with one, the claim decides whether its maker may
+  // let a newcomer in under SIGNUP (inviteCreatesAccounts), in the transaction that creates the user.
   if (mode === "closed" && !input.invite) throw new UserError("forbidden", SIGNUP_CLOSED_MESSAGE);
   if (mode === "invite" && !input.invite) throw new UserError("forbidden", INVITE_REQUIRED_MESSAGE);
   const address = input.clientAddress ?? "-";

@@ -90,6 +90,7 @@ export { EXPORT_PAGE_EVENTS, openEventExport, type ExportFilter } from "./event-
 export { defineContract, requireRole, runContract, wireName, type Actor, type Contract, type RestMapping, type Role } from "./contracts/contract.js";
 export * as teamContracts from "./contracts/teams.js";
 export { chosenTeamId, dashboardActor, TEAM_COOKIE, teamChoiceCookie, type DashboardActor } from "./dashboard-actor.js";
+export { adoptTeam, operatorTeamBySlug, requireDefaultTeam } from "./default-team.js";
 export { actorFor, actorInTeam, createTeam, findMembership, insertTeamNamed, listMembers, listTeams, type MemberView, type TeamView } from "./teams.js";
 export { untilAccessLost, type StreamAccess } from "./access-watch.js";
 export * as eventContracts from "./contracts/events.js";

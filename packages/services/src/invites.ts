@@ -1,4 +1,4 @@
-import { forbiddenMessage, INVITE_TTL_MS, inviteRefusal, inviteState, MAX_OPEN_INVITES, ROLES, roleAllows, UserError, uuidv7, type AuditOrigin, type InviteState, type Role, withArticle } from "@rehook/core";
+import { forbiddenMessage, INVITE_TTL_MS, inviteAccountsOnlyNote, inviteAccountsRefusal, inviteCreatesAccounts, inviteRefusal, inviteState, MAX_OPEN_INVITES, ROLES, roleAllows, UserError, uuidv7, type AuditOrigin, type InviteState, type Role, withArticle } from "@rehook/core";
 import { z } from "zod";
 import { inviteTokenDigest, isWellFormedInviteToken, issueInviteToken } from "@rehook/auth";
 import {
@@ -8,6 +8,7 @@ import {
   findInviteByTokenHash,
   findTeamById,
   insertInvite,
+  inviterOf,
   listInvitesOf,
   recordInviteUser,
   revokeInviteOf,
@@ -18,6 +19,7 @@ import type { Actor } from "./contracts/contract.js";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
 import { recordAudit, type AuditedBy } from "./audit.js";
+import { signupMode } from "./signup-mode.js";
 
 /** Invites the Settings page lists (the most recent). */
 const LISTED_INVITES = 50;
@@ -52,12 +54,27 @@ function inviteView(invite: Invite, now: number): InviteView {
 
 const inviteRoleSchema = z.enum(ROLES, { message: `the role must be one of ${ROLES.join(", ")}` });
 
+/** Whether the invite, as things stand now, may create an account under SIGNUP (inviteCreatesAccounts in @rehook/core). */
+async function createsAccounts(em: EntityManager, ctx: Pick<ServiceContext, "signup">, inviteId: string): Promise<boolean> {
+  const mode = signupMode(ctx);
+  if (mode === "open") return true;
+  const inviter = await inviterOf(em, inviteId);
+  return inviter !== null && inviteCreatesAccounts(mode, inviter);
+}
+
 /**
  * Makes a one-time link (valid INVITE_TTL_MS) that adds its user to the actor's team with
- * `role` (default developer; at most the inviter's own). Signed out, it signs up first, even
- * when SIGNUP is invite or closed. The link is in this answer only (only a hash of its token is stored).
+ * `role` (default developer; at most the inviter's own). Signed out, it signs up first where
+ * SIGNUP lets this inviter's links create accounts (`createsAccounts` in the answer; with
+ * SIGNUP=closed only a server admin's do, with invite also a shared team's admins'); any
+ * link adds someone who already has an account. The link is in this answer only (only a hash
+ * of its token is stored).
  */
-export async function createInvite(ctx: Clocked & Pick<ServiceContext, "baseUrl">, actor: Actor, input: { role?: Role }): Promise<{ url: string; invite: InviteView }> {
+export async function createInvite(
+  ctx: Clocked & Pick<ServiceContext, "baseUrl" | "signup">,
+  actor: Actor,
+  input: { role?: Role },
+): Promise<{ url: string; invite: InviteView; createsAccounts: boolean; note: string | null }> {
   const role = parseInput(inviteRoleSchema, input.role ?? "developer");
   if (!roleAllows(actor.role, role)) throw new UserError("forbidden", forbiddenMessage(role, actor.role, `Inviting someone as ${withArticle(role)}`));
   const now = clock(ctx);
@@ -78,7 +95,9 @@ export async function createInvite(ctx: Clocked & Pick<ServiceContext, "baseUrl"
     await em.populate(invite, ["createdBy"]);
     // The link's token is a credential: never in the entry.
     await recordAudit(em, actor, { action: "invite.create", target: { type: "invite", id: invite.id, name: null }, changes: { role, expires_at: invite.expiresAt.toISOString() } });
-    return { url: `${ctx.baseUrl}/signup?invite=${issued.token}`, invite: inviteView(invite, now) };
+    const creates = await createsAccounts(em, ctx, invite.id);
+    const mode = signupMode(ctx);
+    return { url: `${ctx.baseUrl}/signup?invite=${issued.token}`, invite: inviteView(invite, now), createsAccounts: creates, note: creates || mode === "open" ? null : inviteAccountsOnlyNote(mode) };
   });
 }
 
@@ -97,18 +116,31 @@ export async function revokeInvite(ctx: Clocked, input: { teamId: string; by?: A
   });
 }
 
-/** Where an invite link stands, for the sign-up page: open, or why it cannot be used. */
-export async function checkInvite(ctx: Clocked, token: string): Promise<InviteState | "unknown"> {
+/**
+ * Where an invite link stands, for the sign-up page: open, or why it cannot be used
+ * (`accounts_only`: it is open, but SIGNUP does not let it create an account; it still adds
+ * someone who has one).
+ */
+export async function checkInvite(ctx: Clocked & Pick<ServiceContext, "signup">, token: string): Promise<InviteState | "unknown" | "accounts_only"> {
   if (!isWellFormedInviteToken(token)) return "unknown";
-  const invite = await findInviteByTokenHash(ctx.orm.em.fork(), inviteTokenDigest(token));
-  return invite ? inviteState(invite, clock(ctx)) : "unknown";
+  const em = ctx.orm.em.fork();
+  const invite = await findInviteByTokenHash(em, inviteTokenDigest(token));
+  if (!invite) return "unknown";
+  const state = inviteState(invite, clock(ctx));
+  return state === "open" && !(await createsAccounts(em, ctx, invite.id)) ? "accounts_only" : state;
 }
 
 /**
  * Claims the invite in `em`'s transaction (or refuses with why it cannot be used); the
  * function it answers adds the user to the invite's team and records who used it.
  */
-async function claim(em: EntityManager, ctx: Clocked, token: string, origin: AuditOrigin | undefined): Promise<(userId: string) => Promise<{ teamId: string | null }>> {
+async function claim(
+  em: EntityManager,
+  ctx: Clocked & Pick<ServiceContext, "signup">,
+  token: string,
+  origin: AuditOrigin | undefined,
+  use: "new_account" | "existing_account",
+): Promise<(userId: string) => Promise<{ teamId: string | null }>> {
   const digest = isWellFormedInviteToken(token) ? inviteTokenDigest(token) : null;
   const now = clock(ctx);
   const claimed = digest ? await claimInvite(em, digest, new Date(now)) : null;
@@ -117,6 +149,10 @@ async function claim(em: EntityManager, ctx: Clocked, token: string, origin: Aud
     const state = invite ? inviteState(invite, now) : "unknown";
     throw new UserError("forbidden", inviteRefusal(state === "open" ? "used" : state));
   }
+  // Judged now, not when it was made: a link from before this rule, or from an admin who has
+  // since lost the role, creates no account SIGNUP does not allow (the claim rolls back with the refusal).
+  const mode = signupMode(ctx);
+  if (use === "new_account" && mode !== "open" && !(await createsAccounts(em, ctx, claimed.id))) throw new UserError("forbidden", inviteAccountsRefusal(mode));
   return async (userId) => {
     if (claimed.teamId) await addTeamMember(em, claimed.teamId, userId, claimed.role ?? "developer");
     await recordInviteUser(em, claimed.id, userId);
@@ -133,13 +169,13 @@ async function claim(em: EntityManager, ctx: Clocked, token: string, origin: Aud
  * team, told to `joined` (null for a sign-up-only link made before teams).
  */
 export function inviteClaim(
-  ctx: Clocked,
+  ctx: Clocked & Pick<ServiceContext, "signup">,
   token: string,
   joined: (teamId: string | null) => void = () => undefined,
   origin?: AuditOrigin,
 ): (em: EntityManager) => Promise<(userId: string) => Promise<void>> {
   return async (em) => {
-    const join = await claim(em, ctx, token, origin);
+    const join = await claim(em, ctx, token, origin, "new_account");
     return async (userId) => {
       joined((await join(userId)).teamId);
     };
@@ -149,7 +185,7 @@ export function inviteClaim(
 /** A signed-in user opens an invite link: they join its team (the link is used up). Answers the team joined. */
 export async function acceptInvite(ctx: Clocked, input: { userId: string; token: string; origin?: AuditOrigin }): Promise<{ teamId: string; name: string; slug: string }> {
   return ctx.orm.em.fork().transactional(async (em) => {
-    const join = await claim(em, ctx, input.token, input.origin);
+    const join = await claim(em, ctx, input.token, input.origin, "existing_account");
     const { teamId } = await join(input.userId);
     const team = teamId ? await findTeamById(em, teamId) : null;
     if (!team) throw new UserError("not_found", "This invite link was made before teams and only signs up new users. Ask for a new link.");

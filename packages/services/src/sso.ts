@@ -1,11 +1,12 @@
 import { safeRedirectPath, ssoDomainAllowed, UserError, type AuditOrigin, type SsoConfig, type SsoFailure } from "@rehook/core";
 import { OpenIdSignInError, type PendingSignIn, type VerifiedIdentity } from "@rehook/auth";
-import { addTeamMember, findTeamBySlug, findUserByEmail, findUserByIdentity, linkIdentity, teamsOfUser, type EntityManager } from "@rehook/db";
+import { addTeamMember, findUserByEmail, findUserByIdentity, linkIdentity, teamsOfUser, type EntityManager } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 import { cookieValue, dashboardCookie } from "./cookies.js";
 import { auditSignIn, originOf, signupMode, type SignedIn } from "./identity.js";
 import { duplicateEmailAsConflict, insertAccount } from "./users.js";
 import { recordAccountAudit, recordAudit } from "./audit.js";
+import { operatorTeamBySlug } from "./default-team.js";
 
 /** The browser's half of a sign-in under way: set at the start, read and cleared at the callback. */
 export const SSO_COOKIE = "rehook_sso";
@@ -168,7 +169,8 @@ async function accountFor(
   if (!creating) return null;
   const created = await insertAccount(em, { email, passwordHash: null }, { via: "sso", origin });
   await link(created.id);
-  const team = creating.defaultTeam ? await findTeamBySlug(em, creating.defaultTeam) : null;
+  // Checked at start too; again here, since the team may have been deleted and its slug taken by anyone since.
+  const team = creating.defaultTeam ? await operatorTeamBySlug(em, creating.defaultTeam) : null;
   if (team) {
     await addTeamMember(em, team.id, created.id, creating.defaultRole);
     await recordAudit(em, undefined, {

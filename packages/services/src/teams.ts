@@ -27,24 +27,29 @@ export type TeamView = TeamMembership;
  * Inserts a team owned by `ownerId` with the first free slug its name gives. Runs inside the
  * caller's transaction when `em` is one (sign-up makes the personal team with the user).
  */
-export async function insertTeamNamed(em: EntityManager, input: { name: string; ownerId: string; personal: boolean }): Promise<TeamView> {
+export async function insertTeamNamed(em: EntityManager, input: { name: string; ownerId: string; personal: boolean; madeByOperator?: boolean }): Promise<TeamView> {
   const candidates = teamSlugCandidates(input.name);
   const taken = new Set(
     (await em.getConnection().execute<Array<{ slug: string }>>("select slug from teams where slug = any(?::text[])", [`{${candidates.join(",")}}`], "all", em.getTransactionContext())).map((row) => row.slug),
   );
   const slug = candidates.find((candidate) => !taken.has(candidate)) ?? `${candidates[0]}-${uuidv7().slice(-12)}`;
-  const team = await insertTeam(em, { id: uuidv7(), name: input.name, slug, ownerId: input.ownerId, personal: input.personal });
+  const team = await insertTeam(em, { id: uuidv7(), name: input.name, slug, ownerId: input.ownerId, personal: input.personal, madeByOperator: input.madeByOperator ?? false });
   return { id: team.id, name: team.name, slug: team.slug, role: "owner", personal: input.personal };
 }
 
-/** Creates a team; its creator is its owner. */
-export async function createTeam(ctx: Pick<ServiceContext, "orm">, input: { userId: string; by?: AuditedBy; name: string }): Promise<TeamView> {
+/**
+ * Creates a team; its creator is its owner. It is an operator's team (it may be
+ * OIDC_DEFAULT_TEAM) when the CLI on the server's host makes it (`byOperator`) or its creator
+ * is a server admin.
+ */
+export async function createTeam(ctx: Pick<ServiceContext, "orm">, input: { userId: string; by?: AuditedBy; name: string; byOperator?: boolean }): Promise<TeamView> {
   const name = parseInput(teamNameSchema, input.name);
   return ctx.orm.em.fork().transactional(async (em) => {
     if ((await teamsOfUser(em, input.userId)).length >= MAX_TEAMS_PER_USER) {
       throw new UserError("conflict", `You belong to ${MAX_TEAMS_PER_USER} teams, the most one user can. Leave one you no longer use, then try again.`);
     }
-    const team = await insertTeamNamed(em, { name, ownerId: input.userId, personal: false });
+    const madeByOperator = input.byOperator === true || (await findUserById(em, input.userId))?.isAdmin === true;
+    const team = await insertTeamNamed(em, { name, ownerId: input.userId, personal: false, madeByOperator });
     // The new team's first entry: who made it (whichever team they acted from).
     await recordAudit(em, input.by ?? { userId: input.userId, teamId: team.id }, { teamId: team.id, action: "team.create", target: { type: "team", id: team.id, name: team.name }, changes: { slug: team.slug } });
     return team;

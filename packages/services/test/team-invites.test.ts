@@ -7,8 +7,8 @@ import { changeMemberRole, removeMember } from "../src/teams.js";
 import { expectRefused, PASSWORD, test } from "./support.js";
 
 // Team invites: an admin invites with a role; the link works once, for 7 days; signed out it
-// signs up (whatever SIGNUP says) and joins, signed in it adds the team. The clock is the
-// services' own `now`, which the tests move.
+// signs up (where SIGNUP lets its maker let newcomers in: invite-signup-rule.test.ts) and
+// joins, signed in it adds the team. The clock is the services' own `now`, which the tests move.
 
 const hex = () => randomBytes(4).toString("hex");
 const tokenOf = (url: string) => new URL(url).searchParams.get("invite")!;
@@ -124,13 +124,19 @@ describe("using invites", () => {
     expect(await roleIn(services, team.id, invitee.id)).toBeNull();
   });
 
-  test.for(["closed", "invite", "open"] as const)("signing up with a link joins its team with its role (SIGNUP=%s)", async (mode, { services, user }) => {
+  test.for(["closed", "invite", "open"] as const)("signing up with a link joins its team with its role (SIGNUP=%s; closed: a server admin's link)", async (mode, { services, user }) => {
     const clocked = withClock(services, mode).services;
     const team = await teamWithAdmin(services, user.id);
-    const { url } = await createInvite(clocked, team.admin, { role: "viewer" });
-    const email = `signup-${hex()}@example.com`;
     // An address per mode: sign-ups are limited per address.
     const address = { closed: "192.0.2.11", invite: "192.0.2.12", open: "192.0.2.13" }[mode];
+    if (mode === "closed") {
+      // A shared team's admin lets no newcomer in while sign-up is closed; a server admin does.
+      const theirs = await createInvite(clocked, team.admin, { role: "viewer" });
+      await expectRefused(signUp(clocked, { email: `refused-${hex()}@example.com`, password: PASSWORD, clientAddress: address, invite: tokenOf(theirs.url) }), "forbidden", /only an invite from a server admin/);
+      await services.orm.em.fork().getConnection().execute("update users set is_admin = true where id = ?", [team.admin.userId]);
+    }
+    const { url } = await createInvite(clocked, team.admin, { role: "viewer" });
+    const email = `signup-${hex()}@example.com`;
 
     const signed = await signUp(clocked, { email, password: PASSWORD, clientAddress: address, invite: tokenOf(url) });
     expect(signed.user.email).toBe(email);

@@ -2,6 +2,7 @@ import cluster, { type Worker } from "node:cluster";
 import type { Config, Logger } from "@rehook/core";
 import { serveClusterMetrics } from "@rehook/http";
 import { openDatabase, startEmbeddedPostgres } from "@rehook/db";
+import { requireDefaultTeam } from "@rehook/services";
 import { startLine } from "../start-line.js";
 import { onStopSignals } from "../stop-signals.js";
 import type { ListeningMessage, StopMessage } from "./cluster-worker.js";
@@ -37,7 +38,12 @@ export async function runPrimary(config: Config, logger: Logger, count: number, 
       wait: { timeoutMs: config.databaseWaitMs, log: (message) => logger.warn(message) },
     });
     if (database.applied.length > 0) logger.info("applied migrations", { names: database.applied.join(",") });
-    await database.close();
+    // Checked here too, so a bad OIDC_DEFAULT_TEAM is one line before any worker starts.
+    try {
+      await requireDefaultTeam({ orm: database.orm }, config.sso);
+    } finally {
+      await database.close();
+    }
     await new Supervisor(config, logger, count, { DATABASE_URL: databaseUrl }, listening).run();
   } finally {
     // Last: after every worker has let go of the database.

@@ -15,7 +15,7 @@ export const inviteCreateCommand = defineCommand(
   {
     usage: "rehook invite create --email <admin email> [--team <slug>] [--role <role>] [--json]",
     summary:
-      "Make a one-time link, valid for 7 days, that adds its user to a team (admin role); signed out, it signs up first whatever SIGNUP says. Prints its details, then the link alone on the last line (shown only now).",
+      "Make a one-time link, valid for 7 days, that adds its user to a team (admin role); signed out, it signs up first where SIGNUP lets this admin's links create accounts (creates_accounts; docs/accounts.md). Prints its details, then the link alone on the last line (shown only now).",
     options: {
       ...memberOptions,
       email: { type: "string", required: true, description: "the email of the team admin the invite is from" },
@@ -26,10 +26,11 @@ export const inviteCreateCommand = defineCommand(
   async (options, context) => {
     const { role } = fromFlags(contractFields(contract), ROLE_FLAG, options) as { role?: Role };
     // The link is the running server's (its BASE_URL, else where it listens) unless BASE_URL is set here.
-    const { baseUrl } = serverConfig(context.config);
-    const created = await asMember(context, options, contract, ({ orm }, actor) => createInvite({ orm, baseUrl }, actor, { role }));
+    const { baseUrl, signup } = serverConfig(context.config);
+    const created = await asMember(context, options, contract, ({ orm }, actor) => createInvite({ orm, baseUrl, signup }, actor, { role }));
     const { url } = created;
-    const invite = wireInvite(created.invite);
+    // Whether the link may sign someone up under SIGNUP, and if not, the sentence that says so.
+    const invite = { ...wireInvite(created.invite), creates_accounts: created.createsAccounts, ...(created.note ? { note: created.note } : {}) };
     if (options.json) return { ...invite, url };
     context.stdout.write(`${JSON.stringify(invite)}\n${url}\n`);
     return undefined;

@@ -16,6 +16,7 @@ export const COMMANDS: CommandEntry[] = [
   { path: ["user", "create"], load: async () => (await import("./user.js")).userCreateCommand },
   { path: ["team", "create"], load: async () => (await import("./team.js")).teamCreateCommand },
   { path: ["team", "list"], load: async () => (await import("./team.js")).teamListCommand },
+  { path: ["team", "adopt"], load: async () => (await import("./team.js")).teamAdoptCommand },
   { path: ["member", "add"], load: async () => (await import("./member.js")).memberAddCommand },
   { path: ["member", "list"], load: async () => (await import("./member.js")).memberListCommand },
   { path: ["member", "remove"], load: async () => (await import("./member.js")).memberRemoveCommand },

@@ -1,4 +1,4 @@
-import { createTeam, listTeams, requireUserByEmail } from "@rehook/services";
+import { adoptTeam, createTeam, listTeams, requireUserByEmail } from "@rehook/services";
 import { renderTable } from "../output/table.js";
 import { TEAM_COLUMNS, wireMembership, wireTeam } from "../output/teams.js";
 import { defineCommand } from "./define.js";
@@ -8,7 +8,7 @@ export const teamCreateCommand = defineCommand(
   ["team", "create"],
   {
     usage: "rehook team create --email <owner email> --name <name>",
-    summary: "Create a team owned by a user (its slug is made from the name). Prints {id, name, slug} as JSON.",
+    summary: "Create a team owned by a user (its slug is made from the name), made by the operator: it may be OIDC_DEFAULT_TEAM. Prints {id, name, slug} as JSON.",
     options: {
       email: { type: "string", required: true, description: "the email of the user who owns the new team" },
       name: { type: "string", required: true, description: "the team's name, up to 100 characters" },
@@ -17,8 +17,22 @@ export const teamCreateCommand = defineCommand(
   (options, context) =>
     withDatabase(context, async ({ orm }) => {
       const owner = await requireUserByEmail({ orm }, options.email);
-      return wireTeam(await createTeam({ orm }, { userId: owner.id, name: options.name }));
+      // The server's host: an operator's team, which single sign-on's OIDC_DEFAULT_TEAM may name.
+      return wireTeam(await createTeam({ orm }, { userId: owner.id, name: options.name, byOperator: true }));
     }),
+);
+
+export const teamAdoptCommand = defineCommand(
+  ["team", "adopt"],
+  {
+    usage: "rehook team adopt --slug <slug>",
+    summary:
+      "Mark an existing shared team as the operator's, so that OIDC_DEFAULT_TEAM may name it (check its members first: rehook member list). Prints {id, name, slug} as JSON.",
+    options: {
+      slug: { type: "string", required: true, description: "the team's slug" },
+    },
+  } as const,
+  (options, context) => withDatabase(context, ({ orm }) => adoptTeam({ orm }, { slug: options.slug })),
 );
 
 export const teamListCommand = defineCommand(

@@ -31,12 +31,13 @@ export function CredentialsForm(props: {
     <StandalonePage auth title={login ? "Log in" : "Create your account"}>
       <p className="muted auth-tagline">{login ? "Welcome back. Log in to see your endpoints and events." : "Capture, inspect, forward and replay webhooks on your own server."}</p>
       {props.sso ? (
-        <Form method="post" action="/auth/oidc" className="stack sso-form" reloadDocument>
-          {(props.ssoNext ?? props.next) ? <input type="hidden" name="next" value={props.ssoNext ?? props.next} /> : null}
-          <button type="submit" className="button primary block" data-testid="sso-button">
+        // A link, not a form: the redirect to the provider that follows a form post is held to
+        // our `form-action 'self'` (Chromium blocks it); a link's navigation is not (docs/sso.md).
+        <div className="stack sso-form">
+          <a href={withNext("/auth/oidc", props.ssoNext ?? props.next)} className="button primary block" data-testid="sso-button">
             {`Sign in with ${props.sso.name}`}
-          </button>
-        </Form>
+          </a>
+        </div>
       ) : null}
       {props.sso && passwords ? <p className="muted small auth-or">or with your email and password</p> : null}
       {!passwords ? <FormError message={props.error} /> : null}

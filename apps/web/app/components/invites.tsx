@@ -18,7 +18,7 @@ type InviteRow = {
   usedBy: string | null;
 };
 /** The Settings action's answer, as far as invites read it (the new link travels in `key`). */
-type InviteReply = { intent: string; ok: boolean; id: string | null; key: string | null; error: string | null } | undefined;
+type InviteReply = { intent: string; ok: boolean; id: string | null; key: string | null; note: string | null; error: string | null } | undefined;
 
 const STATE_LABEL = { open: "Open", used: "Used", expired: "Expired", revoked: "Revoked" } as const;
 const STATE_TONE = { open: "delivered", used: "neutral", expired: "neutral", revoked: "revoked" } as const;
@@ -58,6 +58,11 @@ export function Invites({ invites, roles, result }: { invites: InviteRow[]; /** 
           <p className="new-secret-note">
             <strong>Copy it now: it will not be shown again.</strong> Send it to the person you invite; it works once.
           </p>
+          {result?.note ? (
+            <p className="new-secret-note" data-testid="new-invite-note">
+              {result.note}
+            </p>
+          ) : null}
         </div>
       ) : null}
       {invites.length === 0 ? (

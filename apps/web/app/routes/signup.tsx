@@ -1,6 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
-import { INVITE_REQUIRED_MESSAGE, SIGNUP_CLOSED_MESSAGE, inviteRefusal } from "@rehook/core/browser";
+import { INVITE_REQUIRED_MESSAGE, SIGNUP_CLOSED_MESSAGE, inviteAccountsRefusal, inviteRefusal } from "@rehook/core/browser";
 import { safeRedirectPath } from "@rehook/core/browser";
 import { CredentialsForm } from "../components/credentials-form";
 import { SubmitButton } from "../components/form-fields";
@@ -12,9 +12,9 @@ import "../features/account/signup.css";
 export const meta: MetaFunction = () => [{ title: "Sign up · Rehook" }];
 
 /**
- * Signed out: who may sign up, and whether the link's invite can be used (an invite signs up
- * whatever SIGNUP says). Signed in with an invite link: the page offers to join its team;
- * signed in without one: the dashboard.
+ * Signed out: who may sign up, and whether the link's invite can be used (and whether SIGNUP
+ * lets it create an account). Signed in with an invite link: the page offers to join its
+ * team; signed in without one: the dashboard.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const invite = new URL(request.url).searchParams.get("invite");
@@ -54,6 +54,11 @@ type Policy = ReturnType<typeof useLoaderData<typeof loader>>;
 /** Why this page shows no form (sign-up closed, by invitation, or a link that cannot be used), or null. */
 function refusal(policy: Policy, hasInvite: boolean): { title: string; message: string } | null {
   // The invite's state is known when SIGNUP is invite or closed; with open sign-up a bad link is refused when the form is sent.
+  if (policy.invite === "accounts_only") {
+    // Signed in, the link still adds this account to its team; signed out, it creates none here.
+    if (policy.signedInAs || policy.mode === "open") return null;
+    return { title: "Log in to use this invite", message: inviteAccountsRefusal(policy.mode) };
+  }
   if (policy.invite !== null && policy.invite !== "open") return { title: "This invite cannot be used", message: inviteRefusal(policy.invite) };
   if (hasInvite) return null;
   if (policy.mode === "closed") return { title: "Sign-up is closed", message: SIGNUP_CLOSED_MESSAGE };
@@ -73,7 +78,16 @@ export default function Signup() {
         <p className="signup-refusal" data-testid="signup-refusal">
           {refused.message}
         </p>
-        <p className="muted small">{policy.signedInAs ? <Link to="/">Back to the dashboard</Link> : <>Already have an account? <Link to="/login">Log in</Link></>}</p>
+        <p className="muted small">
+          {policy.signedInAs ? (
+            <Link to="/">Back to the dashboard</Link>
+          ) : (
+            <>
+              Already have an account? {/* Back to this invite once logged in: it then offers to join its team. */}
+              <Link to={invite ? `/login?next=${encodeURIComponent(`/signup?invite=${invite}`)}` : "/login"}>Log in</Link>
+            </>
+          )}
+        </p>
       </StandalonePage>
     );
   }

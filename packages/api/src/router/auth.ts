@@ -22,7 +22,7 @@ export const authRouter = router({
   /** Who may sign up here, and (given a link's token) whether that invite can be used. */
   signupPolicy: publicProcedure.input(z.object({ invite: inviteToken })).output(signupPolicy).query(async ({ ctx, input }) => {
     const mode = signupMode(ctx.services);
-    // An invite signs up whatever SIGNUP says: its state matters when sign-up is otherwise refused.
+    // With sign-up otherwise refused, the link decides: its state, and whether SIGNUP lets its maker create accounts.
     return { mode, invite: mode !== "open" && input.invite ? await checkInvite(ctx.services, input.invite) : null };
   }),
 

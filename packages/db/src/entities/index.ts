@@ -27,6 +27,8 @@ export interface Team {
   slug: string;
   /** The user this team was made for on upgrade or sign-up (their personal team); null for teams made by hand. */
   personalOf: User | null;
+  /** Made by an operator (`rehook team create`, `rehook team adopt`, or a server admin): only such a team may be OIDC_DEFAULT_TEAM. */
+  madeByOperator: boolean;
   createdAt: Date;
 }
 
@@ -443,6 +445,7 @@ export const TeamEntity = new EntitySchema<Team>({
     name: { type: "text" },
     slug: { type: "text", unique: "teams_slug_unique" },
     personalOf: { kind: "m:1", entity: () => UserEntity, deleteRule: "set null", nullable: true, unique: "teams_personal_of_id_unique" },
+    madeByOperator: { type: "boolean", default: false },
     createdAt,
   },
 });

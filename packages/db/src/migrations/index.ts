@@ -26,6 +26,7 @@ import { Migration20261206000000_alert_rules } from "./Migration20261206000000_a
 import { Migration20261207000000_fast_path_lease } from "./Migration20261207000000_fast_path_lease.js";
 import { Migration20261208000000_event_stored_order } from "./Migration20261208000000_event_stored_order.js";
 import { Migration20261208020000_verified_dedup_keys } from "./Migration20261208020000_verified_dedup_keys.js";
+import { Migration20261208030000_operator_teams } from "./Migration20261208030000_operator_teams.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -56,4 +57,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261207000000_fast_path_lease", class: Migration20261207000000_fast_path_lease },
   { name: "Migration20261208000000_event_stored_order", class: Migration20261208000000_event_stored_order },
   { name: "Migration20261208020000_verified_dedup_keys", class: Migration20261208020000_verified_dedup_keys },
+  { name: "Migration20261208030000_operator_teams", class: Migration20261208030000_operator_teams },
 ];

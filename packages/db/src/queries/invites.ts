@@ -62,3 +62,24 @@ export async function claimInvite(em: EntityManager, tokenHash: Buffer, now: Dat
 export async function recordInviteUser(em: EntityManager, inviteId: string, userId: string): Promise<void> {
   await em.nativeUpdate(InviteEntity, { id: inviteId }, { usedBy: em.getReference(UserEntity, userId) });
 }
+
+/**
+ * Who made the invite, as things stand now: whether they are a server admin, their role in
+ * the invite's team (null: no longer in it, or a link from before teams) and whether that
+ * team is shared (not a personal team). Null when the invite does not exist.
+ */
+export async function inviterOf(em: EntityManager, inviteId: string): Promise<{ serverAdmin: boolean; role: StoredRole | null; sharedTeam: boolean } | null> {
+  const rows = await em.getConnection().execute<Array<{ server_admin: boolean; role: StoredRole | null; shared_team: boolean }>>(
+    `select u.is_admin as server_admin, m.role, (t.id is not null and t.personal_of_id is null) as shared_team
+       from invites i
+       join users u on u.id = i.created_by_id
+       left join teams t on t.id = i.team_id
+       left join team_members m on m.team_id = i.team_id and m.user_id = i.created_by_id
+      where i.id = ?`,
+    [inviteId],
+    "all",
+    em.getTransactionContext(),
+  );
+  const row = rows[0];
+  return row ? { serverAdmin: row.server_admin, role: row.role, sharedTeam: row.shared_team } : null;
+}

@@ -20,9 +20,19 @@ export interface TeamMembership {
 }
 
 /** Inserts a team and its first owner in one transaction (a duplicate slug throws DuplicateRowError). */
-export async function insertTeam(em: EntityManager, team: { id: string; name: string; slug: string; ownerId: string; personal: boolean }): Promise<Team> {
+export async function insertTeam(
+  em: EntityManager,
+  team: { id: string; name: string; slug: string; ownerId: string; personal: boolean; madeByOperator?: boolean },
+): Promise<Team> {
   return em.transactional(async (tx) => {
-    const row = tx.create(TeamEntity, { id: team.id, name: team.name, slug: team.slug, personalOf: team.personal ? team.ownerId : null, createdAt: new Date() });
+    const row = tx.create(TeamEntity, {
+      id: team.id,
+      name: team.name,
+      slug: team.slug,
+      personalOf: team.personal ? team.ownerId : null,
+      madeByOperator: !team.personal && team.madeByOperator === true,
+      createdAt: new Date(),
+    });
     await insertingInto("teams", () => tx.persistAndFlush(row));
     await tx.execute("insert into team_members (team_id, user_id, role) values (?, ?, 'owner')", [team.id, team.ownerId]);
     return row;
@@ -69,6 +79,11 @@ async function touchMember(em: EntityManager, teamId: string, userId: string): P
 
 export async function findTeamBySlug(em: EntityManager, slug: string): Promise<Team | null> {
   return em.findOne(TeamEntity, { slug });
+}
+
+/** Marks a shared team as an operator's (`rehook team adopt`); false when there is no shared team with this slug. */
+export async function markTeamMadeByOperator(em: EntityManager, slug: string): Promise<boolean> {
+  return (await em.nativeUpdate(TeamEntity, { slug, personalOf: null }, { madeByOperator: true })) > 0;
 }
 
 export async function findTeamById(em: EntityManager, id: string): Promise<Team | null> {

@@ -39,7 +39,7 @@ async function revokeKey({ caller, intent, id }: Submission): Promise<ActionRepl
 
 async function createInvite({ caller, form, intent }: Submission): Promise<ActionReply> {
   const created = await caller.invites.create({ role: roleField(form) });
-  return reply(intent, { id: created.invite.id, key: created.url });
+  return reply(intent, { id: created.invite.id, key: created.url, note: created.note });
 }
 
 async function revokeInvite({ caller, intent, id }: Submission): Promise<ActionReply> {
