@@ -3,6 +3,7 @@ import { SIGNUP_MODES, type SignupMode } from "./signup.js";
 import { ROLES } from "./roles.js";
 import type { SsoConfig } from "./sso.js";
 import { classifyAddress, isLocalhostName } from "./addresses.js";
+import { DEFAULT_ALERT_EMAILS_PER_TEAM_PER_HOUR } from "./alerts/pacing.js";
 
 const MIB = 1024 * 1024;
 
@@ -95,6 +96,7 @@ export const environmentSchema = z.object({
     .optional(),
   SMTP_FROM: z.string().max(320).optional(),
   SMTP_ALLOW_PLAINTEXT_AUTH: booleanString.default(false),
+  ALERT_EMAILS_PER_TEAM_PER_HOUR: wholeNumber(1, 100_000).default(DEFAULT_ALERT_EMAILS_PER_TEAM_PER_HOUR),
   OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   OIDC_CLIENT_ID: z.string().max(1024).optional(),
   OIDC_CLIENT_SECRET: z.string().max(4096).optional(),
@@ -178,6 +180,8 @@ export interface Config {
    * lets SMTP_URL's credentials go without TLS.
    */
   smtp: SmtpConfig | null;
+  /** Emails one team's alert rules may send in any hour, alerts and tests together (ALERT_EMAILS_PER_TEAM_PER_HOUR). */
+  alertEmailsPerTeamPerHour: number;
   /** Serve GET /metrics (Prometheus text format) and count what it reports. */
   metricsEnabled: boolean;
   /** Scrapes must send Authorization: Bearer <token> (unset: no authentication). */
@@ -361,6 +365,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     passwordLogin: e.PASSWORD_LOGIN,
     sso: ssoConfig(e),
     smtp: smtpConfig(e, baseUrl),
+    alertEmailsPerTeamPerHour: e.ALERT_EMAILS_PER_TEAM_PER_HOUR,
     metricsEnabled: e.METRICS_ENABLED,
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,
