@@ -19,6 +19,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: "The server is stopping: it opens no new event streams (reconnect after Retry-After)",
 };
 
+const RETRY_AFTER = { description: "Seconds to wait before trying again", required: true, schema: { type: "integer", minimum: 1 } };
+
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Record<string, unknown>;
   return rest;
@@ -50,6 +52,8 @@ function operation(route: Route): Record<string, unknown> {
   const error = { content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
   const responses: Record<string, unknown> = { [route.success.status]: successResponse(route) };
   for (const status of new Set([...route.errors, 401, 429])) responses[status] = { description: ERROR_DESCRIPTIONS[status], ...error };
+  // A paced operation's 429 says why, and always carries how long to wait.
+  if (route.paced) responses[429] = { description: `${ERROR_DESCRIPTIONS[429]}; ${route.paced}`, headers: { "Retry-After": RETRY_AFTER }, ...error };
   return {
     operationId: route.operationId,
     summary: route.summary,

@@ -51,6 +51,8 @@ export interface Route {
   success: { status: number; schema?: z.ZodType; description: string; contentType?: string };
   /** The error statuses this route can answer besides 401 and 429. */
   errors: number[];
+  /** What else this route answers 429 for (a paced operation), always with Retry-After: the OpenAPI document declares both. */
+  paced?: string;
   /** Server-sent events instead of one JSON answer: `success.schema` is each message's data. */
   streams?: boolean;
   handle(request: ApiRequest, raw: RawExchange): Promise<ApiAnswer | undefined>;
