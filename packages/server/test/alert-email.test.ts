@@ -5,7 +5,7 @@ import { uuidv7 } from "@rehook/core";
 import { insertUser } from "@rehook/db";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { UserError } from "@rehook/core";
-import { createAlertRule, createEndpoint, insertTeamNamed, listAlertRulesOf, sendTestAlert, type Services } from "@rehook/services";
+import { createAlertRule, createEndpoint, insertTeamNamed, listAlertRulesOf, sendTestAlert, type AlertRuleView, type Services } from "@rehook/services";
 import { test as base } from "@rehook/vitest-config/fixtures";
 import { serviceConfig, withServiceGraph } from "@rehook/vitest-config/service-fixtures";
 import { captureInto as capture } from "./team-world.js";
@@ -119,7 +119,7 @@ describe("email alerts", () => {
 
   test("a team's email is capped per hour, alerts and tests together: past it a test is refused and an alert held, then sent once the hour has room", async ({ graph: services, owner: user }) => {
     const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "Capped", destinationUrl: "http://127.0.0.1:9/unreachable", retryPolicy: { maxAttempts: 1, initialDelayMs: 1_000, maxDelayMs: 1_000 } });
-    const rules = [];
+    const rules: AlertRuleView[] = [];
     for (const n of [1, 2, 3, 4]) rules.push(await createAlertRule(services, { teamId: user.teamId, name: `Cap ${n}`, trigger: "delivery_failed", endpointId: endpoint.id, channel: "email", target: `cap${n}@example.com` }));
     const capped = () => mails.filter((mail) => mail.to.some((address) => /^cap\d@example\.com$/.test(address)));
     // Two tests are two emails of the five.

@@ -4,7 +4,7 @@ import { standardWebhooksSignature, standardWebhooksKey } from "@rehook/core";
 import { Webhook } from "standardwebhooks";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
-import { createAlertRule, createEndpoint, deleteAlertRule, listAlertRulesOf, sendTestAlert, updateAlertRule, watchAlertThresholds, type Services } from "@rehook/services";
+import { createAlertRule, createEndpoint, deleteAlertRule, listAlertRulesOf, sendTestAlert, updateAlertRule, watchAlertThresholds, type AlertRuleView, type Services } from "@rehook/services";
 import { createPool, type Pool } from "@rehook/db";
 import { capture, expectRefused, test as base } from "./support.js";
 
@@ -283,7 +283,7 @@ describe("alert rules: pacing, dead channels and the test button", () => {
 
   test("Send a test is paced: once per rule every 30 s, 20 per team in an hour, refused before anything is sent", async ({ services, user, other }) => {
     const ctx = withChat(services);
-    const rules = [];
+    const rules: AlertRuleView[] = [];
     for (let n = 0; n < 21; n += 1) rules.push(await createAlertRule(ctx, { teamId: user.teamId, name: `Loop ${n}`, trigger: "bulk_replay_finished", channel: "webhook", target: hook("/webhook/loop") }));
     expect((await sendTestAlert(services, { teamId: user.teamId, id: rules[0]!.id })).ok).toBe(true);
     const paced = await expectRefused(sendTestAlert(services, { teamId: user.teamId, id: rules[0]!.id }), "rate_limited", /^This rule was tested less than 30 s ago: a rule sends at most one test every 30 s\. Try again in \d+ s\.$/);
