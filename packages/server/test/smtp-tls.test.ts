@@ -2,7 +2,7 @@ import { createServer, connect, type Server, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SMTPServer } from "smtp-server";
 import { loadConfig } from "@rehook/core";
-import { createSmtpMailer, STARTTLS_REQUIRED } from "@rehook/delivery";
+import { createSmtpMailer, smtpTransportOptions, STARTTLS_REQUIRED } from "@rehook/delivery";
 
 // SMTP_URL's password over a real SMTP server on loopback that offers AUTH without STARTTLS
 // (as a misconfigured server, or anyone on the path who strips STARTTLS from EHLO, would). A
@@ -108,5 +108,13 @@ describe("SMTP credentials need TLS", () => {
       mailer.close();
     }
     expect(delivered.at(-1)).toEqual(["anon@example.com"]);
+  });
+
+  it("asks nodemailer for TLS exactly where the URL carries credentials: smtps: from the start, smtp: by required STARTTLS", () => {
+    expect(smtpTransportOptions("smtps://u:p@mail.example.com:465", false)).toMatchObject({ secure: true, auth: { user: "u", pass: "p" } });
+    expect(smtpTransportOptions("smtps://u:p@mail.example.com:465", false).requireTLS).toBeUndefined();
+    expect(smtpTransportOptions("smtp://u:p@mail.example.com:587?requireTLS=false&ignoreTLS=true", false)).toMatchObject({ secure: false, requireTLS: true, ignoreTLS: false, opportunisticTLS: false });
+    expect(smtpTransportOptions("smtp://u:p@127.0.0.1:25", true).requireTLS).toBeUndefined();
+    expect(smtpTransportOptions("smtp://relay.example.com:25", false).requireTLS).toBeUndefined();
   });
 });
