@@ -40,6 +40,7 @@ const UNIT_FILES: Record<string, string[]> = {
   http: ["capture-answer-failure", "event-body", "export-formats", "lingering-close", "metrics", "origins", "presenters", "stream-backpressure"],
   delivery: ["destination-check", "fair-scheduler", "lookup-concurrency", "send", "stale-connection", "start-slots"],
   services: ["event-body-view", "known-slugs"],
+  server: ["smtp-tls"],
   cli: ["pending-records"],
 };
 const globalSetup = [path.join(root, "tooling/vitest/src/global-setup.ts")];

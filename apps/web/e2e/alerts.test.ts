@@ -5,7 +5,8 @@ import type { TestServer } from "../test/test-server.js";
 import { createEndpoint, openDashboard, signUp, type Dashboard } from "./fixture.js";
 
 // Settings → Alert rules in a real browser: add a rule, send a test to a real webhook on
-// loopback, see the last result, turn it off and delete it. Names are shown as text.
+// loopback, see the last result (and the pacing of a second test), turn it off and delete it.
+// Names are shown as text.
 
 let t: TestServer;
 let receiver: Sink;
@@ -56,6 +57,13 @@ describe("alert rules in a real browser", () => {
     await expect.poll(() => rule().getByTestId("alert-rule-reply").textContent()).toBe("Test alert sent: check the channel.");
     await expect.poll(() => rule().getByTestId("alert-rule-last").textContent()).toMatch(/^Last: test delivered, /);
     await shot("settings-alert-rules");
+  });
+
+  it("paces tests: a second one right away is refused with how long to wait, and nothing is sent", async () => {
+    await rule().getByRole("button", { name: "Send a test" }).click();
+    await expect.poll(() => rule().getByTestId("alert-rule-reply").textContent()).toMatch(/^This rule was tested less than 30 s ago: a rule sends at most one test every 30 s\. Try again in \d+ s\.$/);
+    expect(await rule().getByTestId("alert-rule-reply").getAttribute("role")).toBe("alert");
+    expect(receiver.received).toHaveLength(1);
   });
 
   it("turns the rule off and deletes it", async () => {

@@ -3,6 +3,8 @@ import { SIGNUP_MODES, type SignupMode } from "./signup.js";
 import { ROLES } from "./roles.js";
 import type { SsoConfig } from "./sso.js";
 import { OPEN_UPLOAD_BYTES, type BodyBudgetLimits, type MinUploadRate } from "./body-budget.js";
+import { classifyAddress, isLocalhostName } from "./addresses.js";
+import { DEFAULT_ALERT_EMAILS_PER_TEAM_PER_HOUR } from "./alerts/pacing.js";
 
 const MIB = 1024 * 1024;
 
@@ -102,6 +104,8 @@ export const environmentSchema = z.object({
     .refine((raw) => URL.canParse(raw) && /^smtps?:$/.test(new URL(raw).protocol), "must be an smtp:// or smtps:// URL (smtp://user:password@mail.example.com:587)")
     .optional(),
   SMTP_FROM: z.string().max(320).optional(),
+  SMTP_ALLOW_PLAINTEXT_AUTH: booleanString.default(false),
+  ALERT_EMAILS_PER_TEAM_PER_HOUR: wholeNumber(1, 100_000).default(DEFAULT_ALERT_EMAILS_PER_TEAM_PER_HOUR),
   OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   OIDC_CLIENT_ID: z.string().max(1024).optional(),
   OIDC_CLIENT_SECRET: z.string().max(4096).optional(),
@@ -190,8 +194,14 @@ export interface Config {
   passwordLogin: boolean;
   /** OpenID Connect sign-in (OIDC_*), or null when OIDC_ISSUER is unset. */
   sso: SsoConfig | null;
-  /** Where email alerts are sent from (SMTP_URL, SMTP_FROM), or null: email alert rules cannot be saved. */
-  smtp: { url: string; from: string } | null;
+  /**
+   * Where email alerts are sent from (SMTP_URL, SMTP_FROM), or null: email alert rules cannot
+   * be saved. `allowPlaintextAuth` (SMTP_ALLOW_PLAINTEXT_AUTH, a relay on this machine only)
+   * lets SMTP_URL's credentials go without TLS.
+   */
+  smtp: SmtpConfig | null;
+  /** Emails one team's alert rules may send in any hour, alerts and tests together (ALERT_EMAILS_PER_TEAM_PER_HOUR). */
+  alertEmailsPerTeamPerHour: number;
   /** Serve GET /metrics (Prometheus text format) and count what it reports. */
   metricsEnabled: boolean;
   /** Scrapes must send Authorization: Bearer <token> (unset: no authentication). */
@@ -328,6 +338,38 @@ function bodyBudgetLimits(e: Environment): { total: number; limits: BodyBudgetLi
   };
 }
 
+export interface SmtpConfig {
+  url: string;
+  from: string;
+  allowPlaintextAuth: boolean;
+}
+
+/** A host name that is this machine: localhost, 127.0.0.0/8, ::1 (or ::ffff:127.x). */
+function isLoopbackHost(hostname: string): boolean {
+  return isLocalhostName(hostname) || classifyAddress(hostname) === "loopback";
+}
+
+/**
+ * SMTP_URL and its companions. SMTP_ALLOW_PLAINTEXT_AUTH is accepted for a relay on this
+ * machine only: there the password never crosses a network, while on any other host (a
+ * private network included) whoever is on the path, or answers in the server's place, reads
+ * it. A relay elsewhere that needs no password takes a URL without credentials instead.
+ */
+function smtpConfig(e: Environment, baseUrl: string): SmtpConfig | null {
+  if (!e.SMTP_URL) {
+    if (e.SMTP_ALLOW_PLAINTEXT_AUTH) throw new ConfigError("invalid SMTP_ALLOW_PLAINTEXT_AUTH: it needs SMTP_URL");
+    return null;
+  }
+  const host = new URL(e.SMTP_URL).hostname;
+  if (e.SMTP_ALLOW_PLAINTEXT_AUTH && !isLoopbackHost(host)) {
+    throw new ConfigError(
+      `invalid SMTP_ALLOW_PLAINTEXT_AUTH: SMTP_URL's host ${host} is not this machine (localhost, 127.0.0.0/8, ::1), and the password would cross the network in clear text; ` +
+        "give the mail server STARTTLS (or use smtps://), or drop the credentials from SMTP_URL if it needs none",
+    );
+  }
+  return { url: e.SMTP_URL, from: e.SMTP_FROM ?? `Rehook <rehook@${new URL(baseUrl).hostname}>`, allowPlaintextAuth: e.SMTP_ALLOW_PLAINTEXT_AUTH };
+}
+
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
@@ -390,7 +432,8 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     signup: e.SIGNUP,
     passwordLogin: e.PASSWORD_LOGIN,
     sso: ssoConfig(e),
-    smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM ?? `Rehook <rehook@${new URL(baseUrl).hostname}>` } : null,
+    smtp: smtpConfig(e, baseUrl),
+    alertEmailsPerTeamPerHour: e.ALERT_EMAILS_PER_TEAM_PER_HOUR,
     metricsEnabled: e.METRICS_ENABLED,
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,

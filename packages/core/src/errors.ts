@@ -46,3 +46,9 @@ export class UserError extends Error {
 export function isUserError(error: unknown): error is UserError {
   return error instanceof UserError;
 }
+
+/** A refusal's wait in seconds, when it says one (`details.retryAfterSeconds`): the Retry-After of its answer. */
+export function retryAfterSecondsOf(error: UserError): number | null {
+  const seconds = (error.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  return typeof seconds === "number" && Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : null;
+}

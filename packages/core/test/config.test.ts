@@ -2,6 +2,17 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, parseCapturePath, parseDecimalInteger, parseWorkers, toIsoMillis, webhookUrl } from "../src/index.js";
 
 describe("configuration", () => {
+  it("accepts SMTP_ALLOW_PLAINTEXT_AUTH only for a relay on this machine, and never without SMTP_URL", () => {
+    expect(loadConfig({ SMTP_URL: "smtp://u:p@mail.example.com:587" }, "/d").smtp).toMatchObject({ allowPlaintextAuth: false });
+    for (const host of ["127.0.0.1", "127.0.0.53", "localhost", "[::1]"]) {
+      expect(loadConfig({ SMTP_URL: `smtp://u:p@${host}:25`, SMTP_ALLOW_PLAINTEXT_AUTH: "true" }, "/d").smtp).toMatchObject({ allowPlaintextAuth: true });
+    }
+    for (const host of ["mail.example.com", "10.0.0.5", "192.168.1.2", "[fd00::1]"]) {
+      expect(() => loadConfig({ SMTP_URL: `smtp://u:p@${host}:25`, SMTP_ALLOW_PLAINTEXT_AUTH: "true" }, "/d")).toThrow(/^invalid SMTP_ALLOW_PLAINTEXT_AUTH: SMTP_URL's host .* is not this machine/);
+    }
+    expect(() => loadConfig({ SMTP_ALLOW_PLAINTEXT_AUTH: "true" }, "/d")).toThrow("invalid SMTP_ALLOW_PLAINTEXT_AUTH: it needs SMTP_URL");
+  });
+
   it("has a default for everything", () => {
     const config = loadConfig({}, "/data");
     expect(config).toMatchObject({

@@ -1,5 +1,8 @@
+import { createHash } from "node:crypto";
 import {
   alertRequest,
+  alertSendRefusalMessage,
+  heldAlertMessage,
   bulkReplayFinishedAlert,
   deliveryFailedAlert,
   destinationPausedAlert,
@@ -11,13 +14,16 @@ import {
   summaryAlert,
   uuidv7,
   ALERTS_PER_POST,
+  DEFAULT_ALERT_SEND_LIMITS,
   type Alert,
   type AlertChannel,
+  type AlertSendLimits,
+  type AlertSendRefusal,
   type ChatMetrics,
   type ChatPostVerdict,
   type Logger,
 } from "@rehook/core";
-import { ALERT_JOB, dueAlerts, finishAlertRule, postableAlertRule, type DueAlert, type JobHandler, type JobVerdict, type Pool, type PostableRule } from "@rehook/db";
+import { ALERT_JOB, dueAlerts, finishAlertRule, postableAlertRule, reserveAlertSend, type DueAlert, type JobHandler, type JobVerdict, type Pool, type PostableRule } from "@rehook/db";
 import { channelJobVerdict, channelOutcome } from "./channel-outcome.js";
 import type { Mailer } from "./mailer.js";
 import type { DeliveryPool } from "./pool.js";
@@ -35,8 +41,25 @@ export interface AlertPosterOptions {
   paceMs?: number;
   postTimeoutMs?: number;
   metrics?: ChatMetrics;
-  /** The clock of the webhook channel's signature timestamps (tests; unset: Date.now). */
+  /** What one team may send: tests per rule and per team, email per team (unset: the defaults). */
+  limits?: AlertSendLimits;
+  /** The clock of the webhook channel's signature timestamps and of the send limits (tests; unset: Date.now). */
   now?: () => number;
+}
+
+/** A rule as "Send a test" sends through it. */
+export type TestedRule = Pick<PostableRule, "id" | "teamId" | "channel" | "target" | "secret">;
+
+/** How a test went: the channel's verdict, or the limit that kept it from being sent. */
+export type TestOutcome = { sent: true; verdict: ChatPostVerdict } | { sent: false; refusal: AlertSendRefusal; message: string };
+
+/**
+ * The webhook-id of a post of these outbox rows. Standard Webhooks asks a resend to keep its
+ * id, so receivers that deduplicate on it act once: derived from the rows, it is the same on
+ * every attempt (a retry sends the same rows, see `retryThrough`), and another for other rows.
+ */
+export function alertMessageId(ruleId: string, outboxIds: readonly string[]): string {
+  return `msg_${createHash("sha256").update(`${ruleId}:${outboxIds.join(",")}`).digest("base64url").slice(0, 32)}`;
 }
 
 /** The alert a due outbox row announces, as its data is now (null: what it pointed at is gone). */
@@ -81,15 +104,33 @@ export function alertOf(row: DueAlert, baseUrl: string): Alert | null {
 export class AlertPoster {
   constructor(private readonly options: AlertPosterOptions) {}
 
-  /** Sends one alert to a rule's channel now, and judges the answer (the "Send a test" button, and every post). */
-  async send(rule: Pick<PostableRule, "channel" | "target" | "secret" | "failures">, alert: Alert): Promise<ChatPostVerdict> {
+  private get limits(): AlertSendLimits {
+    return this.options.limits ?? DEFAULT_ALERT_SEND_LIMITS;
+  }
+
+  private nowMs(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  /**
+   * "Send a test": counted against the rule's and the team's limits (and the team's email
+   * when the channel is email) before anything is sent, so a refused or failed test counts too.
+   */
+  async sendTest(rule: TestedRule, alert: Alert): Promise<TestOutcome> {
+    const refusal = await reserveAlertSend(this.options.db, { teamId: rule.teamId, ruleId: rule.id, test: true, email: rule.channel === "email", nowMs: this.nowMs() }, this.limits);
+    if (refusal) return { sent: false, refusal, message: alertSendRefusalMessage(refusal, this.limits) };
+    return { sent: true, verdict: await this.send({ ...rule, failures: 0 }, alert) };
+  }
+
+  /** Sends one alert to a rule's channel now, and judges the answer (every post, and a test once counted). */
+  async send(rule: Pick<PostableRule, "channel" | "target" | "secret" | "failures">, alert: Alert, messageId = `msg_${uuidv7()}`): Promise<ChatPostVerdict> {
     const channel = rule.channel as AlertChannel;
     let verdict: ChatPostVerdict;
     if (channel === "email") {
       if (!this.options.mailer) verdict = { kind: "rejected", reason: "email alerts need SMTP_URL on the server" };
       else verdict = judgeEmailSend(await this.options.mailer.send({ to: rule.target, ...emailMessage(alert) }), rule.failures);
     } else {
-      const request = alertRequest(channel, alert, { secret: rule.secret, messageId: `msg_${uuidv7()}`, nowSeconds: (this.options.now ?? Date.now)() / 1000 });
+      const request = alertRequest(channel, alert, { secret: rule.secret, messageId, nowSeconds: this.nowMs() / 1000 });
       const result = await this.options.deliveries.run({
         url: rule.target,
         method: "POST",
@@ -122,18 +163,28 @@ export class AlertPoster {
     // Disabled, paused or deleted: what is due waits (or went with the rule); saving it enqueues this job again.
     if (!rule) return { kind: "done" };
     const pace = this.options.paceMs ?? 1_000;
-    const due = await dueAlerts(this.options.db, rule.id, ALERTS_PER_POST);
-    const more = due.length === ALERTS_PER_POST;
+    // A retry sends the rows of the failed post again, no more (what came due meanwhile waits its turn).
+    const due = await dueAlerts(this.options.db, rule.id, ALERTS_PER_POST, rule.retryThrough);
+    const more = due.length === ALERTS_PER_POST || rule.retryThrough !== null;
     const ids = due.map((row) => row.outboxId);
     const alerts = due.map((row) => alertOf(row, this.options.baseUrl)).filter((alert): alert is Alert => alert !== null);
     if (alerts.length === 0) {
       await finishAlertRule(this.options.db, rule.id, { kind: "done", outboxIds: ids, nextInMs: 0, lastError: null }, null);
       return more ? { kind: "later", inMs: 0 } : { kind: "done", rerunInMs: 0 };
     }
+    if (rule.channel === "email") {
+      const refusal = await reserveAlertSend(this.options.db, { teamId: rule.teamId, ruleId: rule.id, test: false, email: true, nowMs: this.nowMs() }, this.limits);
+      if (refusal) {
+        // Held, not failed: the rows stay (more fold into one summary) and go once the hour has room.
+        const text = heldAlertMessage(refusal, this.limits);
+        await finishAlertRule(this.options.db, rule.id, { kind: "retry", nextInMs: refusal.retryAfterMs, failures: rule.failures, lastError: text }, { ok: false, text }, rule.retryThrough);
+        return { kind: "later", inMs: refusal.retryAfterMs };
+      }
+    }
     const alert = alerts.length === 1 ? alerts[0]! : summaryAlert(alerts, `${this.options.baseUrl}/events`);
-    const verdict = await this.send(rule, alert);
+    const verdict = await this.send(rule, alert, alertMessageId(rule.id, ids));
     const outcome = channelOutcome(verdict, ids, pace);
-    await finishAlertRule(this.options.db, rule.id, outcome, resultOf(verdict));
+    await finishAlertRule(this.options.db, rule.id, outcome, resultOf(verdict), ids.at(-1) ?? null);
     if (verdict.kind !== "posted") this.options.logger.warn("alert post failed", { rule: rule.id, channel: rule.channel, reason: verdict.reason });
     return channelJobVerdict(outcome, more, pace);
   }

@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { startSink } from "@rehook/vitest-config/sink";
 import { createEndpoint } from "@rehook/services";
-import { keyWithRole, newPerson, test, unexercised } from "./api-server.js";
+import { document, keyWithRole, newPerson, test, unexercised } from "./api-server.js";
 
 // /api/v1/alert-rules (admin keys): the team's rules as the Settings page has them, changed
 // field by field, tested against a real webhook on loopback; what a key does is audited as its.
@@ -33,6 +33,18 @@ test("creates, lists, changes field by field, tests and deletes a rule", async (
     expect(tested.json).toEqual({ ok: true, message: "Test alert sent: check the channel." });
     expect(sink.received).toHaveLength(1);
     expect(((await api.call("GET", "/alert-rules", { key: admin })).json as { data: WireRule[] }).data[0]!.last_result).toMatchObject({ ok: true, text: "test delivered" });
+    // Looping the test button: refused at once, 429 with Retry-After and why, and nothing is sent.
+    const again = await api.call("POST", `/alert-rules/${rule.id}/test`, { key: admin });
+    expect(again.status).toBe(429);
+    expect(again.json).toMatchObject({ error: { code: "rate_limited", message: expect.stringMatching(/^This rule was tested less than 30 s ago: a rule sends at most one test every 30 s\. Try again in \d+ s\.$/) } });
+    const wait = Number(again.headers.get("retry-after"));
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(30);
+    expect(sink.received).toHaveLength(1);
+    // The document says so: this route's 429 carries Retry-After.
+    const declared = document.paths["/alert-rules/{id}/test"]!.post!.responses["429"] as { description: string; headers?: Record<string, { required?: boolean }> };
+    expect(declared.description).toMatch(/tests are paced: one per rule every 30 s, 20 per team in an hour/);
+    expect(declared.headers?.["Retry-After"]).toMatchObject({ required: true, schema: { type: "integer", minimum: 1 } });
 
     expect((await api.call("DELETE", `/alert-rules/${rule.id}`, { key: admin })).status).toBe(204);
     expect((await api.call("DELETE", `/alert-rules/${rule.id}`, { key: admin })).status).toBe(404);

@@ -1,4 +1,4 @@
-import type { Config, Logger } from "@rehook/core";
+import { DEFAULT_ALERT_SEND_LIMITS, type Config, type Logger } from "@rehook/core";
 import { AttemptLimiter, configurePasswordHashing, createSessionManager, DEFAULT_HASH_CONCURRENCY, LoginThrottle, OpenIdProvider } from "@rehook/auth";
 import {
   countPendingEvents,
@@ -131,6 +131,8 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     logger,
     postTimeoutMs: Math.min(10_000, config.forwardTimeoutMs),
     metrics,
+    limits: { ...DEFAULT_ALERT_SEND_LIMITS, emailsPerTeamPerHour: config.alertEmailsPerTeamPerHour },
+    ...(options.now ? { now: options.now } : {}),
   });
   // Background work other than forwarding (whose queue is the deliveries table): chat posts, bulk replays, purges.
   const jobs = new JobRunner({ db: pool, logger });

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { appRouter } from "@rehook/api";
-import type { Logger } from "@rehook/core";
+import { retryAfterSecondsOf, UserError, type Logger } from "@rehook/core";
 import { decodePathSegment, MALFORMED_PATH_MESSAGE, OpenStreams, readBodyOrRefuse, sendErrorAndClose, watchBackpressure, type StreamBounds } from "@rehook/http";
 import { requestContext, type DashboardOptions } from "./dashboard-context.js";
 
@@ -49,6 +49,11 @@ export function createTrpcHandler(options: DashboardOptions & { logger: Logger; 
     basePath: "/trpc/",
     maxBatchSize: MAX_TRPC_BATCH_CALLS,
     createContext: ({ req, res }) => requestContext(req, res, options),
+    // A refusal that says how long to wait (a paced alert test) carries Retry-After, as on /api/v1.
+    responseMeta({ errors }) {
+      const waits = errors.flatMap((error) => (error.cause instanceof UserError ? [retryAfterSecondsOf(error.cause)] : [])).filter((wait): wait is number => wait !== null);
+      return waits.length === 0 ? {} : { headers: { "retry-after": String(Math.max(...waits)) } };
+    },
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR") options.logger.error("procedure failed", { path: path ?? "?", error: error.cause?.stack ?? error.stack ?? error.message });
     },

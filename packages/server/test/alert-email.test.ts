@@ -4,7 +4,8 @@ import { SMTPServer } from "smtp-server";
 import { uuidv7 } from "@rehook/core";
 import { insertUser } from "@rehook/db";
 import { waitFor } from "@rehook/vitest-config/wait-for";
-import { createAlertRule, createEndpoint, insertTeamNamed, listAlertRulesOf, sendTestAlert, type Services } from "@rehook/services";
+import { UserError } from "@rehook/core";
+import { createAlertRule, createEndpoint, insertTeamNamed, listAlertRulesOf, sendTestAlert, type AlertRuleView, type Services } from "@rehook/services";
 import { test as base } from "@rehook/vitest-config/fixtures";
 import { serviceConfig, withServiceGraph } from "@rehook/vitest-config/service-fixtures";
 import { captureInto as capture } from "./team-world.js";
@@ -21,6 +22,8 @@ interface Mail {
 const mails: Mail[] = [];
 /** The SMTP reply to RCPT TO for this address, when it should be refused. */
 const refusedRecipients = new Set<string>();
+/** How far the graph's clock is ahead of the wall clock (a test moves it past an hour). */
+let clockAhead = 0;
 
 const test = base.extend<{ smtp: { port: number }; graph: Services; owner: { id: string; teamId: string } }>({
   smtp: [
@@ -55,10 +58,12 @@ const test = base.extend<{ smtp: { port: number }; graph: Services; owner: { id:
     },
     { scope: "file" },
   ],
-  // This file's own graph, which sends email through that server (the shared fixture's has no SMTP_URL).
+  // This file's own graph, which sends email through that server (the shared fixture's has no
+  // SMTP_URL), at most 5 emails per team and hour, on a clock the tests can move.
   graph: [
     async ({ database, smtp }, use) => {
-      await withServiceGraph(serviceConfig(database.url, { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, SMTP_FROM: "Rehook <alerts@rehook.test>" }), use);
+      const config = serviceConfig(database.url, { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, SMTP_FROM: "Rehook <alerts@rehook.test>", ALERT_EMAILS_PER_TEAM_PER_HOUR: "5" });
+      await withServiceGraph(config, use, { now: () => Date.now() + clockAhead });
     },
     { scope: "file" },
   ],
@@ -110,5 +115,39 @@ describe("email alerts", () => {
     const read = async () => (await listAlertRulesOf(services, { teamId: user.teamId })).find((r) => r.id === rule.id)!;
     await waitFor(async () => (await read()).pausedReason !== null, "the rule to pause");
     expect((await read()).pausedReason).toMatch(/refused the recipient \(550\)/);
+  });
+
+  test("a team's email is capped per hour, alerts and tests together: past it a test is refused and an alert held, then sent once the hour has room", async ({ graph: services, owner: user }) => {
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "Capped", destinationUrl: "http://127.0.0.1:9/unreachable", retryPolicy: { maxAttempts: 1, initialDelayMs: 1_000, maxDelayMs: 1_000 } });
+    const rules: AlertRuleView[] = [];
+    for (const n of [1, 2, 3, 4]) rules.push(await createAlertRule(services, { teamId: user.teamId, name: `Cap ${n}`, trigger: "delivery_failed", endpointId: endpoint.id, channel: "email", target: `cap${n}@example.com` }));
+    const capped = () => mails.filter((mail) => mail.to.some((address) => /^cap\d@example\.com$/.test(address)));
+    // Two tests are two emails of the five.
+    for (const rule of rules.slice(0, 2)) expect((await sendTestAlert(services, { teamId: user.teamId, id: rule.id })).ok).toBe(true);
+    // One failed delivery alerts all four rules: three emails go, the fourth waits.
+    await capture(services, endpoint.slug, "{}");
+    const read = async () => listAlertRulesOf(services, { teamId: user.teamId });
+    await waitFor(async () => capped().length === 5 && (await read()).filter((rule) => rule.lastResult !== null && rule.lastResult.text.startsWith("held: ")).length === 1, "three alerts sent and one held");
+    const held = (await read()).find((rule) => rule.lastResult?.text.startsWith("held: "))!;
+    expect(held.lastResult).toMatchObject({ ok: false, text: expect.stringMatching(/^held: this team has sent 5 alert emails in the last hour \(alerts and tests together\), its limit; the alerts due go out together in \d+ min$/) });
+    expect(held.pausedReason).toBeNull();
+    const alertsTo = (target: string) => capped().filter((mail) => mail.to.includes(target) && !mail.raw.includes("This is a test of the alert rule"));
+    expect(alertsTo(held.target)).toHaveLength(0);
+    // A test now is refused before anything is sent, with how long to wait.
+    const untested = rules.find((rule) => rule.id !== rules[0]!.id && rule.id !== rules[1]!.id)!;
+    const refused = await sendTestAlert(services, { teamId: user.teamId, id: untested.id }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(UserError);
+    expect(refused).toMatchObject({ code: "rate_limited", message: expect.stringMatching(/^This team has sent 5 alert emails in the last hour \(alerts and tests together\), its limit\. Try again in \d+ min\.$/) });
+    expect((refused as UserError).details).toMatchObject({ retryAfterSeconds: expect.any(Number) });
+    expect(capped()).toHaveLength(5);
+    // An hour later (the graph's clock, and the held rule's job made due as the hour would have) the held alert goes.
+    clockAhead += 60 * 60_000 + 1_000;
+    await services.orm.em.fork().execute("update jobs set run_at = now() where kind = 'alert' and key = ?", [held.id]);
+    await waitFor(() => alertsTo(held.target).length === 1, "the held alert");
+    expect(capped()).toHaveLength(6);
+    await waitFor(async () => (await read()).find((rule) => rule.id === held.id)!.lastResult?.text === "delivered", "its result");
   });
 });

@@ -1,8 +1,8 @@
-import type { AddressPolicy, Alert, ChatMessage, ChatPostVerdict, SignupMode, SsoConfig } from "@rehook/core";
+import type { AddressPolicy, Alert, ChatMessage, SignupMode, SsoConfig } from "@rehook/core";
 import type { IngressRules } from "./ingress-rules.js";
 import type { AttemptLimiter, LoginThrottle, OpenIdProvider, SessionManager } from "@rehook/auth";
 import type { ClaimedDelivery, EventBus, GroupCommitWriter, Orm } from "@rehook/db";
-import type { DeliveryPool, DeliveryResult, SendOptions } from "@rehook/delivery";
+import type { DeliveryPool, DeliveryResult, SendOptions, TestedRule, TestOutcome } from "@rehook/delivery";
 
 /**
  * What the use cases need from the outside world. Each use case asks for the members it uses
@@ -45,8 +45,8 @@ export interface ServiceContext {
   outbound: { pool: DeliveryPool; options: SendOptions };
   /** MAX_PAYLOAD_BYTES: the most bytes an edited replay's body may have (unset: 10 MiB, its default). */
   maxPayloadBytes?: number;
-  /** Sends one alert to a rule's channel now and judges the answer (the rule's "Send a test"; due alerts are posted by the alert poster itself). */
-  alerts?: { send(rule: { channel: string; target: string; secret: string | null; failures: number }, alert: Alert): Promise<ChatPostVerdict> };
+  /** Sends a rule's test alert now, once the send limits allow it, and judges the answer (due alerts are posted by the alert poster itself). */
+  alerts?: { sendTest(rule: TestedRule, alert: Alert): Promise<TestOutcome> };
   /** SMTP_URL is set: email alert rules can be saved. */
   emailAlerts?: boolean;
   /** Posts chat messages (the Settings test button; due notifications are posted by the notifier itself). */

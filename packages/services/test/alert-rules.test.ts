@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect } from "vitest";
-import { standardWebhooksSignature, standardWebhooksKey } from "@rehook/core";
+import { standardWebhooksSignature, standardWebhooksKey, type UserError } from "@rehook/core";
+import { Webhook } from "standardwebhooks";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
-import { createAlertRule, createEndpoint, deleteAlertRule, listAlertRulesOf, sendTestAlert, updateAlertRule, watchAlertThresholds, type Services } from "@rehook/services";
+import { createAlertRule, createEndpoint, deleteAlertRule, listAlertRulesOf, sendTestAlert, updateAlertRule, watchAlertThresholds, type AlertRuleView, type Services } from "@rehook/services";
 import { createPool, type Pool } from "@rehook/db";
 import { capture, expectRefused, test as base } from "./support.js";
 
@@ -203,6 +204,33 @@ describe("alert rules: triggers and channels", () => {
 });
 
 describe("alert rules: pacing, dead channels and the test button", () => {
+  test("a retried webhook post is a resend: the same webhook-id, a new timestamp and signature, both verified by standardwebhooks", async ({ services, user }) => {
+    const endpoint = await failingEndpoint(services, user.teamId, "Resent");
+    const rule = await createAlertRule(services, { teamId: user.teamId, name: "Resent", trigger: "delivery_failed", endpointId: endpoint.id, channel: "webhook", target: hook("/webhook/resent") });
+    let answered = 0;
+    answer = (res) => {
+      answered += 1;
+      // The first attempt fails (retried after 1 s); the second is taken.
+      res.statusCode = answered === 1 ? 503 : 200;
+      res.end(answered === 1 ? "down" : "ok");
+    };
+    await capture(services, endpoint.slug, "{}");
+    await waitFor(() => at("/webhook/resent").length === 2, "the post and its retry");
+    const receiver = new Webhook(rule.secret!);
+    const [first, second] = at("/webhook/resent").map((post) => {
+      const headers = Object.fromEntries(["webhook-id", "webhook-timestamp", "webhook-signature"].map((name) => [name, String(post.headers[name])]));
+      expect(receiver.verify(post.raw.toString("utf8"), headers)).toMatchObject({ type: "alert.delivery_failed" });
+      return { headers, body: post.raw.toString("utf8") };
+    });
+    expect(second!.headers["webhook-id"]).toBe(first!.headers["webhook-id"]);
+    expect(second!.body).toBe(first!.body);
+    expect(Number(second!.headers["webhook-timestamp"])).toBeGreaterThanOrEqual(Number(first!.headers["webhook-timestamp"]));
+    // Another alert is another message.
+    await capture(services, endpoint.slug, "{}");
+    await waitFor(() => at("/webhook/resent").length === 3, "the next alert");
+    expect(at("/webhook/resent")[2]!.headers["webhook-id"]).not.toBe(first!.headers["webhook-id"]);
+  });
+
   test("alerts due together while a post is paced are folded into one summary", async ({ services, user }) => {
     const ctx = withChat(services);
     const endpoint = await failingEndpoint(services, user.teamId, "Burst");
@@ -244,10 +272,34 @@ describe("alert rules: pacing, dead channels and the test button", () => {
       res.statusCode = 400;
       res.end("bad");
     };
-    const failed = await sendTestAlert(services, { teamId: user.teamId, id: rule.id });
+    // A second rule: the first may not be tested again so soon (see the pacing test).
+    const again = await createAlertRule(ctx, { teamId: user.teamId, name: "Try again", trigger: "bulk_replay_finished", channel: "teams", target: hook("/teams/try") });
+    const failed = await sendTestAlert(services, { teamId: user.teamId, id: again.id });
     expect(failed).toEqual({ ok: false, message: "the teams webhook refused the alert (HTTP 400)" });
-    const [stored] = await listAlertRulesOf(services, { teamId: user.teamId });
+    const stored = (await listAlertRulesOf(services, { teamId: user.teamId })).find((each) => each.id === again.id);
     expect(stored!.lastResult).toMatchObject({ ok: false, text: "test failed: the teams webhook refused the alert (HTTP 400)" });
     expect(stored!.pausedReason).toBeNull();
+  });
+
+  test("Send a test is paced: once per rule every 30 s, 20 per team in an hour, refused before anything is sent", async ({ services, user, other }) => {
+    const ctx = withChat(services);
+    const rules: AlertRuleView[] = [];
+    for (let n = 0; n < 21; n += 1) rules.push(await createAlertRule(ctx, { teamId: user.teamId, name: `Loop ${n}`, trigger: "bulk_replay_finished", channel: "webhook", target: hook("/webhook/loop") }));
+    expect((await sendTestAlert(services, { teamId: user.teamId, id: rules[0]!.id })).ok).toBe(true);
+    const paced = await expectRefused(sendTestAlert(services, { teamId: user.teamId, id: rules[0]!.id }), "rate_limited", /^This rule was tested less than 30 s ago: a rule sends at most one test every 30 s\. Try again in \d+ s\.$/);
+    const wait = (paced.details as { retryAfterSeconds: number }).retryAfterSeconds;
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(30);
+    // The 20 other rules' tests at once, for 19 slots left in the hour: the database lets exactly 19 through.
+    const settled = await Promise.allSettled(rules.slice(1).map((rule) => sendTestAlert(services, { teamId: user.teamId, id: rule.id })));
+    expect(settled.filter((result) => result.status === "fulfilled" && result.value.ok)).toHaveLength(19);
+    const refused = settled.flatMap((result) => (result.status === "rejected" ? [result.reason as UserError] : []));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ code: "rate_limited", message: expect.stringMatching(/^This team has sent 20 test alerts in the last hour, its limit\. Try again in \d+ min\.$/) });
+    expect((refused[0]!.details as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThan(3_000);
+    expect(at("/webhook/loop")).toHaveLength(20);
+    // Another team has its own count.
+    const theirs = await createAlertRule(ctx, { teamId: other.teamId, name: "Theirs", trigger: "bulk_replay_finished", channel: "webhook", target: hook("/webhook/loop") });
+    expect((await sendTestAlert(services, { teamId: other.teamId, id: theirs.id })).ok).toBe(true);
   });
 });

@@ -42,9 +42,9 @@ export function serviceConfig(databaseUrl: string, env: Record<string, string> =
   return loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ALLOW_PRIVATE_DESTINATIONS: "true", BASE_URL: "http://rehook.test", ...env }, "/unused");
 }
 
-/** Runs `use` with the complete service graph of `config` running, and releases it after. */
-export async function withServiceGraph(config: Config, use: (services: Services) => Promise<void>): Promise<void> {
-  const infra = await openInfrastructure(config, silentLogger, { processes: 1 });
+/** Runs `use` with the complete service graph of `config` running (on the clock `now`, when given), and releases it after. */
+export async function withServiceGraph(config: Config, use: (services: Services) => Promise<void>, options: { now?: () => number } = {}): Promise<void> {
+  const infra = await openInfrastructure(config, silentLogger, { processes: 1, ...options });
   try {
     await use(infra.services);
   } finally {

@@ -3,3 +3,4 @@ export * from "./channels.js";
 export * from "./rules.js";
 export * from "./messages.js";
 export * from "./judge.js";
+export * from "./pacing.js";

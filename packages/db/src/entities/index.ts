@@ -408,7 +408,20 @@ export interface AlertRule {
   lastResultOk: boolean | null;
   lastResult: string | null;
   firing: string[];
+  /** When "Send a test" last sent (one test per rule per ALERT_TEST_INTERVAL_SECONDS). */
+  lastTestAt: Date | null;
+  /** A failed post's last outbox id: its retry sends exactly those rows again. */
+  retryThrough: string | null;
   createdAt: Date;
+}
+
+/** One send in a team's last hour: a test (any channel) or an email (alert or test). */
+export interface AlertSend {
+  id: string;
+  team: Team;
+  test: boolean;
+  email: boolean;
+  sentAt: Date;
 }
 
 export interface AlertOutbox {
@@ -874,7 +887,22 @@ export const AlertRuleEntity = new EntitySchema<AlertRule>({
     lastResultOk: { type: "boolean", nullable: true },
     lastResult: { type: "text", nullable: true },
     firing: { type: "text[]", default: "{}" },
+    lastTestAt: { ...timestamp, nullable: true },
+    retryThrough: { type: BigIntType, nullable: true },
     createdAt,
+  },
+});
+
+export const AlertSendEntity = new EntitySchema<AlertSend>({
+  name: "AlertSend",
+  tableName: "alert_sends",
+  indexes: [{ name: "alert_sends_team_id_sent_at_index", properties: ["team", "sentAt"] }],
+  properties: {
+    id: { type: BigIntType, primary: true, autoincrement: true },
+    team: { kind: "m:1", entity: () => TeamEntity, deleteRule: "cascade" },
+    test: { type: "boolean" },
+    email: { type: "boolean" },
+    sentAt: { ...timestamp },
   },
 });
 
@@ -911,6 +939,7 @@ export const NotificationOutboxEntity = new EntitySchema<NotificationOutbox>({
 export const entities = [
   AlertRuleEntity,
   AlertOutboxEntity,
+  AlertSendEntity,
   UserEntity,
   UserIdentityEntity,
   TeamEntity,

@@ -25,6 +25,7 @@ import { Migration20261205000000_sso } from "./Migration20261205000000_sso.js";
 import { Migration20261206000000_alert_rules } from "./Migration20261206000000_alert_rules.js";
 import { Migration20261207000000_fast_path_lease } from "./Migration20261207000000_fast_path_lease.js";
 import { Migration20261208000000_event_stored_order } from "./Migration20261208000000_event_stored_order.js";
+import { Migration20261208010000_alert_pacing } from "./Migration20261208010000_alert_pacing.js";
 import { Migration20261208020000_verified_dedup_keys } from "./Migration20261208020000_verified_dedup_keys.js";
 import { Migration20261208030000_operator_teams } from "./Migration20261208030000_operator_teams.js";
 
@@ -56,6 +57,7 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261206000000_alert_rules", class: Migration20261206000000_alert_rules },
   { name: "Migration20261207000000_fast_path_lease", class: Migration20261207000000_fast_path_lease },
   { name: "Migration20261208000000_event_stored_order", class: Migration20261208000000_event_stored_order },
+  { name: "Migration20261208010000_alert_pacing", class: Migration20261208010000_alert_pacing },
   { name: "Migration20261208020000_verified_dedup_keys", class: Migration20261208020000_verified_dedup_keys },
   { name: "Migration20261208030000_operator_teams", class: Migration20261208030000_operator_teams },
 ];

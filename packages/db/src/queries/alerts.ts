@@ -1,5 +1,15 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { ALERT_WINDOW_MINUTES, isUuid, uuidv7Floor, type MeasuredRate, type ThresholdTrigger } from "@rehook/core";
+import {
+  ALERT_SEND_WINDOW_MS,
+  ALERT_WINDOW_MINUTES,
+  isUuid,
+  judgeAlertSend,
+  uuidv7Floor,
+  type AlertSendLimits,
+  type AlertSendRefusal,
+  type MeasuredRate,
+  type ThresholdTrigger,
+} from "@rehook/core";
 import { AlertRuleEntity, type AlertRule } from "../entities/index.js";
 import { withTransaction, type Pool } from "../pool.js";
 import type { ChannelOutcome } from "./notifications.js";
@@ -91,15 +101,19 @@ export interface PostableRule {
   target: string;
   secret: string | null;
   failures: number;
+  /** A failed post's last outbox id, while its retry is due: the retry sends exactly those rows. */
+  retryThrough: string | null;
 }
 
 export async function postableAlertRule(pool: Pool, ruleId: string): Promise<PostableRule | null> {
-  const result = await pool.query<{ id: string; team_id: string; name: string; trigger: string; channel: string; target: string; secret: string | null; failures: number }>(
-    "select id, team_id, name, trigger, channel, target, secret, failures from alert_rules where id = $1 and enabled and paused_reason is null",
+  const result = await pool.query<{ id: string; team_id: string; name: string; trigger: string; channel: string; target: string; secret: string | null; failures: number; retry_through: string | null }>(
+    "select id, team_id, name, trigger, channel, target, secret, failures, retry_through from alert_rules where id = $1 and enabled and paused_reason is null",
     [ruleId],
   );
   const row = result.rows[0];
-  return row ? { id: row.id, teamId: row.team_id, name: row.name, trigger: row.trigger, channel: row.channel, target: row.target, secret: row.secret, failures: row.failures } : null;
+  return row
+    ? { id: row.id, teamId: row.team_id, name: row.name, trigger: row.trigger, channel: row.channel, target: row.target, secret: row.secret, failures: row.failures, retryThrough: row.retry_through }
+    : null;
 }
 
 /** One due alert: its outbox row and what its message shows, read as it is now. */
@@ -119,7 +133,8 @@ export interface DueAlert {
   at: Date;
 }
 
-export async function dueAlerts(pool: Pool, ruleId: string, limit: number): Promise<DueAlert[]> {
+/** The rule's due alerts, oldest first: at most `limit`, none after outbox id `through` (a retry's rows) when given. */
+export async function dueAlerts(pool: Pool, ruleId: string, limit: number, through: string | null = null): Promise<DueAlert[]> {
   const result = await pool.query<{
     id: string;
     kind: string;
@@ -148,10 +163,10 @@ export async function dueAlerts(pool: Pool, ruleId: string, limit: number): Prom
       left join endpoints p on p.id = o.endpoint_id
       left join events e on e.id = o.event_id
       left join destinations n on n.id = o.destination_id
-      where o.rule_id = $1
+      where o.rule_id = $1 and ($3::bigint is null or o.id <= $3::bigint)
       order by o.id
       limit $2`,
-    values: [ruleId, limit],
+    values: [ruleId, limit, through],
   });
   return result.rows.map((row) => ({
     outboxId: row.id,
@@ -170,17 +185,26 @@ export async function dueAlerts(pool: Pool, ruleId: string, limit: number): Prom
   }));
 }
 
-/** Stores how a post to a rule's channel ended (one transaction), and the result the Settings page shows. */
-export async function finishAlertRule(pool: Pool, ruleId: string, outcome: ChannelOutcome, result: { ok: boolean; text: string } | null): Promise<void> {
+/**
+ * Stores how a post to a rule's channel ended (one transaction), and the result the Settings
+ * page shows. A retry keeps `retryThrough` (the last outbox id of the rows to send again, or
+ * null to read afresh); any other outcome forgets it.
+ */
+export async function finishAlertRule(pool: Pool, ruleId: string, outcome: ChannelOutcome, result: { ok: boolean; text: string } | null, retryThrough: string | null = null): Promise<void> {
   await withTransaction(pool, async (client) => {
     if (outcome.kind === "done") {
       await client.query("delete from alert_outbox where id = any($1::bigint[])", [outcome.outboxIds]);
-      await client.query("update alert_rules set failures = 0, next_post_at = now() + make_interval(secs => $2::float8 / 1000) where id = $1", [ruleId, outcome.nextInMs]);
+      await client.query("update alert_rules set failures = 0, retry_through = null, next_post_at = now() + make_interval(secs => $2::float8 / 1000) where id = $1", [ruleId, outcome.nextInMs]);
     } else if (outcome.kind === "retry") {
-      await client.query("update alert_rules set failures = $2, next_post_at = now() + make_interval(secs => $3::float8 / 1000) where id = $1", [ruleId, outcome.failures, outcome.nextInMs]);
+      await client.query("update alert_rules set failures = $2, retry_through = $4, next_post_at = now() + make_interval(secs => $3::float8 / 1000) where id = $1", [
+        ruleId,
+        outcome.failures,
+        outcome.nextInMs,
+        retryThrough,
+      ]);
     } else {
       await client.query("delete from alert_outbox where rule_id = $1", [ruleId]);
-      await client.query("update alert_rules set paused_reason = $2, failures = 0 where id = $1", [ruleId, outcome.reason]);
+      await client.query("update alert_rules set paused_reason = $2, failures = 0, retry_through = null where id = $1", [ruleId, outcome.reason]);
     }
     if (result) await client.query("update alert_rules set last_result_at = now(), last_result_ok = $1, last_result = $2 where id = $3", [result.ok, result.text.slice(0, 500), ruleId]);
   });
@@ -247,4 +271,43 @@ export async function endpointNames(em: EntityManager, ids: string[]): Promise<M
   if (ids.length === 0) return new Map();
   const rows = await em.execute<Array<{ id: string; name: string }>>("select id, name from endpoints where id = any(?::uuid[])", [pgArray(ids)]);
   return new Map(rows.map((row) => [row.id, row.name]));
+}
+
+/**
+ * Counts one send of a team's alert rules (a test, an email, or both) before it goes, or says
+ * which limit refuses it (see judgeAlertSend). The team's row is locked first (no key update:
+ * foreign key checks of the team's other rows go on), so one team's reservations queue, on
+ * every instance, and each sees what the one before it wrote. The clock is the caller's
+ * (`nowMs`); the ledger's rows older than the window are deleted here.
+ */
+export async function reserveAlertSend(
+  pool: Pool,
+  request: { teamId: string; ruleId: string; test: boolean; email: boolean; nowMs: number },
+  limits: AlertSendLimits,
+): Promise<AlertSendRefusal | null> {
+  if (!request.test && !request.email) return null;
+  const now = new Date(request.nowMs);
+  return withTransaction(pool, async (client) => {
+    const team = await client.query("select 1 from teams where id = $1 for no key update", [request.teamId]);
+    // A team deleted meanwhile sends nothing: its rules went with it.
+    if (team.rowCount === 0) return { limit: "team_emails", retryAfterMs: ALERT_SEND_WINDOW_MS };
+    await client.query("delete from alert_sends where team_id = $1 and sent_at <= $2", [request.teamId, new Date(request.nowMs - ALERT_SEND_WINDOW_MS)]);
+    const ledger = await client.query<{ test: boolean; email: boolean; sent_at: Date }>("select test, email, sent_at from alert_sends where team_id = $1", [request.teamId]);
+    const rule = request.test ? await client.query<{ last_test_at: Date | null }>("select last_test_at from alert_rules where id = $1", [request.ruleId]) : null;
+    const refusal = judgeAlertSend(
+      {
+        test: request.test,
+        email: request.email,
+        nowMs: request.nowMs,
+        lastTestAtMs: rule?.rows[0]?.last_test_at?.getTime() ?? null,
+        testsSentAtMs: ledger.rows.filter((row) => row.test).map((row) => row.sent_at.getTime()),
+        emailsSentAtMs: ledger.rows.filter((row) => row.email).map((row) => row.sent_at.getTime()),
+      },
+      limits,
+    );
+    if (refusal) return refusal;
+    await client.query("insert into alert_sends (team_id, test, email, sent_at) values ($1, $2, $3, $4)", [request.teamId, request.test, request.email, now]);
+    if (request.test) await client.query("update alert_rules set last_test_at = $2 where id = $1", [request.ruleId, now]);
+    return null;
+  });
 }

@@ -24,6 +24,8 @@ export interface ContractRouteOptions<Output> {
   wire?: Record<string, WireField>;
   /** The answer's body from the contract's output (and the input the route ran it with). */
   present?(output: Output, input: Record<string, unknown>): unknown;
+  /** What the operation is paced by (its own 429, with Retry-After; see Route.paced). */
+  paced?: string;
 }
 
 function unwrapped(field: z.ZodType): { base: z.ZodType; optional: boolean; fallback: { value: unknown } | null } {
@@ -114,6 +116,7 @@ export function contractRoute<Output extends z.ZodType>(contract: Contract<z.Zod
     success: { status: rest.status, schema: options.schema, description: options.description },
     // Any role above viewer can be refused: the key's role is too weak (403, naming the role).
     errors: contract.role === "viewer" ? options.errors : [...new Set([...options.errors, 403])],
+    ...(options.paced ? { paced: options.paced } : {}),
     async handle({ services, actor, params, query, body }): Promise<ApiAnswer> {
       const fromPath = Object.fromEntries(Object.entries(rest.params ?? {}).map(([param, key]) => [key, params[param]]));
       const parsed = ((readsBody ? body : query) ?? {}) as Record<string, unknown>;

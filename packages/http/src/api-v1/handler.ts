@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { isUserError, type Logger } from "@rehook/core";
+import { isUserError, retryAfterSecondsOf, type Logger } from "@rehook/core";
 import { authenticateApiKey, type Services } from "@rehook/services";
 import { annotateAccess } from "../access-fields.js";
 import { requestOrigin } from "../request-origin.js";
@@ -115,7 +115,9 @@ export function createPublicApi(options: PublicApiOptions) {
       if (!isUserError(error)) throw error;
       if (res.headersSent) return void res.end();
       const status = STATUS_FOR_CODE[error.code];
-      res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...VERSION_HEADER });
+      // A refusal that knows how long to wait (a paced alert test) says so as HTTP does.
+      const retryAfter = retryAfterSecondsOf(error);
+      res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...VERSION_HEADER, ...(retryAfter === null ? {} : { "retry-after": String(retryAfter) }) });
       res.end(JSON.stringify({ error: { code: error.code, message: error.message, ...(status === 400 && error.details !== undefined ? { details: error.details } : {}) } }));
     }
   }

@@ -122,6 +122,14 @@ function operation(route: Route): Record<string, unknown> {
     if (!known) throw new Error(`${route.operationId} lists ${status}, which has no error response`);
     responses[status] = { $ref: `#/components/responses/${known.name}` };
   }
+  // A paced operation's 429 says why, and always carries how long to wait.
+  if (route.paced) {
+    responses[429] = {
+      description: `${ERROR_RESPONSES[429]!.description}; ${route.paced}`,
+      headers: headersOf(["Retry-After"]),
+      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+    };
+  }
   return {
     operationId: route.operationId,
     summary: route.summary,

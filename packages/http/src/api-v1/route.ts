@@ -60,6 +60,8 @@ export interface Route {
   };
   /** The error statuses this route can answer besides the handler's (401 and 429; 413, 415 and 503 with a body): see openapi.ts. */
   errors: number[];
+  /** What else this route answers 429 for (a paced operation), always with Retry-After: the OpenAPI document declares both. */
+  paced?: string;
   /** Server-sent events instead of one JSON answer: `success.schema` is each message's data. */
   streams?: boolean;
   handle(request: ApiRequest, raw: RawExchange): Promise<ApiAnswer | undefined>;

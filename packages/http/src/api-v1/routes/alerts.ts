@@ -10,5 +10,10 @@ export const ALERT_ROUTES: Route[] = [
   contractRoute(alerts.createAlertRuleContract, { description: "The new rule", schema: S.AlertRule, errors: [400, 404, 409, 413, 415], present: restAlertRule }),
   contractRoute(alerts.updateAlertRuleContract, { description: "The rule after the change", schema: S.AlertRule, errors: [400, 404, 413, 415], present: restAlertRule }),
   contractRoute(alerts.deleteAlertRuleContract, { description: "Deleted", errors: [404] }),
-  contractRoute(alerts.sendTestAlertContract, { description: "How the test went", schema: S.AlertTest, errors: [404] }),
+  contractRoute(alerts.sendTestAlertContract, {
+    description: "How the test went",
+    schema: S.AlertTest,
+    errors: [404],
+    paced: "or tests are paced: one per rule every 30 s, 20 per team in an hour, and an email test counts against the team's hourly email",
+  }),
 ];
