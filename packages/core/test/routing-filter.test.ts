@@ -11,6 +11,7 @@ import {
   MAX_FILTER_BYTES,
   MAX_FILTER_DEPTH,
   parseFilter,
+  compileSavedFilters,
   routeByFilters,
   routingFilterSchema,
   type FilterDocument,
@@ -521,7 +522,7 @@ describe("work budget", () => {
       [
         { id: "first", filter: trivial },
         { id: "heavy", filter: heavy },
-        { id: "after", filter: trivial },
+        { id: "after", filter: compileFilter({ method: "POST" }) },
       ],
       hostile,
       new FilterWork(),
@@ -530,6 +531,16 @@ describe("work budget", () => {
     // The same filters with work to spare each give their verdict.
     const ample = routeByFilters([{ id: "heavy", filter: heavy }, { id: "after", filter: trivial }], hostile, new FilterWork(100 * DEFAULT_FILTER_WORK_BUDGET));
     expect(ample).toEqual({ matched: ["after"], cutShort: [] });
+  });
+
+  it("evaluates a filter that several destinations share once", () => {
+    const filter = { "body.items": { $in: composites } };
+    const once = new FilterWork();
+    compileFilter(filter).evaluate(hostile, once);
+    const shared = new FilterWork();
+    const saved = Array.from({ length: 20 }, (_, i) => ({ id: `d${i}`, filter }));
+    expect(routeByFilters(compileSavedFilters([...saved, { id: "other", filter: { method: "POST" } }]), hostile, shared)).toEqual({ matched: ["other"], cutShort: [] });
+    expect(shared.spent).toBeLessThan(once.spent + 10);
   });
 
   it("never turns a cut-short evaluation into a match through $not, $nin or $ne", () => {

@@ -140,6 +140,8 @@ export interface Event {
    */
   fastPathDestinationId: string | null;
   fastPathLeaseExpiresAt: Date | null;
+  /** The destinations whose filter the capture's filter work budget cut short (null: none). */
+  filtersCutShort: string[] | null;
 }
 
 /** An audit log entry as stored (see the audit_log migration; written and read with SQL, never updated). */
@@ -584,6 +586,7 @@ export const EventEntity = new EntitySchema<Event>({
     duplicateOf: { type: "uuid", nullable: true },
     fastPathDestinationId: { type: "uuid", nullable: true },
     fastPathLeaseExpiresAt: { ...timestamp, nullable: true },
+    filtersCutShort: { type: "string[]", columnType: "uuid[]", nullable: true },
   },
 });
 

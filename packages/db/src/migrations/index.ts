@@ -24,6 +24,7 @@ import { Migration20261204000000_audit_log } from "./Migration20261204000000_aud
 import { Migration20261205000000_sso } from "./Migration20261205000000_sso.js";
 import { Migration20261206000000_alert_rules } from "./Migration20261206000000_alert_rules.js";
 import { Migration20261207000000_fast_path_lease } from "./Migration20261207000000_fast_path_lease.js";
+import { Migration20261208000000_filters_cut_short } from "./Migration20261208000000_filters_cut_short.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -52,4 +53,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261205000000_sso", class: Migration20261205000000_sso },
   { name: "Migration20261206000000_alert_rules", class: Migration20261206000000_alert_rules },
   { name: "Migration20261207000000_fast_path_lease", class: Migration20261207000000_fast_path_lease },
+  { name: "Migration20261208000000_filters_cut_short", class: Migration20261208000000_filters_cut_short },
 ];
