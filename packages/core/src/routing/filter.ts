@@ -68,8 +68,9 @@ export const MAX_FILTER_IN_VALUES = 1000;
 export const MAX_FILTER_ARRAY_ELEMENTS = 100_000;
 /**
  * Work units all the filters of one capture may spend. A unit is about one array element
- * visited; 1,000,000 of them take about 20 ms on one core of the test machine at worst
- * (docs/benchmarks.md, "Filter work").
+ * visited; 1,000,000 of them took 40–100 ms of one core on the project's 2-core machine under
+ * heavy load (docs/routing.md, "Work budget"). Spent on the capture worker thread for what the
+ * main thread does not settle at once (see INLINE_FILTER_WORK in @rehook/services).
  */
 export const DEFAULT_FILTER_WORK_BUDGET = 1_000_000;
 /** Larger bodies are matched as text: parsing them would cost more than the capture should. */
