@@ -2,11 +2,17 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { UserError } from "../src/errors.js";
 import {
+  canonicalJson,
   compileFilter,
+  DEFAULT_FILTER_WORK_BUDGET,
   filterDocument,
+  FilterWork,
+  MAX_FILTER_ARRAY_ELEMENTS,
   MAX_FILTER_BYTES,
   MAX_FILTER_DEPTH,
   parseFilter,
+  compileSavedFilters,
+  routeByFilters,
   routingFilterSchema,
   type FilterDocument,
   type RoutingFilter,
@@ -427,5 +433,161 @@ describe("large documents", () => {
     expect(matches({ "body.deep": { $eq: [[1]] } }, nested)).toBe(false);
     expect(matches({ "body.deep": { $contains: 1 } }, nested)).toBe(false);
     expect(matches({ "body.deep.0.0.0": { $exists: true } }, nested)).toBe(true);
+  });
+});
+
+/** A small seeded generator (mulberry32): the same values on every run. */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A random JSON value of small depth, with few distinct keys and scalars so that equal values come up. */
+function randomJson(random: () => number, depth: number): unknown {
+  const pick = random();
+  if (depth === 0 || pick < 0.4) return [null, true, false, 0, -0, 1, 1.5, "1", "a", "b", ""][Math.floor(random() * 11)];
+  const size = Math.floor(random() * 3);
+  if (pick < 0.7) return Array.from({ length: size }, () => randomJson(random, depth - 1));
+  const keys = ["a", "b", "c"].sort(() => random() - 0.5).slice(0, size);
+  return Object.fromEntries(keys.map((key) => [key, randomJson(random, depth - 1)]));
+}
+
+describe("$in by canonical JSON", () => {
+  it("finds objects whatever their key order, as $eq does", () => {
+    const body = { pair: { b: 2, a: 1 }, nested: { x: [{ d: 4, c: 3 }], y: { b: null, a: "t" } } };
+    const on = doc({ body });
+    expect(matches({ "body.pair": { $in: [{ a: 1, b: 2 }] } }, on)).toBe(true);
+    expect(matches({ "body.pair": { $eq: { a: 1, b: 2 } } }, on)).toBe(true);
+    expect(matches({ "body.nested": { $in: [{ y: { a: "t", b: null }, x: [{ c: 3, d: 4 }] }] } }, on)).toBe(true);
+    expect(matches({ "body.pair": { $in: [{ a: 1 }, { a: 1, b: 2, c: 3 }, { a: "1", b: 2 }] } }, on)).toBe(false);
+    expect(matches({ "body.pair": { $nin: [{ a: 1, b: 2 }] } }, on)).toBe(false);
+  });
+
+  it("keeps arrays in order, numbers by value, and text apart from numbers", () => {
+    const on = doc({ body: { list: [1, 2], zero: [-0], whole: [1.0] } });
+    expect(matches({ "body.list": { $in: [[2, 1]] } }, on)).toBe(false);
+    expect(matches({ "body.list": { $in: [[1, 2]] } }, on)).toBe(true);
+    expect(matches({ "body.zero": { $in: [[0]] } }, on)).toBe(true);
+    expect(matches({ "body.whole": { $in: [[1]] } }, on)).toBe(true);
+    expect(matches({ "body.list": { $in: [["1", "2"]] } }, on)).toBe(false);
+  });
+
+  it("agrees with $eq on 5,000 random pairs of values", () => {
+    const random = seeded(41);
+    let equal = 0;
+    for (let i = 0; i < 5_000; i += 1) {
+      const value = randomJson(random, 3);
+      const literal = random() < 0.3 ? JSON.parse(JSON.stringify(value)) as unknown : randomJson(random, 3);
+      const on = doc({ body: { value } });
+      const eq = matches({ "body.value": { $eq: literal } } as RoutingFilter, on);
+      expect(matches({ "body.value": { $in: [literal, { never: "this" }] } } as RoutingFilter, on), JSON.stringify({ value, literal })).toBe(eq);
+      if (eq) equal += 1;
+    }
+    // The check means something only if both answers came up often.
+    expect(equal).toBeGreaterThan(1_000);
+    expect(equal).toBeLessThan(4_000);
+  });
+
+  it("writes canonical JSON with sorted keys, and gives up past a length", () => {
+    expect(canonicalJson({ b: [1, { d: 1, c: "x" }], a: null })).toBe('{"a":null,"b":[1,{"c":"x","d":1}]}');
+    expect(canonicalJson({ b: 1, a: 2 }, 13)).toBe('{"a":2,"b":1}');
+    expect(canonicalJson({ b: 1, a: 2 }, 12)).toBeUndefined();
+    expect(canonicalJson("x".repeat(100), 50)).toBeUndefined();
+    expect(canonicalJson(Array.from({ length: 100 }, () => 0), 50)).toBeUndefined();
+  });
+});
+
+describe("work budget", () => {
+  const items = Array.from({ length: 30_000 }, (_, i) => ({ q: i % 7, sku: `S-${i}` }));
+  const hostile = doc({ body: { items } });
+  const composites = Array.from({ length: 1000 }, (_, i) => ({ q: i + 7 }));
+
+  it("costs the 1,000-object $in one lookup per element, not a comparison per value", () => {
+    const work = new FilterWork();
+    expect(compileFilter({ "body.items": { $in: composites } }).evaluate(hostile, work)).toBe("no_match");
+    // About a dozen units an element (written out as canonical JSON), never 1,000.
+    expect(work.spent).toBeLessThan(items.length * 20);
+    expect(compileFilter({ "body.items": { $in: [...composites.slice(1), { sku: "S-29999", q: 29_999 % 7 }] } }).matches(hostile)).toBe(true);
+  });
+
+  it("shares one budget across a capture's filters: once spent, the rest are cut short and do not match", () => {
+    const heavy = compileFilter({ $or: Array.from({ length: 40 }, (_, i) => ({ "body.items.q": 100 + i })) });
+    const trivial = compileFilter({ method: "POST" });
+    const routing = routeByFilters(
+      [
+        { id: "first", filter: trivial },
+        { id: "heavy", filter: heavy },
+        { id: "after", filter: compileFilter({ method: "POST" }) },
+      ],
+      hostile,
+      new FilterWork(),
+    );
+    expect(routing).toEqual({ matched: ["first"], cutShort: ["heavy", "after"] });
+    // The same filters with work to spare each give their verdict.
+    const ample = routeByFilters([{ id: "heavy", filter: heavy }, { id: "after", filter: trivial }], hostile, new FilterWork(100 * DEFAULT_FILTER_WORK_BUDGET));
+    expect(ample).toEqual({ matched: ["after"], cutShort: [] });
+  });
+
+  it("evaluates a filter that several destinations share once", () => {
+    const filter = { "body.items": { $in: composites } };
+    const once = new FilterWork();
+    compileFilter(filter).evaluate(hostile, once);
+    const shared = new FilterWork();
+    const saved = Array.from({ length: 20 }, (_, i) => ({ id: `d${i}`, filter }));
+    expect(routeByFilters(compileSavedFilters([...saved, { id: "other", filter: { method: "POST" } }]), hostile, shared)).toEqual({ matched: ["other"], cutShort: [] });
+    expect(shared.spent).toBeLessThan(once.spent + 10);
+  });
+
+  it("never turns a cut-short evaluation into a match through $not, $nin or $ne", () => {
+    const slow = { $or: Array.from({ length: 40 }, (_, i) => ({ "body.items.q": 100 + i })) };
+    const small = () => new FilterWork(10_000);
+    expect(compileFilter({ $not: slow }).evaluate(hostile, small())).toBe("cut_short");
+    expect(compileFilter({ "body.items.sku": { $nin: ["none"] } }).evaluate(hostile, small())).toBe("cut_short");
+    expect(compileFilter({ "body.items.sku": { $ne: "none" } }).evaluate(hostile, small())).toBe("cut_short");
+    expect(compileFilter({ "body.items.sku": { $not: { $in: ["none"] } } }).evaluate(hostile, small())).toBe("cut_short");
+    // A verdict found before the budget runs out stands.
+    expect(compileFilter({ "body.items.sku": "S-3" }).evaluate(hostile, small())).toBe("match");
+    expect(compileFilter({ "body.items.0.sku": { $ne: "S-0" } }).evaluate(hostile, small())).toBe("no_match");
+  });
+
+  it("reaches the same verdicts as before on whatever fits the budget", () => {
+    const random = seeded(7);
+    const filters: RoutingFilter[] = [
+      { "body.items.q": { $in: [3, 9] } },
+      { "body.items": { $contains: { q: 2, sku: "S-2" } } },
+      { $and: [{ "body.items.sku": { $startsWith: "S-1" } }, { "body.items.q": { $gte: 6 } }] },
+      { $not: { "body.items.q": { $lt: 0 } } },
+      { "body.items.sku": { $nin: ["S-1", "S-2"] } },
+    ];
+    for (let round = 0; round < 50; round += 1) {
+      const body = { items: Array.from({ length: Math.floor(random() * 50) }, () => ({ q: Math.floor(random() * 10), sku: `S-${Math.floor(random() * 5)}` })) };
+      for (const filter of filters) {
+        const compiled = compileFilter(filter);
+        const verdict = compiled.evaluate(doc({ body }), new FilterWork(5_000));
+        expect(verdict).toBe(compiled.evaluate(doc({ body }), new FilterWork(Number.MAX_SAFE_INTEGER)));
+      }
+    }
+  });
+
+  it(`cuts short a filter that must look past ${MAX_FILTER_ARRAY_ELEMENTS.toLocaleString("en-US")} elements of one array`, () => {
+    const long = doc({ body: { list: Array.from({ length: MAX_FILTER_ARRAY_ELEMENTS + 1 }, (_, i) => i) } });
+    const ample = () => new FilterWork(100 * DEFAULT_FILTER_WORK_BUDGET);
+    expect(compileFilter({ "body.list": 5 }).evaluate(long, ample())).toBe("match");
+    expect(compileFilter({ "body.list": MAX_FILTER_ARRAY_ELEMENTS }).evaluate(long, ample())).toBe("cut_short");
+    expect(compileFilter({ "body.list": { $contains: -1 } }).evaluate(long, ample())).toBe("cut_short");
+    expect(compileFilter({ "body.list": { $exists: true } }).evaluate(long, ample())).toBe("match");
+  });
+
+  it("charges searching text by its length", () => {
+    const text = doc({ body: "a".repeat(1_000_000) });
+    const work = new FilterWork();
+    expect(compileFilter({ body: { $contains: "ab" } }).evaluate(text, work)).toBe("no_match");
+    expect(work.spent).toBeGreaterThan(100_000);
+    expect(compileFilter({ body: { $contains: "ab" } }).evaluate(text, new FilterWork(1_000))).toBe("cut_short");
   });
 });

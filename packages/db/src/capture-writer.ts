@@ -45,6 +45,8 @@ export interface CapturedRequest {
   dedupKey?: string | null;
   /** The filtered destinations whose filter (under the rule of `verificationVersion`) lets it through. */
   matched?: string[];
+  /** The filtered destinations whose filter the filter work budget cut short (they take it not; the event says why). */
+  filtersCutShort?: string[];
 }
 
 /** An enabled destination of the endpoint, as the capture statement found it. */
@@ -159,7 +161,7 @@ with incoming as (
   select * from json_to_recordset($1::json) as t(
     id uuid, slug text, received_at timestamptz, method text, path text, query text, headers json,
     body_offset int, size_bytes int, content_type text, client_ip text, source text, event_type text,
-    verification_version int, signature text, signature_reason text, dedup_key text, matched uuid[]
+    verification_version int, signature text, signature_reason text, dedup_key text, matched uuid[], cut_short uuid[]
   )
 ),
 endpoint as (
@@ -281,12 +283,14 @@ notify_jobs as (${enqueueNotifyJobs("select team_id from notify")}),
 stored as (
   insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type,
                       size_bytes, client_ip, source, event_type, signature, signature_reason, status, destination_url,
-                      sender_status, sender_delay_ms, duplicate_of, fast_path_destination_id, fast_path_lease_expires_at)
+                      sender_status, sender_delay_ms, duplicate_of, fast_path_destination_id, fast_path_lease_expires_at, filters_cut_short)
   select i.id, p.endpoint_id, i.received_at, i.method, i.path, i.query, i.headers,
          substring($2::bytea from i.body_offset + 1 for i.size_bytes), i.content_type,
          i.size_bytes, i.client_ip, i.source, i.event_type, i.signature, i.signature_reason,
          p.status, p.first_url, p.sender_status, p.sender_delay_ms, p.duplicate_of, p.fast_path_destination_id,
-         case when p.fast_path_destination_id is not null then now() + make_interval(secs => $3::float8 / 1000) end
+         case when p.fast_path_destination_id is not null then now() + make_interval(secs => $3::float8 / 1000) end,
+         -- A duplicate is routed nowhere, whatever its filters said.
+         case when p.duplicate_of is null then i.cut_short end
   from placed p join incoming i on i.id = p.id
 ),
 -- The endpoints' counts of events per status (event_counts), in the same transaction.
@@ -381,12 +385,15 @@ function batchParameters(requests: CapturedRequest[]): [string, Buffer] {
         signature_reason: r.signatureReason ?? null,
         dedup_key: r.dedupKey ?? null,
         matched: r.matched ?? [],
+        // Absent (null) unless some filter was cut short: the common row stays as small as it was.
+        ...(r.filtersCutShort?.length ? { cut_short: r.filtersCutShort } : {}),
       });
     }
     offset += r.body.byteLength;
     return row;
   });
-  return [JSON.stringify(rows), Buffer.concat(requests.map((r) => r.body), offset)];
+  // A batch of one (a large body often goes alone) passes its body as it is: no copy of up to MAX_PAYLOAD_BYTES in one turn.
+  return [JSON.stringify(rows), requests.length === 1 ? requests[0]!.body : Buffer.concat(requests.map((r) => r.body), offset)];
 }
 
 /**

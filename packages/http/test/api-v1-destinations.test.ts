@@ -254,9 +254,9 @@ describe("GET /api/v1/events/{id} deliveries", () => {
     const event = (await api.call("GET", `/events/${id}`, { key })).json;
     const attempt = { attempt: 1, started_at: expect.any(String), latency_ms: expect.any(Number), response_status: 200, error: null, outcome: "delivered" };
     expect(event.deliveries).toEqual([
-      { destination_id: warehouse.id, name: "127.0.0.1", status: "delivered", attempts: [attempt], next_attempt_at: null },
-      { destination_id: billing.id, name: "Billing", status: "delivered", attempts: [attempt], next_attempt_at: null },
-      { destination_id: crm.id, name: "CRM", status: "filtered", attempts: [], next_attempt_at: null },
+      { destination_id: warehouse.id, name: "127.0.0.1", status: "delivered", attempts: [attempt], next_attempt_at: null, filter_reason: null },
+      { destination_id: billing.id, name: "Billing", status: "delivered", attempts: [attempt], next_attempt_at: null, filter_reason: null },
+      { destination_id: crm.id, name: "CRM", status: "filtered", attempts: [], next_attempt_at: null, filter_reason: "no_match" },
     ]);
     // The event's own attempts are every destination's.
     expect(event.attempts).toHaveLength(2);

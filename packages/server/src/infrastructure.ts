@@ -23,6 +23,7 @@ import {
   endpointPurge,
   eventRetention,
   IngressRules,
+  createCapturePool,
   KnownSlugs,
   scheduleUpkeep,
   alertWatch,
@@ -142,6 +143,8 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   await scheduleUpkeep(pool);
   const bus = await EventBus.connect(database.url, (error) => logger.warn("event bus connection lost, reconnecting", { error: error.message }));
   const ingressRules = new IngressRules();
+  // A capture's work on a large body (sender detection, routing filters) runs here, off the event loop.
+  const capturePool = createCapturePool();
   const knownSlugs = new KnownSlugs({ lookup: (slugs) => endpointIdsBySlug(pool, slugs) });
   bus.subscribe((message) => {
     if (message.type !== "endpoint.changed") return;
@@ -157,6 +160,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     orm: database.orm,
     writer,
     ingressRules,
+    capturePool,
     baseUrl: config.baseUrl,
     captureBaseUrl: config.captureBaseUrl,
     addressPolicy: { allowPrivate: config.allowPrivateDestinations },
@@ -209,6 +213,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
       await writer.drain();
       await dispatcher.stop();
       await deliveries.close();
+      await capturePool.close();
       mailer?.close();
       await pool.end();
       await database.close();

@@ -1,7 +1,5 @@
 import {
   dedupKey,
-  detectSender,
-  filterDocument,
   handshakeAnswer,
   handshakeVouchesFor,
   headerValue,
@@ -19,6 +17,7 @@ import {
 import type { CaptureWriteResult, EndpointIngress } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 import { ruleOf, type KnownRule } from "./ingress-rules.js";
+import { routeCapture, senderOf } from "./capture-routing.js";
 
 export interface CaptureInput {
   slug: string;
@@ -40,7 +39,7 @@ export type CaptureOutcome =
 /** A rule change between the check and the write sends the request round again; more than this many in a row is a bug. */
 const MAX_RECHECKS = 3;
 
-type CaptureContext = Pick<ServiceContext, "writer" | "forwarder" | "ingressRules" | "baseUrl" | "captureBaseUrl" | "now">;
+type CaptureContext = Pick<ServiceContext, "writer" | "forwarder" | "ingressRules" | "capturePool" | "baseUrl" | "captureBaseUrl" | "now">;
 
 /**
  * Stores one captured request. Resolves "accepted" only once its row is committed;
@@ -51,7 +50,7 @@ export async function captureRequest(ctx: CaptureContext, received: CaptureInput
   // The dashboard's session cookie is never stored, checked or forwarded (see withoutSessionCookie).
   const headers = withoutSessionCookie(received.headers);
   const input = headers === received.headers ? received : { ...received, headers };
-  const { source, eventType } = detectSender({ headers: input.headers, body: input.body });
+  const { source, eventType } = await senderOf(ctx, input);
   const eventId = uuidv7();
   let rule = ctx.ingressRules?.get(input.slug);
   for (let round = 0; ; round += 1) {
@@ -59,6 +58,7 @@ export async function captureRequest(ctx: CaptureContext, received: CaptureInput
     if (rule?.rejectInvalid && check !== null && check.status !== "valid" && !handshakeVouchesFor(rule.handshake, input)) {
       return { kind: "rejected", signature: check.status, reason: check.reason };
     }
+    const routing = rule ? await routeCapture(ctx, rule, input) : null;
     const result = await ctx.writer.write({
       id: eventId,
       slug: input.slug,
@@ -79,7 +79,8 @@ export async function captureRequest(ctx: CaptureContext, received: CaptureInput
       signature: check?.status ?? null,
       signatureReason: check?.reason ?? null,
       dedupKey: rule?.dedup ? dedupKey(rule.dedup, { headers: input.headers, body: input.body, source }) : null,
-      matched: rule ? matchedDestinations(rule, input) : [],
+      matched: routing?.matched ?? [],
+      filtersCutShort: routing?.cutShort ?? [],
     });
     if (result.kind === "unknown_endpoint") return { kind: "not_found" };
     const learnt = learn(ctx, input.slug, result.endpointId, result.ingress);
@@ -133,13 +134,6 @@ function answerOf(ingress: EndpointIngress, input: CaptureInput, eventId: string
   if (handshake) return { handshake, delayMs: 0 };
   if (ingress.customResponse) return { custom: renderCustomResponse(ingress.customResponse, eventId), delayMs: ingress.customResponse.delayMs };
   return { delayMs: 0 };
-}
-
-/** The filtered destinations whose filter lets the request through (the body is parsed only when a filter reads it). */
-function matchedDestinations(rule: KnownRule, input: CaptureInput): string[] {
-  if (rule.filters.length === 0) return [];
-  const document = filterDocument({ method: input.method, path: input.subPath, query: input.query, headers: input.headers, body: input.body });
-  return rule.filters.filter((route) => route.filter.matches(document)).map((route) => route.id);
 }
 
 /** Hands the deliveries the statement leased to this instance to the dispatcher; wakes its claims for the others. */

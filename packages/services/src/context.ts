@@ -1,5 +1,6 @@
 import type { AddressPolicy, Alert, ChatMessage, SignupMode, SsoConfig } from "@rehook/core";
 import type { IngressRules } from "./ingress-rules.js";
+import type { CapturePool } from "./capture-pool.js";
 import type { AttemptLimiter, LoginThrottle, OpenIdProvider, SessionManager } from "@rehook/auth";
 import type { ClaimedDelivery, EventBus, GroupCommitWriter, Orm } from "@rehook/db";
 import type { DeliveryPool, DeliveryResult, SendOptions, TestedRule, TestOutcome } from "@rehook/delivery";
@@ -35,6 +36,8 @@ export interface ServiceContext {
   sso?: { config: SsoConfig; provider: OpenIdProvider };
   /** The clock invites expire by (tests move it; unset: Date.now). */
   now?: () => number;
+  /** A capture's work on a large body (sender detection, routing filters) on a worker thread (absent: all on the calling thread; see capture-routing.ts). */
+  capturePool?: CapturePool;
   /** Each capture URL's signature rule, checked before its row is written (absent: learnt per capture). */
   ingressRules?: IngressRules;
   /** The live feed's source: LISTEN/NOTIFY, so it hears every instance. */

@@ -4,7 +4,6 @@ import {
   type AuditedFields,
   compileFilter,
   defaultDestinationName,
-  filterDocument,
   MAX_DESTINATIONS_PER_ENDPOINT,
   notFoundMessage,
   retryPolicyFromColumns,
@@ -31,6 +30,7 @@ import { normaliseDestination } from "./endpoints.js";
 import { createDestinationInput, destinationChangesInput, type CreateDestinationInput, type DestinationChangesInput } from "./schemas/destinations.js";
 import { parseInput } from "./validation.js";
 import { recordAudit, type AuditedBy } from "./audit.js";
+import { evaluateFilters } from "./capture-routing.js";
 
 /*
  * An endpoint's destinations: where its events are forwarded, each with its own filter,
@@ -175,12 +175,20 @@ export async function resumeDestination(ctx: Pick<ServiceContext, "orm">, input:
   });
 }
 
-/** Whether a filter lets one of the team's stored events through: the dashboard's "test this filter". */
-export async function testFilter(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; eventId: string; filter: unknown }): Promise<{ matches: boolean }> {
+/**
+ * Whether a filter lets one of the team's stored events through: the dashboard's "test this
+ * filter". Evaluated as a capture would (the same work budget, off the event loop for a large
+ * body); `workBudgetExceeded`: it was cut short, so it does not match.
+ */
+export async function testFilter(
+  ctx: Pick<ServiceContext, "orm" | "capturePool">,
+  input: { teamId: string; eventId: string; filter: unknown },
+): Promise<{ matches: boolean; workBudgetExceeded: boolean }> {
   const filter = parseInput(createDestinationInput.shape.filter, input.filter);
   const source = await findReplaySource(ctx.orm.em.fork(), input.teamId, input.eventId);
   if (!source) throw new UserError("not_found", notFoundMessage("event", input.eventId));
-  if (!filter) return { matches: true };
-  const document = filterDocument({ method: source.method, path: source.path, query: source.query, headers: source.headers, body: source.body });
-  return { matches: compileFilter(filter).matches(document) };
+  if (!filter) return { matches: true, workBudgetExceeded: false };
+  const set = { filters: [{ id: "tested", filter: compileFilter(filter) }], filtersJson: JSON.stringify([{ id: "tested", filter }]) };
+  const routing = await evaluateFilters(ctx, set, { method: source.method, path: source.path, query: source.query, headers: source.headers, body: source.body });
+  return { matches: routing.matched.length > 0, workBudgetExceeded: routing.cutShort.length > 0 };
 }

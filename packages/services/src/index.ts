@@ -2,6 +2,8 @@ export { captureBaseOf, type ServiceContext } from "./context.js";
 export { createServices, type ServiceInfrastructure, type Services } from "./service-graph.js";
 export { captureRequest, type CaptureInput, type CaptureOutcome } from "./capture.js";
 export { IngressRules, type IngressRulesOptions } from "./ingress-rules.js";
+export { INLINE_BODY_BYTES, INLINE_FILTER_WORK } from "./capture-routing.js";
+export { createCapturePool, type CapturePool, type CapturePoolOptions } from "./capture-pool.js";
 export { KnownSlugs, MAX_SLUG_LOOKUP_BATCH, MAX_SLUGS_WAITING_FOR_LOOKUP, SlugLookupBusyError, type KnownSlugsOptions } from "./known-slugs.js";
 export { MAX_SIGNATURE_PREFIX_LENGTH, type IngressSettingsInput, type IngressView } from "./ingress-settings.js";
 export {

@@ -1,4 +1,4 @@
-import { compileFilter, createVerifierOrRefusal, type CompiledFilter, type DedupRule, type HandshakeRule, type RoutingFilter, type SignatureVerifier } from "@rehook/core";
+import { compileSavedFilters, createVerifierOrRefusal, type CompiledFilter, type DedupRule, type HandshakeRule, type SignatureVerifier } from "@rehook/core";
 import type { EndpointIngress } from "@rehook/db";
 
 /** An endpoint's signature rule, ready to check requests (verifier prepared once). */
@@ -14,6 +14,8 @@ export interface KnownRule {
   dedup: DedupRule | null;
   /** The enabled destinations with filters, each compiled once. */
   filters: Array<{ id: string; filter: CompiledFilter }>;
+  /** The same filters as JSON text `[{id, filter}]`, for the filter worker (see routeCapture). */
+  filtersJson: string;
   /** When it was learnt (monotonic ms). */
   learntAt: number;
 }
@@ -95,16 +97,6 @@ export class IngressRules {
   }
 }
 
-/** A saved filter a later, stricter check refuses lets nothing through (never a 503 for the sender). */
-const MATCHES_NOTHING: CompiledFilter = { matches: () => false, readsBody: false };
-function compiledOrNone(filter: RoutingFilter): CompiledFilter {
-  try {
-    return compileFilter(filter);
-  } catch {
-    return MATCHES_NOTHING;
-  }
-}
-
 /** A rule ready to use, without remembering it (a context without IngressRules). */
 export function ruleOf(endpointId: string, ingress: EndpointIngress, learntAt = 0): KnownRule {
   const verification = ingress.verification;
@@ -116,7 +108,8 @@ export function ruleOf(endpointId: string, ingress: EndpointIngress, learntAt = 
     rejectInvalid: verification?.rejectInvalid ?? false,
     handshake: ingress.handshake,
     dedup: ingress.dedup,
-    filters: ingress.filters.map(({ id, filter }) => ({ id, filter: compiledOrNone(filter) })),
+    filters: compileSavedFilters(ingress.filters),
+    filtersJson: JSON.stringify(ingress.filters.map(({ id, filter }) => ({ id, filter }))),
     learntAt,
   };
 }

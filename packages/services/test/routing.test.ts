@@ -154,10 +154,21 @@ describe("fan-out with filters", () => {
     const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "Tester" });
     const id = await capture(services, endpoint.slug, '{"amount":250,"items":[{"sku":"A"}]}', [["Content-Type", "application/json"], ["X-Kind", "order"]]);
     const run = (filter: unknown) => testFilter(services, { teamId: user.teamId, eventId: id, filter });
-    expect(await run({ "body.amount": { $gt: 100 }, "headers.x-kind": "order" })).toEqual({ matches: true });
-    expect(await run({ "body.items.sku": "B" })).toEqual({ matches: false });
-    expect(await run({ $or: [{ method: "GET" }, { "body.items.0.sku": "A" }] })).toEqual({ matches: true });
+    expect(await run({ "body.amount": { $gt: 100 }, "headers.x-kind": "order" })).toEqual({ matches: true, workBudgetExceeded: false });
+    expect(await run({ "body.items.sku": "B" })).toEqual({ matches: false, workBudgetExceeded: false });
+    expect(await run({ $or: [{ method: "GET" }, { "body.items.0.sku": "A" }] })).toEqual({ matches: true, workBudgetExceeded: false });
     await expectRefused(run({ $where: "1" }), "validation_failed");
+  });
+
+  test("tests a filter with a capture's work budget: one that needs more is cut short and does not match", async ({ services, user }) => {
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "Budget" });
+    const items = Array.from({ length: 50_000 }, (_, i) => ({ q: i }));
+    const id = await capture(services, endpoint.slug, JSON.stringify({ items }), [["Content-Type", "application/json"]]);
+    const run = (filter: unknown) => testFilter(services, { teamId: user.teamId, eventId: id, filter });
+    expect(await run({ "body.items.q": 49_999 })).toEqual({ matches: true, workBudgetExceeded: false });
+    // 60 conditions that each walk all 50,000 items: three million units, past the budget.
+    const heavy = { $or: Array.from({ length: 60 }, (_, i) => ({ "body.items.q": -1 - i })) };
+    expect(await run(heavy)).toEqual({ matches: false, workBudgetExceeded: true });
   });
 
   test("delivers an ordered destination's events one at a time in capture order, each after the one before succeeded on its retry", async ({ services, user }) => {

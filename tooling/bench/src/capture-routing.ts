@@ -10,6 +10,11 @@
 // that server (the machine's PostgreSQL 15 has JIT, as production servers do) instead of an
 // embedded PostgreSQL of its own.
 // Every request's body carries an id of its own (Stripe's evt_…), so dedup finds no repeats.
+// Then (--hostile N, default 5; 0 skips it) the hostile shape of issue 41: an endpoint of 20
+// destinations, each filtered by {"body.items": {"$in": [1,000 small objects]}}, sent N bodies
+// of --hostile-bytes (1 MiB) of such items one after another, while /healthz is asked every
+// 10 ms: its slowest answer then, beside its slowest during as long a spell of the one-destination
+// endpoint's light traffic (the baseline of the same run).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -32,6 +37,8 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "2" },
     "old-cli": { type: "string" },
     "database-url": { type: "string" },
+    hostile: { type: "string", default: "5" },
+    "hostile-bytes": { type: "string", default: String(1024 * 1024) },
   },
 });
 const durationSeconds = Number(values.duration);
@@ -40,6 +47,8 @@ const rounds = Number(values.rounds);
 const warmupSeconds = Number(values.warmup);
 const oldCli = values["old-cli"] ? path.resolve(values["old-cli"]) : undefined;
 const externalDatabaseUrl = values["database-url"];
+const hostileCaptures = Number(values.hostile);
+const hostileBytes = Number(values["hostile-bytes"]);
 
 // A Stripe-like event (see webhook-body.ts) whose id is each request's own.
 const body = JSON.stringify({
@@ -53,6 +62,20 @@ const body = JSON.stringify({
   padding: "x".repeat(200),
 });
 const FILTER = { "body.type": { $startsWith: "payment_intent." }, "body.data.object.amount": { $gte: 1000 } };
+/** Issue 41's filter: a composite $in of 1,000 small objects (about 10 KiB; the limit is 16). */
+const HOSTILE_FILTER = { "body.items": { $in: Array.from({ length: 1000 }, (_, i) => ({ a: i })) } };
+const HOSTILE_DESTINATIONS = 20;
+
+/** Items that look like the filter's values and equal none of them, about `bytes` in all. */
+function hostileBody(bytes: number): string {
+  const parts: string[] = [];
+  for (let size = 12, i = 0; size < bytes; i += 1) {
+    const item = `{"a":${1000 + (i % 50_000)}}`;
+    parts.push(item);
+    size += item.length + 1;
+  }
+  return `{"items":[${parts.join(",")}]}`;
+}
 
 interface Side {
   label: string;
@@ -84,6 +107,14 @@ async function route(database: Database, endpoints: Record<string, { id: string 
   try {
     if (endpoints.filter) await client.query("update destinations set filter = $2 where endpoint_id = $1", [endpoints.filter.id, JSON.stringify(FILTER)]);
     if (endpoints.dedup) await client.query(`update endpoints set dedup = '{"key":"auto","window_s":3600}' where id = $1`, [endpoints.dedup.id]);
+    if (endpoints.hostile) {
+      await client.query("update destinations set filter = $2 where endpoint_id = $1", [endpoints.hostile.id, JSON.stringify(HOSTILE_FILTER)]);
+      await client.query(
+        `insert into destinations (id, endpoint_id, position, name, url, filter, created_at, updated_at)
+         select gen_random_uuid(), $1, p, 'hostile', $2, $3, now(), now() from generate_series(1, $4::int - 1) p`,
+        [endpoints.hostile.id, `${sink}/in`, JSON.stringify(HOSTILE_FILTER), HOSTILE_DESTINATIONS],
+      );
+    }
     if (endpoints["three destinations"]) {
       await client.query(
         `insert into destinations (id, endpoint_id, position, name, url, created_at, updated_at)
@@ -102,6 +133,7 @@ async function main() {
   const dirs: string[] = [];
   const databases: Database[] = [];
   const children: Started[] = [];
+  let hostile: { rehook: Started; slug: string; reference: string } | undefined;
   const openDatabase = async (): Promise<Database> => {
     if (externalDatabaseUrl) {
       const database = await freshExternalDatabase(externalDatabaseUrl);
@@ -135,11 +167,12 @@ async function main() {
     } else {
       const database = await openDatabase();
       const names = ["one destination", "filter", "dedup", "three destinations"];
-      const endpoints = await prepare(database, CLI, sink.url, names);
+      const endpoints = await prepare(database, CLI, sink.url, [...names, "hostile"]);
       await route(database, endpoints, sink.url);
       const rehook = await start(database, CLI);
       const pid = await postmasterOf(database.url);
       for (const name of names) side(name, rehook, endpoints[name]!.slug, pid);
+      hostile = { rehook, slug: endpoints.hostile!.slug, reference: endpoints["one destination"]!.slug };
     }
 
     const load = (url: string, seconds: number) => runLoad({ url, connections, durationSeconds: seconds, body, uniqueIds: true });
@@ -172,6 +205,7 @@ async function main() {
         `${s.label.padEnd(22)} ${String(rps).padStart(6)} req/s (${((100 * rps) / reference).toFixed(1)}% of ${sides[0]!.label}, ${((100 * rps) / bareRps).toFixed(1)}% of bare)   CPU per event: node ${us(s.cpu.rehook)} us, postgresql ${us(s.cpu.postgres)} us\n`,
       );
     }
+    if (hostile && hostileCaptures > 0) await hostilePhase(hostile.rehook.url, hostile.slug, hostile.reference);
     const failures = sides.reduce((sum, s) => sum + s.results.reduce((n, r) => n + r.notOk + r.errors, 0), 0);
     process.stdout.write(`non-2xx or errors in all rounds: ${failures}\n`);
     if (failures > 0) process.exitCode = 1;
@@ -180,6 +214,57 @@ async function main() {
     for (const database of databases) await database.stop();
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Asks /healthz every 10 ms while `work` runs; answers the slowest answer's time in ms. */
+async function slowestHealthz(base: string, work: () => Promise<void>): Promise<number> {
+  let slowest = 0;
+  let done = false;
+  const probe = (async () => {
+    while (!done) {
+      const started = performance.now();
+      const response = await fetch(`${base}/healthz`);
+      await response.arrayBuffer();
+      slowest = Math.max(slowest, performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  try {
+    await work();
+  } finally {
+    done = true;
+    await probe;
+  }
+  return slowest;
+}
+
+/** Issue 41's hostile captures, one at a time, against as long a spell of small captures to the reference endpoint. */
+async function hostilePhase(base: string, slug: string, reference: string): Promise<void> {
+  const big = hostileBody(hostileBytes);
+  const post = async (target: string, text: string) => {
+    const response = await fetch(`${base}/api/webhook/${target}`, { method: "POST", headers: { "content-type": "application/json" }, body: text });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`a capture answered ${response.status}`);
+  };
+  const latencies: number[] = [];
+  let spell = 0;
+  const slowestHostile = await slowestHealthz(base, async () => {
+    const started = performance.now();
+    for (let i = 0; i < hostileCaptures; i += 1) {
+      const one = performance.now();
+      await post(slug, big);
+      latencies.push(performance.now() - one);
+    }
+    spell = performance.now() - started;
+  });
+  const slowestBaseline = await slowestHealthz(base, async () => {
+    const until = performance.now() + spell;
+    while (performance.now() < until) await post(reference, body.replaceAll("[<id>]", `base_${Math.random().toString(36).slice(2)}`));
+  });
+  latencies.sort((a, b) => a - b);
+  process.stdout.write(
+    `\nhostile: ${hostileCaptures} captures of ${(hostileBytes / 1024 / 1024).toFixed(1)} MiB to ${HOSTILE_DESTINATIONS} destinations with a 1,000-object $in: capture ${latencies[0]!.toFixed(0)}-${latencies.at(-1)!.toFixed(0)} ms; slowest /healthz ${slowestHostile.toFixed(1)} ms (baseline, small captures to one destination for as long: ${slowestBaseline.toFixed(1)} ms)\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -17,8 +17,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return Response.json({ ok: false, error: "The test could not be read: send it as JSON." });
   }
   try {
-    const { matches } = await context.caller.destinations.testFilter({ eventId: String(input.eventId ?? ""), filter: input.filter ?? null });
-    return Response.json({ ok: true, matches });
+    const { matches, workBudgetExceeded } = await context.caller.destinations.testFilter({ eventId: String(input.eventId ?? ""), filter: input.filter ?? null });
+    return Response.json({ ok: true, matches, workBudgetExceeded });
   } catch (error) {
     return Response.json({ ok: false, error: errorMessage(error) });
   }

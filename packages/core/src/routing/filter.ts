@@ -5,8 +5,9 @@ import { UserError } from "../errors.js";
  * Routing filters: whether one destination of an endpoint gets a captured request. A filter
  * is a JSON object in MongoDB query style over the request's document
  * `{method, path, query, headers, body}` (see FilterDocument), evaluated by hand here: the
- * operator set is small and closed (no $regex, no $where, no code), so a filter saved by
- * anybody costs at most (filter size x document size) to evaluate and cannot hang.
+ * operator set is small and closed (no $regex, no $where, no code). Evaluation is metered
+ * (see FilterWork): every step costs work units from a budget shared by all the filters one
+ * capture runs, so no filter and no document, however shaped, holds the thread for long.
  *
  * Shape:
  * - A filter object's keys are field paths or the logical operators $and, $or (a non-empty
@@ -32,7 +33,8 @@ import { UserError } from "../errors.js";
  * - $eq: deep equality (arrays in order, objects with the same keys in any order). A
  *   missing field equals nothing, not even null: ask $exists for that.
  * - $ne, $nin: exactly the negations of $eq and $in, so a missing field is $ne anything.
- * - $in: equal to one of at most MAX_FILTER_IN_VALUES values.
+ * - $in: equal to one of at most MAX_FILTER_IN_VALUES values. Composite values (objects,
+ *   arrays) are looked up by canonical JSON (keys sorted), which is the same equality as $eq.
  * - $gt $gte $lt $lte: numbers with numbers, strings with strings (UTF-16 code unit order);
  *   the operand must be one of the two, and mixed types never match.
  * - $exists: true when the path reaches some value (null included), false when none.
@@ -40,6 +42,13 @@ import { UserError } from "../errors.js";
  *   to the operand (only the array itself: ["a-b"] does not contain "a").
  * - $startsWith, $endsWith: strings only, with a string operand.
  * - $not: the inner condition fails, missing fields included (Mongo's reading).
+ *
+ * Work: a reached value costs what visiting it costs (a step, an array element, a node compared
+ * or written as canonical JSON, a few characters of text searched). A capture's filters share
+ * one FilterWork; when it runs out, the filter being evaluated and every later one are cut
+ * short: they do not match, and the caller records why (FilterVerdict "cut_short"). So is a
+ * filter that must look at more than MAX_FILTER_ARRAY_ELEMENTS elements of one array. A verdict that was reached is
+ * always the one an unmetered evaluation would reach.
  *
  * Limits, checked by parseFilter: MAX_FILTER_BYTES of JSON text (UTF-8), MAX_FILTER_DEPTH
  * levels of brackets, where the filter object is level 1 and every object or array inside it
@@ -55,6 +64,15 @@ export const MAX_FILTER_BYTES = 16 * 1024;
 export const MAX_FILTER_DEPTH = 8;
 export const MAX_FILTER_PATH_LENGTH = 256;
 export const MAX_FILTER_IN_VALUES = 1000;
+/** Elements of one array a filter may look at (stepping through it or testing them); past them it is cut short. */
+export const MAX_FILTER_ARRAY_ELEMENTS = 100_000;
+/**
+ * Work units all the filters of one capture may spend. A unit is about one array element
+ * visited; 1,000,000 of them took 40–100 ms of one core on the project's 2-core machine under
+ * heavy load (docs/routing.md, "Work budget"). Spent on the capture worker thread for what the
+ * main thread does not settle at once (see INLINE_FILTER_WORK in @rehook/services).
+ */
+export const DEFAULT_FILTER_WORK_BUDGET = 1_000_000;
 /** Larger bodies are matched as text: parsing them would cost more than the capture should. */
 export const DEFAULT_FILTER_JSON_BYTES = 10 * 1024 * 1024;
 
@@ -65,8 +83,39 @@ export type RoutingFilter = { readonly [key: string]: FilterValue };
 /** What a filter reads of a request. `body` is the parsed JSON, or else the text. */
 export type FilterDocument = { method: string; path: string; query: string; headers: Record<string, string>; body: unknown };
 
+/** "cut_short": the work budget ran out (or a path reached too many elements) before a verdict; it does not match. */
+export type FilterVerdict = "match" | "no_match" | "cut_short";
+
+/** What one capture's filters may still spend (see DEFAULT_FILTER_WORK_BUDGET); share one across them. */
+export class FilterWork {
+  private left: number;
+  constructor(readonly budget: number = DEFAULT_FILTER_WORK_BUDGET) {
+    this.left = budget;
+  }
+
+  /** Takes `units`, or cuts the evaluation short (thrown up to evaluate) when they are not there. */
+  spend(units: number): void {
+    this.left -= units;
+    if (this.left < 0) throw new CutShort();
+  }
+
+  get exhausted(): boolean {
+    return this.left < 0;
+  }
+
+  get spent(): number {
+    return this.budget - this.left;
+  }
+}
+
+/** Unwinds an evaluation that ran out of work: thrown by FilterWork.spend and the element cap, caught by evaluate. */
+class CutShort extends Error {}
+
 export interface CompiledFilter {
-  matches(doc: FilterDocument): boolean;
+  /** The verdict, spending from `work` (a budget of its own when not given). */
+  evaluate(doc: FilterDocument, work?: FilterWork): FilterVerdict;
+  /** evaluate(...) === "match". */
+  matches(doc: FilterDocument, work?: FilterWork): boolean;
   /** Whether any condition reads the body: when not, the capture need not parse it. */
   readsBody: boolean;
 }
@@ -84,8 +133,8 @@ export interface FilterRequest {
 }
 
 type Step = string | number;
-type Predicate = (doc: FilterDocument) => boolean;
-type ValueTest = (value: unknown) => boolean;
+type Predicate = (doc: FilterDocument, work: FilterWork) => boolean;
+type ValueTest = (value: unknown, work: FilterWork) => boolean;
 
 class FilterProblem extends Error {
   readonly at: Step[];
@@ -126,6 +175,29 @@ export function compileFilter(filter: RoutingFilter): CompiledFilter {
   }
 }
 
+const MATCHES_NOTHING: CompiledFilter = { evaluate: () => "no_match", matches: () => false, readsBody: false };
+
+/** A saved filter ready to evaluate; one a later, stricter check refuses lets nothing through (never a 503 for the sender). */
+export function compileSavedFilter(filter: RoutingFilter): CompiledFilter {
+  try {
+    return compileChecked(filter);
+  } catch (error) {
+    if (!(error instanceof FilterProblem)) throw error;
+    return MATCHES_NOTHING;
+  }
+}
+
+/** Destinations' saved filters compiled, one compiled filter per distinct filter (routeByFilters then evaluates it once). */
+export function compileSavedFilters(saved: ReadonlyArray<{ id: string; filter: RoutingFilter }>): Array<{ id: string; filter: CompiledFilter }> {
+  const byText = new Map<string, CompiledFilter>();
+  return saved.map(({ id, filter }) => {
+    const text = JSON.stringify(filter);
+    let compiled = byText.get(text);
+    if (!compiled) byText.set(text, (compiled = compileSavedFilter(filter)));
+    return { id, filter: compiled };
+  });
+}
+
 /** parseFilter as a schema: the issue's message names where in the filter the problem is. */
 export const routingFilterSchema = z.unknown().superRefine((value, context) => {
   try {
@@ -149,8 +221,18 @@ function compileChecked(value: unknown): CompiledFilter {
   const bytes = utf8Length(JSON.stringify(value));
   if (bytes > MAX_FILTER_BYTES) throw new FilterProblem([], `filter is ${grouped(bytes)} bytes; the limit is ${MAX_FILTER_BYTES / 1024} KiB`);
   const reads = { body: false };
-  const matches = filterPredicate(value, [], reads);
-  return { matches, readsBody: reads.body };
+  const predicate = filterPredicate(value, [], reads);
+  const evaluate = (doc: FilterDocument, work: FilterWork = new FilterWork()): FilterVerdict => {
+    // Spent up by an earlier filter of the same capture: this one is not started.
+    if (work.exhausted) return "cut_short";
+    try {
+      return predicate(doc, work) ? "match" : "no_match";
+    } catch (error) {
+      if (error instanceof CutShort) return "cut_short";
+      throw error;
+    }
+  };
+  return { evaluate, matches: (doc, work) => evaluate(doc, work) === "match", readsBody: reads.body };
 }
 
 function checkJsonShape(value: unknown, at: Step[], depth: number): void {
@@ -211,7 +293,7 @@ function filterPredicate(value: unknown, at: Step[], reads: { body: boolean }): 
       parts.push(key === "$and" ? allOf(filters) : anyOf(filters));
     } else if (key === "$not") {
       const inner = filterPredicate(operand, at, reads);
-      parts.push((doc) => !inner(doc));
+      parts.push((doc, work) => !inner(doc, work));
     } else if (key.startsWith("$")) {
       throw new FilterProblem(at, FIELD_OPERATORS.has(key) ? `${key} applies to a field, as in {"body.amount": {"${key}": …}}` : `unknown operator ${key}`);
     } else {
@@ -226,11 +308,11 @@ function filterPredicate(value: unknown, at: Step[], reads: { body: boolean }): 
 
 function allOf(parts: readonly Predicate[]): Predicate {
   if (parts.length === 1) return parts[0]!;
-  return (doc) => parts.every((part) => part(doc));
+  return (doc, work) => parts.every((part) => part(doc, work));
 }
 
 function anyOf(parts: readonly Predicate[]): Predicate {
-  return (doc) => parts.some((part) => part(doc));
+  return (doc, work) => parts.some((part) => part(doc, work));
 }
 
 /** A field key's steps: the document field, then keys or indexes (a header name is one step). */
@@ -292,6 +374,7 @@ function operatorPredicate(operator: string, operand: unknown, path: readonly st
     case "$startsWith":
     case "$endsWith": {
       if (typeof operand !== "string") throw new FilterProblem(at, `${operator} needs text`);
+      // At most the operand's length is compared: one unit, like any scalar test.
       const test: ValueTest = operator === "$startsWith" ? (value) => typeof value === "string" && value.startsWith(operand) : (value) => typeof value === "string" && value.endsWith(operand);
       return positive(path, expanded(test));
     }
@@ -332,71 +415,200 @@ function comparison(operator: string): <T extends number | string>(value: T, ope
   }
 }
 
-// Evaluation.
+// Evaluation. Every function below that looks at a document value spends work for it first.
+
+/** Characters of text searched per work unit (a search may cost a few ns a character at worst). */
+const TEXT_CHARACTERS_PER_UNIT = 8;
+/** A node written as canonical JSON costs a little more than a step (a key list, a sort, text). */
+const CANONICAL_NODE_UNITS = 2;
 
 /** True when some value the path reaches passes the test. */
 function positive(path: readonly string[], test: ValueTest): Predicate {
   const indexes = path.map((step) => (CANONICAL_INDEX.test(step) ? Number(step) : undefined));
   const root = path[0] as keyof FilterDocument;
-  return (doc) => someReached(doc[root], path, indexes, 1, test);
+  return (doc, work) => {
+    work.spend(1);
+    return someReached(doc[root], path, indexes, 1, test, work);
+  };
 }
 
 function negative(predicate: Predicate): Predicate {
-  return (doc) => !predicate(doc);
+  return (doc, work) => !predicate(doc, work);
+}
+
+/** Looking at an array's element `index`: one unit, and past the cap the evaluation is cut short. */
+function visitElement(index: number, work: FilterWork): void {
+  if (index >= MAX_FILTER_ARRAY_ELEMENTS) throw new CutShort();
+  work.spend(1);
 }
 
 /** Walks the path from `value` at step `at`, stopping at the first reached value that passes. */
-function someReached(value: unknown, path: readonly string[], indexes: readonly (number | undefined)[], at: number, test: ValueTest): boolean {
-  if (at === path.length) return test(value);
+function someReached(value: unknown, path: readonly string[], indexes: readonly (number | undefined)[], at: number, test: ValueTest, work: FilterWork): boolean {
+  if (at === path.length) return test(value, work);
+  work.spend(1);
   const key = path[at]!;
   if (Array.isArray(value)) {
     const index = indexes[at];
-    if (index !== undefined) return index < value.length && someReached(value[index], path, indexes, at + 1, test);
-    for (const element of value) {
-      if (isRecord(element) && Object.hasOwn(element, key) && someReached(element[key], path, indexes, at + 1, test)) return true;
+    if (index !== undefined) return index < value.length && someReached(value[index], path, indexes, at + 1, test, work);
+    for (let i = 0; i < value.length; i += 1) {
+      visitElement(i, work);
+      const element: unknown = value[i];
+      if (isRecord(element) && Object.hasOwn(element, key) && someReached(element[key], path, indexes, at + 1, test, work)) return true;
     }
     return false;
   }
-  return isRecord(value) && Object.hasOwn(value, key) && someReached(value[key], path, indexes, at + 1, test);
+  return isRecord(value) && Object.hasOwn(value, key) && someReached(value[key], path, indexes, at + 1, test, work);
 }
 
 /** A reached array passes when it does or one of its elements does. */
 function expanded(test: ValueTest): ValueTest {
-  return (value) => test(value) || (Array.isArray(value) && value.some(test));
-}
-
-function equalTo(expected: unknown): ValueTest {
-  return (value) => deepEqual(value, expected);
-}
-
-function oneOf(values: readonly unknown[]): ValueTest {
-  const scalars = new Set(values.filter((value) => value === null || typeof value !== "object"));
-  const composites = values.filter((value) => value !== null && typeof value === "object");
-  return (value) => (value === null || typeof value !== "object" ? scalars.has(value) : composites.some((expected) => deepEqual(value, expected)));
-}
-
-function containing(expected: unknown): ValueTest {
-  return (value) => {
-    if (typeof value === "string") return typeof expected === "string" && value.includes(expected);
-    return Array.isArray(value) && value.some((element) => deepEqual(element, expected));
+  return (value, work) => {
+    work.spend(1);
+    if (test(value, work)) return true;
+    if (!Array.isArray(value)) return false;
+    for (let i = 0; i < value.length; i += 1) {
+      visitElement(i, work);
+      if (test(value[i], work)) return true;
+    }
+    return false;
   };
 }
 
-/** Deep equality of a document value with a filter's literal; recursion is bounded by the literal's depth. */
-function deepEqual(value: unknown, expected: unknown): boolean {
+function equalTo(expected: unknown): ValueTest {
+  return (value, work) => deepEqual(value, expected, work);
+}
+
+/**
+ * $in: scalars in a Set, composites as a Set of their canonical JSON. A reached composite is
+ * written out only as far as the longest composite value: a longer one equals none of them.
+ */
+function oneOf(values: readonly unknown[]): ValueTest {
+  const scalars = new Set(values.filter((value) => value === null || typeof value !== "object"));
+  const composites = new Set(values.filter((value) => value !== null && typeof value === "object").map((value) => canonicalJson(value)!));
+  let longest = 0;
+  for (const text of composites) longest = Math.max(longest, text.length);
+  return (value, work) => {
+    if (value === null || typeof value !== "object") return scalars.has(value);
+    if (composites.size === 0) return false;
+    const text = canonicalJson(value, longest, work);
+    return text !== undefined && composites.has(text);
+  };
+}
+
+function containing(expected: unknown): ValueTest {
+  return (value, work) => {
+    work.spend(1);
+    if (typeof value === "string") {
+      if (typeof expected !== "string") return false;
+      work.spend(Math.ceil(value.length / TEXT_CHARACTERS_PER_UNIT));
+      return value.includes(expected);
+    }
+    if (!Array.isArray(value)) return false;
+    for (let i = 0; i < value.length; i += 1) {
+      visitElement(i, work);
+      if (deepEqual(value[i], expected, work)) return true;
+    }
+    return false;
+  };
+}
+
+/**
+ * Deep equality of a document value with a filter's literal (arrays in order, objects with the
+ * same own keys in any order); recursion is bounded by the literal's depth, work by its size.
+ */
+function deepEqual(value: unknown, expected: unknown, work: FilterWork): boolean {
+  work.spend(1);
   if (value === expected) return true;
   if (typeof value !== "object" || value === null || typeof expected !== "object" || expected === null) return false;
   if (Array.isArray(expected)) {
     if (!Array.isArray(value) || value.length !== expected.length) return false;
-    for (let i = 0; i < expected.length; i += 1) if (!deepEqual(value[i], expected[i])) return false;
+    for (let i = 0; i < expected.length; i += 1) if (!deepEqual(value[i], expected[i], work)) return false;
     return true;
   }
   if (Array.isArray(value)) return false;
   const expectedRecord = expected as Record<string, unknown>;
   const valueRecord = value as Record<string, unknown>;
   const keys = Object.keys(expectedRecord);
-  if (Object.keys(valueRecord).length !== keys.length) return false;
-  return keys.every((key) => Object.hasOwn(valueRecord, key) && deepEqual(valueRecord[key], expectedRecord[key]));
+  // Listing the value's keys costs one unit a key (a body object may have a million).
+  const valueKeys = Object.keys(valueRecord).length;
+  work.spend(valueKeys);
+  if (valueKeys !== keys.length) return false;
+  return keys.every((key) => Object.hasOwn(valueRecord, key) && deepEqual(valueRecord[key], expectedRecord[key], work));
+}
+
+/**
+ * JSON with every object's keys in code unit order, so that values deepEqual calls equal are
+ * equal text (numbers as JSON.stringify writes them: 1.0 and 1, -0 and 0 alike). With a
+ * `limit`, undefined once the text would be longer (checked before the costly parts: a huge
+ * array, object or string is refused by its size alone); work is spent per node and per text.
+ */
+export function canonicalJson(value: unknown, limit = Number.POSITIVE_INFINITY, work?: FilterWork): string | undefined {
+  const out = { text: "", limit, work };
+  return writeCanonical(value, out) ? out.text : undefined;
+}
+
+function writeCanonical(node: unknown, out: { text: string; limit: number; work: FilterWork | undefined }): boolean {
+  out.work?.spend(CANONICAL_NODE_UNITS);
+  if (node === null || typeof node !== "object") {
+    if (typeof node === "string") {
+      // Its JSON text is at least its length and two quotes.
+      if (out.text.length + node.length + 2 > out.limit) return false;
+      out.work?.spend(Math.ceil(node.length / TEXT_CHARACTERS_PER_UNIT));
+    }
+    out.text += JSON.stringify(node) ?? "null";
+    return out.text.length <= out.limit;
+  }
+  if (Array.isArray(node)) {
+    // "[", then at least one character and a comma per element.
+    if (out.text.length + 2 * node.length + 1 > out.limit) return false;
+    out.text += "[";
+    for (let i = 0; i < node.length; i += 1) {
+      if (i > 0) out.text += ",";
+      if (!writeCanonical(node[i], out)) return false;
+    }
+    out.text += "]";
+    return out.text.length <= out.limit;
+  }
+  const record = node as Record<string, unknown>;
+  const keys = Object.keys(record);
+  out.work?.spend(keys.length);
+  // "{", then at least `"":0` and a comma per key.
+  if (out.text.length + 5 * keys.length + 1 > out.limit) return false;
+  if (keys.length > 1) keys.sort();
+  out.text += "{";
+  for (let i = 0; i < keys.length; i += 1) {
+    const key = keys[i]!;
+    if (out.text.length + key.length + 3 > out.limit) return false;
+    out.text += `${i > 0 ? "," : ""}${JSON.stringify(key)}:`;
+    if (!writeCanonical(record[key], out)) return false;
+  }
+  out.text += "}";
+  return out.text.length <= out.limit;
+}
+
+// One capture's filters together.
+
+/** Which of a capture's filtered destinations take it, and those whose filter was cut short (they do not). */
+export interface FilterRouting {
+  matched: string[];
+  cutShort: string[];
+}
+
+/**
+ * Runs each destination's filter on the document, in order, all spending from one `work`:
+ * once it is spent, the rest are cut short without being started. A compiled filter shared by
+ * several destinations (compileSavedFilters gives one per distinct filter) is evaluated once.
+ */
+export function routeByFilters(filters: ReadonlyArray<{ id: string; filter: CompiledFilter }>, doc: FilterDocument, work: FilterWork): FilterRouting {
+  const routing: FilterRouting = { matched: [], cutShort: [] };
+  const verdicts = new Map<CompiledFilter, FilterVerdict>();
+  for (const { id, filter } of filters) {
+    let verdict = verdicts.get(filter);
+    if (verdict === undefined) verdicts.set(filter, (verdict = filter.evaluate(doc, work)));
+    if (verdict === "match") routing.matched.push(id);
+    else if (verdict === "cut_short") routing.cutShort.push(id);
+  }
+  return routing;
 }
 
 // The document of a request.

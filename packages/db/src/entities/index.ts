@@ -144,6 +144,8 @@ export interface Event {
   fastPathLeaseExpiresAt: Date | null;
   /** The order it was stored in (a sequence; null before the event_stored_order migration): see that migration. */
   storedOrder?: Opt<string> | null;
+  /** The destinations whose filter the capture's filter work budget cut short (null: none). */
+  filtersCutShort: string[] | null;
 }
 
 /** An audit log entry as stored (see the audit_log migration; written and read with SQL, never updated). */
@@ -606,6 +608,7 @@ export const EventEntity = new EntitySchema<Event>({
     fastPathLeaseExpiresAt: { ...timestamp, nullable: true },
     // A sequence's default, which the schema generator reads as autoincrement (see the event_stored_order migration).
     storedOrder: { type: new BigIntType("string"), nullable: true, autoincrement: true },
+    filtersCutShort: { type: "string[]", columnType: "uuid[]", nullable: true },
   },
 });
 

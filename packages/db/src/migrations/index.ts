@@ -28,6 +28,7 @@ import { Migration20261208000000_event_stored_order } from "./Migration202612080
 import { Migration20261208010000_alert_pacing } from "./Migration20261208010000_alert_pacing.js";
 import { Migration20261208020000_verified_dedup_keys } from "./Migration20261208020000_verified_dedup_keys.js";
 import { Migration20261208030000_operator_teams } from "./Migration20261208030000_operator_teams.js";
+import { Migration20261208040000_filters_cut_short } from "./Migration20261208040000_filters_cut_short.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -60,4 +61,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261208010000_alert_pacing", class: Migration20261208010000_alert_pacing },
   { name: "Migration20261208020000_verified_dedup_keys", class: Migration20261208020000_verified_dedup_keys },
   { name: "Migration20261208030000_operator_teams", class: Migration20261208030000_operator_teams },
+  { name: "Migration20261208040000_filters_cut_short", class: Migration20261208040000_filters_cut_short },
 ];

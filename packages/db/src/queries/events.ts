@@ -913,6 +913,9 @@ export async function exportedEventsByIds(em: EntityManager, teamId: string, ids
   });
 }
 
+/** Why a destination's filter left an event out (see EventDelivery.filterReason). */
+export type FilterReason = "no_match" | "work_budget_exceeded";
+
 /** Where one event went (or did not): one entry per destination of its endpoint that it concerns. */
 export interface EventDelivery {
   destinationId: string;
@@ -921,6 +924,11 @@ export interface EventDelivery {
   url: string | null;
   /** filtered: the destination existed and was enabled when the event came, and its filter left the event out. */
   status: "pending" | "delivered" | "failed" | "filtered";
+  /**
+   * Why a filtered one was: its filter said no (no_match), or the capture's filter work budget
+   * ran out before it could say (work_budget_exceeded). Null unless filtered.
+   */
+  filterReason: FilterReason | null;
   attempts: number;
   /** While pending: when its next attempt is due (null: now). */
   nextAttemptAt: Date | null;
@@ -934,27 +942,28 @@ export interface EventDelivery {
  */
 const EVENT_DELIVERIES = `
 with event as (
-  select e.id, e.endpoint_id, e.received_at, e.status, e.fast_path_destination_id
+  select e.id, e.endpoint_id, e.received_at, e.status, e.fast_path_destination_id, e.filters_cut_short
   from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ?
 ),
 stored as (
-  select d.destination_id, t.name, t.url, t.position, d.status, d.attempts, d.next_attempt_at
+  select d.destination_id, t.name, t.url, t.position, d.status, d.attempts, d.next_attempt_at, null as filter_reason
   from event x join deliveries d on d.event_id = x.id left join destinations t on t.id = d.destination_id
   union all
   -- Its only delivery being sent by the fast path, leased on the event (no row yet): the first attempt, under way.
-  select x.fast_path_destination_id, t.name, t.url, t.position, 'pending', 1, null
+  select x.fast_path_destination_id, t.name, t.url, t.position, 'pending', 1, null, null
   from event x left join destinations t on t.id = x.fast_path_destination_id
   where x.fast_path_destination_id is not null
 ),
 before_routing as (
   select t.id as destination_id, t.name, t.url, t.position, x.status, (select count(*) from delivery_attempts a where a.event_id = x.id)::int as attempts,
-         null::timestamptz as next_attempt_at
+         null::timestamptz as next_attempt_at, null as filter_reason
   from event x join lateral (select * from destinations t where t.endpoint_id = x.endpoint_id order by t.position limit 1) t on true
   where x.status in ('delivered', 'failed') and not exists (select 1 from stored)
     and exists (select 1 from delivery_attempts a where a.event_id = x.id and a.destination_id is null)
 ),
 filtered as (
-  select t.id as destination_id, t.name, t.url, t.position, 'filtered' as status, 0 as attempts, null::timestamptz as next_attempt_at
+  select t.id as destination_id, t.name, t.url, t.position, 'filtered' as status, 0 as attempts, null::timestamptz as next_attempt_at,
+         case when t.id = any(x.filters_cut_short) then 'work_budget_exceeded' else 'no_match' end as filter_reason
   from event x join destinations t on t.endpoint_id = x.endpoint_id
   where x.status <> 'duplicate' and t.enabled and t.filter is not null and t.created_at <= x.received_at
     and not exists (select 1 from stored s where s.destination_id = t.id) and not exists (select 1 from before_routing)
@@ -966,7 +975,15 @@ order by position nulls last, destination_id`;
 export async function ownedEventDeliveries(em: EntityManager, teamId: string, eventId: string): Promise<EventDelivery[]> {
   if (!isUuid(eventId)) return [];
   const rows = await em.execute<
-    Array<{ destination_id: string; name: string | null; url: string | null; status: EventDelivery["status"]; attempts: number; next_attempt_at: Date | null }>
+    Array<{
+      destination_id: string;
+      name: string | null;
+      url: string | null;
+      status: EventDelivery["status"];
+      attempts: number;
+      next_attempt_at: Date | null;
+      filter_reason: FilterReason | null;
+    }>
   >(EVENT_DELIVERIES, [eventId, teamId]);
   return rows.map((row) => ({
     destinationId: row.destination_id,
@@ -975,5 +992,6 @@ export async function ownedEventDeliveries(em: EntityManager, teamId: string, ev
     status: row.status,
     attempts: Number(row.attempts),
     nextAttemptAt: row.status === "pending" && row.next_attempt_at ? new Date(row.next_attempt_at) : null,
+    filterReason: row.filter_reason,
   }));
 }

@@ -57,6 +57,8 @@ const BY_NAME: Record<string, unknown[]> = {
   paused_reason: [null],
   paused_at: [null],
   next_attempt_at: [null],
+  // A delivered event's deliveries were not filtered.
+  filter_reason: [null],
   handshake: [null],
   last4: ["9d2f"],
   total: [1],

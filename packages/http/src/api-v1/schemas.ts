@@ -126,6 +126,12 @@ export const EventDetail = EventSummary.extend({
         status: z.enum(["pending", "delivered", "failed", "filtered"]).describe("filtered: its filter left this event out"),
         attempts: z.array(z.object({ attempt: z.int().min(1), started_at: timestamp, latency_ms: z.int().min(0), response_status: z.int().nullable(), error: z.string().nullable(), outcome: z.enum(["delivered", "failed"]) })),
         next_attempt_at: timestamp.nullable(),
+        filter_reason: z
+          .enum(["no_match", "work_budget_exceeded"])
+          .nullable()
+          .describe(
+            "Why it was filtered (null unless filtered): no_match, its filter left the event out; work_budget_exceeded, evaluating the capture's filters ran out of their work budget before this one could say, so it did not match",
+          ),
       }),
     )
     .describe("Each destination the event went to, or was filtered away from, with its own attempts"),

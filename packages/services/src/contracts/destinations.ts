@@ -100,7 +100,7 @@ export const testFilterContract = defineContract({
   kind: "query",
   role: "viewer",
   input: z.object({ eventId: z.string(), filter: z.unknown() }),
-  output: z.object({ matches: z.boolean() }),
+  output: z.object({ matches: z.boolean(), workBudgetExceeded: z.boolean() }),
   errors: ["not_found"],
   run: (services, actor, input) => testFilter(services, { teamId: actor.teamId, eventId: input.eventId, filter: input.filter }),
 });

@@ -107,6 +107,8 @@ export const eventDelivery = z.object({
   status: z.enum(["pending", "delivered", "failed", "filtered"]),
   attempts: z.number(),
   nextAttemptAt: z.date().nullable(),
+  /** Filtered: its filter said no, or the capture's filter work budget ran out first (null unless filtered). */
+  filterReason: z.enum(["no_match", "work_budget_exceeded"]).nullable(),
 });
 
 const bytes = z.instanceof(Uint8Array);

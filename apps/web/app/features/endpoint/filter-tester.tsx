@@ -14,7 +14,7 @@ export const TESTER_EVENTS = 20;
 
 type EventSummary = RouterOutputs["events"]["list"]["events"][number];
 type Loaded = { state: "loading" } | { state: "error"; message: string } | { state: "done"; events: EventSummary[] };
-type Outcome = { state: "idle" } | { state: "running" } | { state: "done"; matches: boolean } | { state: "error"; message: string };
+type Outcome = { state: "idle" } | { state: "running" } | { state: "done"; matches: boolean; workBudgetExceeded: boolean } | { state: "error"; message: string };
 
 /**
  * "Test this filter": one of the endpoint's recent events, and whether the filter being edited
@@ -60,8 +60,8 @@ export function FilterTester({ endpointId, filter, idPrefix }: { endpointId: str
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ eventId, filter: parsed.filter }),
       });
-      const answer = (await response.json()) as { ok: true; matches: boolean } | { ok: false; error: string };
-      setOutcome(answer.ok ? { state: "done", matches: answer.matches } : { state: "error", message: answer.error });
+      const answer = (await response.json()) as { ok: true; matches: boolean; workBudgetExceeded: boolean } | { ok: false; error: string };
+      setOutcome(answer.ok ? { state: "done", matches: answer.matches, workBudgetExceeded: answer.workBudgetExceeded } : { state: "error", message: answer.error });
     } catch {
       setOutcome({ state: "error", message: "The test could not be run: check your connection and try again." });
     }
@@ -104,7 +104,7 @@ export function FilterTester({ endpointId, filter, idPrefix }: { endpointId: str
       <div className="filter-tester-outcome" aria-live="polite" data-testid="filter-test-outcome">
         {outcome.state === "done" ? (
           <Badge tone={outcome.matches ? "delivered" : "neutral"} data-matches={String(outcome.matches)}>
-            {outcome.matches ? "Matches" : "Does not match"}
+            {outcome.matches ? "Matches" : outcome.workBudgetExceeded ? "Does not match: filter work budget exceeded" : "Does not match"}
           </Badge>
         ) : null}
         {outcome.state === "error" ? (

@@ -126,8 +126,10 @@ function DeliveryGroup({ event, delivery, attempts, paused }: { event: EventData
         </p>
       ) : null}
       {delivery.status === "filtered" ? (
-        <p className="muted small" data-testid="delivery-filtered">
-          Its filter did not match this event, so it was not sent there.{" "}
+        <p className="muted small" data-testid="delivery-filtered" data-reason={delivery.filterReason ?? undefined}>
+          {delivery.filterReason === "work_budget_exceeded"
+            ? "Filter work budget exceeded: this endpoint’s filters needed more work on this event than one capture may spend (a very large body or filter), so it did not match and was not sent there. "
+            : "Its filter did not match this event, so it was not sent there. "}
           <Link to={`/endpoints/${event.endpointId}#destinations`}>See the filter</Link>
         </p>
       ) : attempts.length > 0 || waiting ? (

@@ -87,6 +87,7 @@ export function restEventDetail(event: EventView) {
       // Attempts made before routing have no destination: they went to the first one.
       attempts: event.attempts.filter((a) => a.destinationId === delivery.destinationId || (a.destinationId === null && index === 0)).map(restAttempt),
       next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+      filter_reason: delivery.filterReason,
     })),
     sender_response: event.senderResponse && { status: event.senderResponse.status, delay_ms: event.senderResponse.delayMs },
   };
