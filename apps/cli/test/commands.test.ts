@@ -292,7 +292,8 @@ describe("rehook itself", concurrent, () => {
   });
 
   it("reports an unreachable database in one line", async () => {
-    const result = await runCli(["migrate"], { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" });
+    // DATABASE_WAIT_MS=0: try once (the wait itself is tested in database-wait.test.ts).
+    const result = await runCli(["migrate"], { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", DATABASE_WAIT_MS: "0" });
     expect(result.code).toBe(1);
     expectOneLineError(result.stderr, /^rehook: .*(ECONNREFUSED|connect)/i);
   });
