@@ -104,11 +104,10 @@ export function createHttpServer(deps: {
   delayedAnswers?: DelayedAnswers;
   /** Slugs checked before a capture's body is read (absent: every body is read first). */
   knownSlugs?: KnownSlugs;
-  /** The request bodies the routes read (absent: made from the configuration). */
-  bodies?: RequestBodies;
+  /** The request bodies the routes read (RequestBodies.fromConfig). */
+  bodies: RequestBodies;
 }): Server {
-  const { ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers, knownSlugs } = deps;
-  const bodies = deps.bodies ?? requestBodiesFor(config);
+  const { ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers, knownSlugs, bodies } = deps;
   const isDraining = deps.isDraining ?? (() => false);
   const listener = createRequestListener(
     {
@@ -145,11 +144,6 @@ export function createHttpServer(deps: {
   server.maxHeadersCount = 0;
   server.on("clientError", answerClientError);
   return server;
-}
-
-/** The bodies one server reads, within MAX_BUFFERED_BODY_BYTES, its slices and caps, at the minimum rate. */
-function requestBodiesFor(config: Config, now?: () => number): RequestBodies {
-  return new RequestBodies({ limits: config.bodyBudget, minRate: config.minUploadRate, trustedProxyHops: config.trustedProxyHops, ...(now ? { now } : {}) });
 }
 
 /** METRICS_PORT's server: GET /metrics only. */
@@ -246,7 +240,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
   // Without BASE_URL (local use) the dashboard also answers at loopback on the port actually bound.
   let boundPort: number | undefined;
   const origins = createOriginPolicy({ origins: config.dashboardOrigins, ...(config.baseUrlIsDefault ? { loopbackPort: () => boundPort } : {}) });
-  const bodies = requestBodiesFor(config, options.now);
+  const bodies = RequestBodies.fromConfig(config, options.now);
   const dashboard = await createDashboard(ctx, config, origins, logger, options.dashboardBuild, bodies);
   const publicApi = createPublicApi({
     bodies,
