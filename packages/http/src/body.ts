@@ -112,7 +112,7 @@ function overBudget(refusal: BodyRefusal | null): BodyResult | undefined {
 }
 
 /** How each refusal is answered; `code` is also the capture metric's reason. */
-interface RefusalAnswer {
+export interface RefusalAnswer {
   status: number;
   code: ErrorCode & CaptureRejection;
   /** Unset: the route's own "too large" sentence. */
