@@ -7,7 +7,8 @@ import { parseClientAddress } from "./client-address.js";
  * (MAX_BUFFERED_BODY_BYTES), kept in two slices: captures, and the dashboard's and API's own
  * routes (sign-in, forms, tRPC, /api/v1, the replay route), so a flood on capture URLs cannot
  * stop an operator signing in or an API client writing, nor the reverse. Within a slice one
- * client address, and for captures one endpoint, may hold only part of it. Bytes are taken
+ * client address (or API key's team), one IPv6 /48, and for captures one endpoint, may hold
+ * only part of it, and anonymous requests only part of the dashboard's. Bytes are taken
  * as they arrive, never as a Content-Length promises: holding the budget costs a client the
  * bytes it sent, plus a small charge for each upload it keeps open.
  */

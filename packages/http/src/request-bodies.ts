@@ -64,7 +64,7 @@ export class RequestBodies {
 
   /**
    * A new, empty hold for `req`'s body in `slice`, counted under its client's address, or
-   * under `who.principal` (an API key) when given; `who.target` is a capture's endpoint.
+   * under `who.principal` (an API key's team) when given; `who.target` is a capture's endpoint.
    */
   open(req: IncomingMessage, slice: BodySlice, who: BodyRequester = {}): BodyHold {
     const client = { address: clientIp(req, this.options.trustedProxyHops), ...(who.principal ? { principal: who.principal } : {}), authenticated: who.authenticated ?? who.principal !== undefined };
