@@ -6,9 +6,10 @@ import { startTestServer, type TestServer } from "./test-server.js";
 import { stallUpload, type StalledUpload } from "./upload-client.js";
 
 // MAX_BUFFERED_BODY_BYTES bounds what request bodies hold in memory at once, taken as bytes
-// arrive (an open upload is charged 16 KiB up front), in two slices: captures, and the
-// dashboard's and API's own routes. One address and one endpoint hold at most their caps, and
-// uploads that fall behind the minimum rate are closed. Addresses come from X-Forwarded-For
+// arrive (an open upload is charged 16 KiB up front, or its declared length when less), in two
+// slices: captures, and the dashboard's and API's own routes, part of which anonymous requests
+// cannot use. One address and one endpoint hold at most their caps (an /api/v1 key's team
+// instead of its address), and uploads that fall behind the minimum rate are closed. Addresses come from X-Forwarded-For
 // (TRUST_PROXY), as the server reads them behind a proxy; the rate is checked on a test clock.
 
 const KIB = 1024;
@@ -17,6 +18,9 @@ const OPENING = 16 * KIB;
 const PER_ADDRESS = 512 * KIB;
 const PER_ENDPOINT = 768 * KIB;
 const GRACE_MS = 10_000;
+const DASHBOARD_SLICE = 2048 * KIB;
+/** What anonymous bodies may hold of the dashboard's slice: the other 512 KiB is kept for signed-in and API-key requests. */
+const ANONYMOUS = 1536 * KIB;
 const PASSWORD = "a long enough password";
 
 let t: TestServer;
@@ -32,7 +36,8 @@ beforeAll(async () => {
     {
       MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD),
       MAX_BUFFERED_BODY_BYTES: String(4096 * KIB),
-      DASHBOARD_BUFFERED_BODY_BYTES: String(2048 * KIB),
+      DASHBOARD_BUFFERED_BODY_BYTES: String(DASHBOARD_SLICE),
+      DASHBOARD_ANONYMOUS_BUFFERED_BODY_BYTES: String(ANONYMOUS),
       CAPTURE_BUFFERED_BODY_BYTES_PER_ADDRESS: String(PER_ADDRESS),
       CAPTURE_BUFFERED_BODY_BYTES_PER_ENDPOINT: String(PER_ENDPOINT),
       TRUST_PROXY: "true",
@@ -158,7 +163,8 @@ describe("the body budget", () => {
     const almost = await Promise.all(fill.map((slug, i) => stall(slug, `203.0.113.${10 + Math.floor(i / 2)}`, MAX_PAYLOAD, MAX_PAYLOAD - 1)));
     await waitFor(() => captures().used === fill.length * (MAX_PAYLOAD - 1), "the captures' slice to fill");
 
-    const [refused] = await Promise.all([capture(otherTenant, "198.51.100.8", 1), dashboardWrites()]);
+    // The slice has 8 bytes left: a 1 KiB body (charged its declared length) does not fit.
+    const [refused] = await Promise.all([capture(otherTenant, "198.51.100.8", KIB), dashboardWrites()]);
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("5");
     expect(await refused.json()).toMatchObject({ error: { code: "unavailable", message: expect.stringContaining("too many request bodies") } });
@@ -189,5 +195,47 @@ describe("the dashboard's slice", () => {
     for (const answer of await settled(held)) expectError(answer, 408, "request_timeout");
     await waitFor(() => t.rehook.bodyBudget.used === 0, "the budget to be given back");
     expect(t.rehook.bodyBudget.usage("dashboard").keys).toBe(0);
+  });
+});
+
+describe("the part of the dashboard's slice kept from anonymous requests", () => {
+  it("anonymous uploads that fill their share leave room for an /api/v1 write and a signed-in tRPC mutation", async () => {
+    // Two addresses open all the log-in form posts their caps allow (1 MiB each), sending one byte each.
+    const host = new URL(t.rehook.url).host;
+    const formHead = (from: string) =>
+      head("POST", "/login", [["X-Forwarded-For", from], ["Origin", t.rehook.url], ["Content-Type", "application/x-www-form-urlencoded"], ["Content-Length", String(60 * KIB)]]).replace("Host: localhost", `Host: ${host}`);
+    const perAddress = 1024 * KIB;
+    const forms: StalledUpload[] = [];
+    for (const from of ["203.0.113.101", "203.0.113.102"]) {
+      for (let i = 0; i < perAddress / OPENING; i += 1) forms.push(await stallUpload(t.rehook.url, formHead(from), Buffer.from("e")));
+    }
+    const dashboard = () => t.rehook.bodyBudget.usage("dashboard");
+    // Every upload is held or answered (the refused ones at once, without waiting for their bodies).
+    await waitFor(() => dashboard().used + forms.filter((upload) => upload.answered()).length * OPENING === 2 * perAddress, "every form post to be held or refused");
+
+    // An API client's write and a signed-in operator's mutation go through: they may use the part kept from anonymous requests.
+    const [api, trpc] = await Promise.all([apiWrite("Written past the anonymous share"), owner.mutate("apiKeys.create", { name: "made past the anonymous share" })]);
+    expect(api.status).toBe(201);
+    expect(trpc.status).toBe(200);
+
+    // The anonymous share is full; the rest of the slice is not.
+    expect(dashboard().anonymous).toBe(ANONYMOUS);
+    expect(dashboard().used).toBe(ANONYMOUS);
+    const refused = forms.filter((upload) => upload.answered());
+    expect(refused).toHaveLength((2 * perAddress - ANONYMOUS) / OPENING);
+    for (const answer of await settled(refused)) {
+      expectError(answer, 503, "unavailable");
+      expect(answer.headers["retry-after"]).toBe("5");
+    }
+    // Another anonymous log-in waits too: holding the anonymous share is possible, docs/security.md says at what cost.
+    const anonymous = await new DashboardClient(t.rehook.url).postForm("/login", { email: "budget@example.com", password: PASSWORD });
+    expect(anonymous.status).toBe(503);
+
+    // Small declared bodies get a short grace: the held form posts are closed within seconds.
+    clock += 2_000 + 1;
+    const held = forms.filter((upload) => !refused.includes(upload));
+    for (const answer of await settled(held)) expectError(answer, 408, "request_timeout");
+    await waitFor(() => t.rehook.bodyBudget.used === 0, "the budget to be given back");
+    expect(dashboard().keys).toBe(0);
   });
 });

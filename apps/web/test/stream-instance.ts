@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { silentLogger } from "@rehook/core";
+import { loadConfig, silentLogger } from "@rehook/core";
 import { EventBus } from "@rehook/db";
-import { createEventBodyRoute, createOriginPolicy, createPublicApi, matchEventBodyRoute, type StreamBounds } from "@rehook/http";
+import { createEventBodyRoute, createOriginPolicy, createPublicApi, matchEventBodyRoute, RequestBodies, type StreamBounds } from "@rehook/http";
 import type { Services } from "@rehook/services";
 import { createTrpcHandler } from "@rehook/server";
 import type { TestServer } from "./test-server.js";
@@ -26,9 +26,11 @@ export async function startStreamInstance(t: TestServer, streamBounds: Partial<S
   const bus = await EventBus.connect(t.db.url);
   // The test server's graph with this instance's own bus (its stream slots are this instance's).
   const services: Services = Object.freeze({ ...t.rehook.services, bus });
-  const api = createPublicApi({ services, baseUrl: t.rehook.url, logger: silentLogger, enabled: true, requestsPerMinute: 100_000, streamBounds });
+  const bodies = RequestBodies.fromConfig(loadConfig({}, ""));
+  const api = createPublicApi({ services, baseUrl: t.rehook.url, logger: silentLogger, enabled: true, requestsPerMinute: 100_000, streamBounds, bodies });
   const trpc = createTrpcHandler({
     services,
+    bodies,
     baseUrl: t.rehook.url,
     origins: createOriginPolicy({ origins: [new URL(t.rehook.url).origin] }),
     trustedProxyHops: 0,

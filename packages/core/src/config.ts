@@ -70,6 +70,7 @@ export const environmentSchema = z.object({
   CAPTURE_BUFFERED_BODY_BYTES_PER_ADDRESS: positiveInt.optional(),
   CAPTURE_BUFFERED_BODY_BYTES_PER_ENDPOINT: positiveInt.optional(),
   DASHBOARD_BUFFERED_BODY_BYTES_PER_ADDRESS: positiveInt.optional(),
+  DASHBOARD_ANONYMOUS_BUFFERED_BODY_BYTES: positiveInt.optional(),
   MIN_BODY_BYTES_PER_SECOND: wholeNumber(0, 1024 * MIB).default(1024),
   BODY_RATE_GRACE_MS: wholeNumber(100, 600_000).default(10_000),
   MAX_HEADER_COUNT: wholeNumber(1, 10_000).default(500),
@@ -304,8 +305,9 @@ function sliceCap(name: string, raw: number | undefined, sliceBytes: number, sha
 /**
  * MAX_BUFFERED_BODY_BYTES and how it is shared: the dashboard's slice (DASHBOARD_BUFFERED_BODY_BYTES)
  * holds at least one body of the largest size its routes take (1 MiB), the captures' slice
- * (the rest) one of MAX_PAYLOAD_BYTES; one address may hold a quarter of a slice and one
- * endpoint half of the captures' by default.
+ * (the rest) one of MAX_PAYLOAD_BYTES; one address may hold a quarter of a slice, an IPv6 /48
+ * twice that, one endpoint half of the captures' slice, and anonymous requests half of the
+ * dashboard's by default.
  */
 function bodyBudgetLimits(e: Environment): { total: number; limits: BodyBudgetLimits } {
   const total = e.MAX_BUFFERED_BODY_BYTES ?? defaultBufferedBodyBytes(e.MAX_PAYLOAD_BYTES);
@@ -322,17 +324,22 @@ function bodyBudgetLimits(e: Environment): { total: number; limits: BodyBudgetLi
   }
   // An open upload is charged at least OPEN_UPLOAD_BYTES, so a cap below it would take no body at all.
   const largestCapture = Math.max(e.MAX_PAYLOAD_BYTES, OPEN_UPLOAD_BYTES);
+  const capturePerAddress = sliceCap("CAPTURE_BUFFERED_BODY_BYTES_PER_ADDRESS", e.CAPTURE_BUFFERED_BODY_BYTES_PER_ADDRESS, capture, 1 / 4, largestCapture);
+  const dashboardPerAddress = sliceCap("DASHBOARD_BUFFERED_BODY_BYTES_PER_ADDRESS", e.DASHBOARD_BUFFERED_BODY_BYTES_PER_ADDRESS, dashboard, 1 / 4, LARGEST_DASHBOARD_BODY_BYTES);
   return {
     total,
     limits: {
       capture: {
         bytes: capture,
-        perAddress: sliceCap("CAPTURE_BUFFERED_BODY_BYTES_PER_ADDRESS", e.CAPTURE_BUFFERED_BODY_BYTES_PER_ADDRESS, capture, 1 / 4, largestCapture),
+        perAddress: capturePerAddress,
+        perNetwork: networkCap(capturePerAddress, capture),
         perTarget: sliceCap("CAPTURE_BUFFERED_BODY_BYTES_PER_ENDPOINT", e.CAPTURE_BUFFERED_BODY_BYTES_PER_ENDPOINT, capture, 1 / 2, largestCapture),
       },
       dashboard: {
         bytes: dashboard,
-        perAddress: sliceCap("DASHBOARD_BUFFERED_BODY_BYTES_PER_ADDRESS", e.DASHBOARD_BUFFERED_BODY_BYTES_PER_ADDRESS, dashboard, 1 / 4, LARGEST_DASHBOARD_BODY_BYTES),
+        perAddress: dashboardPerAddress,
+        perNetwork: networkCap(dashboardPerAddress, dashboard),
+        anonymous: sliceCap("DASHBOARD_ANONYMOUS_BUFFERED_BODY_BYTES", e.DASHBOARD_ANONYMOUS_BUFFERED_BODY_BYTES, dashboard, 1 / 2, LARGEST_DASHBOARD_BODY_BYTES),
       },
     },
   };
@@ -368,6 +375,11 @@ function smtpConfig(e: Environment, baseUrl: string): SmtpConfig | null {
     );
   }
   return { url: e.SMTP_URL, from: e.SMTP_FROM ?? `Rehook <rehook@${new URL(baseUrl).hostname}>`, allowPlaintextAuth: e.SMTP_ALLOW_PLAINTEXT_AUTH };
+}
+
+/** An IPv6 /48's cap: twice one address's (a /64), at most the slice. */
+function networkCap(perAddress: number, sliceBytes: number): number {
+  return Math.min(sliceBytes, 2 * perAddress);
 }
 
 export class ConfigError extends Error {

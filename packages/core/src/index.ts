@@ -33,6 +33,7 @@ export * from "./safe-redirect.js";
 export * from "./sub-path.js";
 export * from "./concurrency-limit.js";
 export * from "./body-budget.js";
+export * from "./client-address.js";
 export * from "./retry-policy.js";
 export * from "./pause-message.js";
 export * from "./event-search.js";

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { errorBody, OPEN_UPLOAD_BYTES, type BodyRefusal, type BodySlice } from "@rehook/core";
-import { BODY_ADDRESS_MESSAGE, BODY_BUDGET_MESSAGE, BODY_BUDGET_RETRY_AFTER_SECONDS, BODY_TARGET_MESSAGE, defaultRequestBodies } from "./body-budget.js";
-import type { OpenUpload, RequestBodies } from "./request-bodies.js";
+import { openingCharge, uploadRateFor, type BodyRefusal, type BodySlice, type CaptureRejection, type ErrorCode } from "@rehook/core";
+import { BODY_BUDGET_RETRY_AFTER_SECONDS } from "./body-budget.js";
+import type { BodyRequester, OpenUpload, RequestBodies } from "./request-bodies.js";
 import { sendErrorAndClose } from "./respond.js";
 
 export type BodyResult =
@@ -16,13 +16,11 @@ export type BodyResult =
 
 export type BodyRefused = Exclude<BodyResult, { kind: "complete" } | { kind: "aborted" }>;
 
-/** Where a route's bodies are counted: the server's bodies, the slice, and for a capture its endpoint. */
-export interface BodyIntake {
-  /** Unset: the process's default (routes built on their own, in tests). */
-  bodies?: RequestBodies;
+/** Where a route's bodies are counted: the server's bodies, the slice, and who sends them (for a capture, its endpoint). */
+export interface BodyIntake extends BodyRequester {
+  bodies: RequestBodies;
   /** Unset: the dashboard's slice. */
   slice?: BodySlice;
-  target?: string;
 }
 
 const TOO_LARGE: BodyResult = { kind: "too_large" };
@@ -30,6 +28,7 @@ const TOO_SLOW: BodyResult = { kind: "too_slow" };
 const ABORTED: BodyResult = { kind: "aborted" };
 const OVER: Record<BodyRefusal, BodyResult> = {
   address: { kind: "over_budget", refusal: "address" },
+  network: { kind: "over_budget", refusal: "network" },
   target: { kind: "over_budget", refusal: "target" },
   slice: { kind: "over_budget", refusal: "slice" },
 };
@@ -44,16 +43,16 @@ function expectsBody(req: IncomingMessage, declared: number | undefined): boolea
  * reading as soon as the declared Content-Length or the bytes received so far exceed the cap
  * (chunked bodies included), so an oversized upload never sits in memory. The budget is taken
  * as bytes arrive, never as a length is declared: an open upload is charged OPEN_UPLOAD_BYTES
- * up front and grows past it only with what it sent, and one that falls behind the minimum
- * rate is ended (too_slow).
+ * up front (or its declared length, when smaller) and grows past it only with what it sent,
+ * and one that falls behind the minimum rate is ended (too_slow).
  */
-export function readBodyCapped(req: IncomingMessage, maxBytes: number, intake: BodyIntake = {}): Promise<BodyResult> {
+export function readBodyCapped(req: IncomingMessage, maxBytes: number, intake: BodyIntake): Promise<BodyResult> {
   const header = req.headers["content-length"];
   const declared = header === undefined ? undefined : Number(header);
   if (declared !== undefined && declared > maxBytes) return Promise.resolve(TOO_LARGE);
-  const bodies = intake.bodies ?? defaultRequestBodies();
-  const hold = bodies.open(req, intake.slice ?? "dashboard", intake.target);
-  const opening = expectsBody(req, declared) ? hold.reserve(OPEN_UPLOAD_BYTES) : null;
+  const { bodies } = intake;
+  const hold = bodies.open(req, intake.slice ?? "dashboard", intake);
+  const opening = expectsBody(req, declared) ? hold.reserve(openingCharge(declared, maxBytes)) : null;
   if (opening) return Promise.resolve(OVER[opening]);
 
   return new Promise((resolve) => {
@@ -61,6 +60,7 @@ export function readBodyCapped(req: IncomingMessage, maxBytes: number, intake: B
     let done: ((result: BodyResult) => void) | undefined = resolve;
     const upload: OpenUpload = {
       startedAt: bodies.now(),
+      rate: uploadRateFor(declared, maxBytes, bodies.minRate),
       received: 0,
       tooSlow: () => {
         req.pause();
@@ -111,29 +111,43 @@ function overBudget(refusal: BodyRefusal | null): BodyResult | undefined {
   return refusal === null ? undefined : OVER[refusal];
 }
 
-/**
- * Answers a body that was not taken in, then closes: 413 (too large), 429 (its address holds
- * its share), 503 (the endpoint or the server has no room), each read and dropped before the
- * close, or 408 (too slow: closed once the answer is out, since waiting for the rest is what
- * it would cost).
- */
-export function refuseBody(res: ServerResponse, refused: BodyRefused, tooLarge: string, headers: Record<string, string> = {}): void {
-  const retry = { ...headers, "retry-after": String(BODY_BUDGET_RETRY_AFTER_SECONDS) };
-  if (refused.kind === "too_large") sendErrorAndClose(res, 413, "payload_too_large", tooLarge, headers);
-  else if (refused.kind === "too_slow") sendTooSlow(res, headers);
-  else if (refused.refusal === "address") sendErrorAndClose(res, 429, "rate_limited", BODY_ADDRESS_MESSAGE, retry);
-  else sendErrorAndClose(res, 503, "unavailable", refused.refusal === "target" ? BODY_TARGET_MESSAGE : BODY_BUDGET_MESSAGE, retry);
+/** How each refusal is answered; `code` is also the capture metric's reason. */
+export interface RefusalAnswer {
+  status: number;
+  code: ErrorCode & CaptureRejection;
+  /** Unset: the route's own "too large" sentence. */
+  message?: string;
+  /** Asked to send again in BODY_BUDGET_RETRY_AFTER_SECONDS. */
+  retry?: boolean;
+  /** Whether the rest of the body is read and dropped before the close, so the sender reads the answer. */
+  linger: boolean;
 }
 
-function sendTooSlow(res: ServerResponse, headers: Record<string, string>): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const payload = JSON.stringify(errorBody("request_timeout", "The request body arrived too slowly. Send it again at a steadier rate."));
-  res.writeHead(408, { ...headers, "content-type": "application/json; charset=utf-8", "content-length": String(Buffer.byteLength(payload)), connection: "close" });
-  // Node closes the connection once the answer is out (Connection: close); the rest is not waited for.
-  res.end(payload);
+const AGAIN = "Send it again in a few seconds.";
+const REFUSALS: Record<Exclude<BodyRefused["kind"], "over_budget"> | BodyRefusal, RefusalAnswer> = {
+  too_large: { status: 413, code: "payload_too_large", linger: true },
+  // Waiting for the rest of a trickle is what it would cost: closed once the answer is out.
+  too_slow: { status: 408, code: "request_timeout", message: "The request body arrived too slowly. Send it again at a steadier rate.", linger: false },
+  address: { status: 429, code: "rate_limited", message: `Too many request bodies from your address are being received at once. ${AGAIN}`, retry: true, linger: true },
+  network: { status: 429, code: "rate_limited", message: `Too many request bodies from your network are being received at once. ${AGAIN}`, retry: true, linger: true },
+  target: { status: 503, code: "unavailable", message: `This capture URL is receiving too many request bodies at once. ${AGAIN}`, retry: true, linger: true },
+  slice: { status: 503, code: "unavailable", message: `The server is receiving too many request bodies at once. ${AGAIN}`, retry: true, linger: true },
+};
+
+/** How a refused body is answered (and counted). */
+export function refusalAnswer(refused: BodyRefused): RefusalAnswer {
+  return REFUSALS[refused.kind === "over_budget" ? refused.refusal : refused.kind];
+}
+
+/**
+ * Answers a body that was not taken in, then closes: 413 (too large), 429 (its address or
+ * network holds its share), 503 (the endpoint or the server has no room), each read and
+ * dropped before the close, or 408 (too slow: closed at once).
+ */
+export function refuseBody(res: ServerResponse, refused: BodyRefused, tooLarge: string, headers: Record<string, string> = {}): void {
+  const answer = refusalAnswer(refused);
+  const all = answer.retry ? { ...headers, "retry-after": String(BODY_BUDGET_RETRY_AFTER_SECONDS) } : headers;
+  sendErrorAndClose(res, answer.status, answer.code, answer.message ?? tooLarge, all, { linger: answer.linger });
 }
 
 /**
@@ -145,7 +159,7 @@ export async function readBodyOrRefuse(
   req: IncomingMessage,
   res: ServerResponse,
   maxBytes: number,
-  options: { what?: string; headers?: Record<string, string>; intake?: BodyIntake } = {},
+  options: { what?: string; headers?: Record<string, string>; intake: BodyIntake },
 ): Promise<Buffer | undefined> {
   const read = await readBodyCapped(req, maxBytes, options.intake);
   if (read.kind === "complete") {

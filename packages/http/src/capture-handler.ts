@@ -10,13 +10,12 @@ import {
   parseCapturePath,
   signatureReasonText,
   type CaptureMetrics,
-  type CaptureRejection,
   type Logger,
   type RenderedResponse,
 } from "@rehook/core";
 import type { CaptureInput, CaptureOutcome } from "@rehook/services";
 import { annotateAccess } from "./access-fields.js";
-import { readBodyCapped, refuseBody, type BodyRefused } from "./body.js";
+import { readBodyCapped, refusalAnswer, refuseBody } from "./body.js";
 import { clientIp } from "./client-ip.js";
 import { DelayedAnswers } from "./delayed-answers.js";
 import type { RequestBodies } from "./request-bodies.js";
@@ -39,8 +38,8 @@ export interface CaptureHandlerOptions {
    * capture statement stores it or finds no endpoint). Synchronous when known (see KnownSlugs).
    */
   slugExists?: (slug: string) => boolean | Promise<boolean>;
-  /** The server's request bodies: captures draw on their slice, counted per address and per endpoint (absent: the process's default). */
-  bodies?: RequestBodies;
+  /** The server's request bodies: captures draw on their slice, counted per address and per endpoint. */
+  bodies: RequestBodies;
   /** Capture URLs have a host of their own (CAPTURE_BASE_URL): what becomes of one sent to the dashboard's (absent: nothing). */
   dashboardHost?: DashboardHostRule;
 }
@@ -190,7 +189,7 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
     }
     if (read.kind !== "complete") {
       refuseBody(res, read, `The body exceeds the limit of ${options.maxPayloadBytes} bytes. Send a smaller one.`, CORS);
-      metrics?.captureRejected(rejectionOf(read), since(started));
+      metrics?.captureRejected(refusalAnswer(read).code, since(started));
       return;
     }
 
@@ -240,12 +239,6 @@ export function createCaptureHandler(options: CaptureHandlerOptions) {
     const slug = target.slug;
     delayedAnswers.hold(outcome.delayMs, () => sendAnswerOrFail(res, answer, options.logger, slug), res);
   };
-}
-
-function rejectionOf(refused: BodyRefused): CaptureRejection {
-  if (refused.kind === "too_large") return "payload_too_large";
-  if (refused.kind === "too_slow") return "request_timeout";
-  return refused.refusal === "address" ? "rate_limited" : "unavailable";
 }
 
 /** A slug's lookup; "unavailable" when the database could not say. */

@@ -1,14 +1,16 @@
 import type { IncomingMessage } from "node:http";
+import { parseClientAddress } from "@rehook/core";
 
 /**
  * The client's address. Without trusted proxies it is the socket's peer. Behind `hops` trusted
  * proxies it is the right-most address those proxies did not add: each proxy appends the
  * address that connected to it, so the left-most entries are whatever the client chose to
- * send and cannot be believed.
+ * send and cannot be believed. The entry is reduced to the bare address (some load balancers
+ * write "ip:port" or "[v6]:port"); one that is not an IP address gives null (unknown).
  */
 export function clientIp(req: IncomingMessage, trustedProxyHops: number): string | null {
   const peer = req.socket.remoteAddress ?? null;
-  if (trustedProxyHops <= 0) return peer;
+  if (trustedProxyHops <= 0) return parseClientAddress(peer);
   const header = req.headers["x-forwarded-for"];
   const forwarded = (Array.isArray(header) ? header.join(",") : (header ?? ""))
     .split(",")
@@ -17,5 +19,5 @@ export function clientIp(req: IncomingMessage, trustedProxyHops: number): string
   // [client-supplied…, added by proxy N, …, added by proxy 1] + the peer (proxy 1 itself).
   const chain = peer ? [...forwarded, peer] : forwarded;
   if (chain.length === 0) return null;
-  return chain[Math.max(0, chain.length - 1 - trustedProxyHops)]!;
+  return parseClientAddress(chain[Math.max(0, chain.length - 1 - trustedProxyHops)]);
 }

@@ -1,7 +1,7 @@
 export { accessAnnotations, annotateAccess, type AccessFields } from "./access-fields.js";
-export { readBodyCapped, readBodyOrRefuse, refuseBody, type BodyIntake, type BodyRefused, type BodyResult } from "./body.js";
-export { BODY_BUDGET_RETRY_AFTER_SECONDS, defaultRequestBodies } from "./body-budget.js";
-export { RequestBodies, type OpenUpload, type RequestBodiesOptions } from "./request-bodies.js";
+export { readBodyCapped, readBodyOrRefuse, refusalAnswer, refuseBody, type BodyIntake, type BodyRefused, type BodyResult } from "./body.js";
+export { BODY_BUDGET_RETRY_AFTER_SECONDS } from "./body-budget.js";
+export { RequestBodies, type BodyRequester, type OpenUpload, type RequestBodiesOptions } from "./request-bodies.js";
 export { endAfterRequest, LINGER_IDLE_MS, LINGER_MAX_BYTES, LINGER_MAX_MS, type LingerBounds } from "./lingering-close.js";
 export { createCaptureHandler, type CaptureHandlerOptions, type DashboardHostRule } from "./capture-handler.js";
 export { DelayedAnswers, MAX_DELAYED_ANSWERS } from "./delayed-answers.js";

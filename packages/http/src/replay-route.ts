@@ -22,7 +22,7 @@ export function matchReplayRoute(path: string): string | undefined {
  * POST /api/events/{eventId}/replay, authenticated by the session cookie: replays a stored
  * event and answers the attempt. The same use case as the dashboard's replay procedure.
  */
-export function createReplayRoute(options: { services: Services; origins: OriginPolicy; logger: Logger; trustedProxyHops?: number; bodies?: RequestBodies }) {
+export function createReplayRoute(options: { services: Services; origins: OriginPolicy; logger: Logger; trustedProxyHops?: number; bodies: RequestBodies }) {
   const route = { services: options.services, methods: ["POST"], wrongMethod: "use POST to replay an event", trustedProxyHops: options.trustedProxyHops };
   return sessionEventRoute(route, async (req, res, { actor, eventId }) => {
     if (!options.origins.isSameOrigin(req)) {
@@ -33,7 +33,7 @@ export function createReplayRoute(options: { services: Services; origins: Origin
       sendErrorAndClose(res, 415, "unsupported_media_type", "The body must be JSON. Send it with Content-Type: application/json.");
       return;
     }
-    const read = await readBodyOrRefuse(req, res, MAX_BODY_BYTES, { intake: { bodies: options.bodies, slice: "dashboard" } });
+    const read = await readBodyOrRefuse(req, res, MAX_BODY_BYTES, { intake: { bodies: options.bodies, slice: "dashboard", authenticated: true } });
     if (!read) return;
     let body: { environment?: unknown; customUrl?: unknown; overrides?: unknown };
     try {

@@ -29,9 +29,11 @@ export function sendError(
  * Answers, then closes the connection once the rest of the request has been read and dropped
  * (within bounds: see endAfterRequest): for requests whose body we refuse to take in (too
  * large, unknown slug, no room in the body budget). The sender reads the answer instead of a
- * connection reset.
+ * connection reset. With `linger: false` the connection closes as soon as the answer is out
+ * (node does so for Connection: close): the rest is not waited for, and a client still
+ * sending may see a reset instead of the answer.
  */
-export function sendErrorAndClose(res: ServerResponse, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
+export function sendErrorAndClose(res: ServerResponse, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}, options: { linger?: boolean } = {}): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -40,6 +42,10 @@ export function sendErrorAndClose(res: ServerResponse, status: number, code: Err
   const list: string[] = ["content-type", "application/json; charset=utf-8", "content-length", String(Buffer.byteLength(payload)), "connection", "close"];
   for (const name in headers) list.push(name, headers[name]!);
   res.writeHead(status, list);
+  if (options.linger === false) {
+    res.end(payload);
+    return;
+  }
   res.write(payload);
   endAfterRequest(res);
 }

@@ -19,6 +19,7 @@ import { test as base } from "@rehook/vitest-config/service-fixtures";
 import { createPublicApi, type PublicApiOptions } from "../src/api-v1/handler.js";
 import { openApiDocument, RESPONSE_HEADERS } from "../src/api-v1/openapi.js";
 import { ROUTES, type Route } from "../src/api-v1/routes.js";
+import { defaultBodies } from "./default-bodies.js";
 
 // The /api/v1 handler on a loopback server of its own, over the fixture's services: every
 // answer is checked against the OpenAPI document, and what was checked is recorded so that
@@ -251,7 +252,7 @@ export async function startApi(
   options: Partial<Omit<PublicApiOptions, "services">> & { record?: Set<string> } = {},
 ): Promise<ApiServer> {
   const { record, ...overrides } = options;
-  const api = createPublicApi({ services, baseUrl: BASE_URL, logger: silentLogger, enabled: true, requestsPerMinute: 100_000, ...overrides });
+  const api = createPublicApi({ services, baseUrl: BASE_URL, logger: silentLogger, enabled: true, requestsPerMinute: 100_000, bodies: defaultBodies(), ...overrides });
   const exercised = record ?? new Set<string>();
   const server = await listen(async (req, res) => {
     if (!req.url?.startsWith("/api/v1")) {

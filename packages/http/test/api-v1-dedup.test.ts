@@ -9,6 +9,7 @@ import { startSink, type Received } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { createCaptureHandler, createMetricsHandler, RehookMetrics } from "../src/index.js";
 import { test } from "./api-server.js";
+import { defaultBodies } from "./default-bodies.js";
 
 // Deduplication through the public surfaces: the rule set and cleared over /api/v1, two
 // deliveries with one id sent to the real capture handler, the repeat found by its status
@@ -23,6 +24,7 @@ async function startCaptureServer(services: Services, now?: () => number) {
   const ctx = now ? { ...services, now } : services;
   const capture = createCaptureHandler({
     capture: (input) => captureRequest(ctx, input),
+    bodies: defaultBodies(),
     maxPayloadBytes: 1 << 20,
     maxHeaderCount: 100,
     trustedProxyHops: 0,

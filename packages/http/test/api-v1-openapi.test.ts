@@ -5,6 +5,7 @@ import { createApiKey, revokeApiKey } from "@rehook/services";
 import { createPublicApi } from "../src/api-v1/handler.js";
 import { ROUTES, type Route } from "../src/api-v1/routes.js";
 import { ACCEPTED_BODIES, BASE_URL, document, expectValid, HANDLER_STATUSES, keyWithRole, listen, MISSING_ID, ROLE_STATUS, responseOf, roleOf, ROUTE_FILES, startApi, test } from "./api-server.js";
+import { defaultBodies } from "./default-bodies.js";
 
 // The document itself, and what the handler answers before any route runs, for every route.
 
@@ -207,7 +208,7 @@ describe("paths and methods", () => {
   });
 
   test("turned off (PUBLIC_API_ENABLED=false), every /api/v1 route answers 404", async ({ services, apiKey }) => {
-    const off = createPublicApi({ services, baseUrl: BASE_URL, logger: silentLogger, enabled: false, requestsPerMinute: 100_000 });
+    const off = createPublicApi({ services, baseUrl: BASE_URL, logger: silentLogger, enabled: false, requestsPerMinute: 100_000, bodies: defaultBodies() });
     const server = await listen((req, res) => off.handle(req, res));
     try {
       for (const path of ["/api/v1/openapi.json", ...ROUTES.map((route) => `/api/v1${pathOf(route)}`)]) {

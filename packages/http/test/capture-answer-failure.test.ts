@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Logger, RenderedResponse } from "@rehook/core";
 import { createCaptureHandler } from "../src/index.js";
+import { defaultBodies } from "./default-bodies.js";
 
 // An endpoint's own answer that node refuses to write (here a header value beyond Latin-1)
 // must never take the process down, least of all from a delayed answer's timer: the sender
@@ -36,6 +37,7 @@ describe("a custom answer node refuses to send", () => {
       const handler = createCaptureHandler({
         capture: async () => ({ kind: "accepted", eventId: "01930000-0000-7000-8000-000000000000", status: "captured", answer, delayMs }),
         maxPayloadBytes: 1024,
+        bodies: defaultBodies(),
         maxHeaderCount: 50,
         trustedProxyHops: 0,
         logger,

@@ -5,6 +5,7 @@ import { silentLogger } from "@rehook/core";
 import { parsePromText } from "@rehook/vitest-config/prometheus-text";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { Buckets, createCaptureHandler, createMetricsHandler, PENDING_CACHE_MS, RehookMetrics } from "../src/index.js";
+import { defaultBodies } from "./default-bodies.js";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -147,6 +148,7 @@ describe("the capture handler's counts", () => {
   it("counts a database failure as rejected (unavailable) and a sender that hangs up mid-body as rejected (aborted)", async () => {
     const metrics = new RehookMetrics({ defaultMetrics: false });
     const handler = createCaptureHandler({
+      bodies: defaultBodies(),
       capture: async () => {
         throw new Error("connection refused");
       },

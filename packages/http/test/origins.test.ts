@@ -51,4 +51,11 @@ describe("client address", () => {
     expect(clientIp(req, 9)).toBe("6.6.6.6");
     expect(clientIp(request({}, "10.0.0.1"), 1)).toBe("10.0.0.1");
   });
+
+  it("drops the port a load balancer wrote, and is unknown (null) when the entry is not an address", () => {
+    expect(clientIp(request({ "x-forwarded-for": "203.0.113.2:51234" }, "10.0.0.1"), 1)).toBe("203.0.113.2");
+    expect(clientIp(request({ "x-forwarded-for": "[2001:db8::7]:443" }, "10.0.0.1"), 1)).toBe("2001:db8::7");
+    expect(clientIp(request({ "x-forwarded-for": "unknown" }, "10.0.0.1"), 1)).toBeNull();
+    expect(clientIp(request({}, "::ffff:192.0.2.1"), 0)).toBe("192.0.2.1");
+  });
 });

@@ -7,6 +7,7 @@ import { waitFor } from "@rehook/vitest-config/wait-for";
 import { createOriginPolicy } from "../src/origins.js";
 import { createReplayRoute, matchReplayRoute } from "../src/replay-route.js";
 import { BASE_URL, capture, listen, test } from "./api-server.js";
+import { defaultBodies } from "./default-bodies.js";
 
 // Edit-and-replay on the dashboard's session route (cookie and Origin, over real HTTP): the
 // route takes the API's overrides. What an edit sends, what is refused and how signing covers
@@ -18,7 +19,7 @@ const original = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x31, 0x7d, 0x00, 0x
 describe("edit-and-replay on the session route (POST /api/events/{id}/replay)", () => {
   test("takes the same overrides as the API, and refuses a bad one with 400", async ({ services, database, user: owner }) => {
     const sink = await startSink((_req, res) => res.end("ok"));
-    const route = createReplayRoute({ services, origins: createOriginPolicy({ origins: [BASE_URL] }), logger: silentLogger });
+    const route = createReplayRoute({ services, origins: createOriginPolicy({ origins: [BASE_URL] }), logger: silentLogger, bodies: defaultBodies() });
     const server = await listen(async (req, res) => {
       const eventId = matchReplayRoute(new URL(req.url ?? "/", "http://localhost").pathname);
       if (eventId === undefined) res.writeHead(404).end();

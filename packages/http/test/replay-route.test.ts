@@ -8,6 +8,7 @@ import { waitFor } from "@rehook/vitest-config/wait-for";
 import { createOriginPolicy } from "../src/origins.js";
 import { createReplayRoute, matchReplayRoute } from "../src/replay-route.js";
 import { BASE_URL, capture, listen, MISSING_ID, PASSWORD, test as base } from "./api-server.js";
+import { defaultBodies } from "./default-bodies.js";
 
 // POST /api/events/{id}/replay, the dashboard's replay: session cookie, same-origin check,
 // JSON body, the replay use case, the attempt as the answer.
@@ -34,7 +35,7 @@ async function signedIn(services: Services): Promise<SignedIn> {
 }
 
 async function mountReplayRoute(services: Services) {
-  const route = createReplayRoute({ services, origins: createOriginPolicy({ origins: [BASE_URL] }), logger: silentLogger });
+  const route = createReplayRoute({ services, origins: createOriginPolicy({ origins: [BASE_URL] }), logger: silentLogger, bodies: defaultBodies() });
   return listen(async (req, res) => {
     const eventId = matchReplayRoute(new URL(req.url ?? "/", "http://localhost").pathname);
     if (eventId === undefined) res.writeHead(404).end();

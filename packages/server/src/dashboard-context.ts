@@ -11,8 +11,23 @@ export interface DashboardOptions {
   origins: OriginPolicy;
   /** X-Forwarded-For hops to believe (0: the socket's address is the client's). */
   trustedProxyHops: number;
-  /** The server's request bodies: the dashboard's draw on its own slice (absent: the process's default). */
-  bodies?: RequestBodies;
+  /** The server's request bodies: the dashboard's draw on its own slice. */
+  bodies: RequestBodies;
+}
+
+// One session lookup per request: a tRPC call needs it before its body is read (to know whether
+// it may use the part of the body budget kept for signed-in requests) and again for its context,
+// and a second validation would lose the first's refreshed cookie.
+const sessions = new WeakMap<IncomingMessage, ReturnType<typeof currentSession>>();
+
+/** The request's session (from its cookie), looked up once per request. */
+export function requestSession(req: IncomingMessage, services: Services): ReturnType<typeof currentSession> {
+  let session = sessions.get(req);
+  if (!session) {
+    session = currentSession(services, req.headers.cookie);
+    sessions.set(req, session);
+  }
+  return session;
 }
 
 /**
@@ -20,7 +35,7 @@ export interface DashboardOptions {
  * cross-site checks need. Cookies set by procedures are added to the answer.
  */
 export async function requestContext(req: IncomingMessage, res: ServerResponse, options: DashboardOptions): Promise<ApiContext> {
-  const session = await currentSession(options.services, req.headers.cookie);
+  const session = await requestSession(req, options.services);
   const cookies: string[] = [];
   const setCookie = (serialized: string) => {
     cookies.push(serialized);

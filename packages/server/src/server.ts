@@ -110,11 +110,10 @@ export function createHttpServer(deps: {
   delayedAnswers?: DelayedAnswers;
   /** Slugs checked before a capture's body is read (absent: every body is read first). */
   knownSlugs?: KnownSlugs;
-  /** The request bodies the routes read (absent: made from the configuration). */
-  bodies?: RequestBodies;
+  /** The request bodies the routes read (RequestBodies.fromConfig). */
+  bodies: RequestBodies;
 }): Server {
-  const { ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers, knownSlugs } = deps;
-  const bodies = deps.bodies ?? requestBodiesFor(config);
+  const { ctx, pool, config, logger, origins, dashboard, publicApi, metrics, delayedAnswers, knownSlugs, bodies } = deps;
   const scrape = deps.scrape ?? metrics;
   const isDraining = deps.isDraining ?? (() => false);
   const listener = createRequestListener(
@@ -153,11 +152,6 @@ export function createHttpServer(deps: {
   server.maxHeadersCount = 0;
   server.on("clientError", answerClientError);
   return server;
-}
-
-/** The bodies one server reads, within MAX_BUFFERED_BODY_BYTES, its slices and caps, at the minimum rate. */
-function requestBodiesFor(config: Config, now?: () => number): RequestBodies {
-  return new RequestBodies({ limits: config.bodyBudget, minRate: config.minUploadRate, trustedProxyHops: config.trustedProxyHops, ...(now ? { now } : {}) });
 }
 
 /** With capture URLs on a host of their own (CAPTURE_BASE_URL), what captures sent to the dashboard's host get. */
@@ -262,7 +256,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
   // Without BASE_URL (local use) the dashboard also answers at loopback on the port actually bound.
   let boundPort: number | undefined;
   const origins = createOriginPolicy({ origins: config.dashboardOrigins, ...(config.baseUrlIsDefault ? { loopbackPort: () => boundPort } : {}) });
-  const bodies = requestBodiesFor(config, options.now);
+  const bodies = RequestBodies.fromConfig(config, options.now);
   const dashboard = await createDashboard(ctx, config, origins, logger, options.dashboardBuild, bodies);
   const publicApi = createPublicApi({
     bodies,

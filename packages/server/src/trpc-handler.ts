@@ -3,10 +3,12 @@ import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { appRouter } from "@rehook/api";
 import { retryAfterSecondsOf, UserError, type Logger } from "@rehook/core";
 import { decodePathSegment, MALFORMED_PATH_MESSAGE, OpenStreams, readBodyOrRefuse, sendErrorAndClose, watchBackpressure, type StreamBounds } from "@rehook/http";
-import { requestContext, type DashboardOptions } from "./dashboard-context.js";
+import { requestContext, requestSession, type DashboardOptions } from "./dashboard-context.js";
 
 /** A tRPC request body (one call or a batch of them) is small JSON: past this it is refused unread. */
 export const MAX_TRPC_BODY_BYTES = 1024 * 1024;
+/** Without a session only sign-in, sign-up and the like can be called, whose input is tiny: a small cap gives such uploads the short grace of small bodies. */
+export const MAX_ANONYMOUS_TRPC_BODY_BYTES = 64 * 1024;
 /** Calls in one batch: a batch would otherwise multiply everything a single request is allowed. */
 export const MAX_TRPC_BATCH_CALLS = 10;
 
@@ -75,7 +77,10 @@ export function createTrpcHandler(options: DashboardOptions & { logger: Logger; 
         return;
       }
       if (req.method !== "GET" && req.method !== "HEAD") {
-        const body = await readBodyOrRefuse(req, res, MAX_TRPC_BODY_BYTES, { what: "the request body", intake: { bodies: options.bodies, slice: "dashboard" } });
+        // A signed-in caller may use the part of the dashboard's slice anonymous bodies cannot fill.
+        const authenticated = (await requestSession(req, options.services).catch(() => null)) !== null;
+        const maxBytes = authenticated ? MAX_TRPC_BODY_BYTES : MAX_ANONYMOUS_TRPC_BODY_BYTES;
+        const body = await readBodyOrRefuse(req, res, maxBytes, { what: "the request body", intake: { bodies: options.bodies, slice: "dashboard", authenticated } });
         if (!body) return;
         // tRPC's adapter takes an already-read body from req.body instead of reading the stream again.
         (req as IncomingMessage & { body?: string }).body = body.toString("utf8");

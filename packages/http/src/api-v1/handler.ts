@@ -22,8 +22,8 @@ export interface PublicApiOptions {
   enabled: boolean;
   requestsPerMinute: number;
   maxBodyBytes?: number;
-  /** The server's request bodies: API bodies draw on the dashboard's slice (absent: the process's default). */
-  bodies?: RequestBodies;
+  /** The server's request bodies: API bodies draw on the dashboard's slice, counted per team (the key's). */
+  bodies: RequestBodies;
   /** X-Forwarded-For hops to believe for the client's address in the audit log (0 or unset: the socket's). */
   trustedProxyHops?: number;
   /** When a client of a streaming route (event stream, body download) that does not read is dropped; the defaults otherwise. */
@@ -84,11 +84,13 @@ export function createPublicApi(options: PublicApiOptions) {
       return sendError(res, 429, "rate_limited", `Too many requests were made with this API key. Try again in ${wait} s (see Retry-After).`, { ...VERSION_HEADER, "retry-after": String(wait) });
     }
     let body: unknown;
+    // The key is checked before the body is read: its bodies count per team, not per address,
+    // and may use the part of the dashboard's slice kept from anonymous requests.
     if (route.body) {
       if (!String(req.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")) {
         return sendError(res, 415, "unsupported_media_type", "The body must be JSON. Send it with Content-Type: application/json.", VERSION_HEADER);
       }
-      const read = await readBodyOrRefuse(req, res, maxBody, { headers: VERSION_HEADER, intake: { bodies: options.bodies, slice: "dashboard" } });
+      const read = await readBodyOrRefuse(req, res, maxBody, { headers: VERSION_HEADER, intake: { bodies: options.bodies, slice: "dashboard", principal: `team:${key.teamId}` } });
       if (!read) return;
       try {
         body = JSON.parse(read.toString("utf8"));
