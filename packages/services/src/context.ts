@@ -1,4 +1,4 @@
-import type { AddressPolicy, Alert, ChatMessage, ChatPostVerdict, SignupMode, SsoConfig } from "@rehook/core";
+import type { AddressPolicy, Alert, ChatMessage, ChatPostVerdict, Logger, SignupMode, SsoConfig } from "@rehook/core";
 import type { IngressRules } from "./ingress-rules.js";
 import type { AttemptLimiter, LoginThrottle, OpenIdProvider, SessionManager } from "@rehook/auth";
 import type { ClaimedDelivery, EventBus, GroupCommitWriter, Orm } from "@rehook/db";
@@ -31,6 +31,8 @@ export interface ServiceContext {
   signup?: SignupMode;
   /** PASSWORD_LOGIN: false refuses the password form (unset: allowed). */
   passwordLogin?: boolean;
+  /** Where use cases report what the operator must fix but the user cannot see (unset: nowhere). */
+  logger?: Logger;
   /** OpenID Connect sign-in (OIDC_*): the settings and the provider's client; absent when not configured. */
   sso?: { config: SsoConfig; provider: OpenIdProvider };
   /** The clock invites expire by (tests move it; unset: Date.now). */
