@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger, type Logger } from "@rehook/core";
 import { createOrm, type Orm } from "@rehook/db";
 import { createTeam, createUser } from "@rehook/services";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
@@ -210,9 +211,12 @@ describe("OpenID Connect sign-in, sign-up closed", () => {
     for (const headers of foreign) {
       const browser = new CookieBrowser();
       const answer = await browser.request(url, { headers });
-      expect(location(answer)).toBe("/login");
+      expect(location(answer)).toBe("/login?sso_error=foreign_start");
       expect(browser.cookie(rehook.host, "rehook_sso")).toBeUndefined();
     }
+    // The login page it lands on says why, and what to do instead.
+    const landed = await (await new CookieBrowser().request(`${rehook.t.rehook.url}/login?sso_error=foreign_start`)).text();
+    expect(landed).toContain("Sign-in could not start from this page. Use the button on this sign-in page.");
     // A browser without Sec-Fetch-Site that sends our own page as Referer (our Referrer-Policy is same-origin).
     const referred = await new CookieBrowser().request(url, { headers: { referer: `${rehook.t.rehook.url}/login` } });
     expect(location(referred).startsWith(`${provider.issuer}/auth?`)).toBe(true);
@@ -356,7 +360,10 @@ describe("OIDC_DEFAULT_TEAM names only a team an operator made", () => {
   });
   afterAll(() => seeded.close());
 
-  const start = (env: Record<string, string>) => startTestServer({ ...ssoEnv(), SIGNUP: "closed", OIDC_ALLOWED_DOMAINS: "example.org", ...env }, seeded.db);
+  /** What the server warned the operator about OIDC_DEFAULT_TEAM. */
+  const warnings: Array<{ message: string; fields?: Record<string, unknown> }> = [];
+  const logger: Logger = { ...silentLogger, warn: (message, fields) => void (message.includes("OIDC_DEFAULT_TEAM") && warnings.push({ message, fields })) };
+  const start = (env: Record<string, string>) => startTestServer({ ...ssoEnv(), SIGNUP: "closed", OIDC_ALLOWED_DOMAINS: "example.org", ...env }, seeded.db, { logger });
   /** The slugs of the teams an email's account belongs to. */
   const teamsOf = async (t: TestServer, email: string) =>
     (await t.db.query<{ slug: string }>("select t.slug from teams t join team_members m on m.team_id = t.id join users u on u.id = m.user_id where u.email = $1 and t.personal_of_id is null", [email])).map(
@@ -384,12 +391,15 @@ describe("OIDC_DEFAULT_TEAM names only a team an operator made", () => {
       const first = await signIn(rehook, provider, { sub: "erin-1", email: "erin@example.org", email_verified: true });
       expect(location(first.answer)).toBe("/");
       expect(await teamsOf(t, "erin@example.org")).toEqual([ours.slug]);
+      expect(warnings).toEqual([]);
       // While it runs, the team is deleted and an ordinary user makes one with the same slug.
       await seeded.db.query("delete from teams where id = $1", [ours.id]);
       expect((await createTeam({ orm: seeded.orm }, { userId: seeded.squatterId, name: ours.slug })).slug).toBe(ours.slug);
       const second = await signIn(rehook, provider, { sub: "frank-1", email: "frank@example.org", email_verified: true });
       expect(location(second.answer)).toBe("/");
       expect(await teamsOf(t, "frank@example.org")).toEqual([]);
+      // Not silently: the operator is told which setting no longer names an operator's team.
+      expect(warnings).toEqual([{ message: "OIDC_DEFAULT_TEAM names no team an operator made: the new account joined no team", fields: { OIDC_DEFAULT_TEAM: ours.slug, user: expect.any(String) } }]);
     } finally {
       await t.close();
     }

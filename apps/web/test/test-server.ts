@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { loadConfig, silentLogger } from "@rehook/core";
+import { loadConfig, silentLogger, type Logger } from "@rehook/core";
 import { actorFor, createEndpoint, createUser, type Actor, type EndpointView } from "@rehook/services";
 import { startServer, type RehookServer } from "@rehook/server";
 import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/postgres";
@@ -19,11 +19,15 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** A real Rehook server on a free loopback port, on a database of its own (`now`: the clock sign-ins are checked by). */
-export async function startTestServer(env: Record<string, string> = {}, db?: TestDatabase, options: { now?: () => number } = {}): Promise<TestServer> {
+/**
+ * A real Rehook server on a free loopback port, on a database of its own (`now`: the clock
+ * sign-ins are checked by; `logger`: where its log goes, else nowhere).
+ */
+export async function startTestServer(env: Record<string, string> = {}, db?: TestDatabase, options: { now?: () => number; logger?: Logger } = {}): Promise<TestServer> {
   const database = db ?? (await createTestDatabase());
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database.url, LOG_LEVEL: "silent", ...env }, "/unused");
-  const rehook = await startServer(config, silentLogger, { dashboardBuild: DASHBOARD_BUILD, ...options });
+  const { logger = silentLogger, ...startOptions } = options;
+  const rehook = await startServer(config, logger, { dashboardBuild: DASHBOARD_BUILD, ...startOptions });
   const ctx = { orm: rehook.database.orm, baseUrl: rehook.url, addressPolicy: { allowPrivate: config.allowPrivateDestinations }, retentionDays: config.retentionDays };
   const user = await createUser(ctx, { email: `owner-${Date.now()}-${Math.random()}@example.com`, password: "correct horse" });
   const { actor } = await actorFor(ctx, { userId: user.id });

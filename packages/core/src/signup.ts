@@ -28,33 +28,38 @@ export interface Inviter {
   serverAdmin: boolean;
   /** The inviter's role in the invite's team now (null: no longer a member, or a link made before teams). */
   role: Role | null;
-  /** The invite's team is shared: not somebody's personal team (false for a link made before teams). */
-  sharedTeam: boolean;
+  /**
+   * The invite's team is an operator's (teams.made_by_operator: made by `rehook team create`
+   * or a server admin, or marked by `rehook team adopt`); false for a personal team and for a
+   * link made before teams. Any user may create a team and own it, so "not personal" alone
+   * would let anyone mint account-creating links.
+   */
+  operatorTeam: boolean;
 }
 
 /**
  * Whether an invite may create an account for someone who has none, under SIGNUP. Every user
  * owns a personal team and so may make links; the operator's choice must still hold:
  * - open: anyone may sign up anyway;
- * - invite: a server admin's link, or one from an admin (or owner) of a shared team;
+ * - invite: a server admin's link, or one from an admin (or owner) of an operator's team;
  * - closed: a server admin's link only.
  * Any link still adds someone who already has an account to its team (its admins choose who joins).
  */
 export function inviteCreatesAccounts(mode: SignupMode, inviter: Inviter): boolean {
   if (mode === "open" || inviter.serverAdmin) return true;
   if (mode === "closed") return false;
-  return inviter.sharedTeam && inviter.role !== null && roleAllows(inviter.role, "admin");
+  return inviter.operatorTeam && inviter.role !== null && roleAllows(inviter.role, "admin");
 }
 
 /** Why a link cannot create an account here (said at sign-up, and where the link is made). */
 export function inviteAccountsRefusal(mode: Exclude<SignupMode, "open">): string {
-  const who = mode === "closed" ? "Sign-up on this server is closed: only an invite from a server admin creates an account" : "Sign-up on this server is by invitation from a server admin or an admin of a shared team";
+  const who = mode === "closed" ? "Sign-up on this server is closed: only an invite from a server admin creates an account" : "Sign-up on this server is by invitation from a server admin or an admin of a team the server's operator made";
   return `This invite link only adds people who already have a Rehook account to its team. ${who}. If you have an account, log in, then open the link again.`;
 }
 
 /** Said to whoever makes a link that cannot create accounts (the dashboard and `rehook invite create`). */
 export function inviteAccountsOnlyNote(mode: Exclude<SignupMode, "open">): string {
-  const who = mode === "closed" ? "SIGNUP is closed: only a server admin's invite creates an account" : "SIGNUP is invite: only an invite from a server admin or from an admin of a shared (not personal) team creates an account";
+  const who = mode === "closed" ? "SIGNUP is closed: only a server admin's invite creates an account" : "SIGNUP is invite: only an invite from a server admin or from an admin of a team the server's operator made creates an account";
   return `This link adds someone who already has a Rehook account to the team; it cannot create an account (${who}).`;
 }
 

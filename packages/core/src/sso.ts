@@ -37,6 +37,8 @@ export const SSO_FAILURES = {
   domain: "Your email's domain is not allowed to sign in here. Ask your administrator.",
   no_account: "There is no Rehook account for your email, and this server does not create one at sign-in. Ask an admin for an invite.",
   throttled: "There were too many failed sign-ins from this address. Try again later.",
+  // The start was not from our own pages: neither Sec-Fetch-Site nor a same-origin Referer said so.
+  foreign_start: "Sign-in could not start from this page. Use the button on this sign-in page.",
 } as const;
 
 export type SsoFailure = keyof typeof SSO_FAILURES;

@@ -6,7 +6,7 @@ import { inviteAccountsRefusal, inviteCreatesAccounts, ROLES, type Inviter } fro
 
 const inviters = (overrides: Partial<Inviter> = {}): Inviter[] =>
   [true, false].flatMap((serverAdmin) =>
-    [true, false].flatMap((sharedTeam) => [...ROLES, null].map((role) => ({ serverAdmin, sharedTeam, role, ...overrides }))),
+    [true, false].flatMap((operatorTeam) => [...ROLES, null].map((role) => ({ serverAdmin, operatorTeam, role, ...overrides }))),
   );
 
 describe("an invite creates an account", () => {
@@ -18,15 +18,15 @@ describe("an invite creates an account", () => {
     for (const inviter of inviters()) expect(inviteCreatesAccounts("closed", inviter), JSON.stringify(inviter)).toBe(inviter.serverAdmin);
   });
 
-  it("invite: from a server admin, or an admin or owner of a shared team (not a personal one)", () => {
+  it("invite: from a server admin, or an admin or owner of a team an operator made (not any shared team)", () => {
     for (const inviter of inviters()) {
-      const allowed = inviter.serverAdmin || (inviter.sharedTeam && (inviter.role === "admin" || inviter.role === "owner"));
+      const allowed = inviter.serverAdmin || (inviter.operatorTeam && (inviter.role === "admin" || inviter.role === "owner"));
       expect(inviteCreatesAccounts("invite", inviter), JSON.stringify(inviter)).toBe(allowed);
     }
   });
 
   it("says why not, and what someone with an account does", () => {
     expect(inviteAccountsRefusal("closed")).toMatch(/only adds people who already have a Rehook account.*only an invite from a server admin.*log in, then open the link again/);
-    expect(inviteAccountsRefusal("invite")).toMatch(/by invitation from a server admin or an admin of a shared team/);
+    expect(inviteAccountsRefusal("invite")).toMatch(/by invitation from a server admin or an admin of a team the server's operator made/);
   });
 });

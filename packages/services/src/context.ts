@@ -1,4 +1,4 @@
-import type { AddressPolicy, Alert, ChatMessage, SignupMode, SsoConfig } from "@rehook/core";
+import type { AddressPolicy, Alert, ChatMessage, ChatPostVerdict, Logger, SignupMode, SsoConfig } from "@rehook/core";
 import type { IngressRules } from "./ingress-rules.js";
 import type { CapturePool } from "./capture-pool.js";
 import type { AttemptLimiter, LoginThrottle, OpenIdProvider, SessionManager } from "@rehook/auth";
@@ -32,6 +32,8 @@ export interface ServiceContext {
   signup?: SignupMode;
   /** PASSWORD_LOGIN: false refuses the password form (unset: allowed). */
   passwordLogin?: boolean;
+  /** Where use cases report what the operator must fix but the user cannot see (unset: nowhere). */
+  logger?: Logger;
   /** OpenID Connect sign-in (OIDC_*): the settings and the provider's client; absent when not configured. */
   sso?: { config: SsoConfig; provider: OpenIdProvider };
   /** The clock invites expire by (tests move it; unset: Date.now). */

@@ -64,7 +64,7 @@ export async function startHintFor(ctx: Pick<ServiceContext, "orm" | "signup">, 
  * Creates an account and its first session, as SIGNUP allows: anyone (open), nobody
  * (closed: accounts come from `rehook user create`) or the holder of an unused invite
  * (invite). An invite link signs up in closed and invite modes only when SIGNUP lets its
- * maker's links create accounts (a server admin's; with invite, also a shared team's admin's):
+ * maker's links create accounts (a server admin's; with invite, also an admin's of an operator's team):
  * it is claimed and judged in the transaction that creates the user, who joins its team with
  * its role. Sign-ups are limited per client address, counted before the password is hashed.
  */

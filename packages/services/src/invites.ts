@@ -66,9 +66,9 @@ async function createsAccounts(em: EntityManager, ctx: Pick<ServiceContext, "sig
  * Makes a one-time link (valid INVITE_TTL_MS) that adds its user to the actor's team with
  * `role` (default developer; at most the inviter's own). Signed out, it signs up first where
  * SIGNUP lets this inviter's links create accounts (`createsAccounts` in the answer; with
- * SIGNUP=closed only a server admin's do, with invite also a shared team's admins'); any
- * link adds someone who already has an account. The link is in this answer only (only a hash
- * of its token is stored).
+ * SIGNUP=closed only a server admin's do, with invite also those of an admin of a team an
+ * operator made); any link adds someone who already has an account. The link is in this
+ * answer only (only a hash of its token is stored).
  */
 export async function createInvite(
   ctx: Clocked & Pick<ServiceContext, "baseUrl" | "signup">,

@@ -18,7 +18,7 @@ export interface ServiceInfrastructure extends ServiceContext {
 }
 
 export function createServices(infra: ServiceInfrastructure): Services {
-  const { logger, wakeJobs, ...context } = infra;
-  const bulkReplays = new BulkReplays({ orm: context.orm, outbound: context.outbound, addressPolicy: context.addressPolicy, wakeJobs }, logger);
+  const { wakeJobs, ...context } = infra;
+  const bulkReplays = new BulkReplays({ orm: context.orm, outbound: context.outbound, addressPolicy: context.addressPolicy, wakeJobs }, context.logger);
   return Object.freeze({ ...context, bulkReplays });
 }

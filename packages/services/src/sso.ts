@@ -1,4 +1,4 @@
-import { safeRedirectPath, ssoDomainAllowed, UserError, type AuditOrigin, type SsoConfig, type SsoFailure } from "@rehook/core";
+import { safeRedirectPath, ssoDomainAllowed, UserError, type AuditOrigin, type Logger, type SsoConfig, type SsoFailure } from "@rehook/core";
 import { OpenIdSignInError, type PendingSignIn, type VerifiedIdentity } from "@rehook/auth";
 import { addTeamMember, findUserByEmail, findUserByIdentity, linkIdentity, teamsOfUser, type EntityManager } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
@@ -91,7 +91,7 @@ export type SsoOutcome = { ok: true; signedIn: SignedIn; next: string } | { ok: 
  * the login throttle, and every outcome is in the audit log.
  */
 export async function finishSsoSignIn(
-  ctx: Pick<ServiceContext, "sso" | "sessions" | "now" | "orm" | "throttles" | "signup">,
+  ctx: Pick<ServiceContext, "sso" | "sessions" | "now" | "orm" | "throttles" | "signup" | "logger">,
   input: { query: string; dashboardOrigin: string; cookieHeader: string | null; clientAddress: string | null; requestId?: string | null },
 ): Promise<SsoOutcome> {
   const { provider, config } = configured(ctx);
@@ -126,7 +126,7 @@ export async function finishSsoSignIn(
   const mayCreate = signupMode(ctx) === "open" || config.allowedDomains.length > 0;
   let account: { id: string; email: string } | null;
   try {
-    account = await ctx.orm.em.fork().transactional((em) => accountFor(em, identity, email, mayCreate ? config : null, origin));
+    account = await ctx.orm.em.fork().transactional((em) => accountFor(em, identity, email, mayCreate ? config : null, origin, ctx.logger));
   } catch (error) {
     attempt.abandoned();
     throw duplicateEmailAsConflict(error, email);
@@ -148,6 +148,7 @@ async function accountFor(
   email: string,
   creating: SsoConfig | null,
   origin: AuditOrigin,
+  logger: Logger | undefined,
 ): Promise<{ id: string; email: string } | null> {
   const linked = await findUserByIdentity(em, identity.issuer, identity.subject);
   if (linked) return linked;
@@ -171,6 +172,10 @@ async function accountFor(
   await link(created.id);
   // Checked at start too; again here, since the team may have been deleted and its slug taken by anyone since.
   const team = creating.defaultTeam ? await operatorTeamBySlug(em, creating.defaultTeam) : null;
+  if (creating.defaultTeam && !team) {
+    // The account is still made (the user did nothing wrong); the operator must hear that it joined no team.
+    logger?.warn("OIDC_DEFAULT_TEAM names no team an operator made: the new account joined no team", { OIDC_DEFAULT_TEAM: creating.defaultTeam, user: created.id });
+  }
   if (team) {
     await addTeamMember(em, team.id, created.id, creating.defaultRole);
     await recordAudit(em, undefined, {

@@ -8,7 +8,7 @@ export const teamCreateCommand = defineCommand(
   ["team", "create"],
   {
     usage: "rehook team create --email <owner email> --name <name>",
-    summary: "Create a team owned by a user (its slug is made from the name), made by the operator: it may be OIDC_DEFAULT_TEAM. Prints {id, name, slug} as JSON.",
+    summary: "Create a team owned by a user (its slug is made from the name), made by the operator: it may be OIDC_DEFAULT_TEAM, and with SIGNUP=invite its admins' invite links create accounts. Prints {id, name, slug} as JSON.",
     options: {
       email: { type: "string", required: true, description: "the email of the user who owns the new team" },
       name: { type: "string", required: true, description: "the team's name, up to 100 characters" },
@@ -27,7 +27,7 @@ export const teamAdoptCommand = defineCommand(
   {
     usage: "rehook team adopt --slug <slug>",
     summary:
-      "Mark an existing shared team as the operator's, so that OIDC_DEFAULT_TEAM may name it (check its members first: rehook member list). Prints {id, name, slug} as JSON.",
+      "Mark an existing shared team as the operator's, so that OIDC_DEFAULT_TEAM may name it and, with SIGNUP=invite, its admins' invite links create accounts (check its members first: rehook member list). Prints {id, name, slug} as JSON.",
     options: {
       slug: { type: "string", required: true, description: "the team's slug" },
     },

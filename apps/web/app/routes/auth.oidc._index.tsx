@@ -22,11 +22,12 @@ function fromOurOwnPage(request: Request): boolean {
  * every redirect that follows a form submission to the page's `form-action 'self'`, so the
  * redirect to the provider (and whatever hosts the provider itself redirects through) would
  * be blocked; a link's navigation is not. Only our own pages start one: a navigation from
- * another site goes back to the login page. What makes the callback safe (state, nonce and
+ * another site goes back to the login page, which says to use its button. What makes the callback safe (state, nonce and
  * PKCE bound to this browser's cookie) is the same either way.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  if (!fromOurOwnPage(request)) return redirect("/login", 303);
+  // A fixed code the login page turns into a sentence (nothing from the request is reflected).
+  if (!fromOurOwnPage(request)) return redirect("/login?sso_error=foreign_start", 303);
   const url = new URL(request.url);
   // A path longer than any of ours is no path of ours: the dashboard's home instead.
   const next = url.searchParams.get("next");

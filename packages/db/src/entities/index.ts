@@ -27,7 +27,7 @@ export interface Team {
   slug: string;
   /** The user this team was made for on upgrade or sign-up (their personal team); null for teams made by hand. */
   personalOf: User | null;
-  /** Made by an operator (`rehook team create`, `rehook team adopt`, or a server admin): only such a team may be OIDC_DEFAULT_TEAM. */
+  /** Made by an operator (`rehook team create`, `rehook team adopt`, or a server admin): only such a team may be OIDC_DEFAULT_TEAM, and only its admins' invite links create accounts under SIGNUP=invite. */
   madeByOperator: boolean;
   createdAt: Date;
 }

@@ -66,11 +66,12 @@ export async function recordInviteUser(em: EntityManager, inviteId: string, user
 /**
  * Who made the invite, as things stand now: whether they are a server admin, their role in
  * the invite's team (null: no longer in it, or a link from before teams) and whether that
- * team is shared (not a personal team). Null when the invite does not exist.
+ * team is an operator's (teams.made_by_operator; never a personal team). Null when the invite
+ * does not exist.
  */
-export async function inviterOf(em: EntityManager, inviteId: string): Promise<{ serverAdmin: boolean; role: StoredRole | null; sharedTeam: boolean } | null> {
-  const rows = await em.getConnection().execute<Array<{ server_admin: boolean; role: StoredRole | null; shared_team: boolean }>>(
-    `select u.is_admin as server_admin, m.role, (t.id is not null and t.personal_of_id is null) as shared_team
+export async function inviterOf(em: EntityManager, inviteId: string): Promise<{ serverAdmin: boolean; role: StoredRole | null; operatorTeam: boolean } | null> {
+  const rows = await em.getConnection().execute<Array<{ server_admin: boolean; role: StoredRole | null; operator_team: boolean }>>(
+    `select u.is_admin as server_admin, m.role, coalesce(t.made_by_operator and t.personal_of_id is null, false) as operator_team
        from invites i
        join users u on u.id = i.created_by_id
        left join teams t on t.id = i.team_id
@@ -81,5 +82,5 @@ export async function inviterOf(em: EntityManager, inviteId: string): Promise<{ 
     em.getTransactionContext(),
   );
   const row = rows[0];
-  return row ? { serverAdmin: row.server_admin, role: row.role, sharedTeam: row.shared_team } : null;
+  return row ? { serverAdmin: row.server_admin, role: row.role, operatorTeam: row.operator_team } : null;
 }
