@@ -60,7 +60,7 @@ class Supervisor {
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
     // The workers' scrapes of /metrics are answered here, for the whole instance.
-    const stopMetrics = this.config.metricsEnabled ? serveClusterMetrics() : () => {};
+    const stopMetrics = this.config.metricsEnabled ? serveClusterMetrics({ waitMs: this.config.metricsWorkersWaitMs }) : () => {};
     try {
       let first: ListeningMessage | undefined;
       for (let started = 0; started < this.count && !this.stopSignal; started++) {
