@@ -37,7 +37,7 @@ const alias = Object.fromEntries([
  */
 const UNIT_PACKAGES = new Set(["core", "auth"]);
 const UNIT_FILES: Record<string, string[]> = {
-  http: ["capture-answer-failure", "event-body", "export-formats", "lingering-close", "metrics", "origins", "presenters", "stream-backpressure"],
+  http: ["capture-answer-failure", "cluster-metrics", "event-body", "export-formats", "lingering-close", "metrics", "origins", "presenters", "stream-backpressure"],
   delivery: ["destination-check", "fair-scheduler", "lookup-concurrency", "send", "stale-connection", "start-slots"],
   services: ["event-body-view", "known-slugs"],
   server: ["smtp-tls"],

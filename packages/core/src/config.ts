@@ -126,6 +126,7 @@ export const environmentSchema = z.object({
     .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces (it is sent as a bearer token)")
     .optional(),
   METRICS_PORT: port.optional(),
+  METRICS_WORKERS_WAIT_MS: wholeNumber(100, 60_000).default(2_000),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -209,6 +210,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** Serve /metrics on this port only (bound to HOST), not on PORT (unset: on PORT). */
   metricsPort: number | undefined;
+  /** With `--workers N`, how long a scrape waits for every worker's samples before a late one counts with its last. */
+  metricsWorkersWaitMs: number;
 }
 
 /** OIDC_*: all three of issuer, client id and secret, or none of them; the rest only with them. */
@@ -449,5 +452,6 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     metricsEnabled: e.METRICS_ENABLED,
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,
+    metricsWorkersWaitMs: e.METRICS_WORKERS_WAIT_MS,
   };
 }

@@ -85,6 +85,9 @@ describe("configuration", () => {
     expect(() => loadConfig({ METRICS_TOKEN: "has a space in it, sixteen+" }, "/d")).toThrow(/METRICS_TOKEN/);
     expect(() => loadConfig({ METRICS_PORT: "8080" }, "/d")).toThrow(/METRICS_PORT: it is PORT/);
     expect(() => loadConfig({ METRICS_PORT: "70000" }, "/d")).toThrow(/METRICS_PORT/);
+    expect(loadConfig({}, "/d").metricsWorkersWaitMs).toBe(2_000);
+    expect(loadConfig({ METRICS_WORKERS_WAIT_MS: "15000" }, "/d").metricsWorkersWaitMs).toBe(15_000);
+    expect(() => loadConfig({ METRICS_WORKERS_WAIT_MS: "50" }, "/d")).toThrow(/METRICS_WORKERS_WAIT_MS/);
   });
 
   it("treats empty variables as unset", () => {
@@ -107,6 +110,7 @@ describe("configuration", () => {
     "SIGNUPS_PER_ADDRESS_PER_HOUR",
     "PASSWORD_HASH_CONCURRENCY",
     "METRICS_PORT",
+    "METRICS_WORKERS_WAIT_MS",
     "WORKERS",
   ];
 

@@ -62,4 +62,4 @@ export {
   type MetricsSources,
   type RehookMetricsOptions,
 } from "./metrics.js";
-export { CLUSTER_SCRAPE_ANSWER_MS, CLUSTER_SCRAPE_WAIT_MS, ClusterMetricsScrape, serveClusterMetrics } from "./cluster-metrics.js";
+export { CLUSTER_SCRAPE_ANSWER_MARGIN_MS, CLUSTER_SCRAPE_WAIT_MS, ClusterMetricsScrape, serveClusterMetrics, WorkerTally } from "./cluster-metrics.js";

@@ -45,7 +45,7 @@ export async function runWorker(config: Config, logger: Logger, processes: numbe
     await serveUntilStopped(config, tagged(logger, process.pid), {
       processes,
       // A scrape of any worker answers for the whole instance (the primary adds the workers up).
-      metricsScrape: (local) => new ClusterMetricsScrape(local),
+      metricsScrape: (local) => new ClusterMetricsScrape(local, config.metricsWorkersWaitMs),
       listening: (rehook) => {
         void startHintOf(rehook, config).then((hint) => {
           const message: ListeningMessage = { type: "listening", url: rehook.url, ...(rehook.metricsUrl ? { metricsUrl: rehook.metricsUrl } : {}), ...(hint ? { hint } : {}) };

@@ -72,7 +72,7 @@ class Supervisor {
     const done = new Promise<void>((resolve) => (this.allExited = resolve));
     const removeSignalHandlers = onStopSignals((signal) => this.stop(signal));
     // The workers' scrapes of /metrics are answered here, for the whole instance.
-    const stopMetrics = this.config.metricsEnabled ? serveClusterMetrics() : () => {};
+    const stopMetrics = this.config.metricsEnabled ? serveClusterMetrics({ waitMs: this.config.metricsWorkersWaitMs }) : () => {};
     try {
       let first: ListeningMessage | undefined;
       for (let started = 0; started < this.count && !this.stopSignal; started++) {
