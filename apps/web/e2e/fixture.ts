@@ -36,7 +36,7 @@ export interface Dashboard<Names extends string = never> {
  * what had started is closed again.
  */
 export async function openDashboard<Names extends string = never>(
-  options: { sinks?: Record<Names, SinkAnswer>; env?: (sinks: Record<Names, Sink>) => Record<string, string> } = {},
+  options: { sinks?: Record<Names, SinkAnswer>; env?: (sinks: Record<Names, Sink>) => Record<string, string>; now?: () => number } = {},
 ): Promise<Dashboard<Names>> {
   await mkdir(SCREENSHOTS, { recursive: true });
   const started: Array<{ close(): Promise<void> }> = [];
@@ -51,7 +51,7 @@ export async function openDashboard<Names extends string = never>(
       sinks[name] = await startSink(answer);
       started.push(sinks[name]);
     }
-    const t = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: "true", ...options.env?.(sinks) });
+    const t = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: "true", ...options.env?.(sinks) }, undefined, options.now ? { now: options.now } : {});
     started.push(t);
     const browser = await launchBrowser();
     started.push(browser);

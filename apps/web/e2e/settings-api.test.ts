@@ -13,6 +13,11 @@ let providerAnswer: "ok" | "channel_not_found" = "ok";
 let page: Page;
 let consoleErrors: string[];
 let shot: Dashboard["shot"];
+/** How far the server's clock is ahead of the wall clock: a test message is paced to one every 30 s per team, so a test moves it. */
+let clockAhead = 0;
+const after30Seconds = () => {
+  clockAhead += 31_000;
+};
 
 beforeAll(async () => {
   const dashboard = await openDashboard({
@@ -28,6 +33,7 @@ beforeAll(async () => {
       },
     },
     env: ({ provider }) => ({ CHAT_HOOKS_BASE: `http://127.0.0.1:${provider.port}/services` }),
+    now: () => Date.now() + clockAhead,
   });
   ({ t, page, consoleErrors, shot, sinks: { provider } } = dashboard);
   return dashboard.close;
@@ -84,7 +90,14 @@ describe("notification test message and API reference in a real browser", () => 
     expect(Array.isArray(json.blocks)).toBe(true);
     expect((json.blocks as unknown[]).length).toBeGreaterThan(0);
 
+    // Again right away: paced (one test message every 30 s per team), and nothing is posted.
+    await page.getByRole("button", { name: "Send test message" }).click();
+    await expect.poll(() => testResult().textContent()).toMatch(/This chat hook was tested less than 30 s ago: a chat hook sends at most one test every 30 s\. Try again in \d+ s\./);
+    expect(await testResult().getAttribute("role")).toBe("alert");
+    expect(provider.received).toHaveLength(1);
+
     providerAnswer = "channel_not_found";
+    after30Seconds();
     await page.getByRole("button", { name: "Send test message" }).click();
     await expect.poll(() => testResult().textContent()).toContain("channel_not_found");
     expect(await testResult().getAttribute("role")).toBe("alert");
@@ -127,6 +140,7 @@ describe("notification test message and API reference in a real browser", () => 
     await page.getByRole("button", { name: "Save notifications" }).click();
     await expect.poll(() => banner.count()).toBe(0);
     await expect.poll(() => page.getByTestId("notifications-state").textContent()).toBe("On");
+    after30Seconds();
     await page.getByRole("button", { name: "Send test message" }).click();
     await expect.poll(() => testResult().textContent()).toBe("Test message sent: check the channel.");
     expect(provider.received.at(-1)!.url).toBe("/services/T000/B000/YYYY");

@@ -192,3 +192,9 @@ export function isLocalhostName(hostname: string): boolean {
   const name = hostname.toLowerCase().replace(/\.$/, "");
   return name === "localhost" || name.endsWith(".localhost");
 }
+
+/** A host that is this machine: localhost, 127.0.0.0/8, ::1 (or ::ffff:127.x), with or without IPv6 brackets. */
+export function isLoopbackHost(hostname: string): boolean {
+  const bare = hostname.replace(/^\[(.*)\]$/, "$1");
+  return isLocalhostName(bare) || classifyAddress(bare) === "loopback";
+}

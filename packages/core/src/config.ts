@@ -3,8 +3,8 @@ import { SIGNUP_MODES, type SignupMode } from "./signup.js";
 import { ROLES } from "./roles.js";
 import type { SsoConfig } from "./sso.js";
 import { OPEN_UPLOAD_BYTES, type BodyBudgetLimits, type MinUploadRate } from "./body-budget.js";
-import { classifyAddress, isLocalhostName } from "./addresses.js";
-import { DEFAULT_ALERT_EMAILS_PER_TEAM_PER_HOUR } from "./alerts/pacing.js";
+import { isLoopbackHost } from "./addresses.js";
+import { DEFAULT_ALERT_EMAILS_PER_HOUR, DEFAULT_ALERT_EMAILS_PER_TEAM_PER_HOUR } from "./alerts/pacing.js";
 
 const MIB = 1024 * 1024;
 
@@ -107,6 +107,7 @@ export const environmentSchema = z.object({
   SMTP_FROM: z.string().max(320).optional(),
   SMTP_ALLOW_PLAINTEXT_AUTH: booleanString.default(false),
   ALERT_EMAILS_PER_TEAM_PER_HOUR: wholeNumber(1, 100_000).default(DEFAULT_ALERT_EMAILS_PER_TEAM_PER_HOUR),
+  ALERT_EMAILS_PER_HOUR: wholeNumber(1, 1_000_000).default(DEFAULT_ALERT_EMAILS_PER_HOUR),
   OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   OIDC_CLIENT_ID: z.string().max(1024).optional(),
   OIDC_CLIENT_SECRET: z.string().max(4096).optional(),
@@ -204,6 +205,8 @@ export interface Config {
   smtp: SmtpConfig | null;
   /** Emails one team's alert rules may send in any hour, alerts and tests together (ALERT_EMAILS_PER_TEAM_PER_HOUR). */
   alertEmailsPerTeamPerHour: number;
+  /** Emails the whole server's alert rules may send in any hour, every team together (ALERT_EMAILS_PER_HOUR). */
+  alertEmailsPerHour: number;
   /** Serve GET /metrics (Prometheus text format) and count what it reports. */
   metricsEnabled: boolean;
   /** Scrapes must send Authorization: Bearer <token> (unset: no authentication). */
@@ -354,11 +357,6 @@ export interface SmtpConfig {
   allowPlaintextAuth: boolean;
 }
 
-/** A host name that is this machine: localhost, 127.0.0.0/8, ::1 (or ::ffff:127.x). */
-function isLoopbackHost(hostname: string): boolean {
-  return isLocalhostName(hostname) || classifyAddress(hostname) === "loopback";
-}
-
 /**
  * SMTP_URL and its companions. SMTP_ALLOW_PLAINTEXT_AUTH is accepted for a relay on this
  * machine only: there the password never crosses a network, while on any other host (a
@@ -370,7 +368,16 @@ function smtpConfig(e: Environment, baseUrl: string): SmtpConfig | null {
     if (e.SMTP_ALLOW_PLAINTEXT_AUTH) throw new ConfigError("invalid SMTP_ALLOW_PLAINTEXT_AUTH: it needs SMTP_URL");
     return null;
   }
-  const host = new URL(e.SMTP_URL).hostname;
+  const url = new URL(e.SMTP_URL);
+  // nodemailer reads a URL's query as transport options: `?service=AOL` connects to another
+  // host than the one checked below, `?service=Maildev` or `?ignoreTLS=true` skips STARTTLS,
+  // `?tls.rejectUnauthorized=false` accepts any certificate. Rehook sets every option itself.
+  if (url.search !== "" || url.hash !== "") {
+    throw new ConfigError(
+      `invalid SMTP_URL: it takes no query or fragment (${url.search || url.hash} given): Rehook sets the transport options itself (TLS from smtps:// or required STARTTLS; a private CA via NODE_EXTRA_CA_CERTS)`,
+    );
+  }
+  const host = url.hostname;
   if (e.SMTP_ALLOW_PLAINTEXT_AUTH && !isLoopbackHost(host)) {
     throw new ConfigError(
       `invalid SMTP_ALLOW_PLAINTEXT_AUTH: SMTP_URL's host ${host} is not this machine (localhost, 127.0.0.0/8, ::1), and the password would cross the network in clear text; ` +
@@ -449,6 +456,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     sso: ssoConfig(e),
     smtp: smtpConfig(e, baseUrl),
     alertEmailsPerTeamPerHour: e.ALERT_EMAILS_PER_TEAM_PER_HOUR,
+    alertEmailsPerHour: e.ALERT_EMAILS_PER_HOUR,
     metricsEnabled: e.METRICS_ENABLED,
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,

@@ -13,6 +13,13 @@ describe("configuration", () => {
     expect(() => loadConfig({ SMTP_ALLOW_PLAINTEXT_AUTH: "true" }, "/d")).toThrow("invalid SMTP_ALLOW_PLAINTEXT_AUTH: it needs SMTP_URL");
   });
 
+  it("refuses a query in SMTP_URL (nodemailer would read it as options: another host, no STARTTLS, any certificate)", () => {
+    for (const url of ["smtp://u:p@mail.example.com:587?service=Maildev", "smtp://u:p@127.0.0.1?service=AOL", "smtps://u:p@mail.example.com?tls.rejectUnauthorized=false", "smtp://mail.example.com#x"]) {
+      expect(() => loadConfig({ SMTP_URL: url }, "/d")).toThrow(/^invalid SMTP_URL: it takes no query or fragment \(\S+ given\): Rehook sets the transport options itself/);
+    }
+    expect(loadConfig({ SMTP_URL: "smtp://u:p@mail.example.com:587" }, "/d").smtp).toMatchObject({ url: "smtp://u:p@mail.example.com:587" });
+  });
+
   it("has a default for everything", () => {
     const config = loadConfig({}, "/data");
     expect(config).toMatchObject({

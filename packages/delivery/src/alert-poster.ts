@@ -50,8 +50,20 @@ export interface AlertPosterOptions {
 /** A rule as "Send a test" sends through it. */
 export type TestedRule = Pick<PostableRule, "id" | "teamId" | "channel" | "target" | "secret">;
 
+/** Who asks for a test (the user counted against their hour; null: none) and when, by the caller's clock. */
+export interface TestAsker {
+  userId: string | null;
+  nowMs: number;
+}
+
+/** A test the send limits refused: which limit, and what the button says. */
+export interface TestRefusal {
+  refusal: AlertSendRefusal;
+  message: string;
+}
+
 /** How a test went: the channel's verdict, or the limit that kept it from being sent. */
-export type TestOutcome = { sent: true; verdict: ChatPostVerdict } | { sent: false; refusal: AlertSendRefusal; message: string };
+export type TestOutcome = { sent: true; verdict: ChatPostVerdict } | ({ sent: false } & TestRefusal);
 
 /**
  * The webhook-id of a post of these outbox rows. Standard Webhooks asks a resend to keep its
@@ -113,12 +125,23 @@ export class AlertPoster {
   }
 
   /**
-   * "Send a test": counted against the rule's and the team's limits (and the team's email
-   * when the channel is email) before anything is sent, so a refused or failed test counts too.
+   * Counts a test of `subject` (a rule's id, or "notifications:<team id>" for the team's chat hook)
+   * against the test limits (per subject, team and user) and, for email, the team's and the
+   * server's hour; null when it may go. Anything sent by a "Send a test" button asks here first.
    */
-  async sendTest(rule: TestedRule, alert: Alert): Promise<TestOutcome> {
-    const refusal = await reserveAlertSend(this.options.db, { teamId: rule.teamId, ruleId: rule.id, test: true, email: rule.channel === "email", nowMs: this.nowMs() }, this.limits);
-    if (refusal) return { sent: false, refusal, message: alertSendRefusalMessage(refusal, this.limits) };
+  async reserveTest(test: { teamId: string; subject: string; email: boolean; tested: string }, asker: TestAsker): Promise<TestRefusal | null> {
+    const reservation = { teamId: test.teamId, userId: asker.userId, subject: test.subject, test: true, email: test.email, nowMs: asker.nowMs };
+    const refusal = await reserveAlertSend(this.options.db, reservation, this.limits);
+    return refusal ? { refusal, message: alertSendRefusalMessage(refusal, this.limits, test.tested) } : null;
+  }
+
+  /**
+   * "Send a test": counted against the limits (see reserveTest) before anything is sent, so a
+   * refused or failed test counts too.
+   */
+  async sendTest(rule: TestedRule, alert: Alert, asker: TestAsker): Promise<TestOutcome> {
+    const refused = await this.reserveTest({ teamId: rule.teamId, subject: rule.id, email: rule.channel === "email", tested: "rule" }, asker);
+    if (refused) return { sent: false, ...refused };
     return { sent: true, verdict: await this.send({ ...rule, failures: 0 }, alert) };
   }
 
@@ -173,7 +196,11 @@ export class AlertPoster {
       return more ? { kind: "later", inMs: 0 } : { kind: "done", rerunInMs: 0 };
     }
     if (rule.channel === "email") {
-      const refusal = await reserveAlertSend(this.options.db, { teamId: rule.teamId, ruleId: rule.id, test: false, email: true, nowMs: this.nowMs() }, this.limits);
+      const refusal = await reserveAlertSend(
+        this.options.db,
+        { teamId: rule.teamId, userId: null, subject: rule.id, test: false, email: true, nowMs: this.nowMs() },
+        this.limits,
+      );
       if (refusal) {
         // Held, not failed: the rows stay (more fold into one summary) and go once the hour has room.
         const text = heldAlertMessage(refusal, this.limits);

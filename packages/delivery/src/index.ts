@@ -17,5 +17,5 @@ export { checkDestination } from "./destination-check.js";
 export { Notifier, type NotifierOptions } from "./notifier.js";
 export { FairScheduler, type FairSchedulerOptions, type Scheduled } from "./fair-scheduler.js";
 export { MAX_HELD_RETRIES, MAX_HELD_RETRY_BYTES, MAX_HELD_RETRY_WAIT_MS } from "./held-retries.js";
-export { AlertPoster, alertMessageId, alertOf, type AlertPosterOptions, type TestedRule, type TestOutcome } from "./alert-poster.js";
-export { createSmtpMailer, smtpTransportOptions, STARTTLS_REQUIRED, type Mailer } from "./mailer.js";
+export { AlertPoster, alertMessageId, alertOf, type AlertPosterOptions, type TestAsker, type TestedRule, type TestOutcome, type TestRefusal } from "./alert-poster.js";
+export { createSmtpMailer, createSmtpTransport, smtpTransportOptions, STARTTLS_REQUIRED, type Mailer } from "./mailer.js";

@@ -1,7 +1,6 @@
 import nodemailer from "nodemailer";
-import { parseConnectionUrl } from "nodemailer/lib/shared/index.js";
 import type SMTPTransport from "nodemailer/lib/smtp-transport/index.js";
-import type { EmailAnswer } from "@rehook/core";
+import { isLoopbackHost, type EmailAnswer } from "@rehook/core";
 
 /** Sends alert emails (SMTP_URL): one plain-text message at a time. */
 export interface Mailer {
@@ -14,18 +13,39 @@ export const STARTTLS_REQUIRED =
   "the mail server offers no STARTTLS, and SMTP_URL's password is sent only over TLS (use smtps://, give the server STARTTLS, or, for a relay on this machine, set SMTP_ALLOW_PLAINTEXT_AUTH=true)";
 
 /**
- * SMTP_URL as nodemailer's options. A URL with credentials always gets TLS before AUTH:
- * smtps: from the start, smtp: by STARTTLS, required (nodemailer's default is to upgrade only
- * when the server offers it, so a server, or anyone on the path, that leaves STARTTLS out of
- * its EHLO would receive the password in clear text). The URL is parsed here rather than
- * handed over, because nodemailer lets a URL's query (`?requireTLS=false`) override the
- * options it is given. `allowPlaintextAuth` (SMTP_ALLOW_PLAINTEXT_AUTH, loopback relays only:
- * the configuration refuses it for another host) keeps the opportunistic upgrade.
+ * SMTP_URL as nodemailer's options, built from the URL's scheme, host, port and credentials
+ * only. Nodemailer would read the URL's query as options (`?service=AOL` connects to
+ * smtp.aol.com whatever the host says, `?ignoreTLS=true` skips STARTTLS): the configuration
+ * refuses a query, and nothing of it is read here either. A URL with credentials always gets
+ * TLS before AUTH: smtps: from the start, smtp: by STARTTLS, required (nodemailer's default is
+ * to upgrade only when the server offers it, so a server, or anyone on the path, that leaves
+ * STARTTLS out of its EHLO would receive the password in clear text). `allowPlaintextAuth`
+ * (SMTP_ALLOW_PLAINTEXT_AUTH) keeps the opportunistic upgrade, and only when the host these
+ * options connect to is this machine.
  */
 export function smtpTransportOptions(url: string, allowPlaintextAuth: boolean): SMTPTransport.Options {
-  const options = parseConnectionUrl(url) as SMTPTransport.Options;
-  const requireTLS = options.auth !== undefined && !options.secure && !allowPlaintextAuth;
+  const parsed = new URL(url);
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, "$1");
+  const options: SMTPTransport.Options = { host, secure: parsed.protocol === "smtps:", tls: { rejectUnauthorized: true } };
+  if (parsed.port !== "") options.port = Number(parsed.port);
+  if (parsed.username !== "" || parsed.password !== "") options.auth = { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) };
+  const plaintextAllowed = allowPlaintextAuth && isLoopbackHost(host);
+  const requireTLS = options.auth !== undefined && !options.secure && !plaintextAllowed;
   return requireTLS ? { ...options, requireTLS: true, ignoreTLS: false, opportunisticTLS: false } : options;
+}
+
+/**
+ * The nodemailer transport of SMTP_URL, with a timeout on every stage. Its `transporter.options`
+ * are what it connects with (tests check them: nodemailer merges well-known services into them).
+ */
+export function createSmtpTransport(options: { url: string; allowPlaintextAuth?: boolean; timeoutMs?: number }) {
+  const timeout = options.timeoutMs ?? 10_000;
+  return nodemailer.createTransport({
+    ...smtpTransportOptions(options.url, options.allowPlaintextAuth ?? false),
+    connectionTimeout: timeout,
+    greetingTimeout: timeout,
+    socketTimeout: timeout,
+  });
 }
 
 /**
@@ -35,13 +55,7 @@ export function smtpTransportOptions(url: string, allowPlaintextAuth: boolean): 
  * holding the alert job.
  */
 export function createSmtpMailer(options: { url: string; from: string; allowPlaintextAuth?: boolean; timeoutMs?: number }): Mailer {
-  const timeout = options.timeoutMs ?? 10_000;
-  const transport = nodemailer.createTransport({
-    ...smtpTransportOptions(options.url, options.allowPlaintextAuth ?? false),
-    connectionTimeout: timeout,
-    greetingTimeout: timeout,
-    socketTimeout: timeout,
-  });
+  const transport = createSmtpTransport(options);
   return {
     async send(message) {
       try {

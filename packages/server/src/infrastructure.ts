@@ -132,7 +132,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     logger,
     postTimeoutMs: Math.min(10_000, config.forwardTimeoutMs),
     metrics,
-    limits: { ...DEFAULT_ALERT_SEND_LIMITS, emailsPerTeamPerHour: config.alertEmailsPerTeamPerHour },
+    limits: { ...DEFAULT_ALERT_SEND_LIMITS, emailsPerTeamPerHour: config.alertEmailsPerTeamPerHour, emailsPerHour: config.alertEmailsPerHour },
     ...(options.now ? { now: options.now } : {}),
   });
   // Background work other than forwarding (whose queue is the deliveries table): chat posts, bulk replays, purges.

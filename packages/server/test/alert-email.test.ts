@@ -22,7 +22,11 @@ interface Mail {
 const mails: Mail[] = [];
 /** The SMTP reply to RCPT TO for this address, when it should be refused. */
 const refusedRecipients = new Set<string>();
-/** How far the graph's clock is ahead of the wall clock (a test moves it past an hour). */
+/**
+ * How far the graph's clock is ahead of the wall clock (a test moves it past an hour). It is
+ * module state read by the file's one graph, so this file's tests must stay sequential (no
+ * describe.concurrent): a test that moves it changes the clock of every test running beside it.
+ */
 let clockAhead = 0;
 
 const test = base.extend<{ smtp: { port: number }; graph: Services; owner: { id: string; teamId: string } }>({
@@ -149,5 +153,33 @@ describe("email alerts", () => {
     await waitFor(() => alertsTo(held.target).length === 1, "the held alert");
     expect(capped()).toHaveLength(6);
     await waitFor(async () => (await read()).find((rule) => rule.id === held.id)!.lastResult?.text === "delivered", "its result");
+  });
+
+  test("the server's email is capped per hour over every team (ALERT_EMAILS_PER_HOUR): many teams, each under its own cap, cannot add up past it", async ({ database, smtp }) => {
+    // A graph of the test's own with a server cap of 2, on a clock two hours past this file's
+    // (so the emails of the tests before are out of its hour).
+    const config = serviceConfig(database.url, { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, ALERT_EMAILS_PER_HOUR: "2" });
+    await withServiceGraph(
+      config,
+      async (services) => {
+        const em = services.orm.em.fork();
+        const rules: Array<{ teamId: string; id: string }> = [];
+        for (const n of [1, 2, 3]) {
+          const user = await insertUser(em, { id: uuidv7(), email: `server-cap-${n}-${uuidv7()}@example.com`, passwordHash: "unusable" });
+          const team = await insertTeamNamed(em, { name: user.email, ownerId: user.id, personal: true });
+          const rule = await createAlertRule(services, { teamId: team.id, name: "Server cap", trigger: "delivery_failed", channel: "email", target: `server-cap${n}@example.com` });
+          rules.push({ teamId: team.id, id: rule.id });
+        }
+        const to = () => mails.filter((mail) => mail.to.some((address) => address.startsWith("server-cap")));
+        for (const rule of rules.slice(0, 2)) expect((await sendTestAlert(services, rule)).ok).toBe(true);
+        const refused = await sendTestAlert(services, rules[2]!).then(
+          () => null,
+          (error: unknown) => error,
+        );
+        expect(refused).toMatchObject({ code: "rate_limited", message: expect.stringMatching(/^This server has sent 2 alert emails in the last hour \(every team together\), its limit\. Try again in \d+ min\.$/) });
+        expect(to()).toHaveLength(2);
+      },
+      { now: () => Date.now() + clockAhead + 2 * 60 * 60_000 },
+    );
   });
 });

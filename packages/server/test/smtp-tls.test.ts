@@ -2,7 +2,7 @@ import { createServer, connect, type Server, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SMTPServer } from "smtp-server";
 import { loadConfig } from "@rehook/core";
-import { createSmtpMailer, smtpTransportOptions, STARTTLS_REQUIRED } from "@rehook/delivery";
+import { createSmtpMailer, createSmtpTransport, smtpTransportOptions, STARTTLS_REQUIRED } from "@rehook/delivery";
 
 // SMTP_URL's password over a real SMTP server on loopback that offers AUTH without STARTTLS
 // (as a misconfigured server, or anyone on the path who strips STARTTLS from EHLO, would). A
@@ -68,7 +68,7 @@ const message = (to: string) => ({ to, subject: "[Rehook] test", text: "hello" }
 describe("SMTP credentials need TLS", () => {
   it("refuses to log in to a server without STARTTLS: the password is never sent, and the alert says why", async () => {
     const before = sent.length;
-    // A query that asks nodemailer not to require TLS changes nothing either.
+    // A query that asks nodemailer not to require TLS changes nothing either (the configuration refuses it; the mailer ignores it).
     for (const url of [`smtp://alerts:${PASSWORD}@127.0.0.1:${port}`, `smtp://alerts:${PASSWORD}@127.0.0.1:${port}/?requireTLS=false&ignoreTLS=true`]) {
       const mailer = createSmtpMailer({ url, from: "rehook@rehook.test", timeoutMs: 5_000 });
       try {
@@ -116,5 +116,24 @@ describe("SMTP credentials need TLS", () => {
     expect(smtpTransportOptions("smtp://u:p@mail.example.com:587?requireTLS=false&ignoreTLS=true", false)).toMatchObject({ secure: false, requireTLS: true, ignoreTLS: false, opportunisticTLS: false });
     expect(smtpTransportOptions("smtp://u:p@127.0.0.1:25", true).requireTLS).toBeUndefined();
     expect(smtpTransportOptions("smtp://relay.example.com:25", false).requireTLS).toBeUndefined();
+  });
+
+  it("reads nothing of the URL's query: ?service= neither moves the connection off the checked host nor turns STARTTLS off", () => {
+    // What nodemailer itself would connect with, given our options (its well-known services override host, port and TLS).
+    const used = (url: string, allowPlaintextAuth: boolean) => {
+      const transport = createSmtpTransport({ url, allowPlaintextAuth });
+      const options = (transport.transporter as unknown as { options: Record<string, unknown> }).options;
+      transport.close();
+      return options;
+    };
+    const aol = used("smtp://u:p@127.0.0.1:25?service=AOL", true);
+    expect(aol).toMatchObject({ host: "127.0.0.1", port: 25 });
+    expect(aol["service"]).toBeUndefined();
+    const maildev = used("smtp://u:p@mail.example.com:587?service=Maildev&tls.rejectUnauthorized=false", false);
+    expect(maildev).toMatchObject({ host: "mail.example.com", port: 587, requireTLS: true, ignoreTLS: false, tls: { rejectUnauthorized: true } });
+    // The loopback opt-out holds only for the host actually connected to.
+    expect(used("smtp://u:p@mail.example.com:25", true)).toMatchObject({ requireTLS: true });
+    // And the configuration refuses such a URL in the first place.
+    expect(() => loadConfig({ SMTP_URL: "smtp://u:p@127.0.0.1?service=AOL", SMTP_ALLOW_PLAINTEXT_AUTH: "true" }, "/d")).toThrow(/^invalid SMTP_URL: it takes no query/);
   });
 });

@@ -164,7 +164,6 @@ export async function createAlertRule(ctx: RuleContext, input: { teamId: string;
       lastResultOk: null,
       lastResult: null,
       firing: [],
-      lastTestAt: null,
       retryThrough: null,
       createdAt: new Date(),
     } as never);
@@ -224,16 +223,18 @@ export async function deleteAlertRule(ctx: Pick<ServiceContext, "orm">, input: {
 /**
  * Sends a test alert through the rule's channel now, records the result as the rule's last
  * one, and says how it went. It neither pauses the rule nor counts as a failure: the button
- * is for trying a channel out. Tests are paced per rule and per team, and an email test counts
- * against the team's hourly email (see AlertSendLimits): past a limit, `rate_limited` with how
- * long to wait, and nothing is sent.
+ * is for trying a channel out. Tests are paced per rule, per team and per user (`by`, every
+ * team together), and an email test counts against the team's and the server's hourly email
+ * (see AlertSendLimits): past a limit, `rate_limited` with how long to wait, and nothing is sent.
  */
-export async function sendTestAlert(ctx: Pick<ServiceContext, "orm" | "alerts" | "baseUrl">, input: { teamId: string; by?: AuditedBy; id: string }): Promise<{ ok: boolean; message: string }> {
+export async function sendTestAlert(ctx: Pick<ServiceContext, "orm" | "alerts" | "baseUrl" | "now">, input: { teamId: string; by?: AuditedBy; id: string }): Promise<{ ok: boolean; message: string }> {
   const rule = await findAlertRule(ctx.orm.em.fork(), input.teamId, input.id);
   if (!rule) throw new UserError("not_found", "That alert rule does not exist in this team.");
   if (!ctx.alerts) throw new UserError("unavailable", "Alerts are not running on this server.");
-  const alert = testAlert({ ruleName: rule.name, kind: rule.trigger as AlertTrigger, at: new Date(), url: `${ctx.baseUrl}/settings#alerts` });
-  const tried = await ctx.alerts.sendTest({ id: rule.id, teamId: input.teamId, channel: rule.channel, target: rule.target, secret: rule.secret }, alert);
+  const nowMs = (ctx.now ?? Date.now)();
+  const alert = testAlert({ ruleName: rule.name, kind: rule.trigger as AlertTrigger, at: new Date(nowMs), url: `${ctx.baseUrl}/settings#alerts` });
+  const asker = { userId: input.by?.userId ?? null, nowMs };
+  const tried = await ctx.alerts.sendTest({ id: rule.id, teamId: input.teamId, channel: rule.channel, target: rule.target, secret: rule.secret }, alert, asker);
   if (!tried.sent) throw new UserError("rate_limited", tried.message, { retryAfterSeconds: Math.ceil(tried.refusal.retryAfterMs / 1000) });
   const verdict = tried.verdict;
   const result = verdict.kind === "posted" ? { ok: true, text: "test delivered" } : { ok: false, text: `test failed: ${verdict.reason}` };

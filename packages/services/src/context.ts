@@ -3,7 +3,7 @@ import type { IngressRules } from "./ingress-rules.js";
 import type { CapturePool } from "./capture-pool.js";
 import type { AttemptLimiter, LoginThrottle, OpenIdProvider, SessionManager } from "@rehook/auth";
 import type { ClaimedDelivery, EventBus, GroupCommitWriter, Orm } from "@rehook/db";
-import type { DeliveryPool, DeliveryResult, SendOptions, TestedRule, TestOutcome } from "@rehook/delivery";
+import type { DeliveryPool, DeliveryResult, SendOptions, TestAsker, TestedRule, TestOutcome, TestRefusal } from "@rehook/delivery";
 
 /**
  * What the use cases need from the outside world. Each use case asks for the members it uses
@@ -36,7 +36,7 @@ export interface ServiceContext {
   logger?: Logger;
   /** OpenID Connect sign-in (OIDC_*): the settings and the provider's client; absent when not configured. */
   sso?: { config: SsoConfig; provider: OpenIdProvider };
-  /** The clock invites expire by (tests move it; unset: Date.now). */
+  /** The clock invites expire by, and tests' send limits count by (tests move it; unset: Date.now). */
   now?: () => number;
   /** A capture's work on a large body (sender detection, routing filters) on a worker thread (absent: all on the calling thread; see capture-routing.ts). */
   capturePool?: CapturePool;
@@ -50,8 +50,15 @@ export interface ServiceContext {
   outbound: { pool: DeliveryPool; options: SendOptions };
   /** MAX_PAYLOAD_BYTES: the most bytes an edited replay's body may have (unset: 10 MiB, its default). */
   maxPayloadBytes?: number;
-  /** Sends a rule's test alert now, once the send limits allow it, and judges the answer (due alerts are posted by the alert poster itself). */
-  alerts?: { sendTest(rule: TestedRule, alert: Alert): Promise<TestOutcome> };
+  /**
+   * Sends a rule's test alert now, once the send limits allow it, and judges the answer (due
+   * alerts are posted by the alert poster itself); counts another "Send a test" (the chat
+   * hook's) against the same limits.
+   */
+  alerts?: {
+    sendTest(rule: TestedRule, alert: Alert, asker: TestAsker): Promise<TestOutcome>;
+    reserveTest(test: { teamId: string; subject: string; email: boolean; tested: string }, asker: TestAsker): Promise<TestRefusal | null>;
+  };
   /** SMTP_URL is set: email alert rules can be saved. */
   emailAlerts?: boolean;
   /** Posts chat messages (the Settings test button; due notifications are posted by the notifier itself). */

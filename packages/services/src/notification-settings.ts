@@ -60,16 +60,25 @@ export async function saveNotificationSettings(
   });
 }
 
+/** What a team's chat hook is in the send ledger (its "rule": one test every 30 s). */
+const notificationsSubject = (teamId: string) => `notifications:${teamId}`;
+
 /**
  * Posts a sample message to the saved hook now and says how the provider answered (with
  * the fix when it refused). Does not pause notifications: the button is for trying a URL out.
+ * Paced like an alert rule's test, through the same ledger: one every 30 s for the hook, and
+ * it counts against the team's and the user's tests of the hour (`rate_limited` past them).
  */
 export async function sendTestNotification(
-  ctx: Pick<ServiceContext, "orm" | "chat" | "baseUrl">,
-  input: { teamId: string },
+  ctx: Pick<ServiceContext, "orm" | "chat" | "baseUrl" | "alerts" | "now">,
+  input: { teamId: string; by?: AuditedBy },
 ): Promise<{ ok: boolean; message: string }> {
   const settings = await findNotificationSettings(ctx.orm.em.fork(), input.teamId);
   if (!settings?.webhookUrl) throw new UserError("unprocessable", "Save an incoming-webhook URL first, then send the test message.");
+  if (!ctx.alerts) throw new UserError("unavailable", "Alerts are not running on this server.");
+  const nowMs = (ctx.now ?? Date.now)();
+  const refused = await ctx.alerts.reserveTest({ teamId: input.teamId, subject: notificationsSubject(input.teamId), email: false, tested: "chat hook" }, { userId: input.by?.userId ?? null, nowMs });
+  if (refused) throw new UserError("rate_limited", refused.message, { retryAfterSeconds: Math.ceil(refused.refusal.retryAfterMs / 1000) });
   const sample = notificationMessage(
     {
       id: "00000000-0000-7000-8000-000000000000",
@@ -81,7 +90,7 @@ export async function sendTestNotification(
       latencyMs: 503,
       responseStatus: 503,
       error: null,
-      at: new Date(),
+      at: new Date(nowMs),
     },
     `${ctx.baseUrl}/events`,
   );

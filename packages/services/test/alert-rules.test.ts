@@ -4,8 +4,20 @@ import { standardWebhooksSignature, standardWebhooksKey, type UserError } from "
 import { Webhook } from "standardwebhooks";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
-import { createAlertRule, createEndpoint, deleteAlertRule, listAlertRulesOf, sendTestAlert, updateAlertRule, watchAlertThresholds, type AlertRuleView, type Services } from "@rehook/services";
+import {
+  createAlertRule,
+  createEndpoint,
+  createTeam,
+  deleteAlertRule,
+  listAlertRulesOf,
+  sendTestAlert,
+  updateAlertRule,
+  watchAlertThresholds,
+  type AlertRuleView,
+  type Services,
+} from "@rehook/services";
 import { createPool, type Pool } from "@rehook/db";
+import { deleteTeam } from "../src/teams.js";
 import { capture, expectRefused, test as base } from "./support.js";
 
 // Alert rules through the graph's alert poster and job runner, to real HTTP channels on
@@ -301,5 +313,32 @@ describe("alert rules: pacing, dead channels and the test button", () => {
     // Another team has its own count.
     const theirs = await createAlertRule(ctx, { teamId: other.teamId, name: "Theirs", trigger: "bulk_replay_finished", channel: "webhook", target: hook("/webhook/loop") });
     expect((await sendTestAlert(services, { teamId: other.teamId, id: theirs.id })).ok).toBe(true);
+  });
+
+  test("one user's tests are capped over all their teams, and deleting a team and making another frees nothing", async ({ services, user, database }) => {
+    const ctx = withChat(services);
+    const second = await createTeam(services, { userId: user.id, name: "Second" });
+    const by = (teamId: string) => ({ ...user.actor, teamId });
+    const rulesOf = async (teamId: string, count: number) => {
+      const rules: AlertRuleView[] = [];
+      for (let n = 0; n < count; n += 1) rules.push(await createAlertRule(ctx, { teamId, name: `Spread ${n}`, trigger: "bulk_replay_finished", channel: "webhook", target: hook("/webhook/spread") }));
+      return rules;
+    };
+    // Ten tests in each team: each team is at half its own limit, the user at the whole of theirs.
+    for (const teamId of [user.teamId, second.id]) {
+      for (const rule of await rulesOf(teamId, 10)) expect((await sendTestAlert(services, { teamId, by: by(teamId), id: rule.id })).ok).toBe(true);
+    }
+    const [eleventh] = await rulesOf(second.id, 1);
+    const userLimit = /^You have sent 20 test alerts in the last hour \(every team together\), your limit\. Try again in \d+ min\.$/;
+    await expectRefused(sendTestAlert(services, { teamId: second.id, by: by(second.id), id: eleventh!.id }), "rate_limited", userLimit);
+    // Delete both teams and make a new one: the ledger keeps the user's sends (the team is gone from them, not the rows).
+    await deleteTeam(services, { teamId: second.id, by: by(second.id) });
+    await deleteTeam(services, { teamId: user.teamId, by: user.actor });
+    const kept = await database.query<{ count: string }>("select count(*) from alert_sends where user_id = $1 and team_id is null and test", [user.id]);
+    expect(kept[0]!.count).toBe("20");
+    const fresh = await createTeam(services, { userId: user.id, name: "Fresh" });
+    const [rule] = await rulesOf(fresh.id, 1);
+    await expectRefused(sendTestAlert(services, { teamId: fresh.id, by: by(fresh.id), id: rule!.id }), "rate_limited", userLimit);
+    expect(at("/webhook/spread")).toHaveLength(20);
   });
 });

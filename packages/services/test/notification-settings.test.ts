@@ -87,13 +87,28 @@ describe("sendTestNotification", () => {
     expect(await sendTestNotification(services, { teamId: user.teamId })).toEqual({ ok: true, message: "Test message sent: check the channel." });
     expect(posts.length).toBe(before + 1);
     expect(posts.at(-1)!.url).toBe("/services/T000/B000/TEST");
+    // Paced as an alert rule's test is: again right away is refused, and nothing is posted.
+    await expectRefused(sendTestNotification(services, { teamId: user.teamId, by: user.actor }), "rate_limited", /^This chat hook was tested less than 30 s ago: a chat hook sends at most one test every 30 s\. Try again in \d+ s\.$/);
+    expect(posts.length).toBe(before + 1);
     answerPost = (res) => {
       res.statusCode = 403;
       res.end("invalid_token");
     };
-    expect(await sendTestNotification(services, { teamId: user.teamId })).toEqual({ ok: false, message: "invalid_token: the hook was revoked or rotated: save a new URL" });
+    // 31 s later by the services' clock.
+    const later = { ...services, now: () => Date.now() + 31_000 };
+    expect(await sendTestNotification(later, { teamId: user.teamId })).toEqual({ ok: false, message: "invalid_token: the hook was revoked or rotated: save a new URL" });
     // Trying a URL out does not pause anything.
     expect((await getNotificationSettings(services, { teamId: user.teamId })).pausedReason).toBeNull();
+  });
+
+  test("the chat hook's tests count with the alert rules' tests in the user's hour", async ({ services, user, database }) => {
+    await saveNotificationSettings(withChat(services), { teamId: user.teamId, enabled: false, webhookUrl: `${base()}/T000/B000/COUNT`, triggers: ["failed"] });
+    // The user's hour is full (20 tests of alert rules in other teams, say): the hook's test is refused before it posts.
+    const halfAnHourAgo = Date.now() - 30 * 60_000;
+    await database.query(`insert into alert_sends (team_id, user_id, subject, test, email, sent_at) select null, $1, 'elsewhere', true, false, $2 from generate_series(1, 20)`, [user.id, new Date(halfAnHourAgo)]);
+    const before = posts.length;
+    await expectRefused(sendTestNotification(services, { teamId: user.teamId, by: user.actor }), "rate_limited", /^You have sent 20 test alerts in the last hour \(every team together\), your limit\. Try again in 30 min\.$/);
+    expect(posts.length).toBe(before);
   });
 });
 

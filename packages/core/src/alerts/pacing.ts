@@ -1,33 +1,46 @@
 /**
- * What one team may send through its alert rules. Every button that sends outward is an
- * amplifier (a loop of "Send a test" mailed whatever address a rule names, 25 of 25), so:
- * - a rule's "Send a test" at most once per `testIntervalMs`;
+ * What alert rules may send. Every button that sends outward is an amplifier (a loop of
+ * "Send a test" mailed whatever address a rule names, 25 of 25), and one account can hold many
+ * teams, or delete a team and make another, so the limits are per rule, per team, per user
+ * and for the whole server:
+ * - a rule's (or a team's chat hook's) "Send a test" at most once per `testIntervalMs`;
  * - a team's tests, every channel together, at most `testsPerTeamPerHour` in any hour;
- * - a team's email, alerts and tests together, at most `emailsPerTeamPerHour` in any hour.
+ * - one user's tests, every team together, at most `testsPerUserPerHour` in any hour;
+ * - a team's email, alerts and tests together, at most `emailsPerTeamPerHour` in any hour;
+ * - the server's email, every team together, at most `emailsPerHour` in any hour (the
+ *   backstop that many sign-ups cannot multiply).
  * Windows slide (the last hour, not the clock hour). The database keeps the ledger and
- * decides (see @rehook/db reserveAlertSend), so the limits hold across instances.
+ * decides (see @rehook/db reserveAlertSend), so the limits hold across instances, and its rows
+ * outlive the team and the rule they were sent for.
  */
 export interface AlertSendLimits {
   testIntervalMs: number;
   testsPerTeamPerHour: number;
+  testsPerUserPerHour: number;
   emailsPerTeamPerHour: number;
+  emailsPerHour: number;
 }
 
 export const ALERT_TEST_INTERVAL_SECONDS = 30;
 export const ALERT_TESTS_PER_TEAM_PER_HOUR = 20;
+export const ALERT_TESTS_PER_USER_PER_HOUR = 20;
 /** ALERT_EMAILS_PER_TEAM_PER_HOUR's default. */
 export const DEFAULT_ALERT_EMAILS_PER_TEAM_PER_HOUR = 30;
+/** ALERT_EMAILS_PER_HOUR's default. */
+export const DEFAULT_ALERT_EMAILS_PER_HOUR = 500;
 export const ALERT_SEND_WINDOW_MS = 60 * 60_000;
 
 export const DEFAULT_ALERT_SEND_LIMITS: AlertSendLimits = {
   testIntervalMs: ALERT_TEST_INTERVAL_SECONDS * 1000,
   testsPerTeamPerHour: ALERT_TESTS_PER_TEAM_PER_HOUR,
+  testsPerUserPerHour: ALERT_TESTS_PER_USER_PER_HOUR,
   emailsPerTeamPerHour: DEFAULT_ALERT_EMAILS_PER_TEAM_PER_HOUR,
+  emailsPerHour: DEFAULT_ALERT_EMAILS_PER_HOUR,
 };
 
 /** Which limit refused a send, and when it would be allowed (ms from now, at least 1 s). */
 export interface AlertSendRefusal {
-  limit: "rule_test" | "team_tests" | "team_emails";
+  limit: "rule_test" | "team_tests" | "user_tests" | "team_emails" | "server_emails";
   retryAfterMs: number;
 }
 
@@ -36,10 +49,16 @@ export interface AlertSendRequest {
   test: boolean;
   email: boolean;
   nowMs: number;
-  /** When this rule's last test was sent (tests only). */
+  /** When this rule (or chat hook) was last tested (tests only). */
   lastTestAtMs: number | null;
+  /** The team's tests. */
   testsSentAtMs: readonly number[];
+  /** The acting user's tests, every team together (none for a send no user asked for). */
+  userTestsSentAtMs: readonly number[];
+  /** The team's emails. */
   emailsSentAtMs: readonly number[];
+  /** Every email of the server. */
+  serverEmailsSentAtMs: readonly number[];
 }
 
 /** When a window holding `sentAtMs` has room for one more under `cap`: now, or when enough of them age out. */
@@ -52,19 +71,19 @@ function windowWait(sentAtMs: readonly number[], cap: number, nowMs: number): nu
 
 /** Null: the send may go (and is counted); else the first limit that refuses it. */
 export function judgeAlertSend(request: AlertSendRequest, limits: AlertSendLimits): AlertSendRefusal | null {
-  const refuse = (limit: AlertSendRefusal["limit"], waitMs: number): AlertSendRefusal => ({ limit, retryAfterMs: Math.max(1000, Math.ceil(waitMs)) });
+  const checks: Array<[AlertSendRefusal["limit"], number | null]> = [];
   if (request.test) {
-    if (request.lastTestAtMs !== null && request.nowMs - request.lastTestAtMs < limits.testIntervalMs) {
-      return refuse("rule_test", request.lastTestAtMs + limits.testIntervalMs - request.nowMs);
-    }
-    const wait = windowWait(request.testsSentAtMs, limits.testsPerTeamPerHour, request.nowMs);
-    if (wait !== null) return refuse("team_tests", wait);
+    const sinceLast = request.lastTestAtMs === null ? Infinity : request.nowMs - request.lastTestAtMs;
+    checks.push(["rule_test", sinceLast < limits.testIntervalMs ? request.lastTestAtMs! + limits.testIntervalMs - request.nowMs : null]);
+    checks.push(["team_tests", windowWait(request.testsSentAtMs, limits.testsPerTeamPerHour, request.nowMs)]);
+    checks.push(["user_tests", windowWait(request.userTestsSentAtMs, limits.testsPerUserPerHour, request.nowMs)]);
   }
   if (request.email) {
-    const wait = windowWait(request.emailsSentAtMs, limits.emailsPerTeamPerHour, request.nowMs);
-    if (wait !== null) return refuse("team_emails", wait);
+    checks.push(["team_emails", windowWait(request.emailsSentAtMs, limits.emailsPerTeamPerHour, request.nowMs)]);
+    checks.push(["server_emails", windowWait(request.serverEmailsSentAtMs, limits.emailsPerHour, request.nowMs)]);
   }
-  return null;
+  const refused = checks.find(([, wait]) => wait !== null);
+  return refused ? { limit: refused[0], retryAfterMs: Math.max(1000, Math.ceil(refused[1]!)) } : null;
 }
 
 /** "25 s", "4 min": how long to wait, rounded up. */
@@ -73,20 +92,32 @@ function waitText(ms: number): string {
   return seconds < 120 ? `${seconds} s` : `${Math.ceil(seconds / 60)} min`;
 }
 
-/** What a refused send says (the test button's answer, a held alert's last result). */
-export function alertSendRefusalMessage(refusal: AlertSendRefusal, limits: AlertSendLimits): string {
+/** Why the hour's emails are used up (a refused email test, a held alert). */
+function emailLimitText(refusal: AlertSendRefusal, limits: AlertSendLimits): string {
+  return refusal.limit === "server_emails"
+    ? `this server has sent ${limits.emailsPerHour} alert emails in the last hour (every team together), its limit`
+    : `this team has sent ${limits.emailsPerTeamPerHour} alert emails in the last hour (alerts and tests together), its limit`;
+}
+
+/** What a refused send says (the test button's answer); `tested` names what was tested ("rule", "chat hook"). */
+export function alertSendRefusalMessage(refusal: AlertSendRefusal, limits: AlertSendLimits, tested = "rule"): string {
   const wait = waitText(refusal.retryAfterMs);
   switch (refusal.limit) {
     case "rule_test":
-      return `This rule was tested less than ${waitText(limits.testIntervalMs)} ago: a rule sends at most one test every ${waitText(limits.testIntervalMs)}. Try again in ${wait}.`;
+      return `This ${tested} was tested less than ${waitText(limits.testIntervalMs)} ago: a ${tested} sends at most one test every ${waitText(limits.testIntervalMs)}. Try again in ${wait}.`;
     case "team_tests":
       return `This team has sent ${limits.testsPerTeamPerHour} test alerts in the last hour, its limit. Try again in ${wait}.`;
+    case "user_tests":
+      return `You have sent ${limits.testsPerUserPerHour} test alerts in the last hour (every team together), your limit. Try again in ${wait}.`;
     case "team_emails":
-      return `This team has sent ${limits.emailsPerTeamPerHour} alert emails in the last hour (alerts and tests together), its limit. Try again in ${wait}.`;
+    case "server_emails": {
+      const text = emailLimitText(refusal, limits);
+      return `${text[0]!.toUpperCase()}${text.slice(1)}. Try again in ${wait}.`;
+    }
   }
 }
 
-/** A rule's last result while its email alerts wait for the team's hour to have room. */
+/** A rule's last result while its email alerts wait for the hour to have room. */
 export function heldAlertMessage(refusal: AlertSendRefusal, limits: AlertSendLimits): string {
-  return `held: this team has sent ${limits.emailsPerTeamPerHour} alert emails in the last hour (alerts and tests together), its limit; the alerts due go out together in ${waitText(refusal.retryAfterMs)}`;
+  return `held: ${emailLimitText(refusal, limits)}; the alerts due go out together in ${waitText(refusal.retryAfterMs)}`;
 }

@@ -410,17 +410,22 @@ export interface AlertRule {
   lastResultOk: boolean | null;
   lastResult: string | null;
   firing: string[];
-  /** When "Send a test" last sent (one test per rule per ALERT_TEST_INTERVAL_SECONDS). */
-  lastTestAt: Date | null;
   /** A failed post's last outbox id: its retry sends exactly those rows again. */
   retryThrough: string | null;
   createdAt: Date;
 }
 
-/** One send in a team's last hour: a test (any channel) or an email (alert or test). */
+/**
+ * One send of the last hour: a test (any channel) or an email (alert or test). It outlives
+ * its team and user (set null), so deleting them frees no slot of the user's or server's hour.
+ */
 export interface AlertSend {
   id: string;
-  team: Team;
+  team: Team | null;
+  /** Who pressed "Send a test" (null: an alert). */
+  user: User | null;
+  /** What was tested: a rule's id, or "notifications:<team id>" (the team's chat hook). */
+  subject: string | null;
   test: boolean;
   email: boolean;
   sentAt: Date;
@@ -890,7 +895,6 @@ export const AlertRuleEntity = new EntitySchema<AlertRule>({
     lastResultOk: { type: "boolean", nullable: true },
     lastResult: { type: "text", nullable: true },
     firing: { type: "text[]", default: "{}" },
-    lastTestAt: { ...timestamp, nullable: true },
     retryThrough: { type: BigIntType, nullable: true },
     createdAt,
   },
@@ -899,10 +903,16 @@ export const AlertRuleEntity = new EntitySchema<AlertRule>({
 export const AlertSendEntity = new EntitySchema<AlertSend>({
   name: "AlertSend",
   tableName: "alert_sends",
-  indexes: [{ name: "alert_sends_team_id_sent_at_index", properties: ["team", "sentAt"] }],
+  indexes: [
+    { name: "alert_sends_sent_at_index", properties: ["sentAt"] },
+    { name: "alert_sends_team_id_index", properties: ["team"] },
+    { name: "alert_sends_user_id_index", properties: ["user"] },
+  ],
   properties: {
     id: { type: BigIntType, primary: true, autoincrement: true },
-    team: { kind: "m:1", entity: () => TeamEntity, deleteRule: "cascade" },
+    team: { kind: "m:1", entity: () => TeamEntity, nullable: true, deleteRule: "set null" },
+    user: { kind: "m:1", entity: () => UserEntity, nullable: true, deleteRule: "set null" },
+    subject: { type: "text", nullable: true },
     test: { type: "boolean" },
     email: { type: "boolean" },
     sentAt: { ...timestamp },

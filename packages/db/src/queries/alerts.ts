@@ -273,41 +273,68 @@ export async function endpointNames(em: EntityManager, ids: string[]): Promise<M
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
+/** The advisory lock every reservation of the send ledger takes: the per-user and server-wide counts span teams. */
+const ALERT_SENDS_LOCK_ID = 7_301_208_010;
+
+/** One send to count: whose team, who asked (null: an alert), what was tested (a rule's id, "notifications:<team id>"). */
+export interface AlertSendReservation {
+  teamId: string;
+  userId: string | null;
+  subject: string;
+  test: boolean;
+  email: boolean;
+  nowMs: number;
+}
+
 /**
- * Counts one send of a team's alert rules (a test, an email, or both) before it goes, or says
- * which limit refuses it (see judgeAlertSend). The team's row is locked first (no key update:
- * foreign key checks of the team's other rows go on), so one team's reservations queue, on
- * every instance, and each sees what the one before it wrote. The clock is the caller's
- * (`nowMs`); the ledger's rows older than the window are deleted here.
+ * Counts one send of alert rules (a test, an email, or both) before it goes, or says which
+ * limit refuses it (see judgeAlertSend). Every reservation takes one transaction-scoped
+ * advisory lock, on every instance, so reservations queue and each sees what the one before
+ * it wrote: the user's and the server's counts span teams, so a lock on the team's row would
+ * not do. Tests and emails are a few per minute at most, so one queue costs nothing. The
+ * clock is the caller's (`nowMs`); the ledger's rows older than the window are deleted here,
+ * all of them, whoever they were sent for.
  */
-export async function reserveAlertSend(
-  pool: Pool,
-  request: { teamId: string; ruleId: string; test: boolean; email: boolean; nowMs: number },
-  limits: AlertSendLimits,
-): Promise<AlertSendRefusal | null> {
+export async function reserveAlertSend(pool: Pool, request: AlertSendReservation, limits: AlertSendLimits): Promise<AlertSendRefusal | null> {
   if (!request.test && !request.email) return null;
   const now = new Date(request.nowMs);
   return withTransaction(pool, async (client) => {
-    const team = await client.query("select 1 from teams where id = $1 for no key update", [request.teamId]);
-    // A team deleted meanwhile sends nothing: its rules went with it.
+    await client.query("select pg_advisory_xact_lock($1)", [ALERT_SENDS_LOCK_ID]);
+    // A team deleted meanwhile sends nothing: its rules went with it. The key share lock keeps it until the row is in.
+    const team = await client.query("select 1 from teams where id = $1 for key share", [request.teamId]);
     if (team.rowCount === 0) return { limit: "team_emails", retryAfterMs: ALERT_SEND_WINDOW_MS };
-    await client.query("delete from alert_sends where team_id = $1 and sent_at <= $2", [request.teamId, new Date(request.nowMs - ALERT_SEND_WINDOW_MS)]);
-    const ledger = await client.query<{ test: boolean; email: boolean; sent_at: Date }>("select test, email, sent_at from alert_sends where team_id = $1", [request.teamId]);
-    const rule = request.test ? await client.query<{ last_test_at: Date | null }>("select last_test_at from alert_rules where id = $1", [request.ruleId]) : null;
+    await client.query("delete from alert_sends where sent_at <= $1", [new Date(request.nowMs - ALERT_SEND_WINDOW_MS)]);
+    // What any limit of this send counts: the team's, the user's, the subject's and every email (at most the server's cap).
+    const ledger = await client.query<{ team: boolean; user: boolean; subject: boolean; test: boolean; email: boolean; sent_at: Date }>(
+      `select team_id is not distinct from $1::uuid as team, user_id is not distinct from $2::uuid and $2::uuid is not null as user,
+              subject is not distinct from $3 as subject, test, email, sent_at
+         from alert_sends where team_id = $1::uuid or user_id = $2::uuid or subject = $3 or email`,
+      [request.teamId, request.userId, request.subject],
+    );
+    const times = (keep: (row: (typeof ledger.rows)[number]) => boolean) => ledger.rows.filter(keep).map((row) => row.sent_at.getTime());
+    const lastTests = times((row) => row.subject && row.test);
     const refusal = judgeAlertSend(
       {
         test: request.test,
         email: request.email,
         nowMs: request.nowMs,
-        lastTestAtMs: rule?.rows[0]?.last_test_at?.getTime() ?? null,
-        testsSentAtMs: ledger.rows.filter((row) => row.test).map((row) => row.sent_at.getTime()),
-        emailsSentAtMs: ledger.rows.filter((row) => row.email).map((row) => row.sent_at.getTime()),
+        lastTestAtMs: lastTests.length > 0 ? Math.max(...lastTests) : null,
+        testsSentAtMs: times((row) => row.team && row.test),
+        userTestsSentAtMs: times((row) => row.user && row.test),
+        emailsSentAtMs: times((row) => row.team && row.email),
+        serverEmailsSentAtMs: times((row) => row.email),
       },
       limits,
     );
     if (refusal) return refusal;
-    await client.query("insert into alert_sends (team_id, test, email, sent_at) values ($1, $2, $3, $4)", [request.teamId, request.test, request.email, now]);
-    if (request.test) await client.query("update alert_rules set last_test_at = $2 where id = $1", [request.ruleId, now]);
+    await client.query("insert into alert_sends (team_id, user_id, subject, test, email, sent_at) values ($1, $2, $3, $4, $5, $6)", [
+      request.teamId,
+      request.userId,
+      request.subject,
+      request.test,
+      request.email,
+      now,
+    ]);
     return null;
   });
 }

@@ -78,7 +78,7 @@ export const sendTestNotificationContract = defineContract({
   input: nothing,
   output: z.custom<Answer<typeof sendTestNotification>>(),
   errors: ["unprocessable"],
-  run: (services, actor) => sendTestNotification(services, { teamId: actor.teamId }),
+  run: (services, actor) => sendTestNotification(services, { teamId: actor.teamId, by: actor }),
 });
 
 export const listInvitesContract = defineContract({
