@@ -134,7 +134,8 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   const bus = await EventBus.connect(database.url, (error) => logger.warn("event bus connection lost, reconnecting", { error: error.message }));
   const ingressRules = new IngressRules();
   // A capture's work on a large body (sender detection, routing filters) runs here, off the event loop.
-  const capturePool = createCapturePool();
+  // Its thread starts on the first such capture; a failure to start it fails those captures (503), logged here.
+  const capturePool = createCapturePool({ onError: (error) => logger.error("capture worker failed", { error: error.message }) });
   const knownSlugs = new KnownSlugs({ lookup: (slugs) => endpointIdsBySlug(pool, slugs) });
   bus.subscribe((message) => {
     if (message.type !== "endpoint.changed") return;
@@ -202,10 +203,11 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     async release() {
       await jobs.stop();
       await bus.close();
+      // Before the writer drains: no capture waits on the worker once the last rows are written.
+      await capturePool.close();
       await writer.drain();
       await dispatcher.stop();
       await deliveries.close();
-      await capturePool.close();
       mailer?.close();
       await pool.end();
       await database.close();
