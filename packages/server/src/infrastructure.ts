@@ -60,6 +60,10 @@ export interface InfrastructureOptions {
 /** Opens the database (migrating it) and starts what runs in the background: delivery, jobs, the event bus. */
 export async function openInfrastructure(config: Config, logger: Logger, options: InfrastructureOptions): Promise<Infrastructure> {
   const { processes } = options;
+  // A capture's work on a large body (sender detection, routing filters) runs here, off the event loop.
+  // Made first: a missing worker refuses the start before anything is opened. Its thread starts on the
+  // first such capture; a failure to start it fails those captures (503), logged here.
+  const capturePool = createCapturePool({ onError: (error) => logger.error("capture worker failed", { error: error.message }) });
   const hashes = config.passwordHashConcurrency ?? (processes > 1 ? Math.max(1, Math.floor(DEFAULT_HASH_CONCURRENCY / processes)) : undefined);
   if (hashes) configurePasswordHashing({ concurrency: hashes });
   const database = await openDatabase({
@@ -133,9 +137,6 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   await scheduleUpkeep(pool);
   const bus = await EventBus.connect(database.url, (error) => logger.warn("event bus connection lost, reconnecting", { error: error.message }));
   const ingressRules = new IngressRules();
-  // A capture's work on a large body (sender detection, routing filters) runs here, off the event loop.
-  // Its thread starts on the first such capture; a failure to start it fails those captures (503), logged here.
-  const capturePool = createCapturePool({ onError: (error) => logger.error("capture worker failed", { error: error.message }) });
   const knownSlugs = new KnownSlugs({ lookup: (slugs) => endpointIdsBySlug(pool, slugs) });
   bus.subscribe((message) => {
     if (message.type !== "endpoint.changed") return;
