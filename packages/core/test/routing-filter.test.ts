@@ -495,10 +495,91 @@ describe("$in by canonical JSON", () => {
 
   it("writes canonical JSON with sorted keys, and gives up past a length", () => {
     expect(canonicalJson({ b: [1, { d: 1, c: "x" }], a: null })).toBe('{"a":null,"b":[1,{"c":"x","d":1}]}');
-    expect(canonicalJson({ b: 1, a: 2 }, 13)).toBe('{"a":2,"b":1}');
-    expect(canonicalJson({ b: 1, a: 2 }, 12)).toBeUndefined();
-    expect(canonicalJson("x".repeat(100), 50)).toBeUndefined();
-    expect(canonicalJson(Array.from({ length: 100 }, () => 0), 50)).toBeUndefined();
+    expect(canonicalJson({ b: 1, a: 2 }, { maxLength: 13 })).toBe('{"a":2,"b":1}');
+    expect(canonicalJson({ b: 1, a: 2 }, { maxLength: 12 })).toBeUndefined();
+    expect(canonicalJson("x".repeat(100), { maxLength: 50 })).toBeUndefined();
+    expect(canonicalJson(Array.from({ length: 100 }, () => 0), { maxLength: 50 })).toBeUndefined();
+  });
+
+  it("gives up past a depth without recursing further", () => {
+    expect(canonicalJson([[1]], { maxDepth: 2 })).toBe("[[1]]");
+    expect(canonicalJson([[[1]]], { maxDepth: 2 })).toBeUndefined();
+    expect(canonicalJson({ a: { b: {} } }, { maxDepth: 2 })).toBeUndefined();
+    expect(canonicalJson(deeplyNested(100_000), { maxDepth: 8 })).toBeUndefined();
+  });
+
+  it("writes keys in code unit order and escapes as JSON.stringify does: non-ASCII, lone surrogates, quotes, backslashes, __proto__", () => {
+    // Code unit order: an astral character's high surrogate (0xD83D) sorts before U+FFFF, and "z" before "é".
+    expect(canonicalJson({ "\uffff": 1, "😀": 2, é: 3, z: 4 })).toBe('{"z":4,"é":3,"😀":2,"\uffff":1}');
+    expect(canonicalJson({ k: "\ud800", "\udc00": "x" })).toBe('{"k":"\\ud800","\\udc00":"x"}');
+    expect(canonicalJson({ 'a"b': 1, "a\\b": 2 })).toBe('{"a\\"b":1,"a\\\\b":2}');
+    expect(canonicalJson(JSON.parse('{"__proto__":{"a":1},"b":2}'))).toBe('{"__proto__":{"a":1},"b":2}');
+  });
+
+  it("matches bodies with such keys and text as $eq does", () => {
+    const on = filterDocument({ method: "POST", path: "", query: "", headers: [], body: new TextEncoder().encode('{"x":{"\\ud800":"\\udfff","a\\"b\\\\":"é","__proto__":{"a":1}}}'), contentType: "application/json" });
+    const literal = JSON.parse('{"__proto__":{"a":1},"a\\"b\\\\":"é","\\ud800":"\\udfff"}') as RoutingFilter;
+    expect(matches({ "body.x": { $in: [literal] } }, on)).toBe(true);
+    expect(matches({ "body.x": { $eq: literal } }, on)).toBe(true);
+    const withoutProto = JSON.parse('{"a\\"b\\\\":"é","\\ud800":"\\udfff"}') as RoutingFilter;
+    expect(matches({ "body.x": { $in: [withoutProto] } }, on)).toBe(false);
+    expect(matches({ "body.x": { $in: [{ ...withoutProto, a: 1 }] } }, on)).toBe(false);
+  });
+});
+
+/** `levels` arrays nested in one another around a 0, built without recursion. */
+function deeplyNested(levels: number): unknown {
+  let value: unknown = 0;
+  for (let i = 0; i < levels; i += 1) value = [value];
+  return value;
+}
+
+/** Runs `run` from so deep a recursion that only about `fraction` of the thread's stack is left. */
+function withStackLeft<T>(fraction: number, run: () => T): T {
+  let frames = 0;
+  const descend = (left: number, then: () => T): T => {
+    frames += 1;
+    return left === 0 ? then() : descend(left - 1, then);
+  };
+  try {
+    descend(Number.POSITIVE_INFINITY, run);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+  }
+  return descend(Math.floor(frames * (1 - fraction)), run);
+}
+
+describe("bodies nested far deeper than any filter", () => {
+  // A 24 KB body of 12,000 levels against a 14 KB filter: the walks over body values once
+  // recursed as deep as the body went and overflowed the stack (a RangeError, so every
+  // capture of that sender failed). A value deeper than every literal equals none of them.
+  const levels = 12_000;
+  const deepText = `{"x":${"[".repeat(levels)}0${"]".repeat(levels)},"y":[${"[".repeat(levels)}${"]".repeat(levels)}]}`;
+  const deep = filterDocument({ method: "POST", path: "", query: "", headers: [], body: new TextEncoder().encode(deepText), contentType: "application/json" });
+  const zeros = Array.from({ length: 7_000 }, () => 0);
+
+  it.each([
+    ["$in with a long array", { "body.x": { $in: [zeros] } }, false],
+    ["$nin with a long array", { "body.x": { $nin: [zeros] } }, true],
+    ["$in with the deepest literal", { "body.x": { $in: [[[[[[0]]]]]] } }, false],
+    ["$eq with an array", { "body.x": { $eq: [[[[[0]]]]] } }, false],
+    ["$eq with an object", { "body.x": { a: { b: { c: [0] } } } }, false],
+    ["$ne", { "body.x": { $ne: [[[[0]]]] } }, true],
+    ["$contains", { "body.y": { $contains: [[[[[0]]]]] } }, false],
+    ["$exists on a path through it", { "body.x.0.0.0.0.0.0.0.0": { $exists: true } }, true],
+    ["$in on a path through it", { "body.y.0.0.0.0": { $in: [[[[]]], [0]] } }, false],
+  ] as const)("%s: a verdict with a tenth of the stack left, never a stack overflow", (_, filter, expected) => {
+    const compiled = compileFilter(filter as unknown as RoutingFilter);
+    expect(deep.body).toBeTypeOf("object");
+    // A capture worker thread may have less stack than this test's: the evaluation must need little.
+    expect(withStackLeft(0.1, () => compiled.evaluate(deep, new FilterWork()))).toBe(expected ? "match" : "no_match");
+  });
+
+  it("still matches a deep body value equal to the deepest literal", () => {
+    const literal = deeplyNested(MAX_FILTER_DEPTH - 3);
+    const on = doc({ body: { x: [deeplyNested(MAX_FILTER_DEPTH - 3)] } });
+    expect(matches({ "body.x": { $in: [literal] } } as RoutingFilter, on)).toBe(true);
+    expect(matches({ "body.x": { $in: [deeplyNested(MAX_FILTER_DEPTH - 4)] } } as RoutingFilter, on)).toBe(false);
   });
 });
 

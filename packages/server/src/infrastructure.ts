@@ -61,6 +61,10 @@ export interface InfrastructureOptions {
 /** Opens the database (migrating it) and starts what runs in the background: delivery, jobs, the event bus. */
 export async function openInfrastructure(config: Config, logger: Logger, options: InfrastructureOptions): Promise<Infrastructure> {
   const { processes } = options;
+  // A capture's work on a large body (sender detection, routing filters) runs here, off the event loop.
+  // Made first: a missing worker refuses the start before anything is opened. Its thread starts on the
+  // first such capture; a failure to start it fails those captures (503), logged here.
+  const capturePool = createCapturePool({ onError: (error) => logger.error("capture worker failed", { error: error.message }) });
   const hashes = config.passwordHashConcurrency ?? (processes > 1 ? Math.max(1, Math.floor(DEFAULT_HASH_CONCURRENCY / processes)) : undefined);
   if (hashes) configurePasswordHashing({ concurrency: hashes });
   const database = await openDatabase({
@@ -143,8 +147,6 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   await scheduleUpkeep(pool);
   const bus = await EventBus.connect(database.url, (error) => logger.warn("event bus connection lost, reconnecting", { error: error.message }));
   const ingressRules = new IngressRules();
-  // A capture's work on a large body (sender detection, routing filters) runs here, off the event loop.
-  const capturePool = createCapturePool();
   const knownSlugs = new KnownSlugs({ lookup: (slugs) => endpointIdsBySlug(pool, slugs) });
   bus.subscribe((message) => {
     if (message.type !== "endpoint.changed") return;
@@ -210,10 +212,11 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     async release() {
       await jobs.stop();
       await bus.close();
+      // Before the writer drains: no capture waits on the worker once the last rows are written.
+      await capturePool.close();
       await writer.drain();
       await dispatcher.stop();
       await deliveries.close();
-      await capturePool.close();
       mailer?.close();
       await pool.end();
       await database.close();

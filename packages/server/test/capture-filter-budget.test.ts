@@ -22,6 +22,9 @@ const MAX_LOOP_DELAY_MS = 50;
 /** The filter of the issue: {"body.items": {"$in": [1,000 small objects]}}, about 10 KiB (the limit is 16); the last value has two keys. */
 const HOSTILE_FILTER = { "body.items": { $in: [...Array.from({ length: MAX_FILTER_IN_VALUES - 1 }, (_, i) => ({ a: i })), { a: -1, b: "x" }] } };
 
+/** The same filter, each destination's differing by its last value: 20 distinct filters, evaluated one after another. */
+const distinctHostileFilter = (i: number) => ({ "body.items": { $in: [...HOSTILE_FILTER["body.items"].$in.slice(0, -1), { a: -1, b: `x${i}` }] } });
+
 /**
  * A JSON body of about `bytes` whose items look like the filter's values but equal none,
  * except the last when `matching` (its keys in the other order: canonical JSON must see it).
@@ -77,6 +80,8 @@ interface World {
   services: Services;
   sink: Sink;
   slug: string;
+  /** An endpoint whose 20 destinations' filters all differ (no evaluation is shared). */
+  distinctSlug: string;
   /** An endpoint of the same team without destinations: the baseline for the largest body. */
   plainSlug: string;
   key: string;
@@ -95,9 +100,13 @@ const test = databaseTest.extend<{ world: World }>({
         for (let i = 0; i < MAX_DESTINATIONS_PER_ENDPOINT; i += 1) {
           await createDestination(services, { teamId: owner.personalTeamId, endpointId: endpoint.id, name: `d${i}`, url: `http://127.0.0.1:${sink.port}/d${i}`, filter: HOSTILE_FILTER });
         }
+        const distinct = await createEndpoint(services, { teamId: owner.personalTeamId, name: "distinct hostile filters" });
+        for (let i = 0; i < MAX_DESTINATIONS_PER_ENDPOINT; i += 1) {
+          await createDestination(services, { teamId: owner.personalTeamId, endpointId: distinct.id, name: `e${i}`, url: `http://127.0.0.1:${sink.port}/e${i}`, filter: distinctHostileFilter(i) });
+        }
         const plain = await createEndpoint(services, { teamId: owner.personalTeamId, name: "no destinations" });
         const { key } = await createApiKey(services, actor, { name: "filters", role: "admin" });
-        await use({ rehook, services, sink, slug: endpoint.slug, plainSlug: plain.slug, key });
+        await use({ rehook, services, sink, slug: endpoint.slug, distinctSlug: distinct.slug, plainSlug: plain.slug, key });
       } finally {
         await rehook.close();
         await sink.close();
@@ -209,12 +218,28 @@ describe("a capture through 20 destinations with 1,000-object $in filters", () =
     const plain = await quietestOf(3, () => captureMeasured(world, largest, true, world.plainSlug));
     const { eventIds, heldMs, figures } = await quietestOf(3, () => captureMeasured(world, largest, true));
     console.info(`10 MiB capture, longest event-loop delay in ms: 20 hostile filters ${figures}; no destination ${plain.figures}`);
-    expect(heldMs).toBeLessThan(Math.max(MAX_LOOP_DELAY_MS, plain.heldMs + 25));
+    // The filters' share is held to the documented bound on top of what the plain capture holds anyway.
+    expect(heldMs).toBeLessThan(plain.heldMs + MAX_LOOP_DELAY_MS);
     for (const eventId of eventIds) {
       const deliveries = await deliveriesOf(world, eventId);
       expect(deliveries.map((delivery) => [delivery.status, delivery.filter_reason])).toEqual(Array.from({ length: MAX_DESTINATIONS_PER_ENDPOINT }, () => ["filtered", "work_budget_exceeded"]));
     }
   }, 180_000);
+
+  test("20 filters that differ by their last value (none shared) still never hold the event loop 50 ms, and those the budget cut short say so", async ({ world }) => {
+    await captureMeasured(world, 64 * 1024, false, world.distinctSlug);
+    const { eventIds, heldMs, figures } = await quietestOf(3, () => captureMeasured(world, 1 * MiB, true, world.distinctSlug));
+    console.info(`1 MiB capture to 20 distinct hostile filters, longest event-loop delay in ms: ${figures}`);
+    expect(heldMs).toBeLessThan(MAX_LOOP_DELAY_MS);
+    for (const eventId of eventIds) {
+      const deliveries = await deliveriesOf(world, eventId);
+      expect(deliveries).toHaveLength(MAX_DESTINATIONS_PER_ENDPOINT);
+      // One budget for all 20: the first filters may finish (a no_match: the body's last item matches none of them), the rest are cut short.
+      const reasons = deliveries.map((delivery) => delivery.filter_reason);
+      expect(reasons.filter((reason) => reason === "work_budget_exceeded").length).toBeGreaterThan(0);
+      expect(reasons.every((reason) => reason === "work_budget_exceeded" || reason === "no_match")).toBe(true);
+    }
+  }, 120_000);
 
   test("a small body that no filter takes is filtered with the reason no_match", async ({ world }) => {
     const { eventId } = await captureMeasured(world, 0, false);

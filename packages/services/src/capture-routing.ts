@@ -41,7 +41,8 @@ export interface FilterSet {
  * INLINE_FILTER_WORK, go to the capture worker. Without a worker pool (tests, tools) everything
  * runs here with the whole budget.
  */
-export async function evaluateFilters(ctx: Pick<ServiceContext, "capturePool">, set: FilterSet, request: FilterRequest): Promise<FilterRouting> {
+export function evaluateFilters(ctx: Pick<ServiceContext, "capturePool">, set: FilterSet, request: FilterRequest): FilterRouting | Promise<FilterRouting> {
+  // Settled here (no promise, no await) whenever the worker is not needed: most captures.
   if (set.filters.length === 0) return NO_FILTERS;
   const pool = ctx.capturePool;
   const parseHere = request.body.byteLength <= INLINE_BODY_BYTES || !set.filters.some((route) => route.filter.readsBody);
@@ -53,7 +54,7 @@ export async function evaluateFilters(ctx: Pick<ServiceContext, "capturePool">, 
 }
 
 /** evaluateFilters with an endpoint's rule, for one capture. */
-export function routeCapture(ctx: Pick<ServiceContext, "capturePool">, rule: KnownRule, input: CaptureInput): Promise<FilterRouting> {
+export function routeCapture(ctx: Pick<ServiceContext, "capturePool">, rule: KnownRule, input: CaptureInput): FilterRouting | Promise<FilterRouting> {
   return evaluateFilters(ctx, rule, { method: input.method, path: input.subPath, query: input.query, headers: input.headers, body: input.body });
 }
 

@@ -13,6 +13,7 @@ import {
   type RenderedResponse,
   type SignatureReason,
   type SignatureStatus,
+  type SenderIdentity,
 } from "@rehook/core";
 import type { CaptureWriteResult, EndpointIngress } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
@@ -50,15 +51,22 @@ export async function captureRequest(ctx: CaptureContext, received: CaptureInput
   // The dashboard's session cookie is never stored, checked or forwarded (see withoutSessionCookie).
   const headers = withoutSessionCookie(received.headers);
   const input = headers === received.headers ? received : { ...received, headers };
-  const { source, eventType } = await senderOf(ctx, input);
   const eventId = uuidv7();
   let rule = ctx.ingressRules?.get(input.slug);
+  let sender: SenderIdentity | undefined;
   for (let round = 0; ; round += 1) {
     const check = rule?.verify ? rule.verify(signedRequest(ctx, input)) : null;
     if (rule?.rejectInvalid && check !== null && check.status !== "valid" && !handshakeVouchesFor(rule.handshake, input)) {
       return { kind: "rejected", signature: check.status, reason: check.reason };
     }
-    const routing = rule ? await routeCapture(ctx, rule, input) : null;
+    // Only after the signature check: a refused request spends no worker time. Awaited only when the worker has it.
+    if (!sender) {
+      const found = senderOf(ctx, input);
+      sender = found instanceof Promise ? await found : found;
+    }
+    const { source, eventType } = sender;
+    const routed = rule ? routeCapture(ctx, rule, input) : null;
+    const routing = routed instanceof Promise ? await routed : routed;
     const result = await ctx.writer.write({
       id: eventId,
       slug: input.slug,

@@ -3,7 +3,16 @@ export { createServices, type ServiceInfrastructure, type Services } from "./ser
 export { captureRequest, type CaptureInput, type CaptureOutcome } from "./capture.js";
 export { IngressRules, type IngressRulesOptions } from "./ingress-rules.js";
 export { INLINE_BODY_BYTES, INLINE_FILTER_WORK } from "./capture-routing.js";
-export { createCapturePool, type CapturePool, type CapturePoolOptions } from "./capture-pool.js";
+export {
+  CAPTURE_WORKER_IDLE_MS,
+  CAPTURE_WORKER_MAX_QUEUE,
+  CAPTURE_WORKER_TIMEOUT_MS,
+  CaptureWorkerUnavailable,
+  createCapturePool,
+  type CapturePool,
+  type CapturePoolOptions,
+  type RouteTask,
+} from "./capture-pool.js";
 export { KnownSlugs, MAX_SLUG_LOOKUP_BATCH, MAX_SLUGS_WAITING_FOR_LOOKUP, SlugLookupBusyError, type KnownSlugsOptions } from "./known-slugs.js";
 export { MAX_SIGNATURE_PREFIX_LENGTH, type IngressSettingsInput, type IngressView } from "./ingress-settings.js";
 export {

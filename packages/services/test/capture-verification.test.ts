@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrm, createPool, ensureEventPartitions, GroupCommitWriter, type Orm, type Pool } from "@rehook/db";
 import { createTestDatabase, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
-import { captureRequest, createEndpoint, createUser, listTeams, IngressRules, updateEndpoint, type CaptureInput } from "../src/index.js";
+import { captureRequest, createCapturePool, createEndpoint, createUser, listTeams, IngressRules, updateEndpoint, type CaptureInput, type CapturePool } from "../src/index.js";
 
 // The capture path's signature checks against a real PostgreSQL, without the event bus: a
 // rule learnt by one instance goes stale when another changes it, and the capture statement's
@@ -71,6 +71,38 @@ describe("signature checks at capture", () => {
     expect(await captureRequest(ctx, request(endpoint.slug, "{}", "not the secret"))).toEqual({ kind: "rejected", signature: "invalid", reason: "mismatch" });
     expect(await captureRequest(ctx, request(endpoint.slug, "{}"))).toEqual({ kind: "rejected", signature: "missing", reason: "missing_header" });
     expect(await db.query("select count(*)::int as n from events")).toEqual(before);
+  });
+
+  it("refuses an unsigned large body before sender detection: a flood to a signing endpoint spends no worker time", async () => {
+    const real = createCapturePool();
+    let senderTasks = 0;
+    const capturePool: CapturePool = {
+      route: (task) => real.route(task),
+      sender: (task) => {
+        senderTasks += 1;
+        return real.sender(task);
+      },
+      close: () => real.close(),
+      get threadCount() {
+        return real.threadCount;
+      },
+    };
+    try {
+      const ctx = { ...ctxFor(new IngressRules()), capturePool };
+      const endpoint = await createEndpoint(ctx, { teamId, name: "Signed only", verification: { scheme: "github", secret, rejectInvalid: true } });
+      // Larger than what the main thread scans itself (INLINE_BODY_BYTES).
+      const large = JSON.stringify({ pad: "x".repeat(200 * 1024) });
+      // A small one first: the rule is learnt (a capture before that cannot know to refuse).
+      expect((await captureRequest(ctx, request(endpoint.slug, "{}"))).kind).toBe("rejected");
+      expect((await captureRequest(ctx, request(endpoint.slug, large))).kind).toBe("rejected");
+      expect((await captureRequest(ctx, request(endpoint.slug, large, "not the secret"))).kind).toBe("rejected");
+      expect(senderTasks).toBe(0);
+      expect(real.threadCount).toBe(0);
+      expect((await captureRequest(ctx, request(endpoint.slug, large, secret))).kind).toBe("accepted");
+      expect(senderTasks).toBe(1);
+    } finally {
+      await capturePool.close();
+    }
   });
 
   it("checks without a rule cache too (learnt per capture)", async () => {

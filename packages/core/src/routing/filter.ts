@@ -484,15 +484,26 @@ function equalTo(expected: unknown): ValueTest {
  */
 function oneOf(values: readonly unknown[]): ValueTest {
   const scalars = new Set(values.filter((value) => value === null || typeof value !== "object"));
-  const composites = new Set(values.filter((value) => value !== null && typeof value === "object").map((value) => canonicalJson(value)!));
+  const literals = values.filter((value) => value !== null && typeof value === "object");
+  const composites = new Set(literals.map((value) => canonicalJson(value)!));
   let longest = 0;
   for (const text of composites) longest = Math.max(longest, text.length);
+  // Nor deeper than the deepest value: this also bounds the recursion (a body may nest 10,000 levels).
+  const deepest = Math.max(0, ...literals.map(nestingOf));
   return (value, work) => {
     if (value === null || typeof value !== "object") return scalars.has(value);
     if (composites.size === 0) return false;
-    const text = canonicalJson(value, longest, work);
+    const text = canonicalJson(value, { maxLength: longest, maxDepth: deepest, work });
     return text !== undefined && composites.has(text);
   };
+}
+
+/** Levels of brackets in a filter literal (a scalar is 0); bounded by MAX_FILTER_DEPTH, checked at parse. */
+function nestingOf(value: unknown): number {
+  if (value === null || typeof value !== "object") return 0;
+  let deepest = 0;
+  for (const item of Object.values(value)) deepest = Math.max(deepest, nestingOf(item));
+  return deepest + 1;
 }
 
 function containing(expected: unknown): ValueTest {
@@ -536,18 +547,36 @@ function deepEqual(value: unknown, expected: unknown, work: FilterWork): boolean
   return keys.every((key) => Object.hasOwn(valueRecord, key) && deepEqual(valueRecord[key], expectedRecord[key], work));
 }
 
-/**
- * JSON with every object's keys in code unit order, so that values deepEqual calls equal are
- * equal text (numbers as JSON.stringify writes them: 1.0 and 1, -0 and 0 alike). With a
- * `limit`, undefined once the text would be longer (checked before the costly parts: a huge
- * array, object or string is refused by its size alone); work is spent per node and per text.
- */
-export function canonicalJson(value: unknown, limit = Number.POSITIVE_INFINITY, work?: FilterWork): string | undefined {
-  const out = { text: "", limit, work };
-  return writeCanonical(value, out) ? out.text : undefined;
+/** How far canonicalJson writes: past either bound (or when `work` runs out) it stops. */
+export interface CanonicalBounds {
+  /** Characters of text: past them, undefined (checked before the costly parts: a huge array, object or string is refused by its size alone). */
+  maxLength?: number;
+  /** Levels of brackets (an object or array is one, a scalar none): past them, undefined, before recursing any deeper. */
+  maxDepth?: number;
+  /** Spent per node and per text written. */
+  work?: FilterWork;
 }
 
-function writeCanonical(node: unknown, out: { text: string; limit: number; work: FilterWork | undefined }): boolean {
+/**
+ * JSON with every object's keys in code unit order, so that values deepEqual calls equal are
+ * equal text (numbers as JSON.stringify writes them: 1.0 and 1, -0 and 0 alike; lone
+ * surrogates escaped). Undefined past `bounds` (see CanonicalBounds); the recursion never goes
+ * deeper than maxDepth, so a document nested thousands of levels costs no deep stack.
+ */
+export function canonicalJson(value: unknown, bounds: CanonicalBounds = {}): string | undefined {
+  const out: CanonicalOut = { text: "", limit: bounds.maxLength ?? Number.POSITIVE_INFINITY, depthLimit: bounds.maxDepth ?? MAX_FILTER_DEPTH, work: bounds.work };
+  return writeCanonical(value, out, 0) ? out.text : undefined;
+}
+
+interface CanonicalOut {
+  text: string;
+  limit: number;
+  depthLimit: number;
+  work: FilterWork | undefined;
+}
+
+/** Writes `node`, found `depth` levels of brackets deep, to out.text; false once past a bound. */
+function writeCanonical(node: unknown, out: CanonicalOut, depth: number): boolean {
   out.work?.spend(CANONICAL_NODE_UNITS);
   if (node === null || typeof node !== "object") {
     if (typeof node === "string") {
@@ -558,13 +587,14 @@ function writeCanonical(node: unknown, out: { text: string; limit: number; work:
     out.text += JSON.stringify(node) ?? "null";
     return out.text.length <= out.limit;
   }
+  if (depth >= out.depthLimit) return false;
   if (Array.isArray(node)) {
     // "[", then at least one character and a comma per element.
     if (out.text.length + 2 * node.length + 1 > out.limit) return false;
     out.text += "[";
     for (let i = 0; i < node.length; i += 1) {
       if (i > 0) out.text += ",";
-      if (!writeCanonical(node[i], out)) return false;
+      if (!writeCanonical(node[i], out, depth + 1)) return false;
     }
     out.text += "]";
     return out.text.length <= out.limit;
@@ -580,7 +610,7 @@ function writeCanonical(node: unknown, out: { text: string; limit: number; work:
     const key = keys[i]!;
     if (out.text.length + key.length + 3 > out.limit) return false;
     out.text += `${i > 0 ? "," : ""}${JSON.stringify(key)}:`;
-    if (!writeCanonical(record[key], out)) return false;
+    if (!writeCanonical(record[key], out, depth + 1)) return false;
   }
   out.text += "}";
   return out.text.length <= out.limit;
