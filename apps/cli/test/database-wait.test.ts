@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +23,15 @@ afterAll(async () => {
   for (const dir of [pgDir, dataDir]) await rm(dir, { recursive: true, force: true });
 });
 
+/** A port nothing listens on (the OS picked it, then it was let go). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 describe("a database that is not up yet", { concurrent: true }, () => {
   it("rehook start waits for a PostgreSQL that starts a moment later, saying what it waits for, then serves", { timeout: 120_000 }, async () => {
     const first = await startEmbeddedPostgres({ dataDir: pgDir });
@@ -39,8 +49,9 @@ describe("a database that is not up yet", { concurrent: true }, () => {
   });
 
   it("with DATABASE_WAIT_MS=0 a refused connection fails at once, with one line and exit 1", { timeout: 60_000 }, async () => {
-    const result = await runCli(["migrate"], { DATABASE_URL: "postgres://postgres@127.0.0.1:1/none", DATABASE_WAIT_MS: "0", REHOOK_DATA_DIR: dataDir });
+    const port = await closedPort();
+    const result = await runCli(["migrate"], { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/none`, DATABASE_WAIT_MS: "0", REHOOK_DATA_DIR: dataDir });
     expect(result.code).toBe(1);
-    expect(result.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^rehook: the database at 127\.0\.0\.1:1\/none is not available: connect ECONNREFUSED 127\.0\.0\.1:1$/)]);
+    expect(result.stderr.trim().split("\n")).toEqual([`rehook: the database at 127.0.0.1:${port}/none is not available: connect ECONNREFUSED 127.0.0.1:${port}`]);
   });
 });

@@ -78,6 +78,20 @@ describe("waiting for the database", { concurrent: true }, () => {
     expect(lines).toEqual([`waiting for the database at 127.0.0.1:${port}/rehook: connect ECONNREFUSED 127.0.0.1:${port}; trying again for up to 20 s`]);
   });
 
+  test("a host name that does not resolve (a database container restarting under Compose) is waited for too", async () => {
+    const clock = jumpingClock();
+    const lines: string[] = [];
+    const error = await waitForDatabase("postgres://rehook:secret@rehook-db-restarting.invalid:5432/rehook", { timeoutMs: 1_000, clock, log: (line) => lines.push(line) }).then(
+      () => undefined,
+      (failure: Error) => failure,
+    );
+    expect(lines).toEqual(["waiting for the database at rehook-db-restarting.invalid:5432/rehook: the name rehook-db-restarting.invalid is not found (yet); trying again for up to 1 s"]);
+    expect(clock.pauses).toEqual([250, 500, 250]);
+    expect(error?.message).toBe(
+      "the database at rehook-db-restarting.invalid:5432/rehook is not available after waiting 1 s (DATABASE_WAIT_MS=1000): the name rehook-db-restarting.invalid is not found (yet)",
+    );
+  });
+
   test("a database that does not exist fails at once, without waiting", async ({ database }) => {
     const missing = new URL(database.url);
     missing.pathname = "/rehook_no_such_database";
