@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "@rehook/db";
+import { closedPort } from "@rehook/vitest-config/closed-port";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { exited, runCli, startRehook } from "./run-cli.js";
 
@@ -22,15 +22,6 @@ afterAll(async () => {
   await postgres?.stop();
   for (const dir of [pgDir, dataDir]) await rm(dir, { recursive: true, force: true });
 });
-
-/** A port nothing listens on (the OS picked it, then it was let go). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe("a database that is not up yet", { concurrent: true }, () => {
   it("rehook start waits for a PostgreSQL that starts a moment later, saying what it waits for, then serves", { timeout: 120_000 }, async () => {

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { test } from "@rehook/vitest-config/fixtures";
+import { closedPort } from "@rehook/vitest-config/closed-port";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { openDatabase } from "../src/database.js";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../src/embedded-postgres.js";
@@ -22,15 +22,6 @@ afterAll(async () => {
   await restarted?.stop();
   await rm(dataDir, { recursive: true, force: true });
 });
-
-/** A port nothing listens on (the OS picked it, then it was let go). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A clock that jumps by each pause instead of sleeping, recording the pauses. */
 function jumpingClock(): WaitClock & { pauses: number[] } {

@@ -21,7 +21,7 @@ export const MAX_WAITING_EVENT_IDS = 10_000;
  * HTTP error), then returns the stream: with `after` (the last id the client saw) it first
  * sends what committed after that event, in commit order (events.stored_order, which follows
  * commit order: see the event_stored_order migration), so never `after` itself nor anything the
- * stream sent before it, and nothing that committed late; an `after` that is gone or older than
+ * stream sent before it, and it skips nothing that committed late; an `after` that is gone or older than
  * that order falls back to the events with later ids. Then new events live from the
  * LISTEN/NOTIFY bus, also in commit order (NOTIFY is delivered so). Bodies are read a bounded
  * number of bytes at a time, and only when the consumer asks for the next event, so a
@@ -96,7 +96,7 @@ async function* endpointEvents(
           yield event;
         }
       }
-      // Only the backlog overlap needs remembering; live ids are not repeated by the bus.
+      // Only what the backlog sent needs remembering (its notifications may still be waiting); live ids are not repeated by the bus.
       if (sent.size > 10_000) sent.clear();
     }
   } finally {
