@@ -4,41 +4,27 @@
 // once (dash does not wait for its child): pnpm then reports "ELIFECYCLE Command failed" even
 // though rehook went on to stop cleanly. The scripts `exec` this file in place of the shell, so
 // pnpm's child is a process that
-// - passes SIGINT and SIGTERM on to rehook, but only when rehook did not get the signal itself.
-//   A signal to the process group (Ctrl-C at a terminal, systemd's KillMode=control-group)
-//   reaches rehook, this process and pnpm, and pnpm forwards its copy here: passed on, those
-//   copies would count as a second signal, which cuts the stop short. rehook says over the IPC
-//   channel which signals it received; one it did not report within FORWARD_AFTER_MS came to
-//   pnpm or this process alone (`kill <pid of pnpm>`), and is passed on.
+// - relays every SIGINT and SIGTERM it gets to rehook as a message over an IPC channel, never as
+//   a signal. A signal to the process group (Ctrl-C at a terminal, systemd's
+//   KillMode=control-group) reaches rehook, this process and pnpm, which forwards its copy here:
+//   as signals, those copies would count as a second one, which cuts the stop short. This
+//   process cannot tell a copy from a signal meant for pnpm alone; rehook can, as it knows which
+//   signals reached it directly (see src/stop-signals.ts).
 // - exits as rehook did: 0 after a clean stop.
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
 
-/** How long a signal waits for rehook to report that it received the same one. */
-const FORWARD_AFTER_MS = 1_000;
-
 const child = spawn(process.execPath, process.argv.slice(2), { stdio: ["inherit", "inherit", "inherit", "ipc"] });
-/** Set once rehook reports a stop signal: from then on every signal for it reaches it directly or not at all. */
-let childStopping = false;
-let pending;
-child.on("message", (message) => {
-  if (message?.type !== "rehook:stop-signal") return;
-  childStopping = true;
-  if (pending) clearTimeout(pending);
-  pending = undefined;
-});
-// The channel only carries reports: it must not hold this process open once rehook is gone.
-child.on("disconnect", () => undefined);
 
-function onSignal(signal) {
-  if (childStopping || pending) return; // rehook has it, or a copy of this signal is already waiting
-  pending = setTimeout(() => {
-    pending = undefined;
-    if (!childStopping) child.kill(signal);
-  }, FORWARD_AFTER_MS);
+function relay(signal) {
+  // Once rehook has closed the channel (it is exiting), a signal is all that can reach it.
+  if (child.connected) child.send({ type: "rehook:stop", signal }, undefined, undefined, () => undefined);
+  else if (child.exitCode === null && child.signalCode === null) child.kill(signal);
 }
-process.on("SIGINT", onSignal);
-process.on("SIGTERM", onSignal);
+process.on("SIGINT", relay);
+process.on("SIGTERM", relay);
+// The channel carries these messages only: rehook going away must not be an error here.
+child.on("disconnect", () => undefined);
 child.once("error", (error) => {
   process.stderr.write(`rehook: could not start: ${error.message}\n`);
   process.exit(1);

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "@rehook/db";
+import { closedPort } from "@rehook/vitest-config/closed-port";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { exited, runCli, startRehook } from "./run-cli.js";
 
@@ -39,8 +40,9 @@ describe("a database that is not up yet", { concurrent: true }, () => {
   });
 
   it("with DATABASE_WAIT_MS=0 a refused connection fails at once, with one line and exit 1", { timeout: 60_000 }, async () => {
-    const result = await runCli(["migrate"], { DATABASE_URL: "postgres://postgres@127.0.0.1:1/none", DATABASE_WAIT_MS: "0", REHOOK_DATA_DIR: dataDir });
+    const port = await closedPort();
+    const result = await runCli(["migrate"], { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/none`, DATABASE_WAIT_MS: "0", REHOOK_DATA_DIR: dataDir });
     expect(result.code).toBe(1);
-    expect(result.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^rehook: the database at 127\.0\.0\.1:1\/none is not available: connect ECONNREFUSED 127\.0\.0\.1:1$/)]);
+    expect(result.stderr.trim().split("\n")).toEqual([`rehook: the database at 127.0.0.1:${port}/none is not available: connect ECONNREFUSED 127.0.0.1:${port}`]);
   });
 });

@@ -151,6 +151,21 @@ describe("a signal to the whole process group", () => {
     }
   }
 
+  it("a signal to pnpm alone starts the stop with its drain, and a second one to pnpm alone cuts it short", async () => {
+    const server = await startInGroup("pnpm");
+    const upload = await captureInFlight(server.url);
+    const exit = exitWithinBound(server.child);
+    // `kill <pid of pnpm>`: only pnpm gets it, and passes it on through the wrapper.
+    server.child.kill("SIGINT");
+    await waitFor(() => server.output().includes(begun("SIGINT")), "the first stop to begin");
+    expect(server.output()).not.toContain("second");
+    // pnpm passes a second Ctrl-C on as SIGTERM.
+    server.child.kill("SIGINT");
+    await waitFor(() => server.output().includes("second SIGTERM"), "the second signal to cut the stop short");
+    expect(await exit).not.toBe(0);
+    expect(await upload.status()).toBe("");
+  }, 60_000);
+
   for (const [launch, signal] of [["pnpm", "SIGINT"], ["systemd", "SIGTERM"]] as const) {
     it(`a real second ${signal} to ${launch === "pnpm" ? "`pnpm rehook start`" : "the systemd unit's command line"}'s group still stops without waiting`, async () => {
       const server = await startInGroup(launch);

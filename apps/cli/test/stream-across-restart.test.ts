@@ -34,7 +34,13 @@ afterAll(async () => {
 });
 
 /** Longer than the server's usual `retry: 2000`: a client that reconnects after 2 s lands inside it. */
-const DRAIN_MS = 4_000;
+const DRAIN_MS = 3_000;
+/**
+ * What the stream's last `retry:` adds to the drain: the client's first attempt comes this long
+ * after the drain ends, a margin for the first server's close on a loaded machine (its default,
+ * 30 s, would only make the test slow: an attempt before the new server is up is refused and retried).
+ */
+const RESTART_RETRY_MS = 5_000;
 
 async function capture(url: string, body: object): Promise<void> {
   const response = await fetch(`${url}/api/webhook/${slug}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -43,7 +49,7 @@ async function capture(url: string, body: object): Promise<void> {
 
 describe("a standard EventSource client across a graceful restart", () => {
   it("keeps its stream: SIGTERM, a new server on the same port, and the same client receives the new server's events", { timeout: 120_000 }, async () => {
-    const first = await startRehook({ REHOOK_DATA_DIR: dataDir, SHUTDOWN_DRAIN_MS: String(DRAIN_MS) });
+    const first = await startRehook({ REHOOK_DATA_DIR: dataDir, SHUTDOWN_DRAIN_MS: String(DRAIN_MS), STREAM_RESTART_RETRY_MS: String(RESTART_RETRY_MS) });
     servers.push(first);
     const port = new URL(first.url).port;
     const received: string[] = [];

@@ -92,6 +92,7 @@ export const environmentSchema = z.object({
     .transform((value) => parseWorkers(value)!)
     .default(1),
   SHUTDOWN_DRAIN_MS: wholeNumber(0, 120_000).default(5_000),
+  STREAM_RESTART_RETRY_MS: wholeNumber(1_000, 600_000).default(30_000),
   CHAT_HOOKS_BASE: z.url({ protocol: /^https?$/ }).default("https://hooks.slack.com"),
   PUBLIC_API_ENABLED: booleanString.default(true),
   API_RATE_LIMIT_PER_MINUTE: wholeNumber(1, 1_000_000).default(600),
@@ -179,6 +180,8 @@ export interface Config {
   workers: number | "auto";
   /** On SIGTERM, how long /readyz answers 503 while requests are still served, before the server closes. */
   shutdownDrainMs: number;
+  /** How long after the drain a stream ended by shutdown tells its client to reconnect (its `retry:` is the drain plus this). */
+  streamRestartRetryMs: number;
   /** Chat incoming-webhook URLs must start with this. */
   chatHooksBase: string;
   /** Cookies get the Secure flag when the dashboard is served over https. */
@@ -445,6 +448,7 @@ export function loadConfig(env: Record<string, string | undefined>, defaultDataD
     logFormat: e.LOG_FORMAT,
     workers: e.WORKERS,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
+    streamRestartRetryMs: e.STREAM_RESTART_RETRY_MS,
     chatHooksBase: e.CHAT_HOOKS_BASE.replace(/\/+$/, ""),
     secureCookies: (e.BASE_URL ?? "").startsWith("https:"),
     publicApiEnabled: e.PUBLIC_API_ENABLED,

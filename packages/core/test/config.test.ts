@@ -35,7 +35,9 @@ describe("configuration", () => {
   });
 
   it("reads LOG_FORMAT (pretty by default) and SHUTDOWN_DRAIN_MS (5 s by default, at most 120 s)", () => {
-    expect(loadConfig({}, "/d")).toMatchObject({ logFormat: "pretty", shutdownDrainMs: 5_000 });
+    expect(loadConfig({}, "/d")).toMatchObject({ logFormat: "pretty", shutdownDrainMs: 5_000, streamRestartRetryMs: 30_000 });
+    expect(loadConfig({ STREAM_RESTART_RETRY_MS: "8000" }, "/d")).toMatchObject({ streamRestartRetryMs: 8_000 });
+    expect(() => loadConfig({ STREAM_RESTART_RETRY_MS: "999" }, "/d")).toThrow(/STREAM_RESTART_RETRY_MS/);
     expect(loadConfig({ LOG_FORMAT: "json", SHUTDOWN_DRAIN_MS: "0" }, "/d")).toMatchObject({ logFormat: "json", shutdownDrainMs: 0 });
     expect(() => loadConfig({ LOG_FORMAT: "xml" }, "/d")).toThrow(/LOG_FORMAT/);
     expect(() => loadConfig({ SHUTDOWN_DRAIN_MS: "120001" }, "/d")).toThrow(/SHUTDOWN_DRAIN_MS/);

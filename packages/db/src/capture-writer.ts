@@ -156,6 +156,9 @@ const STORED_ROWS = `incoming i join endpoint e on e.slug = i.slug
  * sliced by offset and size: both cost less on either side than a dozen typed arrays, and
  * bodies never pass through text.
  */
+/** The advisory lock key under which capture statements draw events.stored_order (one for the whole database: see INSERT_BATCH). */
+export const STREAM_ORDER_LOCK = 0x7265686f6f6b01n; // "rehook" 01
+
 const INSERT_BATCH = `
 with incoming as (
   select * from json_to_recordset($1::json) as t(
@@ -279,7 +282,16 @@ notify as (
   where p.status = 'captured' and n.enabled and n.paused_reason is null and 'captured' = any(n.triggers)
   returning team_id
 ),
-notify_jobs as (${enqueueNotifyJobs("select team_id from notify")}),
+notify_jobs as (${enqueueNotifyJobs("select team_id from notify")} returning 1),
+-- The stream order (events.stored_order, see the event_stored_order migration) must follow
+-- commit order: the numbers are drawn while this lock is held, and it is held until commit.
+-- Taken after everything here that can wait for another capture (the dedup and job upserts,
+-- read whole by the counts), so its holder waits for no capture: no deadlock. Only the
+-- inserts below and the commit run while it is held.
+stream_order as (
+  select pg_advisory_xact_lock(${STREAM_ORDER_LOCK}) from (select count(*) from claimed_keys) k, (select count(*) from notify_jobs) j
+),
+-- Joined to the lock's row, so no row (and no nextval of its stored_order) comes before the lock.
 stored as (
   insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type,
                       size_bytes, client_ip, source, event_type, signature, signature_reason, status, destination_url,
@@ -291,7 +303,7 @@ stored as (
          case when p.fast_path_destination_id is not null then now() + make_interval(secs => $3::float8 / 1000) end,
          -- A duplicate is routed nowhere, whatever its filters said.
          case when p.duplicate_of is null then i.cut_short end
-  from placed p join incoming i on i.id = p.id
+  from placed p join incoming i on i.id = p.id cross join stream_order
 ),
 -- The endpoints' counts of events per status (event_counts), in the same transaction.
 counted as (

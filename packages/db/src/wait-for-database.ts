@@ -26,10 +26,11 @@ const CONNECT_TIMEOUT_MS = 5_000;
  * Errors that pass by themselves: the server is not listening yet (refused, or its Unix socket
  * not there yet), is starting up, shutting down or recovering (57P03 cannot_connect_now, 57P01
  * admin_shutdown, 57P02 crash_shutdown), has no connection slot free (53300), or the name or
- * route to it is not there yet. A wrong password, a missing database or role, or a bad
- * certificate do not pass by waiting.
+ * route to it is not there yet (ENOTFOUND: a database container restarting under Compose has
+ * no name until it is up again; a mistyped name is therefore also waited for, then reported).
+ * A wrong password, a missing database or role, or a bad certificate do not pass by waiting.
  */
-const TRANSIENT_CODES = new Set(["ENOENT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "53300"]);
+const TRANSIENT_CODES = new Set(["ENOENT", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "53300"]);
 
 export function isTransientConnectError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -48,8 +49,9 @@ export function databaseAddress(url: string): string {
 
 /** The reason in one line: pg's message, with the code that names it. */
 function reason(error: unknown): string {
+  const { code, hostname } = (error ?? {}) as { code?: unknown; hostname?: unknown };
+  if (code === "ENOTFOUND" && typeof hostname === "string") return `the name ${hostname} is not found (yet)`;
   const message = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.trim() || "no answer";
-  const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message;
 }
 

@@ -98,7 +98,7 @@ describe("reads of full events are cut by body bytes", () => {
     expect(BODY_BYTES_PER_READ).toBe(8 * MiB);
   });
 
-  it("live reads by id take a byte-bounded prefix in id order, skipping other users' and missing ids", async () => {
+  it("live reads by id take a byte-bounded prefix in commit order, skipping other users' and missing ids", async () => {
     const id = await endpoint();
     const ids = await events(id, [5 * MiB, 5 * MiB, 1]);
     const strangerId = uuidv7();

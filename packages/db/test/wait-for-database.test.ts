@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { test } from "@rehook/vitest-config/fixtures";
+import { closedPort } from "@rehook/vitest-config/closed-port";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { openDatabase } from "../src/database.js";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../src/embedded-postgres.js";
@@ -22,15 +22,6 @@ afterAll(async () => {
   await restarted?.stop();
   await rm(dataDir, { recursive: true, force: true });
 });
-
-/** A port nothing listens on (the OS picked it, then it was let go). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A clock that jumps by each pause instead of sleeping, recording the pauses. */
 function jumpingClock(): WaitClock & { pauses: number[] } {
@@ -76,6 +67,20 @@ describe("waiting for the database", { concurrent: true }, () => {
     expect(clock.pauses).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000, 2250]);
     // One line per reason, not one per attempt.
     expect(lines).toEqual([`waiting for the database at 127.0.0.1:${port}/rehook: connect ECONNREFUSED 127.0.0.1:${port}; trying again for up to 20 s`]);
+  });
+
+  test("a host name that does not resolve (a database container restarting under Compose) is waited for too", async () => {
+    const clock = jumpingClock();
+    const lines: string[] = [];
+    const error = await waitForDatabase("postgres://rehook:secret@rehook-db-restarting.invalid:5432/rehook", { timeoutMs: 1_000, clock, log: (line) => lines.push(line) }).then(
+      () => undefined,
+      (failure: Error) => failure,
+    );
+    expect(lines).toEqual(["waiting for the database at rehook-db-restarting.invalid:5432/rehook: the name rehook-db-restarting.invalid is not found (yet); trying again for up to 1 s"]);
+    expect(clock.pauses).toEqual([250, 500, 250]);
+    expect(error?.message).toBe(
+      "the database at rehook-db-restarting.invalid:5432/rehook is not available after waiting 1 s (DATABASE_WAIT_MS=1000): the name rehook-db-restarting.invalid is not found (yet)",
+    );
   });
 
   test("a database that does not exist fails at once, without waiting", async ({ database }) => {

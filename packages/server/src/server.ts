@@ -22,7 +22,6 @@ import {
   type MetricsScrape,
   RequestBodies,
   sendError,
-  STREAM_RETRY_MS,
   type DashboardHostRule,
   type OriginPolicy,
 } from "@rehook/http";
@@ -52,7 +51,7 @@ export interface RehookServer {
   /**
    * Starts shutdown's first step, to last `forMs` (SHUTDOWN_DRAIN_MS): /readyz answers 503
    * "draining" while every route still serves, except that open event streams (live feed,
-   * /api/v1 stream) end, telling their clients to reconnect after `forMs` + 2 s, and new ones answer 503.
+   * /api/v1 stream) end, telling their clients to reconnect after `forMs` + STREAM_RESTART_RETRY_MS, and new ones answer 503.
    */
   drain(forMs?: number): void;
   /** Stops taking connections, lets the requests in flight finish (at most CLOSE_GRACE_MS), then releases everything. */
@@ -294,9 +293,10 @@ export async function startServer(config: Config, logger: Logger, options: Start
   const drain = (forMs = 0) => {
     draining = true;
     // A stream never ends by itself: left open, it would hold the process for the whole stop.
-    // Its clients are told to come back once the drain is over and this port no longer answers
-    // (a standard EventSource retries a refused connection, but gives up for good on a 503).
-    const reconnectAfterMs = forMs + STREAM_RETRY_MS;
+    // Its clients are told to come back once the drain is over, this server has closed and a
+    // new one is likely up (STREAM_RESTART_RETRY_MS): a standard EventSource retries a refused
+    // connection, but gives up for good on a non-200, such as the drain's 503 or a proxy's 502.
+    const reconnectAfterMs = forMs + config.streamRestartRetryMs;
     dashboard.trpc.closeStreams(reconnectAfterMs);
     publicApi.closeStreams(reconnectAfterMs);
   };

@@ -1,4 +1,4 @@
-import { notFoundMessage, UserError, uuidv7Floor, uuidv7Timestamp } from "@rehook/core";
+import { notFoundMessage, UserError } from "@rehook/core";
 import { eventStoredOrder, findOwnedEndpoint, fullEventsAfter, fullEventsByIds, fullEventsStoredAfter, type EventBus, type FullEvent } from "@rehook/db";
 import type { ServiceContext } from "./context.js";
 import { takeStreamSlot } from "./stream-slots.js";
@@ -6,12 +6,6 @@ import { untilAccessLost } from "./access-watch.js";
 
 export type { FullEvent };
 
-/**
- * How far back a resumed stream looks before the last id seen: commits from several instances
- * (or group commits side by side) can land slightly out of id order. Of those ids it sends only
- * the events stored after the named one: the stream could not have sent them before it.
- */
-const RESUME_OVERLAP_MS = 5_000;
 /** Rows per backlog read; each read is also cut at BODY_BYTES_PER_READ of bodies. */
 const PAGE = 100;
 /**
@@ -25,10 +19,11 @@ export const MAX_WAITING_EVENT_IDS = 10_000;
  * An endpoint's events as they are captured, for `rehook listen`. Checks the endpoint and
  * takes one of the user's stream slots before anything is sent (so a refusal can still be an
  * HTTP error), then returns the stream: with `after` (the last id the client saw) it first
- * sends what the client cannot have: the events with ids in the RESUME_OVERLAP_MS before
- * `after` that were stored after it (they committed late), then every event with a later id;
- * never `after` itself or what was stored before it. Then new events live from the
- * LISTEN/NOTIFY bus. Bodies are read a bounded
+ * sends what committed after that event, in commit order (events.stored_order, which follows
+ * commit order: see the event_stored_order migration), so never `after` itself nor anything the
+ * stream sent before it, and it skips nothing that committed late; an `after` that is gone or older than
+ * that order falls back to the events with later ids. Then new events live from the
+ * LISTEN/NOTIFY bus, also in commit order (NOTIFY is delivered so). Bodies are read a bounded
  * number of bytes at a time, and only when the consumer asks for the next event, so a
  * consumer that waits for its socket to drain holds the reading back. Ends when `signal` aborts.
  */
@@ -62,27 +57,24 @@ async function* endpointEvents(
   const sent = new Set<string>();
   try {
     if (input.after) {
-      // An id that is gone (or predates the stored order) has no order to compare with: its overlap is skipped.
       const storedAfter = await eventStoredOrder(ctx.orm.em.fork(), input.teamId, input.endpointId, input.after);
-      let from = uuidv7Floor(uuidv7Timestamp(input.after).getTime() - RESUME_OVERLAP_MS);
-      while (storedAfter !== null && !input.signal.aborted) {
-        const page = await fullEventsStoredAfter(ctx.orm.em.fork(), input.teamId, input.endpointId, { fromId: from, beforeId: input.after, storedAfter }, PAGE);
-        if (page.length === 0) break;
-        for (const event of page) {
-          sent.add(event.id);
-          yield event;
-        }
-        from = page[page.length - 1]!.id;
-      }
-      let cursor = input.after;
+      const backlog =
+        storedAfter === null
+          ? { from: input.after, read: (id: string) => fullEventsAfter(ctx.orm.em.fork(), input.teamId, input.endpointId, id, PAGE), next: (event: FullEvent) => event.id }
+          : {
+              from: storedAfter,
+              read: (order: string) => fullEventsStoredAfter(ctx.orm.em.fork(), input.teamId, input.endpointId, order, PAGE),
+              next: (event: FullEvent) => event.storedOrder!,
+            };
+      let cursor = backlog.from;
       while (!input.signal.aborted) {
-        const page = await fullEventsAfter(ctx.orm.em.fork(), input.teamId, input.endpointId, cursor, PAGE);
+        const page = await backlog.read(cursor);
         if (page.length === 0) break;
         for (const event of page) {
           sent.add(event.id);
           yield event;
         }
-        cursor = page[page.length - 1]!.id;
+        cursor = backlog.next(page[page.length - 1]!);
       }
     }
     while (!input.signal.aborted) {
@@ -92,19 +84,19 @@ async function* endpointEvents(
         wake = undefined;
         continue;
       }
-      let ids = [...new Set(waiting.splice(0))].filter((id) => !sent.has(id)).sort();
+      let ids = [...new Set(waiting.splice(0))].filter((id) => !sent.has(id));
       while (ids.length > 0 && !input.signal.aborted) {
+        // In commit order: a client that drops midway resumes after the last one it got and misses none.
         const page = await fullEventsByIds(ctx.orm.em.fork(), input.teamId, input.endpointId, ids);
         if (page.length === 0) break; // none of them exists any more
-        // Ids up to the last one read were read or are gone; the rest did not fit in this read.
-        const last = page[page.length - 1]!.id;
-        ids = ids.filter((id) => id > last);
+        const read = new Set(page.map((event) => event.id));
+        ids = ids.filter((id) => !read.has(id));
         for (const event of page) {
           sent.add(event.id);
           yield event;
         }
       }
-      // Only the backlog overlap needs remembering; live ids are not repeated by the bus.
+      // Only what the backlog sent needs remembering (its notifications may still be waiting); live ids are not repeated by the bus.
       if (sent.size > 10_000) sent.clear();
     }
   } finally {

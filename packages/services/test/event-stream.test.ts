@@ -1,5 +1,8 @@
 import { afterEach, describe, expect } from "vitest";
+import { uuidv7 } from "@rehook/core";
+import { createPool, GroupCommitWriter, type Pool } from "@rehook/db";
 import { createEndpoint, openEndpointEventStream, streamSlotsOf, type FullEvent } from "@rehook/services";
+import { waitFor } from "@rehook/vitest-config/wait-for";
 import { capture, expectRefused, MISSING_ID, test } from "./support.js";
 
 // `rehook listen`'s stream of one endpoint's events, on the graph's LISTEN/NOTIFY bus: the
@@ -60,6 +63,51 @@ describe("openEndpointEventStream", () => {
     });
     expect(event!.body.equals(body)).toBe(true);
     expect(next!.id).toBe(second);
+  });
+
+  // Issue 41 (4.1, review): events.stored_order was drawn at INSERT, so a capture that inserted
+  // first and committed last had the lower number: a client that saw the other one live and
+  // resumed after it never got this one. The capture statement now draws it under a lock held
+  // until commit, so the second capture waits: commit order and stored order agree.
+  test("a capture that inserted first and commits last is neither lost nor sent twice by a resumed stream", async ({ services, user, database }) => {
+    const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "late commit" });
+    const live = connection();
+    const first = await openEndpointEventStream(services, { teamId: user.teamId, userId: user.id, endpointId: endpoint.id, signal: live.signal });
+    const pending = first.next();
+    const z = await capture(services, endpoint.slug, "z");
+    const seen = await take(first, 1, pending);
+
+    // A: the real capture statement in a transaction held open after its INSERT.
+    const pool = createPool({ databaseUrl: database.url, max: 1 });
+    const held = await pool.connect();
+    try {
+      await held.query("begin");
+      const a = uuidv7();
+      const request = { id: a, slug: endpoint.slug, receivedAt: new Date(), method: "POST", path: "", query: "", headers: [], body: Buffer.from("a"), contentType: null, clientIp: null, source: "generic", eventType: "" };
+      expect((await new GroupCommitWriter(held as unknown as Pool).write(request)).kind).toBe("stored");
+      // B: captured the usual way after A's INSERT; it either commits first or waits for A.
+      let b: string | undefined;
+      const capturing = capture(services, endpoint.slug, "b").then((id) => (b = id));
+      const waitsForA = async () =>
+        Number((await database.query<{ n: string }>("select count(*) as n from pg_locks where locktype = 'advisory' and not granted"))[0]!.n) > 0;
+      await waitFor(async () => b !== undefined || (await waitsForA()), "B to commit or to wait for A");
+      // The client has what the stream sent by now (B, had it committed), then drops.
+      if (b !== undefined) seen.push(...(await take(first, 1)));
+      live.abort();
+      await held.query("commit");
+      await capturing;
+
+      const resumed = await openEndpointEventStream(services, { teamId: user.teamId, userId: user.id, endpointId: endpoint.id, after: seen.at(-1)!.id, signal: connection().signal });
+      const next = resumed.next();
+      const c = await capture(services, endpoint.slug, "c");
+      const rest: FullEvent[] = [];
+      for (let result = next; !rest.some((event) => event.id === c); result = resumed.next()) rest.push(...(await take(resumed, 1, result)));
+      // Every event once across both connections, in the order they committed.
+      expect([...seen, ...rest].map((event) => event.id)).toEqual([z, a, b, c]);
+    } finally {
+      held.release();
+      await pool.end();
+    }
   });
 
   test("resumed after an id, sends what was captured since in order, then new events, each once", async ({ services, user }) => {

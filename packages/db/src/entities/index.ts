@@ -142,7 +142,7 @@ export interface Event {
    */
   fastPathDestinationId: string | null;
   fastPathLeaseExpiresAt: Date | null;
-  /** The order it was stored in (a sequence; null before the event_stored_order migration): see that migration. */
+  /** The order it committed in (a sequence drawn under the capture statement's lock; null before the event_stored_order migration): see that migration. */
   storedOrder?: Opt<string> | null;
   /** The destinations whose filter the capture's filter work budget cut short (null: none). */
   filtersCutShort: string[] | null;
@@ -575,6 +575,10 @@ export const EventEntity = new EntitySchema<Event>({
     {
       name: "events_fast_path_index",
       expression: `create index "events_fast_path_index" on "events" ("fast_path_lease_expires_at") where "fast_path_destination_id" is not null`,
+    },
+    {
+      name: "events_endpoint_id_stored_order_index",
+      expression: `create index "events_endpoint_id_stored_order_index" on "events" ("endpoint_id", "stored_order") where "stored_order" is not null`,
     },
   ],
   properties: {

@@ -96,12 +96,13 @@ export const BODY_BYTES_PER_READ = 8 * 1024 * 1024;
 
 /**
  * The ids of a page cut by body bytes. `candidates` selects `id` and `size` (the body's
- * octet_length, which PostgreSQL reads without fetching the body) in id order, with its own
+ * octet_length, which PostgreSQL reads without fetching the body) in `order` (id order unless
+ * said; its columns selected too), with its own
  * LIMIT; a row is kept while the bodies before it add up to less than the bound, so a page
  * always has its first row and exceeds the bound by at most one body.
  */
-export function byteBoundedIds(candidates: string, maxBytesPlaceholder: string): string {
-  return `select id from (select id, sum(size) over (order by id) - size as bytes_before from (${candidates}) candidates) sized
+export function byteBoundedIds(candidates: string, maxBytesPlaceholder: string, order = "id"): string {
+  return `select id from (select id, sum(size) over (order by ${order}) - size as bytes_before from (${candidates}) candidates) sized
           where bytes_before < ${maxBytesPlaceholder}`;
 }
 
@@ -763,12 +764,15 @@ export interface FullEvent extends CapturedRequestFields {
   source: string;
   eventType: string;
   receivedAt: Date;
+  /** The order it committed in (see the event_stored_order migration); null for events stored before it. */
+  storedOrder: string | null;
 }
 
 interface FullRow extends CapturedRequestRow {
   source: string;
   event_type: string;
   received_at: Date;
+  stored_order: string | null;
 }
 
 const toFull = (row: FullRow): FullEvent => ({
@@ -776,9 +780,12 @@ const toFull = (row: FullRow): FullEvent => ({
   source: row.source,
   eventType: row.event_type,
   receivedAt: new Date(row.received_at),
+  storedOrder: row.stored_order,
 });
 
-const FULL_COLUMNS = `${CAPTURED_REQUEST_COLUMNS}, e.source, e.event_type, e.received_at`;
+const FULL_COLUMNS = `${CAPTURED_REQUEST_COLUMNS}, e.source, e.event_type, e.received_at, e.stored_order`;
+/** Commit order (see the event_stored_order migration); events from before it (null) first, by id. */
+const STORED_ORDER = "stored_order nulls first, id";
 
 /**
  * The endpoint's events after `afterId` (exclusive), oldest first: at most `limit` of them
@@ -803,24 +810,24 @@ export async function fullEventsAfter(
 }
 
 /**
- * The endpoint's events with ids from `fromId` (exclusive) to `beforeId` (exclusive) that were
- * stored after the event of order `storedAfter` (see the event_stored_order migration), oldest
- * id first, paged as fullEventsAfter: what a resumed stream had not sent before its named event.
+ * The endpoint's events that committed after the one of order `storedAfter` (see the
+ * event_stored_order migration), in commit order, paged as fullEventsAfter: what a stream
+ * resumed after that event has not sent. Read by the (endpoint_id, stored_order) index.
  */
 export async function fullEventsStoredAfter(
   em: EntityManager,
   teamId: string,
   endpointId: string,
-  range: { fromId: string; beforeId: string; storedAfter: string },
+  storedAfter: string,
   limit: number,
   maxBytes = BODY_BYTES_PER_READ,
 ): Promise<FullEvent[]> {
-  const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
-                      where p.team_id = ? and e.endpoint_id = ? and e.id > ? and e.id < ? and e.stored_order > ? order by e.id limit ?`;
+  const candidates = `select e.id, e.stored_order, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
+                      where p.team_id = ? and e.endpoint_id = ? and e.stored_order > ? order by e.stored_order limit ?`;
   const rows = await em.execute<FullRow[]>(
-    `with page as (${byteBoundedIds(candidates, "?")})
-     select ${FULL_COLUMNS} from page join events e on e.id = page.id order by e.id`,
-    [teamId, endpointId, range.fromId, range.beforeId, range.storedAfter, limit, maxBytes],
+    `with page as (${byteBoundedIds(candidates, "?", "stored_order")})
+     select ${FULL_COLUMNS} from page join events e on e.id = page.id order by e.stored_order`,
+    [teamId, endpointId, storedAfter, limit, maxBytes],
   );
   return rows.map(toFull);
 }
@@ -836,9 +843,9 @@ export async function eventStoredOrder(em: EntityManager, teamId: string, endpoi
 }
 
 /**
- * These events of the user's endpoint, oldest first, up to about `maxBytes` of bodies (always
- * the first that exists). Ids up to the last one returned that are not returned do not exist
- * (or are someone else's); ids after it were left for the next read.
+ * These events of the user's endpoint in commit order (stored_order; events from before it
+ * first, by id), up to about `maxBytes` of bodies (always the first that exists). Asked ids
+ * that are not returned are gone (or someone else's), or were left for the next read.
  */
 export async function fullEventsByIds(
   em: EntityManager,
@@ -849,11 +856,11 @@ export async function fullEventsByIds(
 ): Promise<FullEvent[]> {
   const valid = ids.filter((id) => isUuid(id));
   if (valid.length === 0) return [];
-  const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
+  const candidates = `select e.id, e.stored_order, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
                       where e.id = any(?::uuid[]) and p.team_id = ? and e.endpoint_id = ?`;
   const rows = await em.execute<FullRow[]>(
-    `with page as (${byteBoundedIds(candidates, "?")})
-     select ${FULL_COLUMNS} from page join events e on e.id = page.id order by e.id`,
+    `with page as (${byteBoundedIds(candidates, "?", STORED_ORDER)})
+     select ${FULL_COLUMNS} from page join events e on e.id = page.id order by e.stored_order nulls first, e.id`,
     [`{${valid.join(",")}}`, teamId, endpointId, maxBytes],
   );
   return rows.map(toFull);
