@@ -14,6 +14,6 @@ export const ALERT_ROUTES: Route[] = [
     description: "How the test went",
     schema: S.AlertTest,
     errors: [404],
-    paced: "or tests are paced: one per rule every 30 s, 20 per team in an hour, and an email test counts against the team's hourly email",
+    paced: "or tests are paced: one per rule every 30 s, 20 per team and 20 per user in an hour, and an email test counts against the team's and the server's hourly email",
   }),
 ];
