@@ -69,20 +69,29 @@ function defaultWorkerFile(): string {
   return fileURLToPath(new URL(relative, import.meta.url));
 }
 
-/** Bytes copied into shared memory per turn of the event loop: a 10 MiB body is a few dozen short turns, never one long one. */
+/** Bytes copied per turn of the event loop: a 10 MiB body is a few dozen short turns, never one long one. */
 const COPY_SLICE_BYTES = 256 * 1024;
 
 /**
- * The body in shared memory, posted to the worker without being copied again (postMessage
- * copies a plain buffer whole, in one turn). Copied a slice per turn of the event loop.
+ * A copy of the body that the worker borrows: moved to the thread with its task (postMessage
+ * would copy a plain buffer whole, in one turn) and moved back with the answer, so it is the
+ * main thread's garbage once the capture lets go of it. (A SharedArrayBuffer would stay alive
+ * until the worker's own heap is collected, which an idle thread may not do for a long time:
+ * committed bodies must not stay in memory while their answers wait.) Copied a slice per turn.
  */
-async function shared(body: Uint8Array): Promise<Uint8Array> {
-  const copy = new Uint8Array(new SharedArrayBuffer(body.byteLength));
+async function copyOf(body: Uint8Array): Promise<Uint8Array> {
+  const copy = new Uint8Array(new ArrayBuffer(body.byteLength));
   for (let at = 0; at < body.byteLength; at += COPY_SLICE_BYTES) {
     if (at > 0) await new Promise((resolve) => setImmediate(resolve));
     copy.set(body.subarray(at, at + COPY_SLICE_BYTES), at);
   }
   return copy;
+}
+
+/** What the worker answers: its result, and the borrowed body moved back. */
+export interface Borrowed<T> {
+  result: T;
+  body: Uint8Array;
 }
 
 /**
@@ -99,26 +108,30 @@ export function createCapturePool(options: CapturePoolOptions = {}): CapturePool
   const timeoutMs = options.timeoutMs ?? CAPTURE_WORKER_TIMEOUT_MS;
   const pool = new Piscina({ filename, minThreads: 0, maxThreads: threads, maxQueue, idleTimeout: options.idleTimeoutMs ?? CAPTURE_WORKER_IDLE_MS });
   pool.on("error", (error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
-  const run = async (task: RouteTask | SenderTask, name: "route" | "sender"): Promise<unknown> => {
+  const run = async (task: RouteTask | SenderTask, body: ArrayBufferLike, name: "route" | "sender"): Promise<Borrowed<unknown>> => {
     // Checked here, not left to piscina's own error: the answer says which limit it was.
     if (pool.queueSize >= maxQueue) throw new CaptureWorkerUnavailable(`${maxQueue} captures already wait for it`);
     try {
-      return await pool.run(task, { name, signal: AbortSignal.timeout(timeoutMs) });
+      return (await pool.run(task, { name, signal: AbortSignal.timeout(timeoutMs), transferList: [body as ArrayBuffer] })) as Borrowed<unknown>;
     } catch (error) {
       if (error instanceof Error && error.name === "AbortError") throw new CaptureWorkerUnavailable(`the task took longer than ${timeoutMs} ms`, { cause: error });
       throw new CaptureWorkerUnavailable(error instanceof Error ? error.message : String(error), { cause: error });
     }
   };
-  // A capture asks for its sender and then its routes: the body is copied once for both.
-  const copies = new WeakMap<Uint8Array, Promise<Uint8Array>>();
-  const sharedOnce = (body: Uint8Array) => {
-    let copy = copies.get(body);
-    if (!copy) copies.set(body, (copy = shared(body)));
-    return copy;
+  // A capture asks for its sender and then its routes: the body is copied once for both, each
+  // task handing the copy back for the next (a task that finds it lent out makes its own).
+  const idleCopies = new WeakMap<Uint8Array, Uint8Array>();
+  const borrow = async <T>(original: Uint8Array, name: "route" | "sender", task: (body: Uint8Array) => RouteTask | SenderTask): Promise<T> => {
+    const idle = idleCopies.get(original);
+    idleCopies.delete(original);
+    const body = idle ?? (await copyOf(original));
+    const answer = await run(task(body), body.buffer, name);
+    if (!idleCopies.has(original)) idleCopies.set(original, answer.body);
+    return answer.result as T;
   };
   return {
-    route: async (task) => (await run({ ...task, request: { ...task.request, body: await sharedOnce(task.request.body) } }, "route")) as FilterRouting,
-    sender: async (task) => (await run({ headers: task.headers, body: await sharedOnce(task.body) }, "sender")) as SenderIdentity,
+    route: (task) => borrow<FilterRouting>(task.request.body, "route", (body) => ({ ...task, request: { ...task.request, body } })),
+    sender: (task) => borrow<SenderIdentity>(task.body, "sender", (body) => ({ headers: task.headers, body })),
     close: () => pool.destroy(),
     get threadCount() {
       return pool.threads.length;

@@ -11,7 +11,14 @@ import {
   type RoutingFilter,
   type SenderIdentity,
 } from "@rehook/core";
-import type { RouteTask, SenderTask } from "./capture-pool.js";
+import { move, transferableSymbol, valueSymbol } from "piscina";
+import type { Borrowed, RouteTask, SenderTask } from "./capture-pool.js";
+
+/** The answer, with the borrowed body moved back to the main thread (see capture-pool.ts). */
+function giveBack<T>(result: T, body: Uint8Array): Borrowed<T> {
+  const answer = { [transferableSymbol]: [body.buffer], [valueSymbol]: { result, body } };
+  return move(answer as never) as unknown as Borrowed<T>;
+}
 
 /** Compiled filter sets by their JSON text (an endpoint's filters, as its KnownRule wrote them). */
 const compiled = new Map<string, Array<{ id: string; filter: CompiledFilter }>>();
@@ -29,10 +36,10 @@ function filtersOf(text: string): Array<{ id: string; filter: CompiledFilter }> 
   return set;
 }
 
-export function route({ filters, request, budget }: RouteTask): FilterRouting {
-  return routeByFilters(filtersOf(filters), filterDocument(request), new FilterWork(budget));
+export function route({ filters, request, budget }: RouteTask): Borrowed<FilterRouting> {
+  return giveBack(routeByFilters(filtersOf(filters), filterDocument(request), new FilterWork(budget)), request.body);
 }
 
-export function sender({ headers, body }: SenderTask): SenderIdentity {
-  return detectSender({ headers, body });
+export function sender({ headers, body }: SenderTask): Borrowed<SenderIdentity> {
+  return giveBack(detectSender({ headers, body }), body);
 }
