@@ -77,7 +77,9 @@ describe("single sign-on in Chromium", () => {
       provider.signInAs({ sub: "ada-1", email: "ada@example.com", email_verified: true });
       await other.goto(`http://${host}:${elsewhere.port}/`);
       await other.getByRole("link", { name: "Sign in" }).click();
-      await other.waitForURL(`${t.rehook.url}/login`);
+      // Back on the login page, which says why (a fixed code, nothing from the request).
+      await other.waitForURL(`${t.rehook.url}/login?sso_error=foreign_start`);
+      await other.getByText("Sign-in could not start from this page").waitFor();
       expect((await other.context().cookies(t.rehook.url)).map((cookie) => cookie.name)).not.toContain("rehook_session");
     }
     await other.close();
