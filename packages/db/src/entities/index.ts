@@ -240,6 +240,11 @@ export interface Delivery {
   /** A retry is scheduled: the delivery waits as pending until then. */
   nextAttemptAt: Date | null;
   completedAt: Date | null;
+  /** A failed delivery made good: by a later delivered replay to this destination, or marked by a member (see the delivery_history migration). */
+  resolvedAt: Date | null;
+  resolvedByReplayId: string | null;
+  resolvedByUserId: string | null;
+  resolutionNote: string | null;
 }
 
 /** One attempt to forward an event to a destination, whatever came of it. */
@@ -282,6 +287,10 @@ export interface ReplayAttempt {
   requestBody: Buffer | null;
   /** Sent with edits (edit-and-replay) rather than as the event was captured. */
   modified: boolean;
+  /** The endpoint destination it went to (null: a staging, local or custom URL). */
+  destinationId: string | null;
+  /** A local replay's way to the developer's machine (null: not local, or recorded before this was kept). */
+  localVia: "browser" | "listen" | null;
 }
 
 export interface ReplayJob {
@@ -306,6 +315,10 @@ export interface ReplayJob {
   afterId: string | null;
   /** Only events before this id (those that existed when the job started). */
   upTo: string | null;
+  /** Which of the endpoint's destinations each event goes to (null: the URL environment). */
+  target: "destination" | "matched" | "failed" | null;
+  /** target 'destination': that destination. */
+  destinationId: string | null;
 }
 
 /** A change to the count of an endpoint's events in one status (see the event_counts migration). */
@@ -702,6 +715,10 @@ export const DeliveryEntity = new EntitySchema<Delivery>({
     leaseExpiresAt: { ...timestamp, nullable: true },
     nextAttemptAt: { ...timestamp, nullable: true },
     completedAt: { ...timestamp, nullable: true },
+    resolvedAt: { ...timestamp, nullable: true },
+    resolvedByReplayId: { type: "uuid", nullable: true },
+    resolvedByUserId: { type: "uuid", nullable: true },
+    resolutionNote: { type: "text", nullable: true },
   },
 });
 
@@ -749,6 +766,8 @@ export const ReplayAttemptEntity = new EntitySchema<ReplayAttempt>({
     requestHeaders: { type: "json", columnType: "json", nullable: true },
     requestBody: { type: "blob", nullable: true },
     modified: { type: "boolean", default: false },
+    destinationId: { type: "uuid", nullable: true },
+    localVia: { enum: true, items: () => ["browser", "listen"], columnType: "text", nullable: true },
   },
 });
 
@@ -775,6 +794,8 @@ export const ReplayJobEntity = new EntitySchema<ReplayJob>({
     finishedAt: { ...timestamp, nullable: true },
     afterId: { type: "uuid", nullable: true },
     upTo: { type: "uuid", nullable: true },
+    target: { enum: true, items: () => ["destination", "matched", "failed"], columnType: "text", nullable: true },
+    destinationId: { type: "uuid", nullable: true },
   },
 });
 

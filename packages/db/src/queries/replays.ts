@@ -75,11 +75,14 @@ export async function replaySourcesPage(em: EntityManager, teamId: string, endpo
   return rows.map(toSource);
 }
 
-export type NewReplayAttempt = Omit<ReplayAttempt, "event" | "user" | "replayedAt"> & { eventId: string; userId: string | null };
+export type NewReplayAttempt = Omit<ReplayAttempt, "event" | "user" | "replayedAt" | "destinationId" | "localVia"> &
+  Partial<Pick<ReplayAttempt, "destinationId" | "localVia">> & { eventId: string; userId: string | null };
 
 export async function insertReplayAttempt(em: EntityManager, attempt: NewReplayAttempt): Promise<ReplayAttempt> {
   const { eventId, userId, ...fields } = attempt;
   const row = em.create(ReplayAttemptEntity, {
+    destinationId: null,
+    localVia: null,
     ...fields,
     event: em.getReference(EventEntity, eventId),
     user: userId ? em.getReference(UserEntity, userId) : null,
