@@ -21,6 +21,7 @@ export const AUDIT_ACTIONS = [
   "destination.update",
   "destination.delete",
   "destination.resume",
+  "destination.pause",
   "event.replay",
   "event.retry",
   "event.delete",

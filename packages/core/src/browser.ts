@@ -43,3 +43,5 @@ export { ACTIVITY_BUCKETS, ACTIVITY_RANGE_WORDS, ACTIVITY_RANGES, isActivityRang
 export { isRole, ROLES, roleAllows, roleRank, rolesUpTo, withArticle, type Role } from "./roles.js";
 // The audit log: its actions and actor kinds, for the Settings → Audit log filters.
 export { AUDIT_ACTIONS, AUDIT_ACTOR_TYPES, AUDIT_TARGET_TYPES, wireAuditEntry, type AuditAction, type AuditActorType, type AuditEntry } from "./audit.js";
+// The circuit breaker: its position and the destination card's line, in the server's words.
+export { breakerPosition, breakerReason, breakerSummary, type BreakerPosition, type BreakerState } from "./completion/breaker.js";

@@ -50,3 +50,4 @@ export * from "./http-syntax.js";
 export * from "./routing/index.js";
 export * from "./audit.js";
 export * from "./alerts/index.js";
+export * from "./completion/index.js";

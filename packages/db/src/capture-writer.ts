@@ -57,10 +57,12 @@ export interface Route {
   filter: RoutingFilter | null;
   /**
    * Its deliveries were stored leased to this instance's fast path (not paused, paced or ordered,
-   * and room). An event whose only delivery this is has the lease on its own row, and no delivery
-   * row until the attempt's result (ClaimedDelivery.leaseOnEvent).
+   * its breaker not half-open, and room). An event whose only delivery this is has the lease on
+   * its own row, and no delivery row until the attempt's result (DeliveryLease.heldOn "event").
    */
   leased: boolean;
+  /** It has a circuit breaker (ClaimedDelivery.breaker). */
+  breaker: boolean;
   /** Its retry policy (null: one attempt). */
   retryPolicy: RetryPolicy | null;
 }
@@ -71,6 +73,8 @@ export interface ForwardingSettings {
   secret: string;
   keepProxyHeaders: boolean;
   routes: Route[];
+  /** When the statement that leased the routes' deliveries was sent (epoch ms): ClaimedDelivery.takenAt. */
+  leasedAt: number;
 }
 
 /** How an endpoint answers its senders and checks their signatures, as the batch found it. */
@@ -189,11 +193,13 @@ endpoint as (
   for key share
 ),
 -- The endpoints' enabled destinations. A delivery is stored leased to the fast path ($3) unless
--- the destination is paused, paced or ordered (those are claimed from the database).
+-- the destination is paused, paced or ordered, or its breaker is half-open (a breaker and
+-- failed attempts in a row: one send at a time, as probes): those are claimed from the database.
 routes as (
   select d.id, d.endpoint_id, d.position, d.url, d.filter, d.filter is not null as filtered,
-         d.retry_max_attempts, d.retry_initial_delay_ms, d.retry_max_delay_ms,
-         d.forwarding_paused_at is null and d.rate_limit_per_second is null and not d.ordered and $3::float8 is not null as leased
+         d.retry_max_attempts, d.retry_initial_delay_ms, d.retry_max_delay_ms, d.pause_after_failures is not null as breaker,
+         d.forwarding_paused_at is null and d.rate_limit_per_second is null and not d.ordered
+           and not (d.pause_after_failures is not null and d.consecutive_failures > 0) and $3::float8 is not null as leased
   from destinations d
   where d.endpoint_id in (select id from endpoint) and d.enabled
 ),
@@ -330,7 +336,7 @@ ${announceEventsCte({
 -- The endpoint's forwarding settings come back too (the fast path delivers from memory), and
 -- its answer and signature rule (the capture path keeps them for the next requests).
 select id as endpoint_id, team_id, slug, sign_requests, secret, keep_proxy_headers,
-       (select coalesce(json_agg(json_build_object('id', t.id, 'url', t.url, 'filter', t.filter, 'leased', t.leased,
+       (select coalesce(json_agg(json_build_object('id', t.id, 'url', t.url, 'filter', t.filter, 'leased', t.leased, 'breaker', t.breaker,
                                                    'retry_max_attempts', t.retry_max_attempts, 'retry_initial_delay_ms', t.retry_initial_delay_ms,
                                                    'retry_max_delay_ms', t.retry_max_delay_ms) order by t.position), '[]')
         from routes t where t.endpoint_id = endpoint.id) as routes,
@@ -351,12 +357,13 @@ interface RouteRow {
   url: string;
   filter: RoutingFilter | null;
   leased: boolean;
+  breaker: boolean;
   retry_max_attempts: number | null;
   retry_initial_delay_ms: number | null;
   retry_max_delay_ms: number | null;
 }
 
-const toRoute = (row: RouteRow): Route => ({ id: row.id, url: row.url, filter: row.filter, leased: row.leased, retryPolicy: retryPolicyOf(row) });
+const toRoute = (row: RouteRow): Route => ({ id: row.id, url: row.url, filter: row.filter, leased: row.leased, breaker: row.breaker, retryPolicy: retryPolicyOf(row) });
 
 /*
  * Every text of a row, sanitised: PostgreSQL refuses NUL and lone surrogates in text and json,
@@ -534,6 +541,8 @@ export class GroupCommitWriter {
 
   private async store(batch: Waiting[]): Promise<void> {
     this.metrics?.captureBatch(batch.length);
+    // Before the statement is sent: a lease it takes is never dated after the snapshot it was decided on.
+    const leasedAt = Date.now();
     // Named: each connection parses and plans the statement once, not once per batch.
     const result = await this.pool.query<{
       endpoint_id: string;
@@ -590,7 +599,7 @@ export class GroupCommitWriter {
         kind: "stored",
         endpointId: endpoint.endpoint_id,
         status: duplicateOf ? "duplicate" : matched.length > 0 ? "pending" : "captured",
-        forwarding: { signRequests: endpoint.sign_requests, secret: endpoint.secret, keepProxyHeaders: endpoint.keep_proxy_headers, routes: matched },
+        forwarding: { signRequests: endpoint.sign_requests, secret: endpoint.secret, keepProxyHeaders: endpoint.keep_proxy_headers, routes: matched, leasedAt },
         ingress,
         ...(duplicateOf ? { duplicateOf } : {}),
       });

@@ -118,7 +118,7 @@ describe("recovery claim fairness", () => {
     expect(claimed!.id).toBe(eventId);
     expect(claimed!.destinationId).toBe(target.destinationId);
     expect(await claimDueDeliveries(pool, 500, 60_000)).toEqual([]);
-    await handBackLeases(pool, [{ id: eventId!, destinationId: target.destinationId, attempt: claimed!.attempt }]);
+    await handBackLeases(pool, [{ id: eventId!, destinationId: target.destinationId, attempt: claimed!.attempt, heldOn: "delivery", probe: false }]);
     const [row] = await db.query<{ attempts: number; lease_expires_at: Date | null }>("select attempts, lease_expires_at from deliveries where event_id = $1", [eventId]);
     expect(row).toEqual({ attempts: 0, lease_expires_at: null });
     expect(idsOf(await claimDueDeliveries(pool, 500, 60_000))).toEqual([eventId]);
@@ -132,7 +132,7 @@ describe("recovery claim fairness", () => {
     await db.query("update deliveries set lease_expires_at = now() - interval '1 second' where event_id = $1", [eventId]);
     const [second] = await claimDueDeliveries(pool, 500, 60_000);
     expect(second!.attempt).toBe(first!.attempt + 1);
-    await handBackLeases(pool, [{ id: eventId!, destinationId: target.destinationId, attempt: first!.attempt }]);
+    await handBackLeases(pool, [{ id: eventId!, destinationId: target.destinationId, attempt: first!.attempt, heldOn: "delivery", probe: false }]);
     const [row] = await db.query<{ attempts: number; leased: boolean }>("select attempts, lease_expires_at > now() as leased from deliveries where event_id = $1", [
       eventId,
     ]);
@@ -148,8 +148,8 @@ describe("recovery claim fairness", () => {
     await db.query("update destinations set forwarding_paused_at = now(), paused_reason = 'test' where id = $1", [paused.destinationId]);
     const orm = await createOrm({ databaseUrl: db.url, poolSize: 1 });
     try {
-      expect(await resumeOwnedEndpoint(orm.em.fork(), teamId, running.endpointId)).toEqual({ rescheduled: 0, destinations: 1 });
-      expect(await resumeOwnedEndpoint(orm.em.fork(), teamId, paused.endpointId)).toEqual({ rescheduled: 1, destinations: 1 });
+      expect(await resumeOwnedEndpoint(orm.em.fork(), teamId, running.endpointId)).toEqual({ rescheduled: 0, destinations: 1, resumed: [] });
+      expect(await resumeOwnedEndpoint(orm.em.fork(), teamId, paused.endpointId)).toEqual({ rescheduled: 1, destinations: 1, resumed: [{ id: paused.destinationId, consecutiveFailures: 0 }] });
     } finally {
       await orm.close(true);
     }
@@ -168,12 +168,14 @@ describe("recovery claim fairness", () => {
     const [onPaused] = await pending(paused, 1);
     const claimed = await claimDueDeliveries(pool, 500, 60_000);
     expect(claimed).toHaveLength(3);
-    const claims = claimed.map((delivery) => ({ id: delivery.id, destinationId: delivery.destinationId, attempt: 1 }));
+    const claims = claimed.map((delivery) => ({ id: delivery.id, destinationId: delivery.destinationId, attempt: 1, heldOn: "delivery" as const, probe: false }));
     expect(claims.map((claim) => claim.id)).toEqual([kept, retriedByHand, onPaused]);
     // Each first attempt failed and its retry is kept by the claimer: leased past the retry.
     const failed = (claim: { id: string; destinationId: string }) => ({
       ...claim,
       attempt: 1,
+      heldOn: "delivery" as const,
+      probe: false,
       otherDeliveries: false,
       status: "failed" as const,
       retryInMs: 1_000,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createUuidV7Generator, uuidv7 } from "@rehook/core";
 import { createTestDatabase, insertUserWithTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
-import { claimDueDeliveries, completeDeliveries, createPool, type ClaimedDelivery, type DeliveryOutcome, type Pool } from "../src/index.js";
+import { claimDueDeliveries, completeDeliveries, createPool, leaseOf, type ClaimedDelivery, type DeliveryOutcome, type Pool } from "../src/index.js";
 
 // The claim's pace and order rules, decided in the database: a rate-limited destination
 // books its starts 1/rate apart, however many instances claim at once; an
@@ -48,9 +48,7 @@ const ids = (claimed: ClaimedDelivery[]) => claimed.map((delivery) => delivery.i
 
 function failed(delivery: ClaimedDelivery, retryInMs: number | null): DeliveryOutcome {
   return {
-    id: delivery.id,
-    destinationId: delivery.destinationId,
-    attempt: delivery.attempt,
+    ...leaseOf(delivery),
     otherDeliveries: delivery.otherDeliveries,
     status: "failed",
     retryInMs,

@@ -50,6 +50,8 @@ describe("completing deliveries", () => {
       id,
       destinationId,
       attempt,
+      heldOn: "delivery" as const,
+      probe: false,
       otherDeliveries: false,
       status,
       retryInMs: null,

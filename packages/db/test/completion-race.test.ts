@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUuidV7Generator, uuidv7 } from "@rehook/core";
 import { createTestDatabase, insertUserWithTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
-import { claimDueDeliveries, completeDeliveries, createPool, type ClaimedDelivery, type DeliveryOutcome, type Pool } from "../src/index.js";
+import { claimDueDeliveries, completeDeliveries, createPool, leaseOf, type ClaimedDelivery, type DeliveryOutcome, type Pool } from "../src/index.js";
 
 // An event fanned out to two destinations, its two deliveries finished at the same moment by
 // two instances: each completion sums the event's deliveries, and the second must see the
@@ -49,9 +49,7 @@ async function fannedOut(count: number, events: number): Promise<string[]> {
 }
 
 const delivered = (delivery: ClaimedDelivery): DeliveryOutcome => ({
-  id: delivery.id,
-  destinationId: delivery.destinationId,
-  attempt: delivery.attempt,
+  ...leaseOf(delivery),
   otherDeliveries: delivery.otherDeliveries,
   status: "delivered",
   retryInMs: null,

@@ -71,7 +71,8 @@ function outcomeOf(eventId: string, destinationId: string, fields: Partial<Deliv
     destinationId,
     attempt: 1,
     otherDeliveries: false,
-    leaseOnEvent: true,
+    heldOn: "event",
+    probe: false,
     status: "delivered",
     retryInMs: null,
     startedAt: Date.now(),
@@ -125,15 +126,15 @@ describe("a fast-path lease held on the event", () => {
     expect(await eventRow(eventId)).toEqual({ status: "pending", lease_on: null, attempts: 1 });
     const [claimed] = (await claimDueDeliveries(pool, 10, 60_000)).filter((delivery) => delivery.id === eventId);
     expect(claimed).toMatchObject({ attempt: 2 });
-    expect(claimed!.leaseOnEvent).toBeFalsy();
-    await completeDeliveries(pool, [outcomeOf(eventId, destinationId, { attempt: 2, leaseOnEvent: false })]);
+    expect(claimed!.heldOn).toBe("delivery");
+    await completeDeliveries(pool, [outcomeOf(eventId, destinationId, { attempt: 2, heldOn: "delivery" })]);
     expect(await deliveryRows(eventId)).toEqual([{ status: "delivered", attempts: 2, leased: false, due: null }]);
     expect(await eventRow(eventId)).toEqual({ status: "delivered", lease_on: null, attempts: 2 });
   });
 
   it("handed back unsent, becomes a row any claim takes as the first attempt", async () => {
     const { destinationId, eventId } = await capturedOnFastPath();
-    await handBackLeases(pool, [{ id: eventId, destinationId, attempt: 1, leaseOnEvent: true }]);
+    await handBackLeases(pool, [{ id: eventId, destinationId, attempt: 1, heldOn: "event", probe: false }]);
     expect(await deliveryRows(eventId)).toEqual([{ status: "pending", attempts: 0, leased: false, due: null }]);
     expect((await eventRow(eventId)).lease_on).toBeNull();
     const [claimed] = (await claimDueDeliveries(pool, 10, 60_000)).filter((delivery) => delivery.id === eventId);

@@ -85,9 +85,16 @@ export function alertOf(row: DueAlert, baseUrl: string): Alert | null {
       if (!row.eventId || row.eventType === null) return null;
       return deliveryFailedAlert({ ...row, eventType: row.eventType, endpointName, url: `${baseUrl}/events/${row.eventId}` });
     case "destination_paused":
-      // Resumed before the post: nothing to say any more.
+      // Resumed before the post: nothing to say any more. The reason is the one that tripped it
+      // (stored with the alert: the count the card and the audit log show), not a later one.
       if (!row.pausedReason) return null;
-      return destinationPausedAlert({ endpointName, destinationName: row.destinationName ?? "a destination", reason: row.pausedReason, at: row.at, url: endpointUrl });
+      return destinationPausedAlert({
+        endpointName,
+        destinationName: row.destinationName ?? "a destination",
+        reason: typeof detail.reason === "string" ? detail.reason : row.pausedReason,
+        at: row.at,
+        url: endpointUrl,
+      });
     case "health_low":
       return healthLowAlert({ endpointName, delivered: count("part"), total: count("total"), threshold: count("threshold"), at: row.at, url: endpointUrl });
     case "signature_invalid_rate":

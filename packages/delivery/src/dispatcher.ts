@@ -15,11 +15,12 @@ import {
   completeDeliveries,
   deliveryKey,
   handBackLeases,
+  leaseOf,
   Poller,
   type ClaimedDelivery,
   type CompletedDelivery,
+  type DeliveryLease,
   type DeliveryOutcome,
-  type LeaseClaim,
   type Pool,
 } from "@rehook/db";
 import { FairScheduler, type Scheduled } from "./fair-scheduler.js";
@@ -108,17 +109,14 @@ export function deliveryTask(event: ClaimedDelivery, options: SendOptions, start
  * policy wants another attempt (Retry-After on 429 and 503 honoured). `random` jitters the wait.
  */
 export function outcome(
-  event: Pick<ClaimedDelivery, "id" | "destinationId" | "attempt" | "retryPolicy" | "otherDeliveries" | "leaseOnEvent">,
+  event: DeliveryLease & Pick<ClaimedDelivery, "retryPolicy" | "otherDeliveries">,
   result: DeliveryResult,
   random: () => number = Math.random,
 ): DeliveryOutcome {
   const retryAfter = result.headers?.find(([name]) => name.toLowerCase() === "retry-after")?.[1] ?? null;
   return {
-    id: event.id,
-    destinationId: event.destinationId,
-    attempt: event.attempt,
+    ...leaseOf(event),
     otherDeliveries: event.otherDeliveries,
-    ...(event.leaseOnEvent ? { leaseOnEvent: true } : {}),
     status: result.ok ? "delivered" : "failed",
     retryInMs: result.ok ? null : retryDelay(event.retryPolicy, { attempt: event.attempt, responseStatus: result.status, retryAfter }, random, Date.now()),
     startedAt: result.startedAt,
@@ -149,7 +147,7 @@ export const DEFAULT_MAX_IN_FLIGHT_PER_DESTINATION = 200;
 /** A leased delivery held in memory until it is sent. */
 interface Held {
   event: ClaimedDelivery;
-  /** Epoch ms after which sending could outlive the lease: the event is then handed back unsent. */
+  /** Epoch ms after which sending could outlive the lease (it counts from event.takenAt): the event is then handed back unsent. */
   startBy: number;
   /** Its body bytes when it came from a recovery claim (counted against maxRecoveryBytes), else 0. */
   recoveredBytes: number;
@@ -164,6 +162,14 @@ interface Held {
  * Fairness: every leased delivery (fast path or claim) goes through a FairScheduler, so one
  * destination has at most maxInFlightPerDestination sends running and free slots go round
  * robin between destinations; the rest wait in memory, bounded, or go back to the database.
+ *
+ * The breaker: a failed attempt to a destination with a circuit breaker makes it half-open
+ * (core's breaker.ts): from then on it gets one send at a time, a probe, which only a claim
+ * hands out. What this instance leased for it before that failure was stored (from the fast
+ * path, a claim or a capture statement that ran meanwhile) is not started any more: from the
+ * moment the failed result arrives here until its completion is stored, and for every lease
+ * taken before that, it goes back to the database unsent. Sends already running go on: those
+ * are the ones "in flight" when the failure came.
  */
 export class DeliveryDispatcher {
   /** How long a claim holds an event: see the writer's fast path and claimDueEvents. */
@@ -176,9 +182,11 @@ export class DeliveryDispatcher {
   /** Failed events waiting in memory for a retry due soon. */
   private readonly retries: HeldRetries;
   private pumpScheduled = false;
-  private handBacks: LeaseClaim[] = [];
+  private handBacks: DeliveryLease[] = [];
   private handingBack: Promise<void> | undefined;
   private completions: DeliveryOutcome[] = [];
+  /** Completions waiting to be stored that are failed attempts to a destination with a breaker. */
+  private readonly failedToBreakers = new Set<DeliveryOutcome>();
   private completing: Promise<void> | undefined;
   /** The recovery claim's loop (the job runner's poller: the deliveries table is forwarding's queue). */
   private readonly recovery: Poller;
@@ -194,6 +202,14 @@ export class DeliveryDispatcher {
   private readonly maxRecoveryBytes: number;
   private stopped = false;
   private readonly running = new Set<Promise<unknown>>();
+  /**
+   * Destinations (with a breaker) whose failed attempt this instance saw: leases of theirs taken
+   * before this moment (epoch ms) are stale, since the claim or capture that took them did not see
+   * the failure. Infinity while the failure is not stored yet; entries older than a lease are dropped.
+   */
+  private readonly halfOpenSince = new Map<string, number>();
+  /** Failed attempts per destination (with a breaker) not stored yet. */
+  private readonly unstoredFailures = new Map<string, number>();
 
   constructor(private readonly options: DispatcherOptions) {
     // Well past the forward timeout (65 s for the default 30 s), so a slow but live attempt
@@ -212,7 +228,7 @@ export class DeliveryDispatcher {
       logger: options.logger,
       leaseMs: this.leaseMs,
       maxWaitMs: options.maxHeldRetryWaitMs,
-      onDue: (events, leasedAt) => events.forEach((event) => (this.stopped ? this.letGo({ event, startBy: 0, recoveredBytes: 0 }) : this.hold(event, leasedAt, 0))),
+      onDue: (events) => events.forEach((event) => (this.stopped ? this.letGo({ event, startBy: 0, recoveredBytes: 0 }) : this.hold(event, 0))),
     });
   }
 
@@ -247,7 +263,7 @@ export class DeliveryDispatcher {
   deliverLeased(event: ClaimedDelivery): void {
     // Stopping: handed back unsent (stop() flushes hand-backs last), so a running instance claims it at once.
     if (this.stopped) return this.letGo({ event, startBy: 0, recoveredBytes: 0 });
-    this.hold(event, Date.now(), 0);
+    this.hold(event, 0);
   }
 
   /** Stops claiming, hands back what waits, waits for the deliveries in flight and stores their results. */
@@ -274,15 +290,47 @@ export class DeliveryDispatcher {
    * when it leaves the queue: a send starting later could outlive the lease and race another
    * instance's claim.
    */
-  private hold(event: ClaimedDelivery, leasedAt: number, recoveredBytes: number): void {
-    const held = { event, startBy: leasedAt + this.leaseMs - this.options.timeoutMs - 5_000, recoveredBytes };
-    if (event.startInMs) this.slots.add(held, leasedAt + event.startInMs);
+  private hold(event: ClaimedDelivery, recoveredBytes: number): void {
+    const held = { event, startBy: event.takenAt + this.leaseMs - this.options.timeoutMs - 5_000, recoveredBytes };
+    if (event.startInMs) this.slots.add(held, event.takenAt + event.startInMs);
     else this.queue(held);
   }
 
   private queue(held: Held): void {
+    if (this.predatesFailure(held.event)) return this.letGo(held);
     this.scheduler.add(held.event.destinationId, held, held.startBy);
     this.schedulePump();
+  }
+
+  /** A lease of a now half-open destination taken before its failure was stored here: not to be sent (probes excepted). */
+  private predatesFailure(event: ClaimedDelivery): boolean {
+    if (!event.breaker || event.probe) return false;
+    const since = this.halfOpenSince.get(event.destinationId);
+    return since !== undefined && event.takenAt < since;
+  }
+
+  /** A failed attempt to a destination with a breaker came back: what waits for it here goes back to the database. */
+  private noteFailure(destinationId: string): void {
+    this.unstoredFailures.set(destinationId, (this.unstoredFailures.get(destinationId) ?? 0) + 1);
+    this.halfOpenSince.set(destinationId, Infinity);
+    this.scheduler.dropWaiting(destinationId).forEach((held) => this.letGo(held));
+  }
+
+  /** A batch holding such failures was stored (or could not be): leases taken from now on saw it. */
+  private noteFailuresStored(batch: DeliveryOutcome[], failedToBreakers: Set<DeliveryOutcome>): void {
+    const now = Date.now();
+    for (const attempt of batch) {
+      if (!failedToBreakers.has(attempt)) continue;
+      failedToBreakers.delete(attempt);
+      const left = (this.unstoredFailures.get(attempt.destinationId) ?? 1) - 1;
+      if (left > 0) this.unstoredFailures.set(attempt.destinationId, left);
+      else {
+        this.unstoredFailures.delete(attempt.destinationId);
+        this.halfOpenSince.set(attempt.destinationId, now);
+      }
+    }
+    // A lease is never older than leaseMs: older marks can judge nothing any more.
+    for (const [destinationId, since] of this.halfOpenSince) if (since < now - this.leaseMs) this.halfOpenSince.delete(destinationId);
   }
 
   /** Deliveries this instance holds: sending, queued, and waiting for their slot. */
@@ -317,8 +365,7 @@ export class DeliveryDispatcher {
   /** An event leaves without being sent: its lease goes back to the database for any claim. */
   private letGo(held: Held): void {
     this.releaseRecovered(held);
-    const { id, destinationId, attempt, leaseOnEvent } = held.event;
-    this.handBacks.push({ id, destinationId, attempt, ...(leaseOnEvent ? { leaseOnEvent } : {}) });
+    this.handBacks.push(leaseOf(held.event));
     this.handingBack ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushHandBacks());
   }
 
@@ -362,7 +409,6 @@ export class DeliveryDispatcher {
       this.recoveryWaitsForBytes = true;
       return false;
     }
-    const leasedAt = Date.now();
     let claimed: ClaimedDelivery[];
     try {
       claimed = await claimDueDeliveries(this.options.db, Math.min(room, CLAIM_ROWS), this.leaseMs, budget, {
@@ -379,7 +425,7 @@ export class DeliveryDispatcher {
       bytes += size;
       this.recoveryBytes += size;
       if (this.stopped) this.letGo({ event, startBy: 0, recoveredBytes: size });
-      else this.hold(event, leasedAt, size);
+      else this.hold(event, size);
     }
     if (bytes >= budget) this.recoveryWaitsForBytes = true;
     const unpaced = claimed.filter((delivery) => delivery.ratePerSecond === null);
@@ -432,11 +478,14 @@ export class DeliveryDispatcher {
     };
     const work = this.options.deliveries
       .runBatch(tasks, (index, result) => {
-        finish(index);
         const { event } = ready[index]!.item;
+        // Before its slot frees: nothing more may start for a destination that just failed.
+        if (result && !result.ok && event.breaker) this.noteFailure(event.destinationId);
+        finish(index);
         // Not sent (its startBy had passed in the worker): nothing went out, the lease goes back.
         if (!result) return this.letGo(ready[index]!.item);
         const attempt = outcome(event, result, this.options.retryRandom);
+        if (attempt.status === "failed" && event.breaker) this.failedToBreakers.add(attempt);
         // A retry due soon waits here, its lease kept: no claim has to read it back.
         if (attempt.retryInMs !== null && this.retries.reserve(event, attempt.retryInMs)) attempt.holdLeaseMs = this.leaseMs;
         this.completions.push(attempt);
@@ -483,12 +532,14 @@ export class DeliveryDispatcher {
       const batch = this.completions.splice(0, 500);
       try {
         const completed = await completeDeliveries(this.options.db, batch);
+        this.noteFailuresStored(batch, this.failedToBreakers);
         this.retries.stored(batch, completed);
         this.countAttempts(batch, completed);
         this.stopSendingToPaused(completed);
-        // An ordered destination's next delivery waited for this one.
-        if (completed.some((delivery) => delivery.ordered)) this.claimSoon();
+        // An ordered destination's next delivery, or a half-open one's next probe, waited for this one.
+        if (batch.some((attempt) => attempt.probe) || completed.some((delivery) => delivery.ordered)) this.claimSoon();
       } catch (error) {
+        this.noteFailuresStored(batch, this.failedToBreakers);
         this.retries.notStored(batch);
         // Not stored: the leases expire and the events are delivered again (at least once).
         this.options.logger.error("could not store delivery results", { count: batch.length, error: String(error) });

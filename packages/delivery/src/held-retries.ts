@@ -1,5 +1,5 @@
 import type { Logger } from "@rehook/core";
-import { deliveryKey, handBackLeases, reclaimHeldRetries, type ClaimedDelivery, type CompletedDelivery, type DeliveryOutcome, type LeaseClaim, type Pool } from "@rehook/db";
+import { deliveryKey, handBackLeases, leaseOf, reclaimHeldRetries, type ClaimedDelivery, type CompletedDelivery, type DeliveryLease, type DeliveryOutcome, type Pool } from "@rehook/db";
 
 /** Longest retry wait kept in memory (MAX_HELD_RETRY_WAIT_MS); longer waits go to the database. */
 export const MAX_HELD_RETRY_WAIT_MS = 60_000;
@@ -18,8 +18,8 @@ export interface HeldRetriesOptions {
   maxWaitMs?: number;
   maxBytes?: number;
   maxCount?: number;
-  /** Retries due now, re-claimed (attempt counted, lease taken): to be sent. */
-  onDue: (events: ClaimedDelivery[], leasedAt: number) => void;
+  /** Retries due now, re-claimed (attempt counted, lease taken at their takenAt): to be sent. */
+  onDue: (events: ClaimedDelivery[]) => void;
 }
 
 interface Kept {
@@ -42,7 +42,7 @@ export class HeldRetries {
   /** Ticks (epoch ms) with the kept events due at each, and each tick's timer. */
   private readonly ticks = new Map<number, { ids: Set<string>; timer: NodeJS.Timeout }>();
   private bytes = 0;
-  private due: LeaseClaim[] = [];
+  private due: DeliveryLease[] = [];
   private reclaiming: Promise<void> | undefined;
   /** Hand-backs under way: stop() waits for them, so none is cut off by the pool closing. */
   private readonly givingBack = new Set<Promise<void>>();
@@ -65,15 +65,17 @@ export class HeldRetries {
   /**
    * Whether to keep this failed delivery for its retry in `retryInMs`; when yes its room is
    * taken until it is let go. A paced destination's retries go through the database, where
-   * its rate limit is counted.
+   * its rate limit is counted, and so do those of a destination with a breaker: its failure
+   * made it half-open, and its next sends are probes, one at a time, that only a claim gives.
    */
   reserve(event: ClaimedDelivery, retryInMs: number): boolean {
     const size = event.body.byteLength;
-    if (this.stopped || event.ratePerSecond !== null || retryInMs > this.maxWaitMs || this.kept.size >= this.maxCount || this.bytes + size > this.maxBytes) return false;
+    if (this.stopped || event.ratePerSecond !== null || event.breaker || retryInMs > this.maxWaitMs || this.kept.size >= this.maxCount || this.bytes + size > this.maxBytes)
+      return false;
     const key = deliveryKey(event);
     if (this.kept.has(key)) return false;
     // The failure's result writes the delivery's row (if the lease was on the event): the retry is claimed on that row.
-    this.kept.set(key, { event: { ...event, leaseOnEvent: false }, retryInMs });
+    this.kept.set(key, { event: { ...event, heldOn: "delivery" }, retryInMs });
     this.bytes += size;
     return true;
   }
@@ -85,7 +87,7 @@ export class HeldRetries {
    */
   stored(batch: DeliveryOutcome[], completed: CompletedDelivery[]): void {
     const byKey = new Map(completed.map((delivery) => [deliveryKey(delivery), delivery]));
-    const handBack: LeaseClaim[] = [];
+    const handBack: DeliveryLease[] = [];
     for (const outcome of batch) {
       const key = deliveryKey(outcome);
       const kept = this.kept.get(key);
@@ -95,7 +97,7 @@ export class HeldRetries {
         this.forget(key);
       } else if (done.pausedNow || this.stopped) {
         this.forget(key);
-        handBack.push({ id: outcome.id, destinationId: outcome.destinationId, attempt: outcome.attempt });
+        handBack.push({ ...leaseOf(outcome), heldOn: "delivery" });
       } else {
         // From now, not from the attempt: the database's next_attempt_at is never ahead of this.
         this.wait(key, kept, Date.now() + kept.retryInMs);
@@ -130,8 +132,8 @@ export class HeldRetries {
     void work.finally(() => this.givingBack.delete(work));
   }
 
-  private takeDestination(destinationId: string): LeaseClaim[] {
-    const claims: LeaseClaim[] = [];
+  private takeDestination(destinationId: string): DeliveryLease[] {
+    const claims: DeliveryLease[] = [];
     for (const [key, kept] of this.kept) {
       if (kept.event.destinationId !== destinationId || kept.tick === undefined) continue;
       claims.push(leaseClaimOf(kept.event));
@@ -165,7 +167,7 @@ export class HeldRetries {
     this.bytes -= kept.event.body.byteLength;
   }
 
-  private async giveBack(claims: LeaseClaim[]): Promise<void> {
+  private async giveBack(claims: DeliveryLease[]): Promise<void> {
     try {
       await handBackLeases(this.options.db, claims, { sent: true });
     } catch (error) {
@@ -197,9 +199,9 @@ export class HeldRetries {
         const reclaimed = new Map((await reclaimHeldRetries(this.options.db, claims, this.options.leaseMs)).map((row) => [deliveryKey(row), row]));
         const ready = events.flatMap((event) => {
           const row = reclaimed.get(deliveryKey(event));
-          return row ? [{ ...event, attempt: row.attempt, retryPolicy: row.retryPolicy }] : [];
+          return row ? [{ ...event, attempt: row.attempt, retryPolicy: row.retryPolicy, takenAt: leasedAt }] : [];
         });
-        if (ready.length > 0) this.options.onDue(ready, leasedAt);
+        if (ready.length > 0) this.options.onDue(ready);
       } catch (error) {
         // Still leased to this instance: the leases expire and the retries are claimed from the database.
         this.options.logger.warn("could not re-claim held retries", { count: claims.length, error: String(error) });
@@ -209,7 +211,7 @@ export class HeldRetries {
   }
 }
 
-/** A kept delivery's claim, as the database knows it. */
-function leaseClaimOf(event: ClaimedDelivery): LeaseClaim {
-  return { id: event.id, destinationId: event.destinationId, attempt: event.attempt };
+/** A kept delivery's lease, as the database knows it (on its row: its failure wrote the row). */
+function leaseClaimOf(event: ClaimedDelivery): DeliveryLease {
+  return { ...leaseOf(event), heldOn: "delivery" };
 }

@@ -63,10 +63,14 @@ async function pending(target: Target, count: number, leased = false): Promise<C
     signRequests: false,
     secret: "whsec_x",
     keepProxyHeaders: false,
-    // As the fast path stores it: leased for its first attempt, no retries, no rate limit.
+    // As the fast path stores it: leased for its first attempt (on its row), no retries, no rate limit, no breaker.
     attempt: 1,
+    heldOn: "delivery",
+    probe: false,
+    takenAt: Date.now(),
     retryPolicy: null,
     ratePerSecond: null,
+    breaker: false,
     otherDeliveries: false,
   }));
 }

@@ -146,7 +146,7 @@ function answerOf(ingress: EndpointIngress, input: CaptureInput, eventId: string
 
 /** Hands the deliveries the statement leased to this instance to the dispatcher; wakes its claims for the others. */
 function deliverAtOnce(ctx: CaptureContext, eventId: string, input: CaptureInput, result: Extract<CaptureWriteResult, { kind: "stored" }>): void {
-  const { signRequests, secret, keepProxyHeaders, routes } = result.forwarding;
+  const { signRequests, secret, keepProxyHeaders, routes, leasedAt } = result.forwarding;
   for (const route of routes) {
     if (!route.leased) continue;
     ctx.forwarder?.deliverLeased({
@@ -164,11 +164,14 @@ function deliverAtOnce(ctx: CaptureContext, eventId: string, input: CaptureInput
       keepProxyHeaders,
       // Stored with its first claim already counted (see the writer's fast path).
       attempt: 1,
+      // An only delivery is leased on the event row, with no delivery row yet (see the writer).
+      heldOn: routes.length === 1 ? "event" : "delivery",
+      probe: false,
+      takenAt: leasedAt,
       retryPolicy: route.retryPolicy,
       ratePerSecond: null,
+      breaker: route.breaker,
       otherDeliveries: routes.length > 1,
-      // An only delivery is leased on the event row, with no delivery row yet (see the writer).
-      leaseOnEvent: routes.length === 1,
     });
   }
   // Paced and ordered destinations are claimed from the database: this one may claim them now.

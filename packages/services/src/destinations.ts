@@ -161,7 +161,11 @@ export async function deleteDestination(ctx: Pick<ServiceContext, "orm">, input:
   });
 }
 
-/** Closes one destination's circuit breaker: its waiting deliveries are sent, oldest first. */
+/**
+ * Resumes one paused destination: its breaker goes half-open, its count kept, so one probe goes
+ * first and its waiting deliveries follow, oldest first, once a probe is delivered (see
+ * resumeOwnedEndpoint). A destination that is not paused is left as it is.
+ */
 export async function resumeDestination(ctx: Pick<ServiceContext, "orm">, input: EndpointScope & { destinationId: string }): Promise<DestinationView> {
   const endpointId = await ownedEndpointId(ctx, input);
   return ctx.orm.em.fork().transactional(async (em) => {
@@ -169,7 +173,13 @@ export async function resumeDestination(ctx: Pick<ServiceContext, "orm">, input:
     const destination = resumed && resumed.destinations > 0 ? await findDestination(em, endpointId, input.destinationId) : null;
     if (!destination) throw noSuchDestination(input.destinationId);
     await em.refresh(destination);
-    await recordAudit(em, input.by, { teamId: input.teamId, action: "destination.resume", target: destinationTarget(destination), changes: { endpoint_id: endpointId, rescheduled: resumed!.rescheduled } });
+    const wasPaused = resumed!.resumed[0];
+    await recordAudit(em, input.by, {
+      teamId: input.teamId,
+      action: "destination.resume",
+      target: destinationTarget(destination),
+      changes: { endpoint_id: endpointId, rescheduled: resumed!.rescheduled, was_paused: wasPaused !== undefined, consecutive_failures: destination.consecutiveFailures },
+    });
     await announceEndpointChange(em, endpointId, "updated");
     return destinationView(destination);
   });

@@ -59,15 +59,21 @@ export async function retryFailedEvents(
 }
 
 /**
- * Resumes a paused endpoint: the failure count restarts, and its waiting events (new ones and
- * scheduled retries, now due) are sent oldest first. Resuming an endpoint that is not paused
- * only restarts the count.
+ * Resumes a paused endpoint: each paused destination's breaker goes half-open with its count
+ * kept, so a probe goes first, and its waiting events (new ones and scheduled retries, now due)
+ * follow, oldest first, once a probe is delivered. Destinations that are not paused are left
+ * as they are.
  */
 export async function resumeEndpoint(ctx: Pick<ServiceContext, "orm">, input: { teamId: string; by?: AuditedBy; endpointId: string }): Promise<{ rescheduled: number }> {
   return ctx.orm.em.fork().transactional(async (em) => {
     const result = await resumeOwnedEndpoint(em, input.teamId, input.endpointId);
     if (!result) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
-    await recordAudit(em, input.by, { teamId: input.teamId, action: "endpoint.resume", target: { type: "endpoint", id: input.endpointId, name: null }, changes: { rescheduled: result.rescheduled } });
+    await recordAudit(em, input.by, {
+      teamId: input.teamId,
+      action: "endpoint.resume",
+      target: { type: "endpoint", id: input.endpointId, name: null },
+      changes: { rescheduled: result.rescheduled, resumed: result.resumed.map((destination) => ({ destination_id: destination.id, consecutive_failures: destination.consecutiveFailures })) },
+    });
     await announceEndpointChange(em, input.endpointId, "updated");
     return { rescheduled: result.rescheduled };
   });

@@ -9,6 +9,7 @@ import {
   createPool,
   deleteOwnedEndpoint,
   GroupCommitWriter,
+  leaseOf,
   type DeliveryOutcome,
   type Orm,
   type Pool,
@@ -78,9 +79,7 @@ async function deliver(outcomes: Outcome[]): Promise<void> {
   await completeDeliveries(
     pool,
     claimed.map((event, i) => ({
-      id: event.id,
-      destinationId: event.destinationId,
-      attempt: event.attempt,
+      ...leaseOf(event),
       otherDeliveries: event.otherDeliveries,
       status: outcomes[i]!.status,
       retryInMs: outcomes[i]!.retry ? 60_000 : null,

@@ -197,14 +197,18 @@ export interface Destination {
   retryMaxAttempts: number | null;
   retryInitialDelayMs: number | null;
   retryMaxDelayMs: number | null;
-  /** The circuit breaker: pause after this many consecutive failed attempts (null: never). */
+  /** The circuit breaker: pause after this many consecutive failed attempts (null: never); see core's breaker.ts. */
   pauseAfterFailures: number | null;
+  /** Failed attempts in a row (a delivered one sets it to 0; it stands still while paused). */
   consecutiveFailures: number;
   /** Set while the breaker holds it; its deliveries wait as pending until it is resumed. */
   forwardingPausedAt: Date | null;
   pausedReason: string | null;
   /** The rate limit's schedule: the earliest moment its next delivery may start (microseconds: slots are 1/rate apart). */
   rateNextStartAt: Date | null;
+  /** A half-open breaker's one send at a time: the event whose delivery holds the slot, and until when (see the breaker_probe migration). */
+  probeEventId: string | null;
+  probeLeaseExpiresAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -694,6 +698,8 @@ export const DestinationEntity = new EntitySchema<Destination>({
     forwardingPausedAt: { ...timestamp, nullable: true },
     pausedReason: { type: "text", nullable: true },
     rateNextStartAt: { type: "datetime", columnType: "timestamptz", nullable: true },
+    probeEventId: { type: "uuid", nullable: true },
+    probeLeaseExpiresAt: { ...timestamp, nullable: true },
     createdAt: { ...timestamp },
     updatedAt: { ...timestamp },
   },

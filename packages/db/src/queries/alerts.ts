@@ -28,19 +28,22 @@ from (select distinct rule_id from (${rules}) x) q join alert_rules r on r.id = 
 on conflict (kind, key) do update set again = true`;
 
 /**
- * The completion statement's part (see deliveries.ts COMPLETE): an alert for every event that
- * reached failed (`moved`) and every breaker that tripped (`judged`), for each enabled rule of
- * the team that watches it (the endpoint's, or every endpoint), in the same statement.
+ * The completion statement's part (see deliveries.ts COMPLETE), core's completionAlerts: an
+ * alert for every event that reached failed (`moved`) and every breaker that tripped
+ * (`judged`), for each enabled, unpaused rule of the team that watches it (the endpoint's, or
+ * every endpoint), in the same statement. A pause carries the count and reason that tripped it
+ * (detail), so the message says what the card and the audit log say, whenever it is posted.
  */
 export const COMPLETION_ALERTS_CTE = `
 alerted as (
-  insert into alert_outbox (rule_id, kind, event_id, endpoint_id, destination_id)
-  select r.id, 'delivery_failed', m.id, m.endpoint_id, null::uuid
+  insert into alert_outbox (rule_id, kind, event_id, endpoint_id, destination_id, detail)
+  select r.id, 'delivery_failed', m.id, m.endpoint_id, null::uuid, null::jsonb
   from moved m join endpoints p on p.id = m.endpoint_id
   join alert_rules r on r.team_id = p.team_id and r.trigger = 'delivery_failed'
-  where m.status = 'failed' and r.enabled and r.paused_reason is null and (r.endpoint_id is null or r.endpoint_id = m.endpoint_id)
+  where m.status = 'failed' and m.was <> 'failed' and r.enabled and r.paused_reason is null and (r.endpoint_id is null or r.endpoint_id = m.endpoint_id)
   union all
-  select r.id, 'destination_paused', j.last_failed_id, j.endpoint_id, j.destination_id
+  select r.id, 'destination_paused', j.tripped_by, j.endpoint_id, j.destination_id,
+         jsonb_build_object('consecutive_failures', j.consecutive, 'reason', j.reason)
   from judged j join alert_rules r on r.team_id = j.team_id and r.trigger = 'destination_paused'
   where j.trips and r.enabled and r.paused_reason is null and (r.endpoint_id is null or r.endpoint_id = j.endpoint_id)
   returning rule_id

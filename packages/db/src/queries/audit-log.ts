@@ -3,6 +3,13 @@ import type { AuditAction, AuditActor, AuditActorType, AuditChanges, AuditEntry,
 import { uuidv7 } from "@rehook/core";
 import type { Pool } from "../pool.js";
 
+/**
+ * A UUIDv7 made by PostgreSQL, for entries a statement writes by itself (a tripped breaker, in
+ * the completion statement): the clock's milliseconds over a random v4's first 48 bits, and
+ * the version nibble turned from 4 (0100) to 7 (0111). The same layout as core's uuidv7().
+ */
+export const UUIDV7_SQL = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send((extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
+
 /** One entry to write: in these teams (none: no team, as for an unknown email signing in). */
 export interface NewAuditEntry {
   teamIds: readonly string[];

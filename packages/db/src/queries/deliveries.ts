@@ -3,6 +3,7 @@ import { withTransaction, type Pool } from "../pool.js";
 import { capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { BODY_BYTES_PER_READ, byteBoundedIds } from "./events.js";
 import { COMPLETION_ALERTS_CTE } from "./alerts.js";
+import { UUIDV7_SQL } from "./audit-log.js";
 import { enqueueNotifyJobs } from "../jobs/queue.js";
 import { announceEventsCte, BUS_CHANNEL_LITERAL } from "../event-bus.js";
 import { STATUS_MOVES } from "./event-status.js";
@@ -13,19 +14,55 @@ import { STATUS_MOVES } from "./event-status.js";
  * status sums its deliveries up (see eventStatusOf in COMPLETE).
  */
 
-/** A pending delivery claimed for sending, with what sending it needs. */
-export interface ClaimedDelivery extends CapturedRequestFields {
+/** A delivery's identity: its event and destination. */
+export interface DeliveryRef {
+  id: string;
   destinationId: string;
+}
+
+/**
+ * A lease on one pending delivery: whoever holds it sends that delivery's next attempt, and
+ * only its result (or its hand-back) for that attempt is stored. Every lease the dispatcher
+ * holds, from the capture's fast path, a claim or a kept retry, and every result or hand-back
+ * it stores, is one of these.
+ *
+ * Where it is held (`heldOn`): on the delivery's row (`lease_expires_at`), or, for an event's
+ * only delivery taken by the capture's fast path, on the event row (`events.fast_path_*`) with
+ * no delivery row until its result, hand-back or expiry writes one. Capture then writes one row
+ * for a one-destination event, as it did before routing (see the fast_path_lease migration and
+ * docs/forwarding.md). Both kinds answer to the same rules; the statements below take each from
+ * where it is held.
+ */
+export interface DeliveryLease extends DeliveryRef {
+  /** Which attempt the lease is for (1 for the first): a result or hand-back of another attempt changes nothing. */
+  attempt: number;
+  heldOn: "delivery" | "event";
+  /** It holds its destination's one send of a half-open breaker (destinations.probe_event_id); only a claim takes that. */
+  probe: boolean;
+}
+
+/** A pending delivery leased for sending, with what sending it needs. */
+export interface ClaimedDelivery extends CapturedRequestFields, DeliveryLease {
   destinationUrl: string;
   signRequests: boolean;
   secret: string;
   keepProxyHeaders: boolean;
-  /** Which attempt this send is (1 for the first): the delivery's claim count. */
-  attempt: number;
   /** The destination's retry policy when claimed (null: this attempt's failure is final). */
   retryPolicy: RetryPolicy | null;
   /** The destination's rate limit (null: none): its deliveries, retries too, are claimed through the database, where the limit is counted. */
   ratePerSecond: number | null;
+  /**
+   * The destination has a circuit breaker (pause_after_failures): after a failed attempt it is
+   * half-open and sends one at a time, so its deliveries are then sent only as probes, and its
+   * retries are not kept in memory.
+   */
+  breaker: boolean;
+  /**
+   * When the statement that took the lease was sent (epoch ms): the send deadline counts from it,
+   * and a lease taken before a failure of its destination was stored may predate the half-open
+   * breaker (see the dispatcher).
+   */
+  takenAt: number;
   /** A paced destination's slot: how long after its claim it may start (absent: at once). */
   startInMs?: number;
   /**
@@ -33,18 +70,10 @@ export interface ClaimedDelivery extends CapturedRequestFields {
    * under the event's lock (see LOCK_EVENTS). Fixed at capture, which stores every delivery.
    */
   otherDeliveries: boolean;
-  /**
-   * The fast path's lease is on the event row, and the delivery has no row yet: its result, a
-   * hand-back or the lease's expiry writes it (see the fast_path_lease migration).
-   */
-  leaseOnEvent?: boolean;
 }
 
-/** A delivery's identity: its event and destination. */
-export interface DeliveryRef {
-  id: string;
-  destinationId: string;
-}
+/** The lease alone, as hand-backs and results name it. */
+export const leaseOf = ({ id, destinationId, attempt, heldOn, probe }: DeliveryLease): DeliveryLease => ({ id, destinationId, attempt, heldOn, probe });
 
 /** The key a delivery is known by in memory. */
 export const deliveryKey = (delivery: DeliveryRef): string => `${delivery.id}/${delivery.destinationId}`;
@@ -65,6 +94,8 @@ interface ClaimRow extends CapturedRequestRow, RetryColumns {
   rate_limit_per_second: number | null;
   start_in_ms?: number;
   other_deliveries: boolean;
+  breaker: boolean;
+  probe: boolean;
 }
 
 /** The policy from a destination's three columns (any null: one attempt). */
@@ -72,9 +103,13 @@ export function retryPolicyOf(row: RetryColumns): RetryPolicy | null {
   return retryPolicyFromColumns(row.retry_max_attempts, row.retry_initial_delay_ms, row.retry_max_delay_ms);
 }
 
-const toClaimed = (row: ClaimRow): ClaimedDelivery => ({
+const toClaimed = (row: ClaimRow, takenAt: number): ClaimedDelivery => ({
   ...capturedRequest(row),
   destinationId: row.destination_id,
+  heldOn: "delivery",
+  probe: row.probe,
+  breaker: row.breaker,
+  takenAt,
   destinationUrl: row.url,
   signRequests: row.sign_requests,
   secret: row.secret,
@@ -96,6 +131,15 @@ const toClaimed = (row: ClaimRow): ClaimedDelivery => ({
  * however long its backlog); paused and disabled ones and those the claiming instance has no
  * free slot for ($4) are left out before any delivery is read, and each of the others gives
  * at most $5 of its oldest due deliveries. The oldest $1 of those are taken.
+ * Locked destinations: paced ones and those with a circuit breaker are read under their row
+ * lock, in id order, as committed now rather than as the statement's snapshot saw them (a
+ * failure stored a moment ago makes the breaker half-open; a pause stops the claim): the
+ * completion takes the same lock to judge the breaker, so a claim and a completion of one
+ * destination are never interleaved.
+ * Half-open breaker (core's breakerPosition: a breaker and failed attempts in a row): one
+ * delivery at a time across every instance. The claim takes the destination's oldest due
+ * delivery only while no other holds its probe slot (probe_event_id, or that lease expired),
+ * and gives the slot to it; its completion or hand-back frees it.
  * Pace: a rate-limited destination keeps a schedule on its row, the earliest moment its next
  * delivery may start. A claim books the slots from there (never before now), 1/rate apart, that
  * fall within the next $6 ms, one per delivery taken, and moves the schedule past them; each
@@ -119,22 +163,30 @@ with recursive busy(destination_id) as (
   from busy b where b.destination_id is not null
 ),
 open as (
-  select t.id, t.ordered, t.rate_limit_per_second is not null as paced
+  select t.id, t.ordered, t.rate_limit_per_second is not null or t.pause_after_failures is not null as guarded
   from busy b join destinations t on t.id = b.destination_id
   where t.enabled and t.forwarding_paused_at is null and t.id <> all($4::uuid[])
 ),
--- The paced destinations' schedules, locked: the next free start (never before now) and how
--- many starts, 1/rate apart from it, fall within the look-ahead ($6 ms): what each may take now.
-schedules as (
-  select t.id, t.rate_limit_per_second as rate, greatest(coalesce(t.rate_next_start_at, now()), now()) as next_start
-  from destinations t where t.id in (select id from open where paced)
+-- Paced and breaker-guarded destinations as committed now, locked: the next free start (never
+-- before now) of a paced one, whether a breaker is half-open and its probe slot free.
+locked as (
+  select t.id, t.rate_limit_per_second as rate, greatest(coalesce(t.rate_next_start_at, now()), now()) as next_start,
+         t.enabled and t.forwarding_paused_at is null as still_open,
+         t.pause_after_failures is not null and t.consecutive_failures > 0 as half_open,
+         t.probe_event_id is null or t.probe_lease_expires_at is null or t.probe_lease_expires_at < now() as probe_free
+  from destinations t where t.id in (select id from open where guarded)
   order by t.id
   for no key update of t
 ),
+-- What each may take now: a paced one the starts, 1/rate apart, that fall within the look-ahead
+-- ($6 ms); a half-open one its probe, if the slot is free; one paused meanwhile nothing (null: no bound).
 windows as (
-  select id, rate, next_start,
-         greatest(0, ceil(extract(epoch from now() + make_interval(secs => $6::float8 / 1000) - next_start) * rate))::int as allowance
-  from schedules
+  select id, rate, next_start, half_open,
+         case when not still_open or (half_open and not probe_free) then 0
+              else least(case when half_open then 1 end,
+                         case when rate is not null then greatest(0, ceil(extract(epoch from now() + make_interval(secs => $6::float8 / 1000) - next_start) * rate))::int end)
+         end as allowance
+  from locked
 ),
 candidates as (
   select c.event_id, c.destination_id from open o
@@ -172,24 +224,31 @@ claimed as (
   from claimable c
   where d.event_id = c.id and d.destination_id = c.destination_id
     and d.status = 'pending' and (d.lease_expires_at is null or d.lease_expires_at < now())
-  returning d.event_id, d.destination_id, d.attempts
+  returning d.event_id, d.destination_id, d.attempts, d.lease_expires_at
 ),
-paced as (
+-- The locked destinations a delivery was taken from: a paced one's schedule moves past the
+-- booked slots; a half-open one's probe slot goes to its delivery, for that delivery's lease.
+booked as (
   update destinations t
-  set rate_next_start_at = w.next_start + make_interval(secs => n.taken::float8 / w.rate)
-  from windows w join (select destination_id, count(*) as taken from claimed group by destination_id) n on n.destination_id = w.id
+  set rate_next_start_at = case when w.rate is null then t.rate_next_start_at else w.next_start + make_interval(secs => n.taken::float8 / w.rate) end,
+      probe_event_id = case when w.half_open then n.first_event else t.probe_event_id end,
+      probe_lease_expires_at = case when w.half_open then n.lease_expires_at else t.probe_lease_expires_at end
+  from windows w
+  join (select destination_id, count(*) as taken, (array_agg(event_id))[1] as first_event, max(lease_expires_at) as lease_expires_at
+        from claimed group by destination_id) n on n.destination_id = w.id
   where t.id = w.id
 ),
 -- Each paced delivery gets its own slot, in event order: the k-th starts k/rate after the next free start.
 slotted as (
-  select c.*, case when w.id is null then 0
-                   else extract(epoch from w.next_start - now()) * 1000
-                        + (row_number() over (partition by c.destination_id order by c.event_id) - 1) * 1000.0 / w.rate end as start_in_ms
+  select c.*, coalesce(w.half_open, false) as probe,
+         case when w.rate is null then 0
+              else extract(epoch from w.next_start - now()) * 1000
+                   + (row_number() over (partition by c.destination_id order by c.event_id) - 1) * 1000.0 / w.rate end as start_in_ms
   from claimed c left join windows w on w.id = c.destination_id
 )
 select e.id, e.endpoint_id, e.method, e.path, e.query, e.headers, e.body, c.destination_id, t.url,
        p.sign_requests, p.secret, p.keep_proxy_headers, c.attempts, t.retry_max_attempts, t.retry_initial_delay_ms, t.retry_max_delay_ms,
-       t.rate_limit_per_second, c.start_in_ms::float8 as start_in_ms,
+       t.rate_limit_per_second, c.start_in_ms::float8 as start_in_ms, t.pause_after_failures is not null as breaker, c.probe,
        exists (select 1 from deliveries o where o.event_id = c.event_id and o.destination_id <> c.destination_id) as other_deliveries
 from slotted c join events e on e.id = c.event_id join destinations t on t.id = c.destination_id join endpoints p on p.id = e.endpoint_id`;
 
@@ -225,12 +284,13 @@ export async function claimDueDeliveries(
   maxBytes = BODY_BYTES_PER_READ,
   fairness: ClaimFairness = {},
 ): Promise<ClaimedDelivery[]> {
+  const takenAt = Date.now();
   const result = await pool.query<ClaimRow>({
     name: "rehook_claim_due",
     text: CLAIM_DUE,
     values: [limit, leaseMs, maxBytes, fairness.skipDestinations ?? [], fairness.perDestination ?? null, PACED_LOOKAHEAD_MS],
   });
-  return result.rows.map(toClaimed).sort(byEventThenDestination);
+  return result.rows.map((row) => toClaimed(row, takenAt)).sort(byEventThenDestination);
 }
 
 /*
@@ -238,22 +298,21 @@ export async function claimDueDeliveries(
  * them waiting, or kept them too long to send safely): they become claimable at once, and
  * the lease's count in attempts is undone (nothing was sent). A retry held in memory is
  * given back with its count kept ($4 = 0): its attempt was made. Only the holder's own claim
- * is given back: the same attempt number and a lease still running.
+ * is given back: the same attempt number and a lease still running. A probe gives its
+ * destination's probe slot back with it.
  */
 const HAND_BACK = `
-update deliveries d set lease_expires_at = null, attempts = greatest(d.attempts - $4::int, 0)
-from unnest($1::uuid[], $2::uuid[], $3::int[]) as h(event_id, destination_id, attempt)
-where d.event_id = h.event_id and d.destination_id = h.destination_id and d.attempts = h.attempt
-  and d.status = 'pending' and d.lease_expires_at > now()`;
+with back as (
+  update deliveries d set lease_expires_at = null, attempts = greatest(d.attempts - $4::int, 0)
+  from unnest($1::uuid[], $2::uuid[], $3::int[], $5::boolean[]) as h(event_id, destination_id, attempt, probe)
+  where d.event_id = h.event_id and d.destination_id = h.destination_id and d.attempts = h.attempt
+    and d.status = 'pending' and d.lease_expires_at > now()
+  returning d.event_id, d.destination_id, h.probe
+)
+update destinations t set probe_event_id = null, probe_lease_expires_at = null
+from back b where b.probe and t.id = b.destination_id and t.probe_event_id = b.event_id`;
 
-/** A delivery's claim: the delivery with the attempt number its lease was taken for. */
-export interface LeaseClaim extends DeliveryRef {
-  attempt: number;
-  /** ClaimedDelivery.leaseOnEvent: the lease is on the event row. */
-  leaseOnEvent?: boolean;
-}
-
-const claimArrays = (claims: LeaseClaim[]) => [claims.map((c) => c.id), claims.map((c) => c.destinationId), claims.map((c) => c.attempt)];
+const leaseArrays = (leases: DeliveryLease[]) => [leases.map((c) => c.id), leases.map((c) => c.destinationId), leases.map((c) => c.attempt)];
 
 /** The assignment that takes a fast-path lease off its event (see the fast_path_lease migration). */
 export const CLEAR_EVENT_LEASE = "fast_path_destination_id = null, fast_path_lease_expires_at = null";
@@ -288,17 +347,21 @@ const HAND_BACK_FROM_EVENTS = leasesToRows(
 );
 
 /**
- * Gives back claims. `sent`: the claimed attempt was made (a retry held in memory), so the
- * attempt count stays; otherwise nothing went out and the claim's count is undone.
+ * Gives back leases. `sent`: the leased attempt was made (a retry held in memory), so the
+ * attempt count stays; otherwise nothing went out and the lease's count is undone.
  */
-export async function handBackLeases(pool: Pool, claims: LeaseClaim[], options: { sent?: boolean } = {}): Promise<void> {
-  const onEvents = claims.filter((claim) => claim.leaseOnEvent);
-  const onRows = claims.filter((claim) => !claim.leaseOnEvent);
+export async function handBackLeases(pool: Pool, leases: DeliveryLease[], options: { sent?: boolean } = {}): Promise<void> {
+  const onEvents = leases.filter((lease) => lease.heldOn === "event");
+  const onRows = leases.filter((lease) => lease.heldOn === "delivery");
   if (onEvents.length > 0) {
-    await pool.query({ name: "rehook_hand_back_event_leases", text: HAND_BACK_FROM_EVENTS, values: claimArrays(onEvents).slice(0, 2) });
+    await pool.query({ name: "rehook_hand_back_event_leases", text: HAND_BACK_FROM_EVENTS, values: leaseArrays(onEvents).slice(0, 2) });
   }
   if (onRows.length > 0) {
-    await pool.query({ name: "rehook_hand_back_leases", text: HAND_BACK, values: [...claimArrays(onRows), options.sent ? 0 : 1] });
+    await pool.query({
+      name: "rehook_hand_back_leases",
+      text: HAND_BACK,
+      values: [...leaseArrays(onRows), options.sent ? 0 : 1, onRows.map((lease) => lease.probe)],
+    });
   }
 }
 
@@ -327,11 +390,13 @@ export async function adoptExpiredEventLeases(pool: Pool, limit: number): Promis
  * Takes the next attempt of failed deliveries this instance kept in memory for their retry
  * (it still holds their leases, set by the completion): one statement, no body read back.
  * One changed meanwhile (retried by hand, or its lease gone) is not returned; one whose
- * destination was paused or disabled meanwhile is given back unleased, to wait.
+ * destination was paused or disabled meanwhile, or whose breaker is half-open (its sends go one
+ * at a time, as probes only a claim takes), is given back unleased, to wait.
  */
 const RECLAIM_HELD = `
 with target as (
-  select d.event_id, d.destination_id, t.forwarding_paused_at is null and t.enabled as open
+  select d.event_id, d.destination_id,
+         t.forwarding_paused_at is null and t.enabled and not (t.pause_after_failures is not null and t.consecutive_failures > 0) as open
   from unnest($1::uuid[], $2::uuid[], $3::int[]) as h(event_id, destination_id, attempt)
   join deliveries d on d.event_id = h.event_id and d.destination_id = h.destination_id and d.attempts = h.attempt
   join destinations t on t.id = d.destination_id
@@ -353,26 +418,26 @@ export interface ReclaimedRetry extends DeliveryRef {
 }
 
 /** Re-claims held retries now due (see RECLAIM_HELD); answers those to send. */
-export async function reclaimHeldRetries(pool: Pool, claims: LeaseClaim[], leaseMs: number): Promise<ReclaimedRetry[]> {
+export async function reclaimHeldRetries(pool: Pool, claims: DeliveryLease[], leaseMs: number): Promise<ReclaimedRetry[]> {
   if (claims.length === 0) return [];
   const result = await pool.query<{ event_id: string; destination_id: string; open: boolean; attempts: number } & RetryColumns>({
     name: "rehook_reclaim_held",
     text: RECLAIM_HELD,
-    values: [...claimArrays(claims), leaseMs],
+    values: [...leaseArrays(claims), leaseMs],
   });
   return result.rows
     .filter((row) => row.open)
     .map((row) => ({ id: row.event_id, destinationId: row.destination_id, attempt: row.attempts, retryPolicy: retryPolicyOf(row) }));
 }
 
-/** The outcome of one delivery attempt, to be stored on its delivery and event. */
-export interface DeliveryOutcome extends DeliveryRef {
-  /** Which attempt this was (ClaimedDelivery.attempt): a result from an older claim is ignored. */
-  attempt: number;
+/**
+ * The outcome of one delivery attempt, to be stored on its delivery and event: its lease (an
+ * older attempt's result is ignored; one held on the event writes the delivery's row; a probe
+ * frees its destination's slot) and what the attempt found.
+ */
+export interface DeliveryOutcome extends DeliveryLease {
   /** ClaimedDelivery.otherDeliveries: the event's status sums several deliveries. */
   otherDeliveries: boolean;
-  /** ClaimedDelivery.leaseOnEvent: the delivery has no row yet, and this result writes it. */
-  leaseOnEvent?: boolean;
   /** How this attempt went. */
   status: Extract<EventStatus, "delivered" | "failed">;
   /** After a failed attempt with attempts left: wait this long, pending, before the next (null: final). */
@@ -417,6 +482,11 @@ where e.id = any($1::uuid[])
 order by e.id
 for no key update of e`;
 
+/** Frees the probe slot of a destination (`t`) whose probe is among the batch's stored attempts. */
+const FREE_PROBE_SLOT = `
+      probe_event_id = case when t.probe_event_id in (select event_id from updated x where x.destination_id = t.id) then null else t.probe_event_id end,
+      probe_lease_expires_at = case when t.probe_event_id in (select event_id from updated x where x.destination_id = t.id) then null else t.probe_lease_expires_at end`;
+
 /*
  * One statement stores a batch of attempts: each as a delivery_attempts row, its result on
  * the delivery (pending again with next_attempt_at when a retry is due, else delivered or
@@ -425,12 +495,12 @@ for no key update of e`;
  * with its counts, charts and notifications, so none of them ever drifts from the deliveries.
  * Only the attempt the delivery's current claim made is stored: a late result of an older
  * claim changes nothing.
- * An event's status: failed once any delivery finally failed, else pending while any is
- * pending, else delivered. Its response columns show the latest stored attempt (to any
- * destination), as the feed's summary; each delivery's attempts are in delivery_attempts.
- * The breaker counts consecutive failed attempts per destination: a delivered attempt in the
- * batch restarts the count from the failures that started after it. The destinations are
- * locked before they are judged, so concurrent batches from several instances add up.
+ * An event's status (core's summarizeDeliveries): failed once any delivery finally failed, else
+ * pending while any is pending, else delivered. Its response columns show the latest stored
+ * attempt (to any destination), as the feed's summary; each delivery's attempts are in
+ * delivery_attempts. The breakers: see `attempted` below (core's judgeBreaker); the alerts:
+ * COMPLETION_ALERTS_CTE (core's completionAlerts). packages/db/test/completion-rules.test.ts
+ * runs this statement and those functions on the same cases.
  */
 const COMPLETE = `
 with r as (
@@ -538,37 +608,74 @@ timed as (
   from r join updated u on u.event_id = r.id and u.destination_id = r.destination_id
   group by 1, 3
 ),
+-- The circuit breakers (core's judgeBreaker). A destination with a failed attempt in the batch
+-- is locked (as the claim locks it) and judged attempt by attempt, in start order: a failure
+-- adds one to its count, a delivery sets it to 0, the Nth failure in a row pauses it, and what
+-- comes after that in the batch (sends that were under way) changes nothing, nor does anything
+-- while it is paused. A destination whose attempts all delivered only goes back to 0 (unless it
+-- is paused): no lock, and no write when it is at 0 already, as it nearly always is.
 attempted as (
-  select u.*, max(u.started_at) filter (where u.outcome = 'delivered') over (partition by u.destination_id) as last_delivered
+  select u.destination_id, u.event_id, u.outcome, u.started_at, u.failure,
+         bool_or(u.outcome = 'failed') over (partition by u.destination_id) as any_failed
   from updated u
 ),
-tallies as (
-  select destination_id,
-         bool_or(outcome = 'delivered') as any_delivered,
-         count(*) filter (where outcome = 'failed' and (last_delivered is null or started_at > last_delivered)) as failures,
-         (array_agg(failure order by started_at desc) filter (where outcome = 'failed'))[1] as last_failure,
-         (array_agg(event_id order by started_at desc) filter (where outcome = 'failed'))[1] as last_failed_id
-  from attempted group by destination_id
-),
 locked as (
-  select t.id, t.endpoint_id, t.consecutive_failures, t.pause_after_failures, t.forwarding_paused_at, t.ordered from destinations t
-  where t.id in (select destination_id from tallies)
+  select t.id, t.endpoint_id, t.name, t.consecutive_failures, t.pause_after_failures, t.forwarding_paused_at from destinations t
+  where t.id in (select destination_id from attempted where any_failed)
   order by t.id
   for no key update
 ),
+-- After each attempt: its place, and the failures in a row up to it (the stored count carried
+-- until the batch's first delivered attempt).
+steps as (
+  select a.*, row_number() over w as step, count(*) filter (where a.outcome = 'delivered') over w as resets
+  from attempted a where a.any_failed
+  window w as (partition by a.destination_id order by a.started_at, a.event_id rows unbounded preceding)
+),
+runs as (
+  select x.*, l.pause_after_failures, l.forwarding_paused_at,
+         count(*) filter (where x.outcome = 'failed') over (partition by x.destination_id, x.resets order by x.step rows unbounded preceding)
+           + case when x.resets = 0 then l.consecutive_failures else 0 end as run
+  from steps x join locked l on l.id = x.destination_id
+),
+trips as (
+  select distinct on (destination_id) destination_id, event_id, failure, run
+  from runs
+  where outcome = 'failed' and pause_after_failures is not null and forwarding_paused_at is null and run >= pause_after_failures
+  order by destination_id, step
+),
 judged as (
-  select x.*, l.endpoint_id, l.ordered, p.team_id, c.consecutive,
-         l.pause_after_failures is not null and l.forwarding_paused_at is null and c.consecutive >= l.pause_after_failures as trips
-  from tallies x join locked l on l.id = x.destination_id join endpoints p on p.id = l.endpoint_id,
-       lateral (select case when x.any_delivered then x.failures else l.consecutive_failures + x.failures end as consecutive) c
+  select l.id as destination_id, l.endpoint_id, l.name, l.pause_after_failures, p.team_id, t.event_id as tripped_by,
+         t.destination_id is not null as trips,
+         case when l.forwarding_paused_at is not null then l.consecutive_failures when t.destination_id is not null then t.run else last.run end as consecutive,
+         format('%s consecutive failed attempts (last: %s)', t.run, coalesce(t.failure, 'unknown error')) as reason
+  from locked l join endpoints p on p.id = l.endpoint_id
+  left join trips t on t.destination_id = l.id
+  cross join lateral (select r.run from runs r where r.destination_id = l.id order by r.step desc limit 1) last
 ),
 breakers as (
   update destinations t
   set consecutive_failures = j.consecutive,
       forwarding_paused_at = case when j.trips then now() else t.forwarding_paused_at end,
-      paused_reason = case when j.trips then format('%s consecutive failed attempts (last: %s)', j.consecutive, j.last_failure) else t.paused_reason end
+      paused_reason = case when j.trips then j.reason else t.paused_reason end,
+      ${FREE_PROBE_SLOT}
   from judged j
   where t.id = j.destination_id
+),
+recovered as (
+  update destinations t
+  set consecutive_failures = case when t.forwarding_paused_at is null then 0 else t.consecutive_failures end, ${FREE_PROBE_SLOT}
+  from (select distinct destination_id from attempted where not any_failed) a
+  where t.id = a.destination_id
+    and ((t.forwarding_paused_at is null and t.consecutive_failures <> 0) or t.probe_event_id in (select event_id from updated x where x.destination_id = t.id))
+),
+-- A tripped breaker is in the audit log, by the system, with the count that tripped it.
+audited as (
+  insert into audit_log (id, team_id, actor_type, action, target_type, target_id, target_name, changes)
+  select ${UUIDV7_SQL}, j.team_id, 'system', 'destination.pause', 'destination', j.destination_id::text, j.name,
+         jsonb_build_object('endpoint_id', j.endpoint_id, 'consecutive_failures', j.consecutive, 'pause_after_failures', j.pause_after_failures,
+                            'paused_reason', j.reason, 'event_id', j.tripped_by)
+  from judged j where j.trips
 ),
 -- Chat notifications for the events' new final statuses are due in the same transaction (outbox).
 notify as (
@@ -578,7 +685,7 @@ notify as (
   where n.enabled and n.paused_reason is null and m.status = any(n.triggers)
   union all
   -- A tripped breaker is always announced when notifications are on (whatever the triggers).
-  select n.team_id, j.last_failed_id, 'paused'
+  select n.team_id, j.tripped_by, 'paused'
   from judged j join notification_settings n on n.team_id = j.team_id
   where j.trips and n.enabled and n.paused_reason is null
   returning team_id
@@ -589,9 +696,10 @@ ${COMPLETION_ALERTS_CTE},
 -- The live feeds of every instance hear of each touched event's status (event.status) at commit.
 touched as (select e.id, e.endpoint_id, p.team_id, e.status from events_now e join endpoints p on p.id = e.endpoint_id),
 ${announceEventsCte({ rows: "touched", type: "event.status", status: "status", channel: BUS_CHANNEL_LITERAL })}
-select u.event_id, u.destination_id, u.endpoint_id, p.team_id, u.status, coalesce(j.trips, false) as paused_now, coalesce(j.ordered, false) as ordered,
+select u.event_id, u.destination_id, u.endpoint_id, p.team_id, u.status, coalesce(j.trips, false) as paused_now, coalesce(t.ordered, false) as ordered,
        (select count(*) from announced) as announced
-from updated u join endpoints p on p.id = u.endpoint_id left join judged j on j.destination_id = u.destination_id`;
+from updated u join endpoints p on p.id = u.endpoint_id left join judged j on j.destination_id = u.destination_id
+left join destinations t on t.id = u.destination_id`;
 
 /** How a failed attempt reads in the breaker's paused_reason. */
 function failureText(outcome: DeliveryOutcome): string | null {
@@ -609,7 +717,7 @@ function completionParameters(outcomes: DeliveryOutcome[]): [string, Buffer] {
       id: o.id,
       destination_id: o.destinationId,
       other_deliveries: o.otherDeliveries,
-      lease_on_event: o.leaseOnEvent ?? false,
+      lease_on_event: o.heldOn === "event",
       attempt: o.attempt,
       status: o.status,
       retry_in_ms: o.status === "failed" ? o.retryInMs : null,

@@ -90,6 +90,8 @@ export async function insertDestination(
       forwardingPausedAt: null,
       pausedReason: null,
       rateNextStartAt: null,
+      probeEventId: null,
+      probeLeaseExpiresAt: null,
       createdAt: now,
       updatedAt: now,
       name: settings.name,

@@ -106,10 +106,13 @@ export async function retryFailedOfEndpoint(em: EntityManager, teamId: string, e
 }
 
 /*
- * Closes the breakers of the endpoint's destinations (or of one): forwarding resumes, the
- * failure count restarts, and the paused destinations' scheduled retries become due now, so
- * their backlog drains in its usual (oldest first) order. On a running destination,
- * scheduled retries keep their waits.
+ * Resumes the paused destinations of the endpoint (or the one named): their breakers go from
+ * open to half-open (core's breaker.ts). The count of failed attempts in a row is kept, so the
+ * first send after a resume is a probe, one delivery on its own (the oldest due), and the
+ * backlog flows only once a probe is delivered; a failed probe adds one to the count and pauses
+ * the destination again. Their scheduled retries become due now, so the backlog drains in its
+ * usual (oldest first) order. A destination that is not paused is left as it is: its count
+ * goes back to 0 only when a delivery gets through.
  */
 const RESUME = `
 with prev as (
@@ -119,28 +122,43 @@ with prev as (
   for no key update of d
 ),
 resumed as (
-  update destinations d set forwarding_paused_at = null, paused_reason = null, consecutive_failures = 0
-  from prev where d.id = prev.id
-  returning d.id, prev.paused_at
+  update destinations d set forwarding_paused_at = null, paused_reason = null
+  from prev where d.id = prev.id and prev.paused_at is not null
+  returning d.id, d.consecutive_failures
 ),
 due as (
   update deliveries l set next_attempt_at = now()
   from resumed r
-  where r.paused_at is not null and l.destination_id = r.id and l.status = 'pending' and l.next_attempt_at > now()
+  where l.destination_id = r.id and l.status = 'pending' and l.next_attempt_at > now()
   returning l.event_id
 )
-select (select count(*) from endpoints where id = ? and team_id = ?) as found, (select count(*) from resumed) as destinations,
-       (select count(*) from due) as rescheduled`;
+select (select count(*) from endpoints where id = ? and team_id = ?) as found, (select count(*) from prev) as destinations,
+       (select count(*) from due) as rescheduled,
+       (select coalesce(json_agg(json_build_object('id', id, 'consecutive_failures', consecutive_failures) order by id), '[]') from resumed) as resumed`;
+
+/** What a resume did: the destinations it found, the paused ones it resumed with their counts (kept), the retries made due. */
+export interface ResumeResult {
+  destinations: number;
+  rescheduled: number;
+  resumed: Array<{ id: string; consecutiveFailures: number }>;
+}
 
 /** Resumes forwarding of the endpoint's destinations (or only `destinationId`); null when the user has no such endpoint. */
-export async function resumeOwnedEndpoint(
-  em: EntityManager,
-  teamId: string,
-  endpointId: string,
-  destinationId: string | null = null,
-): Promise<{ rescheduled: number; destinations: number } | null> {
+export async function resumeOwnedEndpoint(em: EntityManager, teamId: string, endpointId: string, destinationId: string | null = null): Promise<ResumeResult | null> {
   if (!isUuid(endpointId) || (destinationId !== null && !isUuid(destinationId))) return null;
-  const rows = await em.execute<Array<{ found: string; destinations: string; rescheduled: string }>>(RESUME, [endpointId, teamId, destinationId, destinationId, endpointId, teamId]);
+  const rows = await em.execute<Array<{ found: string; destinations: string; rescheduled: string; resumed: Array<{ id: string; consecutive_failures: number }> }>>(RESUME, [
+    endpointId,
+    teamId,
+    destinationId,
+    destinationId,
+    endpointId,
+    teamId,
+  ]);
   const row = rows[0]!;
-  return Number(row.found) > 0 ? { rescheduled: Number(row.rescheduled), destinations: Number(row.destinations) } : null;
+  if (Number(row.found) === 0) return null;
+  return {
+    rescheduled: Number(row.rescheduled),
+    destinations: Number(row.destinations),
+    resumed: row.resumed.map((resumed) => ({ id: resumed.id, consecutiveFailures: resumed.consecutive_failures })),
+  };
 }

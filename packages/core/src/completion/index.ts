@@ -1,0 +1,3 @@
+export * from "./event-summary.js";
+export * from "./breaker.js";
+export * from "./completion-alerts.js";
