@@ -89,6 +89,7 @@ const FIRST_STORY: AuditAction[] = [
 const ELSEWHERE: Partial<Record<AuditAction, string>> = {
   "member.add": "apps/cli/test/team-commands.test.ts (rehook member add) and apps/web/test/sso.test.ts (OIDC_DEFAULT_TEAM)",
   "user.link_identity": "apps/web/test/sso.test.ts",
+  "destination.pause": "packages/services/test/breaker.test.ts (a breaker that trips, by the system)",
 };
 
 async function entries(services: Services, actor: Actor, input: Record<string, unknown> = {}) {

@@ -302,9 +302,11 @@ describe("circuit breaker", () => {
     });
 
     expect(await resumeEndpoint(services, { teamId: user.teamId, endpointId: endpoint.id })).toEqual({ rescheduled: expect.any(Number) });
-    expect(await read()).toMatchObject({ forwardingPaused: false, pausedReason: null, pausedAt: null, consecutiveFailures: 0 });
+    // Half-open: the count is kept until a probe (the oldest waiting delivery) gets through.
+    expect(await read()).toMatchObject({ forwardingPaused: false, pausedReason: null, pausedAt: null, consecutiveFailures: 2 });
     const all = [...first, later];
     await waitFor(async () => (await statuses(database, all)).every(([status]) => status === "delivered"), "the backlog to drain");
+    expect(await read()).toMatchObject({ forwardingPaused: false, consecutiveFailures: 0 });
     expect(target.received.filter((r) => r.url === "/in").map((r) => r.body.toString())).toEqual(["1", "2", "1", "2", "3"]);
     expect(await counts(database, endpoint.id)).toEqual({ delivered_count: "3", failed_count: "0" });
     expect(posts).toHaveLength(1);
@@ -332,15 +334,19 @@ describe("circuit breaker", () => {
     expect(await read()).toMatchObject({ forwardingPaused: false, consecutiveFailures: 3 });
   });
 
-  test("resuming an endpoint that is not paused only restarts its count", async ({ services, user, database }) => {
+  test("resuming an endpoint that is not paused changes nothing: only a delivered attempt restarts its count", async ({ services, user, database }) => {
     healthy = false;
     const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "unpaused", destinationUrl: `http://127.0.0.1:${target.port}/unpaused`, pauseAfterFailures: 5 });
     const failed = await capture(services, endpoint.slug, "x");
     await waitFor(async () => (await statuses(database, [failed]))[0]![0] === "failed", "a failure");
     expect((await getEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } })).consecutiveFailures).toBe(1);
     expect(await resumeEndpoint(services, { teamId: user.teamId, endpointId: endpoint.id })).toEqual({ rescheduled: 0 });
-    expect(await getEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } })).toMatchObject({ consecutiveFailures: 0, forwardingPaused: false });
+    expect(await getEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } })).toMatchObject({ consecutiveFailures: 1, forwardingPaused: false });
     // The failed event stays failed: resuming is not retrying.
     expect(await statuses(database, [failed])).toEqual([["failed", 1]]);
+    healthy = true;
+    const delivered = await capture(services, endpoint.slug, "y");
+    await waitFor(async () => (await statuses(database, [delivered]))[0]![0] === "delivered", "a delivery");
+    expect(await getEndpoint(services, { teamId: user.teamId, endpoint: { id: endpoint.id } })).toMatchObject({ consecutiveFailures: 0, forwardingPaused: false });
   });
 });
