@@ -1,6 +1,6 @@
 import { Form } from "@remix-run/react";
 import { useState, type ReactNode } from "react";
-import { toDate } from "../lib/format";
+import { plural, toDate } from "../lib/format";
 import { DELAY_UNITS, MAX_ATTEMPTS_LIMIT, MIN_INITIAL_DELAY_MS, policyChoice, RETRY_CHOICES, splitDelay, timeUntil, type RetryPolicy } from "../lib/retries";
 import { Badge } from "./badges";
 import { CheckboxField, SaveActions, SubmitButton, TextField } from "./form-fields";
@@ -155,7 +155,7 @@ export function RetryPolicyFields({ settings, idPrefix = "retry" }: { settings: 
               hint={
                 <>
                   Pause forwarding after this many failed attempts in a row, across events.
-                  {settings.consecutiveFailures > 0 ? ` Right now: ${settings.consecutiveFailures} in a row.` : ""}
+                  {settings.consecutiveFailures > 0 ? ` Right now: ${plural(settings.consecutiveFailures, "consecutive failed attempt")}.` : ""}
                 </>
               }
               name="pauseAfterFailures"

@@ -1,4 +1,5 @@
 import { Form } from "@remix-run/react";
+import { breakerSummary } from "@rehook/core/browser";
 import { useEffect, useState, type ReactNode } from "react";
 import { Badge } from "../../components/badges";
 import { ConfirmDialog } from "../../components/confirm-dialog";
@@ -226,7 +227,7 @@ function DestinationItem({
       {destination.forwardingPaused ? (
         <p className="destination-paused" data-testid="destination-paused">
           Paused{destination.pausedAt ? <> since <RelativeTime value={destination.pausedAt} /></> : null}
-          {destination.pausedReason ? `: ${destination.pausedReason}` : "."} Its deliveries wait until you resume it.
+          {destination.pausedReason ? `: ${destination.pausedReason}.` : "."} Its deliveries wait until you resume it: one goes first, and the rest follow once it is delivered.
         </p>
       ) : null}
       <dl className="destination-facts">
@@ -254,7 +255,8 @@ function DestinationItem({
           <dt>Retries</dt>
           <dd>
             {retriesText(destination)}
-            {destination.consecutiveFailures > 0 ? ` ${destination.consecutiveFailures} failed in a row so far.` : ""}
+            {/* The breaker's one count (core's words); while paused the line above says it, with the reason. */}
+            {breakerLine(destination) ? <span data-testid="destination-breaker"> {breakerLine(destination)}</span> : null}
           </dd>
         </div>
       </dl>
@@ -276,6 +278,12 @@ function DestinationItem({
       ) : null}
     </li>
   );
+}
+
+/** The breaker's count, half-open or not, for a destination that is not paused (null: nothing to say). */
+function breakerLine(destination: Destination): string | null {
+  if (destination.forwardingPaused) return null;
+  return breakerSummary({ pauseAfterFailures: destination.pauseAfterFailures, consecutiveFailures: destination.consecutiveFailures, paused: false });
 }
 
 /** Enabled, Disabled, or Paused (the reason on hover). */
