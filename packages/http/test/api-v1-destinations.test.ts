@@ -8,6 +8,7 @@ import { capture, document, keyWithRole, MISSING_ID, test, unexercised, type Api
 
 /** Every field a destination answers with, as the document lists them. */
 const FIELDS = [
+  "consecutive_failures",
   "created_at",
   "enabled",
   "filter",
@@ -63,7 +64,7 @@ describe("/api/v1/endpoints/{id}/destinations", () => {
     const created = await api.call("POST", base, { key, body: settings });
     expect(created.status).toBe(201);
     expect(Object.keys(created.json).sort()).toEqual(FIELDS);
-    expect(created.json).toEqual({ id: expect.any(String), ...settings, enabled: true, forwarding_paused: false, paused_reason: null, created_at: expect.any(String) });
+    expect(created.json).toEqual({ id: expect.any(String), ...settings, enabled: true, consecutive_failures: 0, forwarding_paused: false, paused_reason: null, created_at: expect.any(String) });
     expect(new Date(created.json.created_at).toISOString()).toBe(created.json.created_at);
     const id = created.json.id as string;
 
@@ -82,6 +83,7 @@ describe("/api/v1/endpoints/{id}/destinations", () => {
       ordered: false,
       retry_policy: null,
       pause_after_failures: null,
+      consecutive_failures: 0,
       forwarding_paused: false,
       paused_reason: null,
       created_at: expect.any(String),
@@ -210,7 +212,7 @@ describe("/api/v1/endpoints/{id}/destinations", () => {
     expect((await api.call("GET", base, { key: apiKey.key })).json.data).toHaveLength(1);
   });
 
-  test("resume closes a destination's circuit breaker (200): its waiting deliveries are sent", async ({ api, apiKey, services }) => {
+  test("resume makes a destination's circuit breaker half-open (200): one probe, then its waiting deliveries are sent", async ({ api, apiKey, services }) => {
     const key = apiKey.key;
     const endpoint = await newEndpoint(api, key, "Breaker");
     const base = `/endpoints/${endpoint.id}/destinations`;
@@ -219,7 +221,7 @@ describe("/api/v1/endpoints/{id}/destinations", () => {
     const first = await capture(services, endpoint.slug, '{"n":1}');
     const paused = async () => ((await api.call("GET", base, { key })).json.data as Array<{ id: string; forwarding_paused: boolean }>).find((d) => d.id === down.id)!;
     await waitFor(async () => (await paused()).forwarding_paused, "the breaker to trip");
-    expect(await paused()).toMatchObject({ forwarding_paused: true, paused_reason: "1 consecutive failed attempts (last: destination answered 500)" });
+    expect(await paused()).toMatchObject({ forwarding_paused: true, consecutive_failures: 1, paused_reason: "1 consecutive failed attempts (last: destination answered 500)" });
     expect((await api.call("GET", `/events/${first}`, { key })).json.status).toBe("failed");
 
     // While paused, a new event's delivery to it waits; the other destination gets it at once.
@@ -232,11 +234,14 @@ describe("/api/v1/endpoints/{id}/destinations", () => {
     const resumed = await api.call("POST", `${base}/${down.id}/resume`, { key });
     expect(resumed.status).toBe(200);
     expect(Object.keys(resumed.json).sort()).toEqual(FIELDS);
-    expect(resumed.json).toMatchObject({ id: down.id, forwarding_paused: false, paused_reason: null, pause_after_failures: 1 });
+    // Half-open: the count is kept until the probe (the waiting delivery) is delivered.
+    expect(resumed.json).toMatchObject({ id: down.id, forwarding_paused: false, paused_reason: null, pause_after_failures: 1, consecutive_failures: 1 });
     await waitFor(async () => (await api.call("GET", `/events/${held}`, { key })).json.status === "delivered", "the waiting delivery to be sent");
     expect(sink.received.filter((r) => r.url === "/down").map((r) => r.body.toString())).toEqual(['{"n":1}', '{"n":2}']);
+    const closed = (await api.call("GET", base, { key })).json.data.find((d: { id: string }) => d.id === down.id);
+    expect(closed).toMatchObject({ consecutive_failures: 0, forwarding_paused: false });
     // Resuming a destination that is not paused changes nothing.
-    expect((await api.call("POST", `${base}/${down.id}/resume`, { key })).json).toEqual(resumed.json);
+    expect((await api.call("POST", `${base}/${down.id}/resume`, { key })).json).toEqual(closed);
   });
 });
 

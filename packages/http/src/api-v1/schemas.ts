@@ -321,6 +321,12 @@ export const Destination = z.object({
   ordered: z.boolean().describe("Deliver one at a time in capture order: each waits until the previous one finally delivered or failed"),
   retry_policy: retryPolicy,
   pause_after_failures: pauseAfterFailures,
+  consecutive_failures: z
+    .int()
+    .min(0)
+    .describe(
+      "Its circuit breaker's count: failed attempts in a row, retries included (a delivered attempt sets it to 0). With pause_after_failures set and this above 0, it gets one delivery at a time until one is delivered; it pauses at pause_after_failures, and the count then stands still, as paused_reason says. A resume keeps it: one delivery goes first, and a failure pauses it again one higher",
+    ),
   forwarding_paused: z.boolean().describe("Its circuit breaker tripped: its deliveries wait as pending until POST …/destinations/{destination_id}/resume"),
   paused_reason: z.string().nullable(),
   created_at: timestamp,

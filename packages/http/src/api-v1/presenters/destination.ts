@@ -13,6 +13,7 @@ export function restDestination(view: DestinationView) {
     ordered: view.ordered,
     retry_policy: retryPolicy && { max_attempts: retryPolicy.maxAttempts, initial_delay_ms: retryPolicy.initialDelayMs, max_delay_ms: retryPolicy.maxDelayMs },
     pause_after_failures: view.pauseAfterFailures,
+    consecutive_failures: view.consecutiveFailures,
     forwarding_paused: view.forwardingPaused,
     paused_reason: view.pausedReason,
     created_at: view.createdAt.toISOString(),
