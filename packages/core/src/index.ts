@@ -50,3 +50,5 @@ export * from "./http-syntax.js";
 export * from "./routing/index.js";
 export * from "./audit.js";
 export * from "./alerts/index.js";
+export * from "./delivery-state.js";
+export * from "./attempt-destination.js";
