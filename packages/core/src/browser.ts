@@ -44,7 +44,7 @@ export { isRole, ROLES, roleAllows, roleRank, rolesUpTo, withArticle, type Role 
 // The audit log: its actions and actor kinds, for the Settings → Audit log filters.
 export { AUDIT_ACTIONS, AUDIT_ACTOR_TYPES, AUDIT_TARGET_TYPES, wireAuditEntry, type AuditAction, type AuditActorType, type AuditEntry } from "./audit.js";
 // Deliveries and attempts: each destination's state and where each attempt went, in the server's words.
-export { DELIVERY_STATE_LABELS, DELIVERY_STATES, deliveryState, summariseDeliveries, type DeliveryFacts, type DeliveryState, type DeliverySummary, type StoredDeliveryStatus } from "./delivery-state.js";
+export { DELIVERY_STATE_LABELS, DELIVERY_STATES, deliveryState, soleDelivery, summariseDeliveries, type DeliveryFacts, type DeliveryState, type DeliverySummary, type StoredDeliveryStatus } from "./delivery-state.js";
 export {
   attemptDestinationLabel,
   attemptDestinationText,

@@ -73,3 +73,13 @@ export function summariseDeliveries(deliveries: readonly DeliveryFacts[]): Deliv
     heldByPause: paused.length > 0 && trying.length === 0,
   };
 }
+
+/**
+ * The event's only delivery, when it went to exactly one destination (those it was filtered
+ * away from aside): what "the response" and "the attempts" of an event mean. With several,
+ * there is no such thing: each delivery has its own.
+ */
+export function soleDelivery<Delivery extends { status: DeliveryState }>(deliveries: readonly Delivery[]): Delivery | null {
+  const routed = deliveries.filter((delivery) => delivery.status !== "filtered");
+  return routed.length === 1 ? routed[0]! : null;
+}

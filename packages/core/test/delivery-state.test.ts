@@ -5,6 +5,7 @@ import {
   DELIVERY_STATE_LABELS,
   deliveryState,
   replayDestination,
+  soleDelivery,
   summariseDeliveries,
   type DeliveryFacts,
 } from "../src/index.js";
@@ -47,6 +48,14 @@ describe("summariseDeliveries", () => {
   it("has no scheduled time when a trying delivery is due now", () => {
     expect(summariseDeliveries([facts("A", "pending", later), facts("B", "pending")]).nextAttemptAt).toBeNull();
     expect(summariseDeliveries([]).heldByPause).toBe(false);
+  });
+});
+
+describe("soleDelivery", () => {
+  it("is the one delivery an event was routed to, filtered ones aside; none with several or none", () => {
+    expect(soleDelivery([{ status: "paused" as const }, { status: "filtered" as const }])).toEqual({ status: "paused" });
+    expect(soleDelivery([{ status: "delivered" as const }, { status: "failed" as const }])).toBeNull();
+    expect(soleDelivery([{ status: "filtered" as const }])).toBeNull();
   });
 });
 

@@ -1,4 +1,4 @@
-import { describePayload } from "@rehook/core";
+import { describePayload, soleDelivery } from "@rehook/core";
 import type { EventSummary, EventView, RetryQueued } from "@rehook/services";
 import { eventCursor } from "../cursor.js";
 
@@ -78,18 +78,10 @@ const restAttempt = (a: Attempt) => ({
   outcome: a.outcome,
 });
 
-/**
- * The event's only delivery, when it went to exactly one destination (filtered ones aside): the
- * top-level `response` and `attempts` are its aliases. With several, each is in deliveries[].
- */
-function soleDelivery(event: EventView): EventView["deliveries"][number] | null {
-  const routed = event.deliveries.filter((delivery) => delivery.status !== "filtered");
-  return routed.length === 1 ? routed[0]! : null;
-}
-
 /** One event as GET /events/{id} shows it: the payload preview, each delivery with its attempts, and the sole delivery's answer. */
 export function restEventDetail(event: EventView) {
-  const sole = soleDelivery(event);
+  // The top-level response and attempts are aliases of the event's sole delivery (core's rule); with several, each is in deliveries[].
+  const sole = soleDelivery(event.deliveries);
   // An attempt's destination is resolved by the query that read it (pre-routing ones included): no rule here.
   const attemptsOf = (destinationId: string | null) => event.attempts.filter((a) => a.destinationId === destinationId).map(restAttempt);
   return {
