@@ -71,7 +71,7 @@ describe("delivery history and activity", { timeout: 120_000 }, () => {
     await page.goto(`${t.rehook.url}/events/${tripped}/compare`);
     await page.getByRole("heading", { name: "Compare responses", level: 1 }).waitFor();
     const left = page.getByLabel("Left response", { exact: true });
-    const options = await left.locator("option").evaluateAll((elements) => elements.map((element) => [(element as HTMLOptionElement).value, element.textContent ?? ""]));
+    const options = await left.locator("option").evaluateAll((elements) => elements.map((element) => [element.getAttribute("value") ?? "", element.textContent ?? ""]));
     const attempts = options.filter(([value]) => value!.startsWith("delivery:"));
     // One option per attempt, each with its own value: both can be chosen.
     expect(attempts).toHaveLength(2);
