@@ -16,6 +16,8 @@ let destination: Sink;
 let apiKey: string;
 let orders: { id: string; slug: string };
 let other: { id: string; slug: string };
+/** Fans out to the sink's /in (answers 200) and "Down" (/down, answers 500, pauses after one failure). */
+let fanout: { id: string; slug: string };
 /** Captured events, oldest first. */
 const ids: string[] = [];
 
@@ -40,17 +42,24 @@ function expectOneLineError(result: { code: number | null; stderr: string }, cod
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  destination = await startSink((_req, res) => res.end("thanks"));
+  destination = await startSink((req, res) => {
+    if (req.url?.startsWith("/down")) res.statusCode = 500;
+    res.end("thanks");
+  });
   env = { DATABASE_URL: db.url, BASE_URL: "https://hooks.example.com", ALLOW_PRIVATE_DESTINATIONS: "true" };
   expect((await runCli(["user", "create", "--email", OWNER, "--password", "long enough"], env)).code).toBe(0);
   expect((await runCli(["user", "create", "--email", "someone@example.com", "--password", "long enough"], env)).code).toBe(0);
-  const [created, elsewhere, key] = await Promise.all([
+  const [created, elsewhere, key, fannedOut] = await Promise.all([
     runCli(["endpoint", "create", "--email", OWNER, "--name", "orders", "--destination", `http://127.0.0.1:${destination.port}/in`], env),
     runCli(["endpoint", "create", "--email", "someone@example.com", "--name", "not yours"], env),
     runCli(["apikey", "create", "--email", OWNER], env),
+    runCli(["endpoint", "create", "--email", OWNER, "--name", "fanout", "--destination", `http://127.0.0.1:${destination.port}/in`], env),
   ]);
   orders = JSON.parse(created.stdout) as { id: string; slug: string };
   other = JSON.parse(elsewhere.stdout) as { id: string; slug: string };
+  fanout = JSON.parse(fannedOut.stdout) as { id: string; slug: string };
+  const down = ["destination", "add", "--email", OWNER, "--endpoint", fanout.slug, "--name", "Down", "--url", `http://127.0.0.1:${destination.port}/down`, "--pause-after", "1"];
+  expect((await runCli(down, env)).code).toBe(0);
   apiKey = key.stdout.trim().split("\n").at(-1)!;
   server = await startRehook(env);
   ids.push(await capture(orders.slug, "/stripe?attempt=1", JSON.stringify({ type: "invoice.paid", id: 1 }), { "content-type": "application/json", "stripe-signature": "t=1,v1=x" }));
@@ -75,8 +84,9 @@ describe("rehook endpoint list", () => {
       api("/endpoints"),
     ]);
     expect(table.code).toBe(0);
-    const [header, row, ...rest] = table.stdout.trimEnd().split("\n");
-    expect(rest).toEqual([]);
+    const [header, ...rows] = table.stdout.trimEnd().split("\n");
+    expect(rows.map((line) => line.split(/\s+/)[0]).sort()).toEqual([orders.id, fanout.id].sort());
+    const row = rows.find((line) => line.startsWith(orders.id));
     expect(header).toMatch(/^ID\s+SLUG\s+NAME\s+EVENTS\s+LAST EVENT\s+HEALTH\s+DESTINATION$/);
     expect(row).toMatch(new RegExp(`^${orders.id}\\s+${orders.slug}\\s+orders\\s+3\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\s+healthy\\s+http://127\\.0\\.0\\.1:${destination.port}/in$`));
     expect(table.stdout).not.toContain(other.slug);
@@ -90,9 +100,9 @@ describe("rehook events list", () => {
     const result = await runCli(["events", "list", "--email", OWNER, "--endpoint", orders.id], env);
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^ID\s+RECEIVED\s+ENDPOINT\s+METHOD\s+PATH\s+EVENT\s+STATUS\s+HTTP\s+LATENCY$/);
+    expect(lines[0]).toMatch(/^ID\s+RECEIVED\s+ENDPOINT\s+METHOD\s+PATH\s+EVENT\s+STATUS\s+HTTP\s+LATENCY\s+DELIVERIES$/);
     expect(lines.slice(1, 4).map((line) => line.split(/\s+/)[0])).toEqual([...ids].reverse());
-    expect(lines[3]).toMatch(/^\S+\s+\S+Z\s+orders\s+POST\s+\/stripe\?attempt=1\s+stripe\/invoice\.paid\s+delivered\s+200\s+\d+ ms$/);
+    expect(lines[3]).toMatch(/^\S+\s+\S+Z\s+orders\s+POST\s+\/stripe\?attempt=1\s+stripe\/invoice\.paid\s+delivered\s+200\s+\d+ ms {2}127\.0\.0\.1 delivered$/);
     expect(lines[2]).toMatch(/\/github\s+github\/pull_request\.opened\s+delivered/);
     expect(lines.slice(4)).toEqual(["", "1-3 of 3 events"]);
   }, 180_000);
@@ -136,7 +146,8 @@ describe("rehook events get", () => {
     expect(text.stdout).toContain("Request    POST /stripe?attempt=1\n");
     expect(text.stdout).toContain("Sender     stripe / invoice.paid\n");
     expect(text.stdout).toMatch(/Status {5}delivered 200 in \d+ ms\n/);
-    expect(text.stdout).toMatch(/Attempts\n {2}#1 {3}\S+Z {2}delivered {2}200 {2}\d+ ms\n/);
+    expect(text.stdout).toContain(`Deliveries\n  delivered  127.0.0.1 · http://127.0.0.1:${destination.port}/in\n`);
+    expect(text.stdout).toMatch(/\/in\n {4}#1 {3}\S+Z {2}delivered {2}200 {2}\d+ ms\n/);
     expect(text.stdout).toContain("  stripe-signature: t=1,v1=x\n");
     expect(text.stdout).toContain(`Body\n{\n  "type": "invoice.paid",\n  "id": 1\n}\n`);
     expect(JSON.parse(json.stdout)).toEqual(fromApi);
@@ -158,6 +169,32 @@ describe("rehook events get", () => {
     expectOneLineError(unknown, 1, /^rehook: .*event.*0190f3c4-0000-7000-8000-000000000000/i);
     expectOneLineError(notTheirs, 1, new RegExp(`^rehook: .*${ids[0]}`));
     expectOneLineError(missing, 2, /^rehook events get: The argument <id> is missing/);
+  }, 180_000);
+});
+
+describe("each destination's state in the tables", () => {
+  it("reads paused for a delivery held by a paused destination and names it, in the list and in the event", async () => {
+    const tripped = await capture(fanout.slug, "/", '{"n":1}', { "content-type": "application/json" });
+    await waitFor(async () => (await db.query("select 1 from destinations where endpoint_id = $1 and forwarding_paused_at is not null", [fanout.id])).length === 1, "Down to pause", 60_000);
+    const held = await capture(fanout.slug, "/", '{"n":2}', { "content-type": "application/json" });
+    await waitFor(async () => (await db.query("select 1 from deliveries where event_id = $1 and status = 'delivered'", [held])).length === 1, "the other destination's delivery", 60_000);
+
+    const [list, detail, json] = await Promise.all([
+      runCli(["events", "list", "--email", OWNER, "--endpoint", fanout.id], env),
+      runCli(["events", "get", held, "--email", OWNER], env),
+      runCli(["events", "get", held, "--email", OWNER, "--json"], env),
+    ]);
+    expect(list.code).toBe(0);
+    const row = (id: string) => list.stdout.split("\n").find((line) => line.startsWith(id))!;
+    expect(row(held)).toMatch(/\spending\s.*\s127\.0\.0\.1 delivered, Down paused$/);
+    expect(row(tripped)).toMatch(/\sfailed\s.*\s127\.0\.0\.1 delivered, Down failed$/);
+    expect(detail.stdout).toContain(`Deliveries\n  delivered  127.0.0.1 · http://127.0.0.1:${destination.port}/in\n`);
+    expect(detail.stdout).toContain(`  paused     Down · http://127.0.0.1:${destination.port}/down\n             waits until Down is resumed`);
+    const deliveries = (JSON.parse(json.stdout) as { deliveries: Array<{ name: string; status: string }> }).deliveries;
+    expect(deliveries.map((delivery) => [delivery.name, delivery.status])).toEqual([
+      ["127.0.0.1", "delivered"],
+      ["Down", "paused"],
+    ]);
   }, 180_000);
 });
 

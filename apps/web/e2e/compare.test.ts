@@ -36,6 +36,7 @@ const overflow = () => page.evaluate<number>("document.documentElement.scrollWid
 
 describe("compare responses", { timeout: 60_000 }, () => {
   let eventId = "";
+  let original = "";
 
   it("captures an event its destination fails, then replays it successfully", async () => {
     await signUp(page, t.rehook.url, "compare@example.com");
@@ -69,7 +70,9 @@ describe("compare responses", { timeout: 60_000 }, () => {
     await page.waitForURL(`${t.rehook.url}/events/${eventId}/compare`);
     await page.getByRole("heading", { name: "Compare responses", level: 1 }).waitFor();
 
-    expect(await page.getByLabel("Left response", { exact: true }).inputValue()).toBe("delivery:1");
+    // The original delivery by its destination and number (each destination numbers its attempts from 1).
+    original = await page.getByLabel("Left response", { exact: true }).inputValue();
+    expect(original).toMatch(/^delivery:[0-9a-f-]{36}:1$/);
     expect(await page.getByLabel("Right response", { exact: true }).inputValue()).toMatch(/^replay:/);
     expect(await page.getByTestId("compare-left-status").textContent()).toContain("500");
     expect(await page.getByTestId("compare-right-status").textContent()).toContain("200");
@@ -101,7 +104,7 @@ describe("compare responses", { timeout: 60_000 }, () => {
   it("swaps sides with the pickers, and the replay page links to the comparison with the original", async () => {
     const right = await page.getByLabel("Right response", { exact: true }).inputValue();
     await page.getByLabel("Left response", { exact: true }).selectOption(right);
-    await page.getByLabel("Right response", { exact: true }).selectOption("delivery:1");
+    await page.getByLabel("Right response", { exact: true }).selectOption(original);
     await page.getByRole("button", { name: "Compare", exact: true }).click();
     await page.waitForURL(/left=replay/);
     await expect.poll(() => page.getByTestId("compare-left-status").textContent()).toContain("200");
@@ -110,7 +113,7 @@ describe("compare responses", { timeout: 60_000 }, () => {
     const replayId = right.slice("replay:".length);
     await page.goto(`${t.rehook.url}/replays/${replayId}`);
     await page.getByRole("link", { name: "Compare with the original" }).click();
-    await page.waitForURL(`${t.rehook.url}/events/${eventId}/compare?left=delivery:1&right=replay:${replayId}`);
+    await page.waitForURL(`${t.rehook.url}/events/${eventId}/compare?left=${original}&right=replay:${replayId}`);
     await expect.poll(() => page.getByTestId("compare-right-status").textContent()).toContain("200");
 
     // A reference to nothing says so and keeps the pickers.

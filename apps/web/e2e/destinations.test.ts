@@ -110,7 +110,7 @@ describe("destinations on the dashboard", { timeout: 120_000 }, () => {
     await shot("destinations-list");
   });
 
-  it("fans events out: each destination's state in the feed, one delivery keeping today's look", async () => {
+  it("fans events out: each destination's state in the feed, the one it was filtered away from included", async () => {
     events.invoice = await captureEvent(t.rehook.url, endpoint.slug, JSON.stringify({ type: "invoice.paid", id: 1 }));
     events.order = await captureEvent(t.rehook.url, endpoint.slug, JSON.stringify({ type: "order.created", id: 2 }));
     await expect.poll(() => status(events.invoice), { timeout: 10_000 }).toBe("failed");
@@ -131,15 +131,19 @@ describe("destinations on the dashboard", { timeout: 120_000 }, () => {
       [BILLING, "failed", `${BILLING}: Failed`],
     ]);
     expect(await dots.getAttribute("aria-label")).toBe(`1/2 delivered: Main: Delivered; ${BILLING}: Failed`);
-    // Filtered away from Billing: one delivery, no dots.
+    // Filtered away from Billing: delivered to Main, and Billing's dot says filtered.
     const orderRow = page.locator(`[data-testid=event-row][data-event-id="${events.order}"]`);
     expect(await orderRow.getAttribute("data-status")).toBe("delivered");
-    expect(await orderRow.getByTestId("delivery-dots").count()).toBe(0);
+    expect(await orderRow.getByTestId("delivery-summary").textContent()).toBe("1/1 delivered");
+    expect(await orderRow.getByTestId("delivery-dot").evaluateAll((elements) => elements.map((element) => element.getAttribute("title")))).toEqual([
+      "Main: Delivered",
+      `${BILLING}: Filtered out`,
+    ]);
     await shot("destinations-feed");
 
     // The endpoint page's recent events too.
     await page.goto(`${t.rehook.url}/endpoints/${endpoint.id}`);
-    await expect.poll(() => page.locator(".mini-feed").getByTestId("delivery-summary").allTextContents(), settle).toEqual(["1/2 delivered"]);
+    await expect.poll(() => page.locator(".mini-feed").getByTestId("delivery-summary").allTextContents(), settle).toEqual(["1/1 delivered", "1/2 delivered"]);
   });
 
   it("pauses the failing destination on its own and resumes it", async () => {

@@ -139,12 +139,14 @@ describe("retries, pausing and attempts in the dashboard", { timeout: 60_000 }, 
     await first.waitFor();
     expect(await first.getAttribute("data-attempt")).toBe("1");
     expect(await first.textContent()).toContain("500");
-    // The hour preset would wait about 4 minutes before the second attempt, but forwarding is
-    // paused: the event waits for Resume, and says so instead of a due time.
-    await expect.poll(() => attempts.getByTestId("next-attempt-line").textContent()).toBe("Paused: resumes when the endpoint is resumed.");
-    expect(await page.getByTestId("next-attempt-header").textContent()).toBe("Paused: resumes when the endpoint is resumed");
-    expect(await attempts.getByTestId("next-attempt").textContent()).toBe("Paused: resumes when the endpoint is resumed");
-    expect(await attempts.getByTestId("event-endpoint-paused").textContent()).toContain("is paused");
+    // The hour preset would wait about 4 minutes before the second attempt, but its destination
+    // is paused: the event waits for Resume, and says which destination instead of a due time.
+    await expect.poll(() => attempts.getByTestId("next-attempt-line").textContent()).toBe("Paused: sent once 127.0.0.1 is resumed.");
+    expect(await page.getByTestId("paused-header").textContent()).toBe("Paused: sent once 127.0.0.1 is resumed");
+    expect(await page.getByTestId("next-attempt-header").count()).toBe(0);
+    expect(await attempts.getByTestId("next-attempt").textContent()).toBe("Paused: sent once 127.0.0.1 is resumed");
+    expect(await attempts.getByTestId("event-destination-paused").textContent()).toContain("127.0.0.1 is paused");
+    expect(await attempts.getByTestId("attempts-destination").textContent()).toBe(`To 127.0.0.1 http://127.0.0.1:${flaky.port}/hooks`);
 
     const toggle = first.getByRole("button", { name: /View response/ });
     expect(await toggle.getAttribute("aria-expanded")).toBe("false");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEndpoint } from "@rehook/services";
+import { createDestination, createEndpoint } from "@rehook/services";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
 import { DashboardClient } from "./dashboard-client.js";
@@ -7,8 +7,8 @@ import { head, rawRequest } from "./raw-http.js";
 import { startTestServer, type TestServer } from "./test-server.js";
 
 // Two pages as the server renders them: Compare names the URL a delivery actually went to
-// (sub-path and query included) and marks an edited replay; a waiting event of a paused
-// endpoint says it waits for Resume instead of naming a due time.
+// (sub-path and query included) and marks an edited replay; a waiting event held by a paused
+// destination names that destination (not the endpoint) instead of a due time.
 
 let t: TestServer;
 let ok: Sink;
@@ -66,13 +66,13 @@ describe("the compare page", () => {
     expect(testIdText(html, "compare-right-destination")).toBe(`http://127.0.0.1:${ok.port}/hook/orders/created?src=shop`);
     // The right side (the newest response, the edited replay) carries the Edited badge, and its picker option says so.
     expect(html.match(/data-testid="replay-edited"/g)).toHaveLength(1);
-    expect(html).toMatch(/<option[^>]*>Replay \(original\) · edited · /);
-    expect(html).toMatch(/<option[^>]*>Original delivery · [^<]*http:\/\/127\.0\.0\.1:\d+\/hook\/orders\/created\?src=shop<\/option>/);
+    expect(html).toMatch(/<option[^>]*>Replay \(original\) · [^<·]+ · edited · /);
+    expect(html).toMatch(/<option[^>]*>Original delivery · 127\.0\.0\.1 · [^<]*http:\/\/127\.0\.0\.1:\d+\/hook\/orders\/created\?src=shop<\/option>/);
   });
 });
 
-describe("a waiting event of a paused endpoint", () => {
-  it("says it resumes with the endpoint, not when its next attempt is due", async () => {
+describe("a waiting event held by a paused destination", () => {
+  it("names the destination to resume, not the endpoint, and no due time", async () => {
     const endpoint = await createEndpoint(t.rehook.services, {
       teamId,
       name: "Fragile",
@@ -89,8 +89,26 @@ describe("a waiting event of a paused endpoint", () => {
     expect(await statusOf(id)).toBe("pending");
 
     const html = await (await client.get(`/events/${id}`)).text();
-    expect(html).toContain("Paused: resumes when the endpoint is resumed");
+    expect(testIdText(html, "paused-header")).toBe("Paused: sent once 127.0.0.1 is resumed");
+    expect(html).not.toContain("endpoint is resumed");
     expect(html).not.toContain("Next attempt");
     expect(html).not.toContain("Scheduled");
+  });
+
+  it("with several destinations, names the paused one in the header while the other delivered", async () => {
+    const endpoint = await createEndpoint(t.rehook.services, { teamId, name: "Fan-out", destinationUrl: `http://127.0.0.1:${ok.port}/main` });
+    await createDestination(t.rehook.services, { teamId, endpointId: endpoint.id, name: "Ledger", url: `http://127.0.0.1:${down.port}/ledger`, pauseAfterFailures: 1 });
+    const tripped = await capture(endpoint.slug);
+    await waitFor(async () => (await statusOf(tripped)) === "failed", "the ledger's failure to trip its breaker");
+    const held = await capture(endpoint.slug);
+    await waitFor(
+      async () => (await t.db.query("select 1 from deliveries where event_id = $1 and status = 'delivered'", [held])).length === 1,
+      "the main destination's delivery",
+    );
+
+    const html = await (await client.get(`/events/${held}`)).text();
+    expect(testIdText(html, "paused-header")).toBe("Paused: sent once Ledger is resumed");
+    expect(html).toContain('data-testid="event-paused"');
+    expect(html).not.toContain("endpoint is resumed");
   });
 });

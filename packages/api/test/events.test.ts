@@ -99,19 +99,20 @@ describe("events.get", () => {
       bodyPreviewBytes: 24,
       bodyTruncated: false,
       bodyFileName: `event-${eventId}.json`,
-      forwardTarget: null,
       response: null,
       attempts: [],
     });
   });
 
-  test("shows a delivered event's forward target, attempt and answer; responses and compare list and compare it", async ({ services, user }) => {
+  test("shows a delivered event's delivery, attempt and answer; responses and compare list and compare it", async ({ services, user }) => {
     const { caller } = await callerFor(services, user);
     const endpoint = await caller.endpoints.create({ name: "Forwarded", destinationUrl: `http://127.0.0.1:${sink.port}/in` });
     const eventId = await capture(services, endpoint.slug, '{"n":1}', [["Content-Type", "application/json"]], { subPath: "/x" });
     await waitFor(async () => (await caller.events.get({ id: eventId })).status === "delivered", "the delivery");
     const event = await caller.events.get({ id: eventId });
-    expect(event.forwardTarget).toEqual(expect.objectContaining({ url: `http://127.0.0.1:${sink.port}/in/x` }));
+    expect(event.deliveries).toEqual([expect.objectContaining({ url: `http://127.0.0.1:${sink.port}/in`, status: "delivered" })]);
+    const destinationId = event.deliveries[0]!.destinationId!;
+    expect(event.attempts).toEqual([expect.objectContaining({ destinationId, destinationName: "127.0.0.1", destinationUrl: `http://127.0.0.1:${sink.port}/in` })]);
     expect(event.response).toMatchObject({ body: undefined, bodyBase64: Buffer.from('{"received":true}').toString("base64"), payload: { kind: "json" } });
 
     const attempt = await caller.events.attempt({ eventId, attempt: 1 });
@@ -122,8 +123,11 @@ describe("events.get", () => {
     await expectRefused(caller.events.attempt({ eventId, attempt: 0 }), "BAD_REQUEST");
 
     const responses = await caller.events.responses({ id: eventId });
-    expect(responses).toEqual([expect.objectContaining({ ref: "delivery:1", kind: "delivery", label: "Original delivery" })]);
-    const compared = await caller.events.compare({ id: eventId, left: "delivery:1", right: "delivery:1" });
+    expect(responses).toEqual([
+      expect.objectContaining({ ref: `delivery:${destinationId}:1`, kind: "delivery", label: "Original delivery", destinationUrl: `http://127.0.0.1:${sink.port}/in/x` }),
+    ]);
+    // By destination and number, and (one destination has an attempt 1) by number alone.
+    const compared = await caller.events.compare({ id: eventId, left: `delivery:${destinationId}:1`, right: "delivery:1" });
     expect(compared).toMatchObject({ statusChanged: false });
     await expectRefused(caller.events.compare({ id: eventId, left: "x".repeat(201), right: "delivery:1" }), "BAD_REQUEST");
   });

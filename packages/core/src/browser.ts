@@ -45,3 +45,14 @@ export { isRole, ROLES, roleAllows, roleRank, rolesUpTo, withArticle, type Role 
 export { AUDIT_ACTIONS, AUDIT_ACTOR_TYPES, AUDIT_TARGET_TYPES, wireAuditEntry, type AuditAction, type AuditActorType, type AuditEntry } from "./audit.js";
 // The circuit breaker: its position and the destination card's line, in the server's words.
 export { breakerPosition, breakerReason, breakerSummary, type BreakerPosition, type BreakerState } from "./completion/breaker.js";
+// Deliveries and attempts: each destination's state and where each attempt went, in the server's words.
+export { DELIVERY_STATE_LABELS, DELIVERY_STATES, deliveryState, soleDelivery, summariseDeliveries, type DeliveryFacts, type DeliveryState, type DeliverySummary, type StoredDeliveryStatus } from "./delivery-state.js";
+export {
+  attemptDestinationLabel,
+  attemptDestinationText,
+  REMOVED_DESTINATION,
+  replayDestination,
+  type AttemptDestination,
+  type LocalVia,
+  type ReplayDestinationFacts,
+} from "./attempt-destination.js";

@@ -51,3 +51,5 @@ export * from "./routing/index.js";
 export * from "./audit.js";
 export * from "./alerts/index.js";
 export * from "./completion/index.js";
+export * from "./delivery-state.js";
+export * from "./attempt-destination.js";

@@ -27,6 +27,7 @@ export { endpointIdsBySlug } from "./endpoint-slugs.js";
 export { DuplicateRowError } from "./duplicate-row.js";
 export type { EntityManager } from "@mikro-orm/postgresql";
 export * from "./queries/events.js";
+export { findOwnedAttempt, MAX_LISTED_ATTEMPTS, ownedEventAttempts, ownedEventDeliveries, type DeliveryAttemptDetail, type DeliveryAttemptSummary, type EventDelivery, type FilterReason, type ListedDelivery } from "./queries/event-deliveries.js";
 export * from "./queries/api-keys.js";
 export * from "./queries/notification-settings.js";
 export * from "./queries/replays.js";

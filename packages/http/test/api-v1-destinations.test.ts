@@ -228,7 +228,11 @@ describe("/api/v1/endpoints/{id}/destinations", () => {
     const held = await capture(services, endpoint.slug, '{"n":2}');
     const deliveries = async (id: string) => (await api.call("GET", `/events/${id}`, { key })).json.deliveries as Array<{ destination_id: string; status: string }>;
     await waitFor(async () => (await deliveries(held))[0]!.status === "delivered", "the first destination's delivery");
-    expect((await deliveries(held))[1]).toMatchObject({ destination_id: down.id, status: "pending" });
+    // Held by its paused destination: paused, not "pending" (which reads as retrying), in the event and in the list.
+    expect((await deliveries(held))[1]).toMatchObject({ destination_id: down.id, name: "Down", status: "paused" });
+    const listed = (await api.call("GET", `/events?endpoint_id=${endpoint.id}`, { key })).json.data as Array<{ id: string; deliveries: Array<{ destination_id: string; status: string }> }>;
+    expect(listed.find((event) => event.id === held)!.deliveries.map((delivery) => delivery.status)).toEqual(["delivered", "paused"]);
+    expect(listed.find((event) => event.id === first)!.deliveries.map((delivery) => delivery.status)).toEqual(["delivered", "failed"]);
 
     failing.delete("/down");
     const resumed = await api.call("POST", `${base}/${down.id}/resume`, { key });
@@ -259,13 +263,23 @@ describe("GET /api/v1/events/{id} deliveries", () => {
     const event = (await api.call("GET", `/events/${id}`, { key })).json;
     const attempt = { attempt: 1, started_at: expect.any(String), latency_ms: expect.any(Number), response_status: 200, error: null, outcome: "delivered" };
     expect(event.deliveries).toEqual([
-      { destination_id: warehouse.id, name: "127.0.0.1", status: "delivered", attempts: [attempt], next_attempt_at: null, filter_reason: null },
-      { destination_id: billing.id, name: "Billing", status: "delivered", attempts: [attempt], next_attempt_at: null, filter_reason: null },
-      { destination_id: crm.id, name: "CRM", status: "filtered", attempts: [], next_attempt_at: null, filter_reason: "no_match" },
+      { destination_id: warehouse.id, name: "127.0.0.1", url: url("/warehouse"), status: "delivered", attempts: [attempt], next_attempt_at: null, filter_reason: null },
+      { destination_id: billing.id, name: "Billing", url: url("/billing"), status: "delivered", attempts: [attempt], next_attempt_at: null, filter_reason: null },
+      { destination_id: crm.id, name: "CRM", url: url("/crm"), status: "filtered", attempts: [], next_attempt_at: null, filter_reason: "no_match" },
     ]);
-    // The event's own attempts are every destination's.
-    expect(event.attempts).toHaveLength(2);
+    // Two destinations: the top-level aliases of a sole delivery are empty; deliveries[] carries each.
+    expect(event.response).toBeNull();
+    expect(event.attempts).toEqual([]);
     expect(sink.received.filter((r) => r.url === "/crm")).toEqual([]);
+
+    // Filtered away from all but one: response and attempts are that delivery's.
+    const order = await capture(services, endpoint.slug, '{"type":"order.created"}');
+    await waitFor(async () => (await api.call("GET", `/events/${order}`, { key })).json.status === "delivered", "the order delivered");
+    const single = (await api.call("GET", `/events/${order}`, { key })).json;
+    expect(single.deliveries.map((delivery: { status: string }) => delivery.status)).toEqual(["delivered", "filtered", "filtered"]);
+    expect(single.attempts).toEqual([attempt]);
+    expect(single.attempts).toEqual(single.deliveries[0].attempts);
+    expect(single.response).toMatchObject({ status: 200, body: "ok", body_encoding: "utf8" });
   });
 });
 

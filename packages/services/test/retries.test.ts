@@ -103,7 +103,7 @@ describe("automatic retries", () => {
       [2, "failed", 502, "destination answered 502"],
       [3, "delivered", 200, null],
     ]);
-    expect(Object.keys(event.attempts[0]!).sort()).toEqual(["attempt", "destinationId", "error", "latencyMs", "outcome", "responseStatus", "startedAt"]);
+    expect(Object.keys(event.attempts[0]!).sort()).toEqual(["attempt", "destinationId", "destinationName", "destinationUrl", "error", "latencyMs", "outcome", "responseStatus", "startedAt"]);
     const second = await getEventAttempt(services, { teamId: user.teamId, eventId: id, attempt: 2 });
     expect(second.responseHeaders).toContainEqual(["x-attempt-answer", "502"]);
     expect(Buffer.from(second.responseBody!).toString()).toBe("second");

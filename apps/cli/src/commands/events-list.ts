@@ -1,6 +1,7 @@
 import { eventCursor, restEventDetail, restEventList } from "@rehook/http";
 import { eventContracts, getEvent, listEvents, parseInput, type EventSummary } from "@rehook/services";
 import { contractFields, contractFlags, fromFlags } from "../contract-options.js";
+import { deliveriesCell, deliveriesColor } from "../output/deliveries.js";
 import { eventDetailText } from "../output/event-detail.js";
 import { instant, renderTable, statusColor, type Column } from "../output/table.js";
 import { asMember, memberOptions } from "./as-member.js";
@@ -26,6 +27,8 @@ const EVENT_COLUMNS: Column<EventSummary>[] = [
   { header: "STATUS", width: 9, value: (e) => e.status, color: (e) => statusColor(e.status) },
   { header: "HTTP", width: 4, align: "right", value: (e) => (e.responseStatus === null ? "-" : String(e.responseStatus)) },
   { header: "LATENCY", width: 9, align: "right", value: (e) => (e.latencyMs === null ? "-" : `${e.latencyMs} ms`) },
+  // Each destination's state (the API's deliveries[].status): a paused one names the destination to resume.
+  { header: "DELIVERIES", width: 60, value: deliveriesCell, color: deliveriesColor },
 ];
 
 /** Under the table: which rows these are, of how many, and the flag for the next page. */

@@ -1,5 +1,6 @@
 import { describePayload, hexDump } from "@rehook/core";
 import type { EventView } from "@rehook/services";
+import { deliveryLines } from "./deliveries.js";
 import { instant, statusColor } from "./table.js";
 import { paint, printable, printableBlock } from "./terminal-text.js";
 
@@ -22,8 +23,8 @@ function bodyLines(event: EventView): string[] {
 }
 
 /**
- * One event for a person: what was received, what became of it (the destination's answer,
- * every attempt), then its headers and body. Every text the sender chose is made printable.
+ * One event for a person: what was received, what became of it (each destination's delivery
+ * with its state and attempts), then its headers and body. Every text the sender chose is made printable.
  */
 export function eventDetailText(event: EventView, color: boolean): string {
   const field = (name: string, value: string) => `${name.padEnd(11)}${value}`;
@@ -41,19 +42,13 @@ export function eventDetailText(event: EventView, color: boolean): string {
     field("Sender", printable(`${event.source} / ${event.eventType}`)),
     field("Status", outcome),
     ...(event.signature ? [field("Signature", event.signature)] : []),
-    // A duplicate keeps its endpoint's destination but never goes there.
-    ...(event.duplicateOf ? [field("Duplicate", `of ${event.duplicateOf} (stored, not forwarded)`)] : event.destinationUrl ? [field("Forward to", printable(event.destinationUrl))] : []),
+    // A duplicate keeps its endpoint's destination but never goes there; the others' destinations are under Deliveries.
+    ...(event.duplicateOf ? [field("Duplicate", `of ${event.duplicateOf} (stored, not forwarded)`)] : []),
     ...(event.nextAttemptAt ? [field("Next try", instant(event.nextAttemptAt))] : []),
     field("Size", `${event.sizeBytes.toLocaleString("en-US")} bytes`),
     field("Replays", String(event.replayCount)),
   ];
-  if (event.attempts.length > 0) {
-    lines.push("", "Attempts");
-    for (const attempt of event.attempts) {
-      const answer = attempt.responseStatus !== null ? String(attempt.responseStatus) : printable(attempt.error ?? "no answer");
-      lines.push(`  #${String(attempt.attempt).padEnd(3)} ${instant(attempt.startedAt)}  ${paint(color, statusColor(attempt.outcome), attempt.outcome.padEnd(9))}  ${answer}  ${attempt.latencyMs} ms`);
-    }
-  }
+  if (event.deliveries.length > 0 || event.attempts.length > 0) lines.push("", "Deliveries", ...deliveryLines(event, color));
   lines.push("", "Headers", ...event.headers.map(([name, value]) => `  ${printable(name)}: ${printable(value)}`));
   lines.push("", "Body", ...bodyLines(event));
   return lines.join("\n");

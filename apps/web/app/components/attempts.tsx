@@ -1,5 +1,5 @@
 import type { RouterOutputs } from "@rehook/api";
-import { useId, useState } from "react";
+import { useId, useState, type ReactNode } from "react";
 import { errorMessage } from "../lib/errors";
 import { formatLatency } from "../lib/format";
 import { trpc } from "../lib/trpc.client";
@@ -12,7 +12,7 @@ import "./attempts.css";
 
 /** One delivery attempt as events.get lists it. */
 export interface AttemptSummary {
-  /** The destination it went to (null: before routing, the endpoint's first destination). */
+  /** The destination it went to, as the server resolved it (null: a removed one of before routing). */
   destinationId?: string | null;
   attempt: number;
   startedAt: Date | string;
@@ -32,8 +32,9 @@ interface AttemptResponse {
 type Loaded = { state: "loading" } | { state: "error"; message: string } | { state: "done"; response: AttemptResponse } | { state: "elsewhere" };
 
 /**
- * Every delivery attempt of an event, oldest first, on a vertical line; each opens its
- * response (headers and the beginning of the body). A scheduled attempt closes the line.
+ * Every delivery attempt of an event to one destination, oldest first, on a vertical line; each
+ * opens its response (headers and the beginning of the body). A scheduled attempt closes the
+ * line, or, while the destination is paused, the attempt that waits for it to be resumed.
  */
 export function AttemptTimeline({
   eventId,
@@ -46,10 +47,10 @@ export function AttemptTimeline({
   eventId: string;
   attempts: AttemptSummary[];
   nextAttemptAt: Date | string | null;
-  /** The endpoint's forwarding is paused: the scheduled attempt waits for Resume, not for its time. */
+  /** The destination is paused: the next attempt waits for Resume, not for its time. */
   paused?: boolean;
-  /** What the scheduled attempt says while paused. */
-  pausedText?: string;
+  /** What the waiting attempt says while paused. */
+  pausedText?: ReactNode;
   /** The list's accessible name (several destinations: one list each). */
   label?: string;
 }) {
@@ -68,11 +69,12 @@ export function AttemptTimeline({
     if (!opening || current?.state === "done" || current?.state === "loading") return;
     const put = (state: Loaded) => setLoaded((previous) => new Map(previous).set(attempt, state));
     put({ state: "loading" });
-    // events.attempt names an attempt by its number, which each destination counts on its own: the
-    // answer says which destination it was, and another destination's is not shown as this one's.
+    // Each destination counts its attempts from 1: the attempt is asked for by its destination and
+    // number. One whose destination is unknown is asked for by number, and another destination's
+    // answer is not shown as this one's.
     const expected = attempts.find((candidate) => candidate.attempt === attempt)?.destinationId;
     trpc()
-      .events.attempt.query({ eventId, attempt })
+      .events.attempt.query({ eventId, attempt, ...(typeof expected === "string" ? { destinationId: expected } : {}) })
       .then((detail) =>
         put(typeof expected === "string" && detail.destinationId !== expected ? { state: "elsewhere" } : { state: "done", response: toResponse(detail) }),
       )
@@ -84,7 +86,7 @@ export function AttemptTimeline({
       {attempts.map((attempt) => (
         <AttemptItem key={attempt.attempt} attempt={attempt} open={open.has(attempt.attempt)} loaded={loaded.get(attempt.attempt)} onToggle={() => toggle(attempt.attempt)} />
       ))}
-      {nextAttemptAt ? (
+      {nextAttemptAt || paused ? (
         <li className="attempt is-scheduled" data-testid="attempt-scheduled">
           <span className="attempt-marker" aria-hidden="true" />
           <div className="attempt-main">
@@ -92,7 +94,7 @@ export function AttemptTimeline({
               <span className="attempt-number">Attempt {(attempts.at(-1)?.attempt ?? 0) + 1}</span>
               <span className="attempt-facts">
                 <span data-testid="next-attempt">
-                  {paused ? (
+                  {paused || !nextAttemptAt ? (
                     pausedText
                   ) : (
                     <>

@@ -193,8 +193,8 @@ function DelayField({ id, label, hint, name, ms }: { id: string; label: string; 
   );
 }
 
-/** What a waiting event says instead of its next attempt while its endpoint's forwarding is paused (the due time means nothing then). */
-export const PAUSED_ATTEMPT_TEXT = "Paused: resumes when the endpoint is resumed";
+/** What a waiting attempt says instead of its due time while its destination is paused (the due time means nothing then). */
+export const PAUSED_ATTEMPT_TEXT = "Paused: sent once its destination is resumed";
 
 /** "in 28s", ticking every second (or every `tickMs`). */
 export function TimeUntil({ value, className, tickMs = 1000 }: { value: Date | string; className?: string; tickMs?: number }) {

@@ -4,8 +4,8 @@ import { useEffect, useState } from "react";
 import { errorMessage } from "../lib/errors";
 import { formatBytes, formatLatency, toDate } from "../lib/format";
 import { trpc } from "../lib/trpc.client";
-import { HttpStatus, SignatureBadge, StatusBadge } from "./badges";
-import { DeliveryDots } from "./delivery-states";
+import { HttpStatus, SignatureBadge } from "./badges";
+import { DeliveryDots, deliverySummary, EventStateBadge, ResumeHint } from "./delivery-states";
 import { requestPath, ResolvedByReplay, type FeedRow } from "./feed-row";
 import { PayloadBlock } from "./payload";
 import { useExactTime } from "./relative-time";
@@ -48,6 +48,7 @@ export function EventPreview({ row }: { row: FeedRow | undefined }) {
     );
   }
   const loaded = detail?.id === row.id ? detail : null;
+  const summary = deliverySummary(row.deliveries);
   return (
     <aside className="event-preview card" aria-label="Selected event" data-testid="event-preview" data-event-id={row.id}>
       <header className="event-preview-head">
@@ -60,11 +61,13 @@ export function EventPreview({ row }: { row: FeedRow | undefined }) {
         <span className="method">{row.method}</span> {requestPath(row)}
       </p>
       <div className="event-preview-status">
-        <StatusBadge status={row.status} />
+        <EventStateBadge status={row.status} summary={summary} />
         {row.resolvedByReplay ? <ResolvedByReplay /> : null}
         <SignatureBadge signature={row.signature} reason={row.signatureReason} />
-        {row.responseStatus !== null ? <HttpStatus code={row.responseStatus} /> : null}
+        {/* Several destinations answered on their own: their states stand for the answer. */}
+        {row.responseStatus !== null && summary.routed <= 1 ? <HttpStatus code={row.responseStatus} /> : null}
         <DeliveryDots deliveries={row.deliveries} />
+        <ResumeHint endpointId={row.endpointId} summary={summary} />
       </div>
       <dl className="kv details-grid event-preview-details">
         <Detail term="Endpoint">{row.endpointName}</Detail>

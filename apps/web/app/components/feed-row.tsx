@@ -3,10 +3,9 @@ import type { RouterOutputs } from "@rehook/api";
 import type { MouseEvent } from "react";
 import { formatBytes } from "../lib/format";
 import type { ReplayAttempt } from "../lib/replay";
-import { Badge, HttpStatus, SignatureBadge, StatusBadge } from "./badges";
+import { Badge, HttpStatus, SignatureBadge } from "./badges";
 import { EndpointCell, LatencyCell, Truncated } from "./data-table";
-import { TimeUntil } from "./delivery";
-import { DeliveryDots } from "./delivery-states";
+import { DeliveryDots, deliverySummary, EventStateBadge, ResumeHint, RetryingHint } from "./delivery-states";
 import { RelativeTime } from "./relative-time";
 import { Icon } from "./ui";
 import "./feed-row.css";
@@ -44,7 +43,11 @@ export function ResolvedByReplay() {
   );
 }
 
-/** One event of the feed: time, endpoint, request (method, path, event type), status, response code, size, latency, replay. */
+/**
+ * One event of the feed: time, endpoint, request (method, path, event type), status with each
+ * destination's state (paused ones named, with where to resume them), response code, size,
+ * latency, replay.
+ */
 export function EventRow({
   row,
   fresh,
@@ -66,6 +69,7 @@ export function EventRow({
   onReplay: () => void;
 }) {
   const path = requestPath(row);
+  const summary = deliverySummary(row.deliveries);
   const resolved = row.resolvedByReplay || (replay?.state === "done" && replay.attempt.status === "delivered" && row.status === "failed");
   return (
     <tr
@@ -97,19 +101,25 @@ export function EventRow({
       </td>
       <td data-label="Status" className="cell-status">
         <div className="status-stack">
-          <StatusBadge status={row.status} />
+          <EventStateBadge status={row.status} summary={summary} />
           {resolved ? <ResolvedByReplay /> : null}
           <SignatureBadge signature={row.signature} reason={row.signatureReason} />
           <DeliveryDots deliveries={row.deliveries} />
-          {row.status === "pending" && row.nextAttemptAt ? (
-            <span className="row-retrying" data-testid="row-retrying">
-              retrying <TimeUntil value={row.nextAttemptAt} />
-            </span>
-          ) : null}
+          <ResumeHint endpointId={row.endpointId} summary={summary} />
+          {row.status === "pending" ? <RetryingHint summary={summary} fallback={row.nextAttemptAt} /> : null}
         </div>
       </td>
       <td data-label="Response" className="cell-response" data-testid="row-response">
-        {row.responseStatus !== null || row.status === "failed" ? <HttpStatus code={row.responseStatus} /> : <span className="muted">—</span>}
+        {summary.routed > 1 ? (
+          // Several destinations answered on their own: no one status stands for the event (each is in the status column).
+          <span className="muted" title={`Sent to ${summary.routed} destinations: each one's state is under Status`}>
+            —
+          </span>
+        ) : row.responseStatus !== null || row.status === "failed" ? (
+          <HttpStatus code={row.responseStatus} />
+        ) : (
+          <span className="muted">—</span>
+        )}
       </td>
       <td data-label="Size" className="num cell-size" data-testid="row-size">
         {formatBytes(row.sizeBytes)}

@@ -29,18 +29,23 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   }
   // The body travels once, as base64: the page decodes it and picks JSON, text or hex.
   const { responseBody: _text, ...rest } = attempt;
-  const event = await context.caller.events
-    .get({ id: attempt.eventId })
-    .then((found) => ({
-      eventType: found.eventType,
-      method: found.method,
-      endpointId: found.endpointId,
-      endpointName: found.endpointName,
-      // "Compare with the original" sets the original delivery's last attempt against this replay.
-      lastAttempt: found.attempts.at(-1)?.attempt ?? null,
-    }))
-    .catch(() => null);
-  return { attempt: rest, event };
+  const [event, responses] = await Promise.all([
+    context.caller.events
+      .get({ id: attempt.eventId })
+      .then((found) => ({ eventType: found.eventType, method: found.method, endpointId: found.endpointId, endpointName: found.endpointName }))
+      .catch(() => null),
+    context.caller.events.responses({ id: attempt.eventId }).catch(() => []),
+  ]);
+  // "Compare with the original" sets the last delivery attempt against this replay: to the
+  // destination the replay went to when it went to one of them, else the event's last attempt.
+  const replayedTo = responses.find((option) => option.ref === `replay:${attempt.id}`)?.destination;
+  const deliveries = responses.filter((option) => option.kind === "delivery");
+  const sameDestination =
+    replayedTo?.kind === "destination" && replayedTo.destinationId !== null
+      ? deliveries.filter((option) => option.destination.kind === "destination" && option.destination.destinationId === replayedTo.destinationId)
+      : [];
+  const original = (sameDestination.length > 0 ? sameDestination : deliveries).at(-1)?.ref ?? null;
+  return { attempt: rest, event: event && { ...event, original } };
 }
 
 export default function ReplayAttemptPage() {
@@ -80,9 +85,9 @@ export default function ReplayAttemptPage() {
         }
         actions={
           <>
-            {event?.lastAttempt ? (
+            {event?.original ? (
               <Link
-                to={`/events/${attempt.eventId}/compare?left=delivery:${event.lastAttempt}&right=replay:${attempt.id}`}
+                to={`/events/${attempt.eventId}/compare?left=${event.original}&right=replay:${attempt.id}`}
                 className="button secondary"
               >
                 Compare with the original

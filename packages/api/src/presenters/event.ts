@@ -1,4 +1,4 @@
-import { curlCommand, describePayload, forwardTarget, rawBodyFileName, webhookUrl } from "@rehook/core";
+import { curlCommand, describePayload, rawBodyFileName, webhookUrl } from "@rehook/core";
 import { captureBaseOf, contentEncodingOf, inspectEventBody, type EventView, type Services } from "@rehook/services";
 
 /**
@@ -15,8 +15,6 @@ export async function dashboardEvent(found: EventView, ctx: { services: Services
   const fileName = rawBodyFileName(event.id, event.contentType, contentEncodingOf(event.headers));
   return {
     ...event,
-    /** The URL a forward of this event requests (the destination with the captured sub-path and query), or why none is made. */
-    forwardTarget: event.destinationUrl ? forwardTarget(event.destinationUrl, event.path, event.query) : null,
     payload: describePayload(body, event.contentType),
     body: inspected,
     /** Bytes of the body that `payload` shows (all of them unless bodyTruncated). */

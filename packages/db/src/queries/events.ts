@@ -15,6 +15,7 @@ import {
 import { TRANSACTION_SETTINGS_SQL } from "../session-settings.js";
 import { CODED_BODY_COLUMNS, CODED_ROWS_PER_READ, REQUEST_TEXT_SQL, searchableCodedBodies, searchIndexCoverage, type CodedBodyRow } from "./event-search-index.js";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
+import { markDeliveries, type ListedDelivery } from "./event-deliveries.js";
 
 /** One row of the activity feed. */
 export interface EventSummary {
@@ -44,7 +45,7 @@ export interface EventSummary {
   /** A duplicate: the first event with its dedup key (null otherwise). */
   duplicateOf: string | null;
   /** Each destination it was routed to and how that delivery stands (lists mark their rows with markPage). */
-  deliveries: Array<{ destinationId: string; name: string | null; status: "pending" | "delivered" | "failed" }>;
+  deliveries: ListedDelivery[];
 }
 
 export interface EventFilter {
@@ -139,30 +140,6 @@ const toSummary = (row: SummaryRow): EventSummary => ({
  */
 export async function markPage(em: EntityManager, rows: EventSummary[]): Promise<EventSummary[]> {
   return markDeliveries(em, await markResolvedByReplay(em, rows));
-}
-
-/** Marks each forwarded row with its deliveries' states, destination names beside them. */
-async function markDeliveries(em: EntityManager, rows: EventSummary[]): Promise<EventSummary[]> {
-  const routed = rows.filter((row) => row.status === "pending" || row.status === "delivered" || row.status === "failed").map((row) => row.id);
-  if (routed.length === 0) return rows;
-  const pending = rows.filter((row) => row.status === "pending").map((row) => row.id);
-  // A pending event may be with the fast path, its only delivery leased on the event row (no delivery row yet).
-  const found = await em.execute<Array<{ event_id: string; destination_id: string; name: string | null; status: EventSummary["deliveries"][number]["status"] }>>(
-    `select x.event_id, x.destination_id, t.name, x.status
-     from (select d.event_id, d.destination_id, d.status from deliveries d where d.event_id = any(?::uuid[])
-           union all
-           select e.id, e.fast_path_destination_id, 'pending' from events e where e.id = any(?::uuid[]) and e.fast_path_destination_id is not null) x
-     left join destinations t on t.id = x.destination_id
-     order by x.event_id, t.position nulls last`,
-    [`{${routed.join(",")}}`, `{${pending.join(",")}}`],
-  );
-  const byEvent = new Map<string, EventSummary["deliveries"]>();
-  for (const row of found) {
-    const list = byEvent.get(row.event_id) ?? [];
-    list.push({ destinationId: row.destination_id, name: row.name, status: row.status });
-    byEvent.set(row.event_id, list);
-  }
-  return rows.map((row) => (byEvent.has(row.id) ? { ...row, deliveries: byEvent.get(row.id)! } : row));
 }
 
 /** A delivered replay of the event `e`: resolves a failed event (probes replay_attempts' (event_id, …) index). */
@@ -634,101 +611,6 @@ export async function findOwnedEvent(em: EntityManager, teamId: string, eventId:
   };
 }
 
-/** One recorded attempt to forward an event, without what the destination answered. */
-export interface DeliveryAttemptSummary {
-  /** The destination it went to (null: made before routing, to the endpoint's first destination). */
-  destinationId: string | null;
-  attempt: number;
-  startedAt: Date;
-  latencyMs: number;
-  responseStatus: number | null;
-  error: string | null;
-  outcome: "delivered" | "failed";
-}
-
-/** The same attempt with the destination's answer: its headers and the first bytes of its body. */
-export interface DeliveryAttemptDetail extends DeliveryAttemptSummary {
-  responseHeaders: HeaderList | null;
-  /** Up to the preview size asked for; `bodyTruncated` when the stored answer is longer, or was cut when stored. */
-  responseBody: Buffer | null;
-  bodyTruncated: boolean;
-}
-
-interface AttemptRow {
-  destination_id: string | null;
-  attempt: number;
-  started_at: Date;
-  latency_ms: number;
-  response_status: number | null;
-  error: string | null;
-  outcome: "delivered" | "failed";
-}
-
-const toAttempt = (row: AttemptRow): DeliveryAttemptSummary => ({
-  destinationId: row.destination_id,
-  attempt: row.attempt,
-  startedAt: new Date(row.started_at),
-  latencyMs: row.latency_ms,
-  responseStatus: row.response_status,
-  error: row.error,
-  outcome: row.outcome,
-});
-
-/** Most attempts an event view lists (a policy allows 20; each "retry now" adds one). */
-export const MAX_LISTED_ATTEMPTS = 100;
-
-/** The recorded attempts of one of the user's events, first to last (empty for someone else's). */
-export async function ownedEventAttempts(em: EntityManager, teamId: string, eventId: string): Promise<DeliveryAttemptSummary[]> {
-  if (!isUuid(eventId)) return [];
-  const rows = await em.execute<AttemptRow[]>(
-    // The newest attempts when there are more than the list holds, shown oldest first.
-    `select * from (
-       select a.id, a.destination_id, a.attempt, a.started_at, a.latency_ms, a.response_status, a.error, a.outcome
-       from delivery_attempts a join events e on e.id = a.event_id join endpoints p on p.id = e.endpoint_id
-       where a.event_id = ? and p.team_id = ?
-       order by a.id desc
-       limit ?
-     ) newest order by id`,
-    [eventId, teamId, MAX_LISTED_ATTEMPTS],
-  );
-  return rows.map(toAttempt);
-}
-
-/**
- * One attempt of one of the user's events with its answer, the body up to `previewBytes`; null
- * when missing or someone else's. Without `destinationId`, the latest attempt with that number
- * to any destination.
- */
-export async function findOwnedAttempt(
-  em: EntityManager,
-  teamId: string,
-  eventId: string,
-  attempt: number,
-  previewBytes: number,
-  destinationId?: string,
-): Promise<DeliveryAttemptDetail | null> {
-  if (!isUuid(eventId) || (destinationId !== undefined && !isUuid(destinationId))) return null;
-  const rows = await em.execute<
-    Array<AttemptRow & { response_headers: HeaderList | string | null; body_preview: Buffer | null; body_bytes: number | null; response_truncated: boolean }>
-  >(
-    `select a.destination_id, a.attempt, a.started_at, a.latency_ms, a.response_status, a.error, a.outcome, a.response_headers,
-            substring(a.response_body from 1 for ?) as body_preview, octet_length(a.response_body) as body_bytes, a.response_truncated
-     from delivery_attempts a join events e on e.id = a.event_id join endpoints p on p.id = e.endpoint_id
-     where a.event_id = ? and a.attempt = ? and p.team_id = ? and (?::uuid is null or a.destination_id = ?::uuid)
-     order by a.id desc
-     limit 1`,
-    [previewBytes, eventId, attempt, teamId, destinationId ?? null, destinationId ?? null],
-  );
-  const row = rows[0];
-  if (!row) return null;
-  return {
-    ...toAttempt(row),
-    responseHeaders: typeof row.response_headers === "string" ? (JSON.parse(row.response_headers) as HeaderList) : row.response_headers,
-    responseBody: row.body_preview,
-    bodyTruncated: row.response_truncated || (row.body_bytes ?? 0) > (row.body_preview?.byteLength ?? 0),
-  };
-}
-
 /**
  * What a download of one of the user's event bodies announces before the bytes: its size,
  * Content-Type and Content-Encoding (repeated headers joined); null when missing or someone else's.
@@ -918,87 +800,4 @@ export async function exportedEventsByIds(em: EntityManager, teamId: string, ids
         row.response_status === null ? null : { status: row.response_status, headers: responseHeaders ?? [], body: row.response_body, truncated: row.response_truncated },
     };
   });
-}
-
-/** Why a destination's filter left an event out (see EventDelivery.filterReason). */
-export type FilterReason = "no_match" | "work_budget_exceeded";
-
-/** Where one event went (or did not): one entry per destination of its endpoint that it concerns. */
-export interface EventDelivery {
-  destinationId: string;
-  /** The destination's name and URL now (null: the destination was deleted since). */
-  name: string | null;
-  url: string | null;
-  /** filtered: the destination existed and was enabled when the event came, and its filter left the event out. */
-  status: "pending" | "delivered" | "failed" | "filtered";
-  /**
-   * Why a filtered one was: its filter said no (no_match), or the capture's filter work budget
-   * ran out before it could say (work_budget_exceeded). Null unless filtered.
-   */
-  filterReason: FilterReason | null;
-  attempts: number;
-  /** While pending: when its next attempt is due (null: now). */
-  nextAttemptAt: Date | null;
-}
-
-/*
- * The event's deliveries, and the destinations it was filtered away from: enabled ones
- * created before it came with no delivery of it (duplicates and events of capture-only
- * endpoints have none). Events forwarded before routing have no delivery rows: their
- * attempts went to the first destination, which is shown with the event's own status.
- */
-const EVENT_DELIVERIES = `
-with event as (
-  select e.id, e.endpoint_id, e.received_at, e.status, e.fast_path_destination_id, e.filters_cut_short
-  from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ?
-),
-stored as (
-  select d.destination_id, t.name, t.url, t.position, d.status, d.attempts, d.next_attempt_at, null as filter_reason
-  from event x join deliveries d on d.event_id = x.id left join destinations t on t.id = d.destination_id
-  union all
-  -- Its only delivery being sent by the fast path, leased on the event (no row yet): the first attempt, under way.
-  select x.fast_path_destination_id, t.name, t.url, t.position, 'pending', 1, null, null
-  from event x left join destinations t on t.id = x.fast_path_destination_id
-  where x.fast_path_destination_id is not null
-),
-before_routing as (
-  select t.id as destination_id, t.name, t.url, t.position, x.status, (select count(*) from delivery_attempts a where a.event_id = x.id)::int as attempts,
-         null::timestamptz as next_attempt_at, null as filter_reason
-  from event x join lateral (select * from destinations t where t.endpoint_id = x.endpoint_id order by t.position limit 1) t on true
-  where x.status in ('delivered', 'failed') and not exists (select 1 from stored)
-    and exists (select 1 from delivery_attempts a where a.event_id = x.id and a.destination_id is null)
-),
-filtered as (
-  select t.id as destination_id, t.name, t.url, t.position, 'filtered' as status, 0 as attempts, null::timestamptz as next_attempt_at,
-         case when t.id = any(x.filters_cut_short) then 'work_budget_exceeded' else 'no_match' end as filter_reason
-  from event x join destinations t on t.endpoint_id = x.endpoint_id
-  where x.status <> 'duplicate' and t.enabled and t.filter is not null and t.created_at <= x.received_at
-    and not exists (select 1 from stored s where s.destination_id = t.id) and not exists (select 1 from before_routing)
-)
-select * from (select * from stored union all select * from before_routing union all select * from filtered) all_deliveries
-order by position nulls last, destination_id`;
-
-/** The deliveries of one of the user's events (empty for someone else's, or one that went nowhere). */
-export async function ownedEventDeliveries(em: EntityManager, teamId: string, eventId: string): Promise<EventDelivery[]> {
-  if (!isUuid(eventId)) return [];
-  const rows = await em.execute<
-    Array<{
-      destination_id: string;
-      name: string | null;
-      url: string | null;
-      status: EventDelivery["status"];
-      attempts: number;
-      next_attempt_at: Date | null;
-      filter_reason: FilterReason | null;
-    }>
-  >(EVENT_DELIVERIES, [eventId, teamId]);
-  return rows.map((row) => ({
-    destinationId: row.destination_id,
-    name: row.name,
-    url: row.url,
-    status: row.status,
-    attempts: Number(row.attempts),
-    nextAttemptAt: row.status === "pending" && row.next_attempt_at ? new Date(row.next_attempt_at) : null,
-    filterReason: row.filter_reason,
-  }));
 }

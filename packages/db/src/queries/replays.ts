@@ -109,6 +109,11 @@ export interface ReplaySummary {
   replayedAt: Date;
   /** Sent with edits (edit-and-replay). */
   modified: boolean;
+  /** The endpoint destination it went to, and that destination's name now (null: staging, local, custom, or removed). */
+  destinationId: string | null;
+  destinationName: string | null;
+  /** A local replay's way to the developer's machine (null: not local, or recorded before this was kept). */
+  localVia: "browser" | "listen" | null;
 }
 
 export interface ReplayFilter {
@@ -143,11 +148,16 @@ export async function listReplaySummaries(em: EntityManager, teamId: string, fil
       error: string | null;
       replayed_at: Date;
       modified: boolean;
+      destination_id: string | null;
+      destination_name: string | null;
+      local_via: "browser" | "listen" | null;
     }>
   >(
     `select r.id, r.event_id, e.endpoint_id, p.name as endpoint_name, e.event_type, r.environment, r.destination_url,
-            r.status, r.response_status, r.latency_ms, r.error, r.replayed_at, r.modified
+            r.status, r.response_status, r.latency_ms, r.error, r.replayed_at, r.modified,
+            r.destination_id, t.name as destination_name, r.local_via
      from replay_attempts r join events e on e.id = r.event_id join endpoints p on p.id = e.endpoint_id
+     left join destinations t on t.id = r.destination_id
      where ${where.join(" and ")}
      order by r.id desc
      limit ?`,
@@ -167,6 +177,9 @@ export async function listReplaySummaries(em: EntityManager, teamId: string, fil
     error: row.error,
     replayedAt: new Date(row.replayed_at),
     modified: row.modified,
+    destinationId: row.destination_id,
+    destinationName: row.destination_name,
+    localVia: row.local_via,
   }));
 }
 

@@ -7,6 +7,7 @@ import {
   dedupRuleSchema,
   MAX_RATE_LIMIT_PER_SECOND,
   ROLES,
+  DELIVERY_STATES,
   EVENT_STATUSES,
   EXPORT_FORMATS,
   HANDSHAKE_PROVIDERS,
@@ -73,8 +74,27 @@ export const EventSummary = z.object({
   resolved_by_replay: z.boolean().describe("A failed event that a replay has since delivered; its status stays failed"),
 });
 
+const DeliveryStatus = z
+  .enum(DELIVERY_STATES)
+  .describe(
+    "pending: on its way (next_attempt_at says when it is tried again); paused: pending, but its destination's circuit breaker is open, so it waits until that destination is resumed (POST /endpoints/{id}/destinations/{destination_id}/resume); delivered; failed; filtered: the destination's filter left this event out",
+  );
+
 export const EventList = z.object({
-  data: z.array(EventSummary),
+  data: z.array(
+    EventSummary.extend({
+      deliveries: z
+        .array(
+          z.object({
+            destination_id: id,
+            name: z.string().nullable().describe("The destination's name now (null: removed since)"),
+            status: DeliveryStatus,
+            next_attempt_at: timestamp.nullable().describe("While pending: when its next attempt is due (null: now, or under way)"),
+          }),
+        )
+        .describe("Each destination the event went to, or was filtered away from, and how that delivery stands (empty for duplicates and capture-only endpoints)"),
+    }),
+  ),
   meta: PageMeta.extend({
     total: z
       .int()
@@ -103,7 +123,9 @@ export const EventDetail = EventSummary.extend({
       latency_ms: z.int().nullable(),
     })
     .nullable()
-    .describe("What the destination answered; null until a forward finished (and for capture-only endpoints)"),
+    .describe(
+      "An alias of the event's only delivery's last answer, when it went to exactly one destination (filtered ones aside); null until that forward finished, for capture-only endpoints, and whenever the event went to several destinations (each answer is then in deliveries[].attempts)",
+    ),
   replay_count: z.int().min(0),
   attempts: z
     .array(
@@ -116,16 +138,19 @@ export const EventDetail = EventSummary.extend({
         outcome: z.enum(["delivered", "failed"]),
       }),
     )
-    .describe("Every attempt to forward the event to its destination, first to last (replays are not attempts)"),
+    .describe(
+      "An alias of the event's only delivery's attempts, first to last, when it went to exactly one destination (filtered ones aside); empty when it went to several (each destination's attempts are then in deliveries[].attempts). Replays are not attempts",
+    ),
   next_attempt_at: timestamp.nullable().describe("While pending: when the next attempt is due (a scheduled retry, or now)"),
   deliveries: z
     .array(
       z.object({
-        destination_id: id,
+        destination_id: id.nullable().describe("Null only for an event forwarded before routing whose destination was removed since (url says where it went)"),
         name: z.string().nullable().describe("The destination's name now (null: removed since)"),
-        status: z.enum(["pending", "delivered", "failed", "filtered"]).describe("filtered: its filter left this event out"),
+        url: z.string().nullable().describe("The destination's URL now (null: removed since)"),
+        status: DeliveryStatus,
         attempts: z.array(z.object({ attempt: z.int().min(1), started_at: timestamp, latency_ms: z.int().min(0), response_status: z.int().nullable(), error: z.string().nullable(), outcome: z.enum(["delivered", "failed"]) })),
-        next_attempt_at: timestamp.nullable(),
+        next_attempt_at: timestamp.nullable().describe("While pending or paused: when its next attempt is due (null: now, or under way)"),
         filter_reason: z
           .enum(["no_match", "work_budget_exceeded"])
           .nullable()

@@ -1,4 +1,4 @@
-import { EVENT_STATUSES, MAX_SEARCH_LENGTH, safeText, SIGNATURE_REASONS, SIGNATURE_STATUSES } from "@rehook/core";
+import { DELIVERY_STATES, EVENT_STATUSES, MAX_SEARCH_LENGTH, safeText, SIGNATURE_REASONS, SIGNATURE_STATUSES } from "@rehook/core";
 import { MAX_EVENT_OFFSET } from "@rehook/db";
 import { z } from "zod";
 
@@ -74,8 +74,19 @@ export const eventSummary = z.object({
   resolvedByReplay: z.boolean(),
   /** A duplicate: the first event with the same dedup key. */
   duplicateOf: z.string().nullable(),
-  /** Each destination it was routed to, and how that delivery stands. */
-  deliveries: z.array(z.object({ destinationId: z.string(), name: z.string().nullable(), status: z.enum(["pending", "delivered", "failed"]) })),
+  /**
+   * Each destination it was routed to or filtered away from, and how that delivery stands (core's
+   * deliveryState: paused is a pending delivery held by its paused destination).
+   */
+  deliveries: z.array(
+    z.object({
+      destinationId: z.string(),
+      name: z.string().nullable(),
+      status: z.enum(DELIVERY_STATES),
+      /** While pending: when its next attempt is due (null: now, or under way). */
+      nextAttemptAt: z.date().nullable(),
+    }),
+  ),
 });
 
 export const eventPage = z.object({
@@ -88,8 +99,12 @@ export const eventPage = z.object({
 export type EventPage = z.infer<typeof eventPage>;
 
 export const deliveryAttemptSummary = z.object({
-  /** The destination it went to (null: made before routing, to the endpoint's first destination). */
+  /** The destination it went to (null: one removed since that predates routing; destinationUrl says where it went). */
   destinationId: z.string().nullable(),
+  /** That destination's name now (null: removed since). */
+  destinationName: z.string().nullable(),
+  /** That destination's URL now, or where a removed pre-routing one was (null: removed since). */
+  destinationUrl: z.string().nullable(),
   attempt: z.number(),
   startedAt: z.date(),
   latencyMs: z.number(),
@@ -100,11 +115,13 @@ export const deliveryAttemptSummary = z.object({
 
 /** The event on its way to one destination (or filtered away from it). */
 export const eventDelivery = z.object({
-  destinationId: z.string(),
+  /** Null only for an event forwarded before routing whose destination is gone: `url` is where it went. */
+  destinationId: z.string().nullable(),
   /** The destination's name and URL now (null: deleted since). */
   name: z.string().nullable(),
   url: z.string().nullable(),
-  status: z.enum(["pending", "delivered", "failed", "filtered"]),
+  /** core's deliveryState: paused is pending, held until its destination is resumed. */
+  status: z.enum(DELIVERY_STATES),
   attempts: z.number(),
   nextAttemptAt: z.date().nullable(),
   /** Filtered: its filter said no, or the capture's filter work budget ran out first (null unless filtered). */

@@ -5,8 +5,9 @@ import type { ComparePageData, loadComparePage } from "./compare-data.server";
 import { ComparisonView } from "./comparison-view";
 import "./compare.css";
 
+/** A picker's line: what it was, where it went (the destination's name, or custom URL, staging, local), when, its status and URL. */
 const optionText = (option: ComparePageData["options"][number]) =>
-  `${option.label}${option.edited ? " · edited" : ""} · ${utcTime(option.at)} · ${option.status ?? "no response"} · ${option.destinationUrl ?? "no destination"}`;
+  `${option.label} · ${option.destinationLabel}${option.edited ? " · edited" : ""} · ${utcTime(option.at)} · ${option.status ?? "no response"} · ${option.destinationUrl ?? "no URL"}`;
 
 /** Two of an event's responses side by side, picked by the form at the top. */
 export function CompareResponsesPage() {
@@ -16,7 +17,7 @@ export function CompareResponsesPage() {
       <PageHeader
         eyebrow={<Breadcrumb parent={eventType} to={`/events/${eventId}`} current="Compare responses" />}
         title="Compare responses"
-        description="Two of this event’s responses side by side: its original delivery, its retries and its replays."
+        description="Two of this event’s responses side by side: the original delivery and retries to each of its destinations, and its replays."
       />
       {options.length < 2 ? (
         <EmptyCard title="Nothing to compare yet">

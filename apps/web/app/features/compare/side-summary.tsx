@@ -7,8 +7,9 @@ import { EditedBadge } from "../replay/replay-table";
 import type { Side } from "./compare-data.server";
 
 /**
- * One side's status, latency, time, destination (the URL actually requested, sub-path and query
- * included) and body size; a replay links to its page, and an edited one says so.
+ * One side's status, latency, time, where it went (the destination's name, or custom URL,
+ * staging, local; then the URL actually requested, sub-path and query included) and body
+ * size; a replay links to its page, and an edited one says so.
  */
 export function SideSummary({ side, which, statusChanged }: { side: Side; which: "left" | "right"; statusChanged: boolean }) {
   const link = side.kind === "replay" ? `/replays/${side.ref.slice("replay:".length)}` : null;
@@ -36,7 +37,12 @@ export function SideSummary({ side, which, statusChanged }: { side: Side; which:
         </Row>
         <Row term="Latency">{formatLatency(side.latencyMs)}</Row>
         <Row term="At">{utcTime(side.at)}</Row>
-        <Row term="Destination">
+        <Row term="Sent to">
+          <span className="fg" data-testid={`compare-${which}-destination-label`}>
+            {side.destinationLabel}
+          </span>
+        </Row>
+        <Row term="URL">
           <span className="mono break" data-testid={`compare-${which}-destination`}>
             {side.destinationUrl ?? "—"}
           </span>

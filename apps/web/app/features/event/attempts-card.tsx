@@ -1,8 +1,10 @@
 import { Link } from "@remix-run/react";
 import { AttemptTimeline } from "../../components/attempts";
-import { PAUSED_ATTEMPT_TEXT, TimeUntil } from "../../components/delivery";
+import { TimeUntil } from "../../components/delivery";
+import { destinationNames } from "../../components/delivery-states";
 import { Alert, Card, Icon } from "../../components/ui";
 import type { EventPageData } from "./event-data.server";
+import { PausedUntil, type PausedDeliveries } from "./paused-note";
 
 /** Retry now's progress: its request, then whether it was sent. */
 export type RetryState = { state: "idle" | "sending" | "sent" } | { state: "error"; message: string };
@@ -42,12 +44,15 @@ export function RetryNowFeedback({ retry }: { retry: RetryState }) {
   );
 }
 
-/** Each attempt to deliver the event, the next one due, and Retry now. */
+/**
+ * Each attempt to deliver the event to its one destination (named, with its URL), the next one
+ * due, and Retry now; while that destination is paused, which one to resume.
+ */
 export function AttemptsCard({
   event,
   nextAttemptAt,
   canRetry,
-  forwardingPaused,
+  paused,
   retry,
   retryLocked,
   onRetry,
@@ -55,13 +60,18 @@ export function AttemptsCard({
   event: EventPageData["event"];
   nextAttemptAt: EventPageData["event"]["nextAttemptAt"];
   canRetry: boolean;
-  forwardingPaused: boolean;
+  /** Deliveries held by a paused destination. */
+  paused: PausedDeliveries;
   retry: RetryState;
   /** Why the member's role may not retry (the button is disabled, this on hover). */
   retryLocked?: string;
   onRetry: () => void;
 }) {
   const attempts = event.attempts;
+  const held = paused.length > 0;
+  // Where they went: the event's one delivery, or (forwarded before routing to a destination removed since) the attempts' own URL.
+  const delivery = event.deliveries.find((candidate) => candidate.status !== "filtered");
+  const destination = delivery ? { name: delivery.name, url: delivery.url } : attempts[0] ? { name: attempts[0].destinationName, url: attempts[0].destinationUrl } : null;
   return (
     <Card
       title={
@@ -70,11 +80,13 @@ export function AttemptsCard({
         </>
       }
       description={
-        nextAttemptAt && forwardingPaused ? (
-          <span data-testid="next-attempt-line">{PAUSED_ATTEMPT_TEXT}.</span>
+        held ? (
+          <span data-testid="next-attempt-line">
+            <PausedUntil endpointId={event.endpointId} paused={paused} />.
+          </span>
         ) : nextAttemptAt ? (
           <span data-testid="next-attempt-line">
-            Next attempt <TimeUntil value={nextAttemptAt} className="fg" />, following the endpoint’s retry policy.
+            Next attempt <TimeUntil value={nextAttemptAt} className="fg" />, following the destination’s retry policy.
           </span>
         ) : event.status === "pending" ? (
           "Forwarding now."
@@ -85,16 +97,33 @@ export function AttemptsCard({
       actions={canRetry ? <RetryNowButton retry={retry} locked={retryLocked} onRetry={onRetry} /> : undefined}
       className="attempts-card"
     >
-      {forwardingPaused && canRetry ? (
-        <p className="note" data-testid="event-endpoint-paused">
-          Forwarding to <Link to={`/endpoints/${event.endpointId}`}>{event.endpointName}</Link> is paused: this event waits, and Retry now queues it, until
-          forwarding is resumed on the endpoint’s page.
+      {destination ? (
+        <p className="attempts-destination small" data-testid="attempts-destination">
+          To <strong className="fg">{destinationNames([destination])}</strong>
+          {destination.url ? (
+            <>
+              {" "}
+              <span className="mono break muted">{destination.url}</span>
+            </>
+          ) : null}
         </p>
       ) : null}
-      {attempts.length === 0 ? (
+      {held && canRetry ? (
+        <p className="note" data-testid="event-destination-paused">
+          Forwarding to <Link to={`/endpoints/${event.endpointId}#destinations`}>{destinationNames(paused)}</Link> is paused: this event waits, and Retry now queues it,
+          until that destination is resumed on the endpoint’s page.
+        </p>
+      ) : null}
+      {attempts.length === 0 && !held ? (
         <p className="muted">No attempt has finished yet.</p>
       ) : (
-        <AttemptTimeline eventId={event.id} attempts={attempts} nextAttemptAt={nextAttemptAt} paused={forwardingPaused} />
+        <AttemptTimeline
+          eventId={event.id}
+          attempts={attempts}
+          nextAttemptAt={nextAttemptAt}
+          paused={held}
+          pausedText={<PausedUntil endpointId={event.endpointId} paused={paused} />}
+        />
       )}
       <RetryNowFeedback retry={retry} />
     </Card>

@@ -15,15 +15,15 @@ type Attempt = EventData["attempts"][number];
 const DESTINATION_PAUSED_TEXT = "Paused: resumes when the destination is resumed";
 
 /**
- * The event's attempts grouped by destination: those made before routing (no destination)
- * belong to the first, and any whose destination is no longer listed come last on their own.
+ * The event's attempts grouped by destination (the server names each attempt's destination,
+ * those of before routing included); any whose destination is no longer listed (a pending
+ * delivery cancelled with its destination) come last on their own.
  */
-export function groupAttempts(deliveries: Delivery[], attempts: Attempt[]): { byDestination: Map<string, Attempt[]>; other: Attempt[] } {
-  const byDestination = new Map<string, Attempt[]>(deliveries.map((delivery) => [delivery.destinationId, []]));
+export function groupAttempts(deliveries: Delivery[], attempts: Attempt[]): { byDestination: Map<string | null, Attempt[]>; other: Attempt[] } {
+  const byDestination = new Map<string | null, Attempt[]>(deliveries.map((delivery) => [delivery.destinationId, []]));
   const other: Attempt[] = [];
   for (const attempt of attempts) {
-    const id = attempt.destinationId ?? deliveries[0]?.destinationId;
-    const group = id === undefined ? undefined : byDestination.get(id);
+    const group = byDestination.get(attempt.destinationId);
     if (group) group.push(attempt);
     else other.push(attempt);
   }
@@ -37,14 +37,12 @@ export function groupAttempts(deliveries: Delivery[], attempts: Attempt[]): { by
  */
 export function DeliveriesCard({
   event,
-  pausedDestinations,
   canRetry,
   retry,
   retryLocked,
   onRetry,
 }: {
   event: EventData;
-  pausedDestinations: string[];
   canRetry: boolean;
   retry: RetryState;
   retryLocked?: string;
@@ -69,13 +67,7 @@ export function DeliveriesCard({
     >
       <ol className="delivery-groups">
         {event.deliveries.map((delivery) => (
-          <DeliveryGroup
-            key={delivery.destinationId}
-            event={event}
-            delivery={delivery}
-            attempts={byDestination.get(delivery.destinationId) ?? []}
-            paused={pausedDestinations.includes(delivery.destinationId)}
-          />
+          <DeliveryGroup key={delivery.destinationId ?? "removed"} event={event} delivery={delivery} attempts={byDestination.get(delivery.destinationId) ?? []} />
         ))}
         {other.length > 0 ? (
           <li className="delivery-group" data-testid="delivery-other">
@@ -92,12 +84,13 @@ export function DeliveriesCard({
   );
 }
 
-/** One destination's part: name, state, URL, attempts and the next one. */
-function DeliveryGroup({ event, delivery, attempts, paused }: { event: EventData; delivery: Delivery; attempts: Attempt[]; paused: boolean }) {
+/** One destination's part: name, state, URL, attempts and the next one (a paused one: where to resume it). */
+function DeliveryGroup({ event, delivery, attempts }: { event: EventData; delivery: Delivery; attempts: Attempt[] }) {
   const name = delivery.name ?? REMOVED_DESTINATION;
+  const paused = delivery.status === "paused";
   const waiting = delivery.status === "pending" ? delivery.nextAttemptAt : null;
   return (
-    <li className="delivery-group" data-testid="delivery" data-destination-id={delivery.destinationId} data-status={delivery.status}>
+    <li className="delivery-group" data-testid="delivery" data-destination-id={delivery.destinationId ?? undefined} data-status={delivery.status}>
       <div className="delivery-group-head">
         <span className="delivery-group-name" data-testid="delivery-name">
           {name}
@@ -105,18 +98,16 @@ function DeliveryGroup({ event, delivery, attempts, paused }: { event: EventData
         <DeliveryStateBadge status={delivery.status} />
         <span className="delivery-group-facts muted small">
           <span data-testid="delivery-attempts">{plural(delivery.attempts, "attempt")}</span>
-          {waiting ? (
+          {paused ? (
             <span data-testid="delivery-next">
-              {paused ? (
-                DESTINATION_PAUSED_TEXT
-              ) : (
-                <>
-                  Next attempt <TimeUntil value={waiting} className="fg" />
-                </>
-              )}
+              {DESTINATION_PAUSED_TEXT} (<Link to={`/endpoints/${event.endpointId}#destinations`}>resume it</Link>)
+            </span>
+          ) : waiting ? (
+            <span data-testid="delivery-next">
+              Next attempt <TimeUntil value={waiting} className="fg" />
             </span>
           ) : delivery.status === "pending" ? (
-            <span data-testid="delivery-next">{paused ? DESTINATION_PAUSED_TEXT : "Sending now"}</span>
+            <span data-testid="delivery-next">Sending now</span>
           ) : null}
         </span>
       </div>
@@ -132,8 +123,8 @@ function DeliveryGroup({ event, delivery, attempts, paused }: { event: EventData
             : "Its filter did not match this event, so it was not sent there. "}
           <Link to={`/endpoints/${event.endpointId}#destinations`}>See the filter</Link>
         </p>
-      ) : attempts.length > 0 || waiting ? (
-        <AttemptTimeline eventId={event.id} attempts={attempts} nextAttemptAt={waiting} paused={paused} pausedText={DESTINATION_PAUSED_TEXT} label={`Attempts to ${name}, oldest first`} />
+      ) : attempts.length > 0 || waiting || paused ? (
+        <AttemptTimeline eventId={event.id} attempts={attempts} nextAttemptAt={delivery.nextAttemptAt} paused={paused} pausedText={DESTINATION_PAUSED_TEXT} label={`Attempts to ${name}, oldest first`} />
       ) : (
         <p className="muted small">No attempt has finished yet.</p>
       )}

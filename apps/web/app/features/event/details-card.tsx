@@ -5,9 +5,10 @@ import { Card, Detail } from "../../components/ui";
 import { formatBytes, formatLatency } from "../../lib/format";
 import type { EventPageData } from "./event-data.server";
 
-/** Where the event came from and went, its size, sender and id. */
+/** Where the event came from and went (every destination it was sent to), its size, sender and id. */
 export function DetailsCard({ event }: { event: EventPageData["event"] }) {
   const receivedAt = useExactTime(event.receivedAt);
+  const routed = event.deliveries.filter((delivery) => delivery.status !== "filtered");
   return (
     <Card title="Details">
       <dl className="kv details-grid">
@@ -20,8 +21,10 @@ export function DetailsCard({ event }: { event: EventPageData["event"] }) {
         <Detail term="Forwarded to" wide>
           {event.status === "duplicate" ? (
             <span className="muted">Not forwarded (a duplicate)</span>
-          ) : event.destinationUrl ? (
-            <ForwardedTo destinationUrl={event.destinationUrl} target={event.forwardTarget} />
+          ) : routed.length > 0 ? (
+            <ForwardedTo destinations={routed} path={event.path} query={event.query} />
+          ) : event.deliveries.length > 0 ? (
+            <span className="muted">Not forwarded: no destination’s filter matched it</span>
           ) : (
             <span className="muted">Not forwarded (capture only)</span>
           )}

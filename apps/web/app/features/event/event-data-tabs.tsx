@@ -3,6 +3,7 @@ import { PayloadInspector } from "../../components/inspector/payload-inspector";
 import { HeadersTable } from "../../components/payload";
 import { Tabs } from "../../components/tabs";
 import type { EventPageData } from "./event-data.server";
+import type { PausedDeliveries } from "./paused-note";
 import { ResponsePanel } from "./response-panel";
 
 /** The request's payload and headers, and the destination's response, as tabs. */
@@ -11,14 +12,16 @@ export function EventDataTabs({
   body,
   response,
   nextAttemptAt,
-  forwardingPaused = false,
+  paused,
 }: {
   event: EventPageData["event"];
   body: EventPageData["body"];
   response: EventPageData["response"];
   nextAttemptAt: EventPageData["event"]["nextAttemptAt"];
-  forwardingPaused?: boolean;
+  /** Deliveries held by a paused destination. */
+  paused: PausedDeliveries;
 }) {
+  const several = event.deliveries.filter((delivery) => delivery.status !== "filtered").length > 1;
   return (
     <section className="card tabs-card" aria-label="Request and response">
       <Tabs
@@ -49,9 +52,10 @@ export function EventDataTabs({
           {
             id: "response",
             label: "Response",
-            extra: response?.status ?? undefined,
-            extraTone: typeof response?.status === "number" ? httpTone(response.status) : undefined,
-            render: () => <ResponsePanel event={event} response={response} nextAttemptAt={nextAttemptAt} forwardingPaused={forwardingPaused} />,
+            // Sent to several destinations, the event has no one answer (each is under Deliveries).
+            extra: several ? undefined : (response?.status ?? undefined),
+            extraTone: !several && typeof response?.status === "number" ? httpTone(response.status) : undefined,
+            render: () => <ResponsePanel event={event} response={response} nextAttemptAt={nextAttemptAt} paused={paused} />,
           },
         ]}
       />

@@ -25,20 +25,15 @@ export async function loadEventPage({ request, context, params }: LoaderFunction
   }
   // The request body travels once, as `body` (the inspector's view); `payload` is left out.
   const { payload: _payload, body, response, ...rest } = event;
-  // The endpoint as it is now: replays go to its current destination and staging host.
-  const [endpoint, destinations, history] = await Promise.all([
+  // The endpoint as it is now: replays go to its current destination and staging host. Which
+  // deliveries are paused the event says itself (deliveries[].status).
+  const [endpoint, history] = await Promise.all([
     context.caller.endpoints.get({ id: event.endpointId }).catch(() => null),
-    // Which of its destinations are paused (only asked for when it went to several).
-    event.deliveries.length > 1 ? context.caller.destinations.list({ endpointId: event.endpointId }).catch(() => []) : Promise.resolve([]),
     context.caller.replays.list({ eventId: event.id, limit: HISTORY_LIMIT }).catch(() => ({ replays: [], nextCursor: null })),
   ]);
   return {
     // A whole text body is in `body` already: the page builds the curl command from it instead.
     event: { ...rest, curl: curlInBody(rest.bodyTruncated, body) ? null : rest.curl },
-    /** Forwarding to its endpoint is paused: attempts (Retry now too) wait until it is resumed. */
-    forwardingPaused: endpoint?.forwardingPaused ?? false,
-    /** The destinations whose circuit breaker is open: their deliveries wait until each is resumed. */
-    pausedDestinations: destinations.filter((destination) => destination.forwardingPaused).map((destination) => destination.id),
     replayHints: replayHints({
       destinationUrl: endpoint?.destinationUrl ?? null,
       stagingHost: endpoint?.stagingHost ?? null,

@@ -1,14 +1,16 @@
 import { Link } from "@remix-run/react";
 import { senderAnswerText } from "@rehook/core/browser";
-import { SignatureBadge, StatusBadge } from "../../components/badges";
+import { SignatureBadge } from "../../components/badges";
 import { CopyButton } from "../../components/copy-button";
-import { PAUSED_ATTEMPT_TEXT, TimeUntil } from "../../components/delivery";
+import { TimeUntil } from "../../components/delivery";
 import { DeleteEventButton } from "../../components/delete-event";
+import { deliverySummary, EventStateBadge } from "../../components/delivery-states";
 import { ResolvedByReplay } from "../../components/feed-row";
 import { CopyPayloadButton, curlFromBody } from "../../components/inspector/payload-inspector";
 import { RelativeTime } from "../../components/relative-time";
 import { Breadcrumb, Icon, PageHeader } from "../../components/ui";
 import type { EventPageData } from "./event-data.server";
+import { PausedUntil, type PausedDeliveries } from "./paused-note";
 
 /** The event's title, status, request line and actions (copy, replay, compare, delete). */
 export function EventHeader({
@@ -16,7 +18,7 @@ export function EventHeader({
   body,
   requestPath,
   nextAttemptAt,
-  forwardingPaused = false,
+  paused,
   historyCount,
   locked,
   onReplay,
@@ -25,8 +27,8 @@ export function EventHeader({
   body: EventPageData["body"];
   requestPath: string;
   nextAttemptAt: EventPageData["event"]["nextAttemptAt"];
-  /** The endpoint's forwarding is paused: a waiting event says so instead of its due time. */
-  forwardingPaused?: boolean;
+  /** Deliveries held by a paused destination: the header names each destination to resume. */
+  paused: PausedDeliveries;
   /** Replays listed in the history (at least what the event's count says). */
   historyCount: number;
   /** Why the member's role may not replay or delete (the buttons are disabled, this on hover). */
@@ -39,7 +41,7 @@ export function EventHeader({
       title={<span className={`break${event.eventType === "unknown" ? " is-unknown-type" : ""}`}>{event.eventType}</span>}
       beside={
         <>
-          <StatusBadge status={event.status} />
+          <EventStateBadge status={event.status} summary={deliverySummary(event.deliveries)} />
           {event.resolvedByReplay ? <ResolvedByReplay /> : null}
           <SignatureBadge signature={event.signature} reason={event.signatureReason} />
         </>
@@ -60,15 +62,14 @@ export function EventHeader({
               {senderAnswerText(event.senderResponse)}
             </span>
           ) : null}
+          {paused.length > 0 ? (
+            <span className="next-attempt-meta" data-testid="paused-header">
+              <PausedUntil endpointId={event.endpointId} paused={paused} />
+            </span>
+          ) : null}
           {nextAttemptAt ? (
             <span className="next-attempt-meta" data-testid="next-attempt-header">
-              {forwardingPaused ? (
-                PAUSED_ATTEMPT_TEXT
-              ) : (
-                <>
-                  Next attempt <TimeUntil value={nextAttemptAt} />
-                </>
-              )}
+              Next attempt <TimeUntil value={nextAttemptAt} />
             </span>
           ) : null}
         </span>

@@ -1,5 +1,6 @@
 import { useLoaderData } from "@remix-run/react";
 import { useCallback, useEffect, useState } from "react";
+import { deliverySummary } from "../../components/delivery-states";
 import { useAccess } from "../../components/use-team";
 import { errorMessage } from "../../lib/errors";
 import type { ReplayRow } from "../../lib/replay";
@@ -25,14 +26,15 @@ export function EventPage() {
     requestPath,
     response,
     replayHints,
-    forwardingPaused,
-    pausedDestinations,
     history: loadedHistory,
     moreHistory: loadedMore,
   } = useLoaderData<typeof loadEventPage>();
   const reload = useSerialReload();
   const waiting = event.status === "pending";
-  const nextAttemptAt = waiting ? event.nextAttemptAt : null;
+  // Each delivery's state says which destinations hold it (paused); the others may still be trying.
+  const summary = deliverySummary(event.deliveries);
+  const paused = waiting ? summary.paused : [];
+  const nextAttemptAt = waiting && !summary.heldByPause ? (summary.routed > 0 ? summary.nextAttemptAt : event.nextAttemptAt) : null;
   const canRetry = (event.status === "pending" || event.status === "failed") && event.destinationUrl !== null;
   const [retry, setRetry] = useState<RetryState>({ state: "idle" });
   // Replaying, retrying and deleting need a developer: a viewer sees the buttons disabled, with why.
@@ -49,8 +51,8 @@ export function EventPage() {
     }
   }
 
-  // While forwarding is paused the due time passes without an attempt: nothing to look again for.
-  useReloadAfter(forwardingPaused ? null : nextAttemptAt, reload);
+  // While only paused deliveries wait, no due time passes: nothing to look again for.
+  useReloadAfter(nextAttemptAt, reload);
   useReloadWhileWaiting(waiting, event, reload);
 
   const [replaying, setReplaying] = useState(false);
@@ -71,18 +73,17 @@ export function EventPage() {
         body={body}
         requestPath={requestPath}
         nextAttemptAt={nextAttemptAt}
-        forwardingPaused={forwardingPaused}
+        paused={paused}
         historyCount={history.rows.length}
         locked={locked}
         onReplay={() => setReplaying(true)}
       />
       {event.duplicateOf ? <DuplicateNotice firstEventId={event.duplicateOf} /> : null}
       <DetailsCard event={event} />
-      <EventDataTabs event={event} body={body} response={response} nextAttemptAt={nextAttemptAt} forwardingPaused={forwardingPaused} />
+      <EventDataTabs event={event} body={body} response={response} nextAttemptAt={nextAttemptAt} paused={paused} />
       {event.deliveries.length > 1 ? (
         <DeliveriesCard
           event={event}
-          pausedDestinations={pausedDestinations}
           canRetry={canRetry}
           retry={retry}
           retryLocked={locked}
@@ -93,7 +94,7 @@ export function EventPage() {
           event={event}
           nextAttemptAt={nextAttemptAt}
           canRetry={canRetry}
-          forwardingPaused={forwardingPaused}
+          paused={paused}
           retry={retry}
           retryLocked={locked}
           onRetry={() => void retryNow()}

@@ -1,26 +1,40 @@
 import { Link } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { HttpStatus } from "../../components/badges";
-import { PAUSED_ATTEMPT_TEXT, TimeUntil } from "../../components/delivery";
+import { soleDelivery } from "@rehook/core/browser";
+import { TimeUntil } from "../../components/delivery";
 import { ForwardedTo } from "../../components/forwarded-to";
 import { HeadersTable, PayloadBlock } from "../../components/payload";
 import { RelativeTime } from "../../components/relative-time";
 import { Alert, Icon } from "../../components/ui";
 import { formatLatency } from "../../lib/format";
 import type { EventPageData } from "./event-data.server";
+import { PausedUntil, type PausedDeliveries } from "./paused-note";
 
-/** The Response tab: the destination's answer, or why there is none (yet). */
+/**
+ * The Response tab: the answer of the event's one destination, or why there is none (yet). An
+ * event sent to several destinations has no one answer: each is under Deliveries.
+ */
 export function ResponsePanel({
   event,
   response,
   nextAttemptAt,
-  forwardingPaused = false,
+  paused,
 }: {
   event: EventPageData["event"];
   response: EventPageData["response"];
   nextAttemptAt: EventPageData["event"]["nextAttemptAt"];
-  forwardingPaused?: boolean;
+  paused: PausedDeliveries;
 }) {
+  const routed = event.deliveries.filter((delivery) => delivery.status !== "filtered").length;
+  if (routed > 1) {
+    return (
+      <PanelEmpty icon={<Icon name="inbox" />} title={`Sent to ${routed} destinations`}>
+        Each destination answered on its own: their responses are under Deliveries, attempt by attempt.
+      </PanelEmpty>
+    );
+  }
+  const sole = soleDelivery(event.deliveries);
   if (response) {
     return (
       <div className="response">
@@ -35,9 +49,9 @@ export function ResponsePanel({
             </span>
           ) : null}
         </div>
-        {event.destinationUrl ? (
+        {sole?.url ? (
           <p className="muted small">
-            Forwarded to <ForwardedTo destinationUrl={event.destinationUrl} target={event.forwardTarget} className="mono break fg" />
+            Forwarded to <ForwardedTo destinations={[sole]} path={event.path} query={event.query} className="mono break fg" />
           </p>
         ) : null}
         {response.error ? (
@@ -62,11 +76,11 @@ export function ResponsePanel({
     );
   }
   const attempts = event.attempts;
-  if (event.status === "pending" && nextAttemptAt && forwardingPaused) {
+  if (event.status === "pending" && paused.length > 0) {
     return (
       <PanelEmpty icon={<Icon name="bell" />} title="Forwarding paused">
         {attempts.length > 0 ? `Attempt ${attempts.at(-1)!.attempt} failed. ` : null}
-        {PAUSED_ATTEMPT_TEXT}; each attempt’s response is under Delivery attempts.
+        <PausedUntil endpointId={event.endpointId} paused={paused} />; each attempt’s response is under Delivery attempts.
       </PanelEmpty>
     );
   }
@@ -81,8 +95,7 @@ export function ResponsePanel({
   if (event.status === "pending") {
     return (
       <PanelEmpty icon={<span className="spinner" aria-hidden="true" />} title="Waiting for the destination…">
-        Rehook is forwarding this event{event.destinationUrl ? <> to <span className="mono break">{event.destinationUrl}</span></> : null}. This page updates
-        when it answers.
+        Rehook is forwarding this event{sole?.url ? <> to <span className="mono break">{sole.url}</span></> : null}. This page updates when it answers.
       </PanelEmpty>
     );
   }

@@ -3,6 +3,7 @@ import { Badge, HttpStatus, StatusBadge } from "../../components/badges";
 import { DataTable, EndpointCell, LatencyCell, Truncated, type Column } from "../../components/data-table";
 import { useRowOpener } from "../../components/hooks";
 import { RelativeTime } from "../../components/relative-time";
+import { attemptDestinationLabel, replayDestination } from "@rehook/core/browser";
 import { environmentLabel, type ReplayRow } from "../../lib/replay";
 import "./replay-table.css";
 
@@ -30,7 +31,7 @@ export function ReplayTable({ rows, withEvent, caption }: { rows: ReplayRow[]; w
     "Time",
     ...(withEvent ? ["Endpoint", "Event type"] : []),
     "Environment",
-    "Target URL",
+    "Sent to",
     "Status",
     "Response",
     { label: "Latency", className: "num" },
@@ -58,7 +59,11 @@ export function ReplayTable({ rows, withEvent, caption }: { rows: ReplayRow[]; w
           <td data-label="Environment" className="cell-env">
             <EnvironmentChip environment={row.environment} />
           </td>
-          <td data-label="Target URL" className="cell-url">
+          <td data-label="Sent to" className="cell-url">
+            {/* Where it went: the destination's name, or custom URL, staging, local via listen, browser local. */}
+            <span className="replay-destination" data-testid="replay-destination">
+              {attemptDestinationLabel(replayDestination(row))}
+            </span>
             <Truncated text={row.destinationUrl} className="mono" />
           </td>
           <td data-label="Status" className="cell-status">

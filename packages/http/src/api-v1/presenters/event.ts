@@ -1,4 +1,4 @@
-import { describePayload } from "@rehook/core";
+import { describePayload, soleDelivery } from "@rehook/core";
 import type { EventSummary, EventView, RetryQueued } from "@rehook/services";
 import { eventCursor } from "../cursor.js";
 
@@ -18,7 +18,10 @@ function responseBody(body: Uint8Array | null): { body: string | null; body_enco
 
 /** A listed event as the API shows it: where it came and how, so scripts need no second call per event. */
 export function restEventSummary(
-  event: Pick<EventSummary, "id" | "endpointId" | "method" | "path" | "source" | "eventType" | "status" | "signature" | "signatureReason" | "latencyMs" | "receivedAt" | "resolvedByReplay" | "duplicateOf">,
+  event: Pick<
+    EventSummary,
+    "id" | "endpointId" | "method" | "path" | "source" | "eventType" | "status" | "signature" | "signatureReason" | "latencyMs" | "receivedAt" | "resolvedByReplay" | "duplicateOf"
+  >,
 ) {
   return {
     id: event.id,
@@ -37,10 +40,23 @@ export function restEventSummary(
   };
 }
 
+/** A listed event with each destination's state (the same words as the event's deliveries[]). */
+function restListedEvent(event: EventSummary) {
+  return {
+    ...restEventSummary(event),
+    deliveries: event.deliveries.map((delivery) => ({
+      destination_id: delivery.destinationId,
+      name: delivery.name,
+      status: delivery.status,
+      next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+    })),
+  };
+}
+
 /** A page of events with the paging the request asked for. */
 export function restEventList(page: { events: EventSummary[]; nextCursor: string | null; total?: { value: number; capped: boolean } }, input: { limit?: unknown; offset?: unknown }) {
   return {
-    data: page.events.map(restEventSummary),
+    data: page.events.map(restListedEvent),
     meta: {
       total: page.total!.value,
       total_capped: page.total!.capped,
@@ -62,8 +78,12 @@ const restAttempt = (a: Attempt) => ({
   outcome: a.outcome,
 });
 
-/** One event as GET /events/{id} shows it: the payload preview, the answer, every attempt. */
+/** One event as GET /events/{id} shows it: the payload preview, each delivery with its attempts, and the sole delivery's answer. */
 export function restEventDetail(event: EventView) {
+  // The top-level response and attempts are aliases of the event's sole delivery (core's rule); with several, each is in deliveries[].
+  const sole = soleDelivery(event.deliveries);
+  // An attempt's destination is resolved by the query that read it (pre-routing ones included): no rule here.
+  const attemptsOf = (destinationId: string | null) => event.attempts.filter((a) => a.destinationId === destinationId).map(restAttempt);
   return {
     ...restEventSummary(event),
     query: event.query,
@@ -71,21 +91,22 @@ export function restEventDetail(event: EventView) {
     ...eventPayload(event.body, event.contentType),
     payload_truncated: event.bodyTruncated,
     size_bytes: event.sizeBytes,
-    response: event.response && {
+    response: sole &&
+      event.response && {
       status: event.response.status,
       headers: event.response.headers,
       ...responseBody(event.response.body),
       latency_ms: event.response.latencyMs,
     },
     replay_count: event.replayCount,
-    attempts: event.attempts.map(restAttempt),
+    attempts: sole ? attemptsOf(sole.destinationId) : [],
     next_attempt_at: event.nextAttemptAt?.toISOString() ?? null,
-    deliveries: event.deliveries.map((delivery, index) => ({
+    deliveries: event.deliveries.map((delivery) => ({
       destination_id: delivery.destinationId,
       name: delivery.name,
+      url: delivery.url,
       status: delivery.status,
-      // Attempts made before routing have no destination: they went to the first one.
-      attempts: event.attempts.filter((a) => a.destinationId === delivery.destinationId || (a.destinationId === null && index === 0)).map(restAttempt),
+      attempts: delivery.status === "filtered" ? [] : attemptsOf(delivery.destinationId),
       next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
       filter_reason: delivery.filterReason,
     })),
