@@ -385,9 +385,19 @@ export const RetryFailedResponse = z.object({
   message: z.string(),
 });
 
-export const StreamQuery = z.object({ after: id.optional().describe("Resume after this event id (or send Last-Event-ID)") });
+export const StreamQuery = z.object({
+  after: id.optional().describe("Resume after this event id (or send Last-Event-ID)"),
+  local_replays: z
+    .enum(["true", "false"])
+    .transform((value) => value === "true")
+    .optional()
+    .describe(
+      "true: this client forwards the dashboard's Local replays (rehook listen): they come as `event: replay` messages. Only for a key whose role may record local replays (developer); others get events only",
+    ),
+});
 
 export const StreamedEvent = z.object({
+  attempt_id: id.optional().describe("On `event: replay` messages only: the id to record the Local replay's result under (POST /events/{id}/local-replays)"),
   id,
   endpoint_id: id,
   method: z.string(),
