@@ -1,4 +1,4 @@
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Sink } from "@rehook/vitest-config/sink";
 import { head, rawRequest } from "../test/raw-http.js";
@@ -16,6 +16,18 @@ beforeAll(async () => {
   ({ t, page, consoleErrors, shot, sinks: { origin } } = dashboard);
   return dashboard.close;
 });
+
+/** A text box as the page sees it (the e2e files are typed without the DOM's types). */
+type TextBox = { focus(): void; setSelectionRange(start: number, end: number): void };
+
+/** Selects characters start to end of a text box, as a user does before typing over them. */
+function selectText(field: Locator, start: number, end: number): Promise<void> {
+  return field.evaluate((element, [from, to]) => {
+    const box = element as unknown as TextBox;
+    box.focus();
+    box.setSelectionRange(from!, to!);
+  }, [start, end]);
+}
 
 /** Headers as received, minus what the sending connection sets itself. */
 function received(raw: string[]): Array<[string, string]> {
@@ -171,7 +183,7 @@ describe("edit-and-replay in a real browser", () => {
 
     // Select 1999 in the text box and type over it, as a user does.
     const at = compact.indexOf("1999");
-    await bodyField.evaluate((field: HTMLTextAreaElement, [start, end]) => (field.focus(), field.setSelectionRange(start!, end!)), [at, at + 4]);
+    await selectText(bodyField, at, at + 4);
     await page.keyboard.type("25000");
     const edited = compact.replace("1999", "25000");
     await expect.poll(() => count.textContent()).toBe(`${Buffer.byteLength(edited)} bytes will be sent`);
@@ -234,7 +246,7 @@ describe("edit-and-replay in a real browser", () => {
     const bodyField = dialog.getByLabel(/^Body \(text/);
     await bodyField.waitFor();
     const at = "line one\nline ".length;
-    await bodyField.evaluate((field: HTMLTextAreaElement, [start, end]) => (field.focus(), field.setSelectionRange(start!, end!)), [at, at + 3]);
+    await selectText(bodyField, at, at + 3);
     await page.keyboard.type("2");
     const count = dialog.getByTestId("replay-body-bytes");
     await expect.poll(() => count.getAttribute("data-bytes")).toBe(String(crlf.length - 2));

@@ -52,8 +52,10 @@ export function preflightReasons(method: string, headers: Array<[string, string]
   const reasons: string[] = [];
   if (!SAFELISTED_METHODS.has(method.toUpperCase())) reasons.push(`the method ${method.toUpperCase()}`);
   const total = headers.filter(([name, value]) => isSafelistedHeader(name, value)).reduce((sum, [, value]) => sum + value.length, 0);
+  const named = new Set<string>();
   for (const [name, value] of headers) {
-    if (total <= MAX_SAFELISTED_TOTAL && isSafelistedHeader(name, value)) continue;
+    if ((total <= MAX_SAFELISTED_TOTAL && isSafelistedHeader(name, value)) || named.has(name.toLowerCase())) continue;
+    named.add(name.toLowerCase());
     reasons.push(name.toLowerCase() === "content-type" ? `${name}: ${value}` : name);
   }
   return reasons;

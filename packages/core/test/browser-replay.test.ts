@@ -9,7 +9,7 @@ describe("preflightReasons (the Fetch standard's CORS-safelisted requests)", () 
 
   it("names the method, a JSON Content-Type and every other header", () => {
     expect(preflightReasons("PUT", [])).toEqual(["the method PUT"]);
-    expect(preflightReasons("POST", [["Content-Type", "application/json"], ["X-Request-Id", "req-1"], ["Stripe-Signature", "t=1"]])).toEqual([
+    expect(preflightReasons("POST", [["Content-Type", "application/json"], ["X-Request-Id", "req-1"], ["Stripe-Signature", "t=1"], ["x-request-id", "req-2"]])).toEqual([
       "Content-Type: application/json",
       "X-Request-Id",
       "Stripe-Signature",
