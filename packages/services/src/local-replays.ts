@@ -132,11 +132,13 @@ export async function handLocalReplayToListener(ctx: Pick<ServiceContext, "orm">
   return { handed: true, attemptId };
 }
 
-/** The record of a handed-over Local replay once its listener sent it (null until then). */
+/** The record of a handed-over Local replay once its listener sent it (null until then); not_found for an event not the team's. */
 export async function localReplayOutcome(
   ctx: Pick<ServiceContext, "orm">,
   input: { teamId: string; eventId: string; attemptId: string },
 ): Promise<{ attempt: ReplayAttemptView | null }> {
-  const stored = await findOwnedReplayAttempt(ctx.orm.em.fork(), input.teamId, input.attemptId);
+  const em = ctx.orm.em.fork();
+  if (!(await eventEndpointOf(em, input.teamId, input.eventId))) throw noSuchEvent(input.eventId);
+  const stored = await findOwnedReplayAttempt(em, input.teamId, input.attemptId);
   return { attempt: stored && stored.event.id === input.eventId ? replayAttemptView(stored, input.eventId) : null };
 }

@@ -420,6 +420,15 @@ export const LocalReplayRequest = z
       .uuid()
       .optional()
       .describe("A UUID the caller chooses per attempt: the same record sent again (its answer lost) is stored once, and answered as stored"),
+    via: z
+      .enum(["browser", "listen"])
+      .optional()
+      .describe("How the request reached the caller's machine: rehook listen forwarded it, or a browser sent it. Default: listen (this API is called with a key)"),
+    local_url: z
+      .string()
+      .max(2048)
+      .optional()
+      .describe("The http(s) URL actually requested (rehook listen: its --forward URL with the captured path and query). Without it: http://localhost:3000 and the path a replay to the first destination would use"),
   })
   .strict();
 

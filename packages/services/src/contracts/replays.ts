@@ -99,10 +99,10 @@ export const localOutcomeContract = defineContract({
   name: "replays.localOutcome",
   summary: "The record of a Local replay handed to rehook listen, once it reported (null until then)",
   kind: "query",
-  role: "viewer",
+  role: "developer",
   input: eventRef.extend({ attemptId: z.string() }),
   output: z.custom<Answer<typeof localReplayOutcome>>(),
-  errors: [],
+  errors: ["not_found"],
   run: (services, actor, input) => localReplayOutcome(services, { teamId: actor.teamId, ...input }),
 });
 
