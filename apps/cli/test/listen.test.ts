@@ -120,9 +120,13 @@ describe("rehook listen", () => {
       ]);
     });
     await waitFor(async () => (await db.query("select 1 from replay_attempts where environment = 'local'")).length === 7, "seven recorded local attempts", 40_000);
-    const recorded = await db.query<{ event_id: string; status: string; response_status: number }>("select event_id, status, response_status from replay_attempts where environment = 'local' order by event_id");
+    const recorded = await db.query<{ event_id: string; status: string; response_status: number; local_via: string; destination_url: string }>(
+      "select event_id, status, response_status, local_via, destination_url from replay_attempts where environment = 'local' order by event_id",
+    );
     expect(recorded.map((r) => r.event_id)).toEqual([...ids].sort());
     expect(recorded.every((r) => r.status === "delivered" && r.response_status === 200)).toBe(true);
+    // Recorded as local via listen, under the URL listen requested (not a destination's, nor localhost:3000).
+    for (const r of recorded) expect(r).toMatchObject({ local_via: "listen", destination_url: `http://127.0.0.1:${local.port}/hooks/deep/path?q=1` });
     // Each line names the event (its id, for rehook events get and replay) and where it came in.
     expect(listener.output()).toMatch(new RegExp(`  ${ids[0]}  POST\\s+/deep/path\\?q=1\\s+stripe/unknown\\s+→ 200`));
 

@@ -1,4 +1,4 @@
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Sink } from "@rehook/vitest-config/sink";
 import { head, rawRequest } from "../test/raw-http.js";
@@ -16,6 +16,18 @@ beforeAll(async () => {
   ({ t, page, consoleErrors, shot, sinks: { origin } } = dashboard);
   return dashboard.close;
 });
+
+/** A text box as the page sees it (the e2e files are typed without the DOM's types). */
+type TextBox = { focus(): void; setSelectionRange(start: number, end: number): void };
+
+/** Selects characters start to end of a text box, as a user does before typing over them. */
+function selectText(field: Locator, start: number, end: number): Promise<void> {
+  return field.evaluate((element, [from, to]) => {
+    const box = element as unknown as TextBox;
+    box.focus();
+    box.setSelectionRange(from!, to!);
+  }, [start, end]);
+}
 
 /** Headers as received, minus what the sending connection sets itself. */
 function received(raw: string[]): Array<[string, string]> {
@@ -47,8 +59,8 @@ describe("edit-and-replay in a real browser", () => {
 
     const bodyField = dialog.getByLabel(/^Body \(JSON/);
     await bodyField.waitFor();
-    // The JSON body is offered pretty-printed.
-    expect(await bodyField.inputValue()).toBe(JSON.stringify(JSON.parse(body), null, 2));
+    // The JSON body is offered as it was captured, never re-formatted.
+    expect(await bodyField.inputValue()).toBe(body);
     expect(await dialog.getByLabel("Header 2 name").inputValue()).toBe("X-Request-Id");
 
     await dialog.getByLabel("Method").selectOption("PUT");
@@ -149,6 +161,98 @@ describe("edit-and-replay in a real browser", () => {
     expect(got.body.toString()).toBe(broken);
     await expect.poll(() => dialog.getByTestId("replay-result").getAttribute("data-status"), { timeout: 10_000 }).toBe("delivered");
     expect(await dialog.getByTestId("replay-edited").count()).toBe(1);
+    await dialog.getByRole("button", { name: "Close" }).click();
+  });
+
+  it("changes one number of a compact JSON body and sends the original layout with only that number changed; the byte count shown is what arrives", async () => {
+    const compact = '{"id":"evt_42","type":"invoice.paid","data":{"amount":1999,"currency":"eur"}}';
+    const endpoint = await createEndpoint(page, "Compact", `http://127.0.0.1:${origin.port}/compact`);
+    const compactId = await captureEvent(t.rehook.url, endpoint.slug, compact);
+    const arrived = () => origin.received.filter((request) => request.url === "/compact");
+    await expect.poll(() => arrived().length, { timeout: 10_000 }).toBe(1);
+
+    await openHydrated(page, `${t.rehook.url}/events/${compactId}`);
+    await page.keyboard.press("r");
+    const dialog = page.getByRole("dialog", { name: "Replay event" });
+    await dialog.getByRole("button", { name: "Edit request" }).click();
+    const bodyField = dialog.getByLabel(/^Body \(JSON/);
+    await bodyField.waitFor();
+    expect(await bodyField.inputValue()).toBe(compact);
+    const count = dialog.getByTestId("replay-body-bytes");
+    expect(await count.textContent()).toBe(`${compact.length} bytes will be sent`);
+
+    // Select 1999 in the text box and type over it, as a user does.
+    const at = compact.indexOf("1999");
+    await selectText(bodyField, at, at + 4);
+    await page.keyboard.type("25000");
+    const edited = compact.replace("1999", "25000");
+    await expect.poll(() => count.textContent()).toBe(`${Buffer.byteLength(edited)} bytes will be sent`);
+    await shot("replay-edit-compact", { fullPage: false });
+
+    await dialog.getByRole("button", { name: "Send replay" }).click();
+    await expect.poll(() => arrived().length, { timeout: 10_000 }).toBe(2);
+    const got = arrived()[1]!;
+    expect(got.body.toString()).toBe(edited);
+    expect(got.body.length).toBe(Number(await count.getAttribute("data-bytes")));
+    await expect.poll(() => dialog.getByTestId("replay-result").getAttribute("data-status"), { timeout: 10_000 }).toBe("delivered");
+    expect(await dialog.getByTestId("replay-edited").count()).toBe(1);
+
+    // Format is an explicit action: the indented text is what goes, counted as it will go.
+    await dialog.getByRole("button", { name: "Format JSON" }).click();
+    const formatted = JSON.stringify(JSON.parse(edited), null, 2);
+    expect(await bodyField.inputValue()).toBe(formatted);
+    expect(await count.textContent()).toBe(`${formatted.length} bytes will be sent`);
+    await dialog.getByRole("button", { name: "Send again" }).click();
+    await expect.poll(() => arrived().length, { timeout: 10_000 }).toBe(3);
+    expect(arrived()[2]!.body.toString()).toBe(formatted);
+    await dialog.getByRole("button", { name: "Close" }).click();
+  });
+
+  it("sends the original bytes when the editor is opened and nothing is changed, and counts them", async () => {
+    const compact = '{"id":"evt_43","amount":12345678901234567890,"note":"caf\u00e9"}';
+    const endpoint = await createEndpoint(page, "Untouched", `http://127.0.0.1:${origin.port}/untouched`);
+    const untouchedId = await captureEvent(t.rehook.url, endpoint.slug, compact);
+    const arrived = () => origin.received.filter((request) => request.url === "/untouched");
+    await expect.poll(() => arrived().length, { timeout: 10_000 }).toBe(1);
+
+    await openHydrated(page, `${t.rehook.url}/events/${untouchedId}`);
+    await page.keyboard.press("r");
+    const dialog = page.getByRole("dialog", { name: "Replay event" });
+    await dialog.getByRole("button", { name: "Edit request" }).click();
+    const count = dialog.getByTestId("replay-body-bytes");
+    await count.waitFor();
+    expect(await dialog.getByLabel(/^Body \(JSON/).inputValue()).toBe(compact);
+    expect(await dialog.getByText("the original bytes, unchanged").count()).toBe(1);
+    await dialog.getByRole("button", { name: "Send replay" }).click();
+    await expect.poll(() => arrived().length, { timeout: 10_000 }).toBe(2);
+    expect(arrived()[1]!.body.equals(arrived()[0]!.body)).toBe(true);
+    expect(arrived()[1]!.body.toString()).toBe(compact);
+    expect(arrived()[1]!.body.length).toBe(Number(await count.getAttribute("data-bytes")));
+    await expect.poll(() => dialog.getByTestId("replay-result").getAttribute("data-status"), { timeout: 10_000 }).toBe("delivered");
+    expect(await dialog.getByTestId("replay-edited").count()).toBe(0);
+    await dialog.getByRole("button", { name: "Close" }).click();
+  });
+
+  it("keeps a text body's CRLF line breaks when a word is changed", async () => {
+    const crlf = "line one\r\nline two\r\n";
+    const endpoint = await createEndpoint(page, "Lines", `http://127.0.0.1:${origin.port}/lines`);
+    const linesId = await captureEvent(t.rehook.url, endpoint.slug, crlf, [["Content-Type", "text/plain"]]);
+    const arrived = () => origin.received.filter((request) => request.url === "/lines");
+    await expect.poll(() => arrived().length, { timeout: 10_000 }).toBe(1);
+    await openHydrated(page, `${t.rehook.url}/events/${linesId}`);
+    await page.keyboard.press("r");
+    const dialog = page.getByRole("dialog", { name: "Replay event" });
+    await dialog.getByRole("button", { name: "Edit request" }).click();
+    const bodyField = dialog.getByLabel(/^Body \(text/);
+    await bodyField.waitFor();
+    const at = "line one\nline ".length;
+    await selectText(bodyField, at, at + 3);
+    await page.keyboard.type("2");
+    const count = dialog.getByTestId("replay-body-bytes");
+    await expect.poll(() => count.getAttribute("data-bytes")).toBe(String(crlf.length - 2));
+    await dialog.getByRole("button", { name: "Send replay" }).click();
+    await expect.poll(() => arrived().length, { timeout: 10_000 }).toBe(2);
+    expect(arrived()[1]!.body.toString()).toBe("line one\r\nline 2\r\n");
     await dialog.getByRole("button", { name: "Close" }).click();
   });
 

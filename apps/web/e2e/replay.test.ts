@@ -307,7 +307,7 @@ describe("replays in a real browser", () => {
       await page.getByRole("button", { name: "Replay", exact: true }).click();
       const dialog = page.getByRole("dialog", { name: "Replay event" });
       await dialog.getByRole("radio", { name: "Local" }).check();
-      expect(await dialog.textContent()).toContain("must allow CORS");
+      expect(await dialog.textContent()).toContain("allows CORS from");
       const port = dialog.getByRole("spinbutton", { name: "Local port" });
       // Nothing chosen in this browser yet: the spec's localhost:3000.
       expect(await port.inputValue()).toBe("3000");

@@ -10,6 +10,20 @@ export { curlCommand, shellQuote, type CurlInput } from "./curl.js";
 // Replays: where a replay goes (the server's own rule) and what a browser-side (local) replay sends.
 export { forwardableHeaders, forwardTarget, type ForwardHeaderOptions, type ForwardTarget } from "./forwarding.js";
 export { DEFAULT_LOCAL_PORT, isLocalPort, LOCAL_REPLAY_ORIGIN, localReplayOrigin, REPLAY_ENVIRONMENTS, replayTarget, type ReplayEnvironment, type ReplaySource, type ReplayTarget } from "./replay-target.js";
+// Local replays from the browser: what needs a CORS preflight, what happened, how to allow it.
+export {
+  corsFixes,
+  failedFetchOutcome,
+  noCorsRequest,
+  outcomeExplanation,
+  outcomeHeadline,
+  outcomeRecordError,
+  preflightReasons,
+  wasSent,
+  type BrowserReplayOutcome,
+} from "./browser-replay.js";
+// The replay editor: a captured body as text a text box keeps byte for byte, and "Format".
+export { editableBody, fromTextBox, parsesAsJson, reindentJson, textBoxText, type EditableBody } from "./editable-body.js";
 // Signing up: what the page says when SIGNUP refuses, the same words the server uses.
 // Alert rules: the triggers and channels the Settings form offers, and their labels.
 export { ALERT_CHANNEL_LABELS, ALERT_CHANNELS, ALERT_TRIGGER_LABELS, ALERT_TRIGGERS, type AlertChannel, type AlertTrigger } from "./alerts/rules.js";

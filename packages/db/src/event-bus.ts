@@ -12,7 +12,9 @@ export type BusMessage =
   | { type: "event.status"; id: string; endpointId: string; teamId?: string; status: EventStatus }
   | { type: "endpoint.changed"; id: string; change: "created" | "updated" | "deleted" }
   // A member left or was removed (userId), or a key was revoked (keyId): streams re-check their access.
-  | { type: "access.changed"; teamId: string; userId?: string; keyId?: string };
+  | { type: "access.changed"; teamId: string; userId?: string; keyId?: string }
+  // A Local replay for the `rehook listen` stream `listenerId` (see local_listeners): its instance hands it over.
+  | { type: "local_replay.requested"; listenerId: string; attemptId: string; eventId: string };
 
 export const BUS_CHANNEL = "rehook_events";
 

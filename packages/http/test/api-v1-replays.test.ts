@@ -130,6 +130,26 @@ describe("POST /api/v1/events/{id}/local-replays", () => {
     expect(await database.query("select 1 from replay_attempts where event_id = $1", [theirs.id])).toEqual([]);
   });
 
+  test("records how it got there (via: listen unless the caller says) and the URL it went to (local_url), never a destination's", async ({ api, services, apiKey, sinks, database }) => {
+    const key = apiKey.key;
+    const { id } = await settledEvent(api, services, key, sinks.ok);
+    const listened = await api.call("POST", `/events/${id}/local-replays`, { key, body: { status: 200, latency_ms: 4, local_url: "http://127.0.0.1:4000/dev/orders?x=1" } });
+    expect(listened.status).toBe(201);
+    expect(listened.json).toMatchObject({ status: "delivered", destination_url: "http://127.0.0.1:4000/dev/orders?x=1" });
+    const browser = await api.call("POST", `/events/${id}/local-replays`, { key, body: { status: 200, latency_ms: 4, via: "browser", local_url: "http://localhost:5173/hooks" } });
+    expect(browser.status).toBe(201);
+    const rows = await database.query<{ id: string; local_via: string; destination_id: string | null }>("select id, local_via, destination_id from replay_attempts where event_id = $1", [id]);
+    expect(Object.fromEntries(rows.map((row) => [row.id, [row.local_via, row.destination_id]]))).toEqual({
+      [listened.json.id]: ["listen", null],
+      [browser.json.id]: ["browser", null],
+    });
+    for (const body of [{ via: "fax" }, { local_url: "file:///etc/passwd" }, { local_url: "http://u:p@localhost/" }]) {
+      const refused = await api.call("POST", `/events/${id}/local-replays`, { key, body: { status: 200, latency_ms: 4, ...body } });
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.json.error.code).toBe("validation_failed");
+    }
+  });
+
   test("refuses a result that is not one (400) and a missing event (404)", async ({ api, services, apiKey, sinks }) => {
     const key = apiKey.key;
     const { id } = await settledEvent(api, services, key, sinks.ok);

@@ -202,6 +202,8 @@ const CALLS: Record<string, Call> = {
   "replays.editSource": { input: eventRef, target: true },
   "replays.localRequest": { input: eventRef, target: true },
   "replays.recordLocal": { input: (world) => ({ ...eventRef(world), status: 200, latencyMs: 1 }), target: true },
+  "replays.handToListener": { input: eventRef, target: true },
+  "replays.localOutcome": { input: (world) => ({ ...eventRef(world), attemptId: world.replayId }), target: true },
   "replays.list": { input: eventRef, target: false },
   "replays.get": { input: (world) => ({ id: world.replayId }), target: true },
   "replays.startBulk": { input: (world) => ({ endpointId: world.endpoint.id, ...replayTarget(world), status: null }), target: true },

@@ -3,8 +3,12 @@ import { eventStoredOrder, findOwnedEndpoint, fullEventsAfter, fullEventsByIds, 
 import type { ServiceContext } from "./context.js";
 import { takeStreamSlot } from "./stream-slots.js";
 import { untilAccessLost } from "./access-watch.js";
+import { openLocalReplayInbox, type LocalReplayInbox } from "./local-listener-inbox.js";
 
 export type { FullEvent };
+
+/** What a stream sends: a captured event, or (to a listener that takes them) a Local replay of a stored one. */
+export type StreamedItem = FullEvent & { localReplay?: { attemptId: string } };
 
 /** Rows per backlog read; each read is also cut at BODY_BYTES_PER_READ of bodies. */
 const PAGE = 100;
@@ -26,25 +30,38 @@ export const MAX_WAITING_EVENT_IDS = 10_000;
  * LISTEN/NOTIFY bus, also in commit order (NOTIFY is delivered so). Bodies are read a bounded
  * number of bytes at a time, and only when the consumer asks for the next event, so a
  * consumer that waits for its socket to drain holds the reading back. Ends when `signal` aborts.
+ *
+ * With `localReplays` (a `rehook listen` that forwards them, of a member allowed to record
+ * them) the stream is also the member's listener for the endpoint: it is registered before
+ * this returns, and the Local replays the member hands to it come as items with
+ * `localReplay` (the stored event, read in the stream's own team and endpoint).
  */
 export async function openEndpointEventStream(
-  ctx: Pick<ServiceContext, "orm" | "bus">,
-  input: { teamId: string; userId: string; keyId?: string; endpointId: string; after?: string | null; signal: AbortSignal },
-): Promise<AsyncGenerator<FullEvent>> {
+  ctx: Pick<ServiceContext, "orm" | "bus" | "logger">,
+  input: { teamId: string; userId: string; keyId?: string; endpointId: string; after?: string | null; localReplays?: boolean; signal: AbortSignal },
+): Promise<AsyncGenerator<StreamedItem>> {
   const endpoint = await findOwnedEndpoint(ctx.orm.em.fork(), input.teamId, { id: input.endpointId });
   if (!endpoint) throw new UserError("not_found", notFoundMessage("endpoint", input.endpointId));
   const release = takeStreamSlot(ctx.bus, input.userId, input.signal);
   // A member removed (or a key revoked) on any instance ends the stream at once. Watched only
   // once the slot is held: a refused stream leaves no subscription behind.
   const signal = untilAccessLost(ctx, input, input.signal);
-  return endpointEvents({ orm: ctx.orm, bus: ctx.bus }, { ...input, signal }, release);
+  let inbox: LocalReplayInbox | null = null;
+  try {
+    if (input.localReplays) inbox = await openLocalReplayInbox(ctx, input, signal);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return endpointEvents({ orm: ctx.orm, bus: ctx.bus }, { ...input, signal }, release, inbox);
 }
 
 async function* endpointEvents(
   ctx: Pick<ServiceContext, "orm" | "bus">,
   input: { teamId: string; endpointId: string; after?: string | null; signal: AbortSignal },
   release: () => void,
-): AsyncGenerator<FullEvent> {
+  inbox: LocalReplayInbox | null,
+): AsyncGenerator<StreamedItem> {
   // Listen first, so nothing committed while the backlog is read falls between the two.
   const waiting: string[] = [];
   let wake: (() => void) | undefined;
@@ -53,8 +70,16 @@ async function* endpointEvents(
     waiting.push(message.id);
     wake?.();
   });
+  if (inbox) inbox.onArrival = () => wake?.();
   const aborted = new Promise<void>((resolve) => input.signal.addEventListener("abort", () => resolve(), { once: true }));
   const sent = new Set<string>();
+  // A Local replay goes out as soon as the stream is between two events.
+  async function* localReplays(): AsyncGenerator<StreamedItem> {
+    for (const request of inbox?.take() ?? []) {
+      const [event] = await fullEventsByIds(ctx.orm.em.fork(), input.teamId, input.endpointId, [request.eventId]);
+      if (event) yield { ...event, localReplay: { attemptId: request.attemptId } };
+    }
+  }
   try {
     if (input.after) {
       const storedAfter = await eventStoredOrder(ctx.orm.em.fork(), input.teamId, input.endpointId, input.after);
@@ -78,8 +103,10 @@ async function* endpointEvents(
       }
     }
     while (!input.signal.aborted) {
+      yield* localReplays();
       if (waiting.length > MAX_WAITING_EVENT_IDS) return;
       if (waiting.length === 0) {
+        if (inbox && inbox.waiting() > 0) continue;
         await Promise.race([new Promise<void>((resolve) => (wake = resolve)), aborted]);
         wake = undefined;
         continue;

@@ -58,11 +58,17 @@ export { authenticateApiKey, createApiKey, listApiKeys, revokeApiKey, type ApiKe
 export { getNotificationSettings, saveNotificationSettings, sendTestNotification, type NotificationSettingsView } from "./notification-settings.js";
 export { parseInput } from "./validation.js";
 export {
+  defaultLocalVia,
+  handLocalReplayToListener,
+  localReplayOutcome,
+  localReplayRequest,
+  recordLocalReplay,
+  type ListenerHandoff,
+} from "./local-replays.js";
+export {
   editableReplayRequest,
   getReplay,
   listReplays,
-  localReplayRequest,
-  recordLocalReplay,
   replayAttemptView,
   replayEvent,
   type ReplayAttemptView,
@@ -81,7 +87,7 @@ export {
 export { BulkReplays, MAX_RUNNING_BULK_REPLAYS_PER_TEAM, type BulkReplayDeps, type ReplayJobView } from "./bulk-replays.js";
 export { activityCompaction, auditRetention, countsCompaction, dedupKeyPurge, endpointPurge, eventRetention, scheduleUpkeep, sessionPurge, type RetentionOptions } from "./purges.js";
 export { searchIndexing, type SearchIndexingOptions } from "./search-indexing.js";
-export { MAX_WAITING_EVENT_IDS, openEndpointEventStream, type FullEvent } from "./event-stream.js";
+export { MAX_WAITING_EVENT_IDS, openEndpointEventStream, type FullEvent, type StreamedItem } from "./event-stream.js";
 export { limitStreams, MAX_STREAMS_PER_INSTANCE, MAX_STREAMS_PER_USER, StreamSlots, streamSlotsOf, type StreamLimits } from "./stream-slots.js";
 export { resumeEndpoint, retryEvent, retryFailedEvents, type RetryQueued } from "./retries.js";
 export {

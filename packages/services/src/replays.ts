@@ -1,13 +1,9 @@
 import {
   auditableUrl,
-  DEFAULT_LOCAL_PORT,
   editedReplayTarget,
   forwardableHeaders,
   hasOverrides,
-  localReplayOrigin,
   parseReplayOverrides,
-  REPLAY_ENVIRONMENTS,
-  replayTarget,
   notFoundMessage,
   UserError,
   uuidv7,
@@ -19,7 +15,6 @@ import {
   type ReplaySource,
 } from "@rehook/core";
 import {
-  DuplicateRowError,
   findOwnedReplayAttempt,
   findReplaySource,
   insertReplayAttempt,
@@ -33,7 +28,7 @@ import { recordAudit, type AuditedBy } from "./audit.js";
 import { z } from "zod";
 import type { ServiceContext } from "./context.js";
 import { parseInput } from "./validation.js";
-import { localReplayResult, recordLocalReplayInput, replayEventInput } from "./schemas/replays.js";
+import { replayEventInput } from "./schemas/replays.js";
 
 export type { ReplaySummary };
 
@@ -84,7 +79,7 @@ export interface ReplayDetail extends ReplayAttemptView {
 
 const replayInput = replayEventInput.pick({ environment: true, customUrl: true });
 
-function noSuchEvent(eventId: string): UserError {
+export function noSuchEvent(eventId: string): UserError {
   return new UserError("not_found", notFoundMessage("event", eventId));
 }
 
@@ -159,7 +154,7 @@ export async function sendReplay(
 }
 
 /** A replay's audit entry: where it went and whether it was edited (never what it sent). */
-function replayEntry(teamId: string, eventId: string, attempt: Pick<ReplayAttempt, "id" | "environment" | "destinationUrl" | "status">, edited: boolean) {
+export function replayEntry(teamId: string, eventId: string, attempt: Pick<ReplayAttempt, "id" | "environment" | "destinationUrl" | "status">, edited: boolean) {
   return {
     teamId,
     action: "event.replay" as const,
@@ -186,93 +181,6 @@ export async function replayEvent(
   return replayAttemptView(attempt, source.id);
 }
 
-
-/** The browser's chosen local port: 3000 unless it says otherwise. */
-const localPortInput = z.number().int().min(1).max(65_535).default(DEFAULT_LOCAL_PORT);
-
-/**
- * Records a local replay the dashboard performed from the user's browser (the server cannot
- * reach the developer's localhost), with the browser's result and the port it sent to.
- */
-export async function recordLocalReplay(
-  ctx: Pick<ServiceContext, "orm">,
-  input: {
-    teamId: string;
-    userId: string;
-    by?: AuditedBy;
-    eventId: string;
-    localPort?: number;
-    attemptId?: string;
-    result: { status: number | null; body: string | null; latencyMs: number; error: string | null };
-  },
-): Promise<ReplayAttemptView> {
-  const result = parseInput(localReplayResult, input.result);
-  const localPort = parseInput(localPortInput, input.localPort);
-  const attemptId = parseInput(localAttemptId, input.attemptId);
-  const source = await findReplaySource(ctx.orm.em.fork(), input.teamId, input.eventId);
-  if (!source) throw noSuchEvent(input.eventId);
-  if (attemptId) {
-    // Sent again (the first answer was lost): the stored record stands.
-    const stored = await findOwnedReplayAttempt(ctx.orm.em.fork(), input.teamId, attemptId);
-    if (stored && stored.event.id === source.id) return replayAttemptView(stored, source.id);
-    if (stored) throw attemptIdTaken(attemptId);
-  }
-  const target = replayTarget("local", source, null, localPort);
-  const attempt = await insertingLocalRecord(attemptId, () => ctx.orm.em.fork().transactional(async (em) => {
-    const stored = await insertReplayAttempt(em, {
-      id: attemptId ?? uuidv7(),
-      eventId: source.id,
-      userId: input.userId,
-      environment: "local",
-      destinationUrl: target.ok ? target.url : `${localReplayOrigin(localPort)}/`,
-      status: result.status !== null && result.status >= 200 && result.status < 300 ? "delivered" : "failed",
-      responseStatus: result.status,
-      responseHeaders: null,
-      responseBody: result.body === null ? null : Buffer.from(result.body),
-      responseTruncated: false,
-      latencyMs: result.latencyMs,
-      error: result.error ?? (result.status === null ? "no answer" : null),
-      jobId: null,
-      requestMethod: null,
-      requestHeaders: null,
-      requestBody: null,
-      modified: false,
-    });
-    await recordAudit(em, input.by, replayEntry(input.teamId, source.id, stored, false));
-    return stored;
-  }));
-  return replayAttemptView(attempt, source.id);
-}
-
-/** Runs the insert of a local record; a caller-chosen id that another user's record holds is a conflict. */
-async function insertingLocalRecord<T>(attemptId: string | undefined, insert: () => Promise<T>): Promise<T> {
-  try {
-    return await insert();
-  } catch (error) {
-    if (attemptId && error instanceof DuplicateRowError) throw attemptIdTaken(attemptId);
-    throw error;
-  }
-}
-
-const localAttemptId = recordLocalReplayInput.shape.attemptId;
-
-const attemptIdTaken = (attemptId: string) =>
-  new UserError("conflict", `The attempt_id ${attemptId} is already used by another record: choose a new UUID for each attempt.`);
-
-/** What the browser needs to perform a local replay itself. */
-export async function localReplayRequest(
-  ctx: Pick<ServiceContext, "orm">,
-  input: { teamId: string; userId: string; eventId: string; localPort?: number },
-): Promise<{ url: string; method: string; headers: HeaderList; keepProxyHeaders: boolean; bodyBase64: string }> {
-  const localPort = parseInput(localPortInput, input.localPort);
-  const source = await findReplaySource(ctx.orm.em.fork(), input.teamId, input.eventId);
-  if (!source) throw noSuchEvent(input.eventId);
-  const target = replayTarget("local", source, null, localPort);
-  // A sub-path that could leave the destination's path is not sent anywhere, not even to "/".
-  if (!target.ok) throw new UserError("unprocessable", target.reason);
-  // The browser filters the headers as forwarding does, with the endpoint's proxy-header choice.
-  return { url: target.url, method: source.method, headers: source.headers, keepProxyHeaders: source.keepProxyHeaders, bodyBase64: source.body.toString("base64") };
-}
 
 /**
  * What the dashboard's "Edit request" starts from: the event's method, the headers a replay

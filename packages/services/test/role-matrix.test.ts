@@ -97,6 +97,8 @@ const inputs: Record<string, (world: World, services: Services) => unknown> = {
   "replays.editSource": (w) => ({ eventId: w.eventId }),
   "replays.localRequest": (w) => ({ eventId: w.eventId, localPort: 3000 }),
   "replays.recordLocal": (w) => ({ eventId: w.eventId, localPort: 3000, status: 200, latencyMs: 3 }),
+  "replays.handToListener": (w) => ({ eventId: w.eventId }),
+  "replays.localOutcome": (w) => ({ eventId: w.eventId, attemptId: MISSING_ID }),
   "replays.list": () => ({}),
   "replays.get": () => ({ id: MISSING_ID }),
   "replays.startBulk": (w) => ({ endpointId: w.endpointId, environment: "custom", customUrl: `http://127.0.0.1:${sink.port}/bulk`, status: null }),
@@ -138,6 +140,7 @@ const CHANGES_NOTHING_IN_THE_TEAM = new Set([
   "events.retry", // a capture-only endpoint has nowhere to send it
   "notifications.sendTest", // nothing saved to post to
   "teams.create", // a team of the caller's own
+  "replays.handToListener", // no listener is connected: nothing is handed over
 ]);
 
 /** Everything of the team an operation could change, as one value to compare. */
@@ -239,6 +242,8 @@ const ISSUE_TABLE: Record<Role, string[]> = {
     "replays.create",
     "replays.localRequest",
     "replays.recordLocal",
+    "replays.handToListener",
+    "replays.localOutcome",
     "replays.startBulk",
     "apiKeys.list",
     "apiKeys.create",

@@ -4,8 +4,9 @@ import { PendingRecords } from "./pending-records.js";
 import type { ListenNews } from "./report.js";
 import { readSse } from "./sse.js";
 
-/** An event as the stream sends it (GET /api/v1/endpoints/{id}/stream). */
+/** An event as the stream sends it (GET /api/v1/endpoints/{id}/stream): `webhook`, or `replay` with the attempt id to record. */
 interface StreamedEvent {
+  attempt_id?: string;
   id: string;
   method: string;
   path: string;
@@ -118,6 +119,8 @@ interface LocalResult {
   latencyMs: number;
   body: string | null;
   error: string | null;
+  /** The URL requested (--forward with the captured path and query); null when none could be made. */
+  url: string | null;
 }
 
 /**
@@ -128,8 +131,9 @@ interface LocalResult {
 async function sendLocally(options: ListenOptions, endpoint: ListenedEndpoint, event: StreamedEvent): Promise<LocalResult> {
   const started = performance.now();
   const body = Buffer.from(event.body_base64, "base64");
+  // Always --forward's own origin and path: the server names only the sub-path, never where to send.
   const target = forwardTarget(options.forward, event.path, event.query);
-  if (!target.ok) return { status: null, latencyMs: 0, body: null, error: target.reason };
+  if (!target.ok) return { status: null, latencyMs: 0, body: null, error: target.reason, url: null };
   try {
     const sendsBody = event.method !== "GET" && event.method !== "HEAD";
     // Host and Content-Length are set anew for the local hop (a raw header list gets neither from node:http).
@@ -152,11 +156,12 @@ async function sendLocally(options: ListenOptions, endpoint: ListenedEndpoint, e
       if (size < RECORD_BODY_BYTES) chunks.push(chunk as Buffer);
       size += (chunk as Buffer).length;
     }
-    return { status: response.statusCode ?? null, latencyMs: Math.round(performance.now() - started), body: Buffer.concat(chunks).subarray(0, RECORD_BODY_BYTES).toString("utf8"), error: null };
+    const answer = Buffer.concat(chunks).subarray(0, RECORD_BODY_BYTES).toString("utf8");
+    return { status: response.statusCode ?? null, latencyMs: Math.round(performance.now() - started), body: answer, error: null, url: target.url };
   } catch (error) {
     const code = (error as { code?: string }).code;
     const reason = code === "ECONNREFUSED" ? "connection refused (is the local server running?)" : unreachableReason(error);
-    return { status: null, latencyMs: Math.round(performance.now() - started), body: null, error: reason };
+    return { status: null, latencyMs: Math.round(performance.now() - started), body: null, error: reason, url: target.url };
   }
 }
 
@@ -168,9 +173,11 @@ export interface ListenSummary {
 
 /**
  * Streams the endpoint's new events and replays each to the local server, one at a time
- * in order, recording every attempt as a "local" replay. Any disconnect is followed by a
+ * in order, recording every attempt as a "local" replay via listen. Any disconnect is followed by a
  * reconnect (with backoff, shown) that resumes after the last event seen; ids already
- * handled are never sent twice. Returns when `signal` aborts.
+ * handled are never sent twice. The dashboard's Local replays of the key's member come on the
+ * same stream and are forwarded once each, recorded under the attempt id the server chose.
+ * Returns when `signal` aborts.
  */
 export async function listen(options: ListenOptions): Promise<ListenSummary> {
   const summary: ListenSummary = { received: 0, ok: 0, failed: 0 };
@@ -188,7 +195,7 @@ async function streamAndForward(options: ListenOptions, endpoint: ListenedEndpoi
   let connectedBefore = false;
   while (!options.signal.aborted) {
     try {
-      const response = await sendRequest(`${options.server}/api/v1/endpoints/${endpoint.id}/stream`, {
+      const response = await sendRequest(`${options.server}/api/v1/endpoints/${endpoint.id}/stream?local_replays=true`, {
         headers: { ...authorization(options), accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) },
         idleTimeoutMs: STREAM_IDLE_TIMEOUT_MS,
         signal: options.signal,
@@ -202,6 +209,10 @@ async function streamAndForward(options: ListenOptions, endpoint: ListenedEndpoi
       backoffMs = 500;
       await records.flush();
       for await (const message of readSse(response)) {
+        if (message.event === "replay") {
+          await handleReplay(options, endpoint, JSON.parse(message.data) as StreamedEvent, records);
+          continue;
+        }
         if (message.event !== "webhook") continue;
         const event = JSON.parse(message.data) as StreamedEvent;
         if (seen.has(event.id)) continue;
@@ -225,7 +236,20 @@ async function streamAndForward(options: ListenOptions, endpoint: ListenedEndpoi
 
 interface PendingRecord {
   eventId: string;
-  body: { attempt_id: string; status: number | null; latency_ms: number; body: string | null; error: string | null };
+  body: { attempt_id: string; via: "listen"; local_url?: string; status: number | null; latency_ms: number; body: string | null; error: string | null };
+}
+
+/** The record of one local attempt: how it went, and the URL it went to. */
+function recordOf(attemptId: string, result: LocalResult): PendingRecord["body"] {
+  return {
+    attempt_id: attemptId,
+    via: "listen",
+    ...(result.url ? { local_url: result.url } : {}),
+    status: result.status,
+    latency_ms: result.latencyMs,
+    body: result.body,
+    error: result.error,
+  };
 }
 
 /** Records one local attempt as a "local" replay; false when the server could not take it now. */
@@ -247,20 +271,34 @@ async function handle(options: ListenOptions, endpoint: ListenedEndpoint, event:
   const ok = isSuccess(result);
   if (ok) summary.ok += 1;
   else summary.failed += 1;
-  options.report({
-    type: "event",
+  options.report({ type: "event", ...newsOf(event, result) });
+  await records.add({ eventId: event.id, body: recordOf(uuidv7(), result) });
+}
+
+/**
+ * A Local replay from the dashboard: the stored event, sent once (the user is waiting for its
+ * answer; --retry is for live events), reported, and recorded under the server's attempt id.
+ */
+async function handleReplay(options: ListenOptions, endpoint: ListenedEndpoint, event: StreamedEvent, records: PendingRecords<PendingRecord>): Promise<void> {
+  if (!event.attempt_id) return;
+  const result = await sendLocally(options, endpoint, event);
+  options.report({ type: "replay", ...newsOf(event, result) });
+  await records.add({ eventId: event.id, body: recordOf(event.attempt_id, result) });
+}
+
+/** What a line about one sent event says. */
+function newsOf(event: StreamedEvent, result: LocalResult) {
+  return {
     eventId: event.id,
     method: event.method,
     path: event.query ? `${event.path}?${event.query}` : event.path,
     source: event.source,
     eventType: event.event_type,
     status: result.status,
-    ok,
+    ok: isSuccess(result),
     latencyMs: result.latencyMs,
     error: result.error,
-  });
-  const body = { attempt_id: uuidv7(), status: result.status, latency_ms: result.latencyMs, body: result.body, error: result.error };
-  await records.add({ eventId: event.id, body });
+  };
 }
 
 function isSuccess(result: LocalResult): boolean {

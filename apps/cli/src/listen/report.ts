@@ -7,7 +7,8 @@ export type ListenNews =
   | { type: "connected"; reconnected: boolean; endpoint: string; forward: string }
   | { type: "reconnecting"; reason: string; retryInMs: number }
   | {
-      type: "event";
+      /** A live event, or a Local replay the dashboard handed over. */
+      type: "event" | "replay";
       eventId: string;
       method: string;
       /** The sub-path it was captured on, with its query (/orders?id=1). */
@@ -40,11 +41,13 @@ function textLine(news: ListenNews, color: boolean): string {
       return `${paint(color, 32, news.reconnected ? "● reconnected" : "● connected")}: forwarding ${news.endpoint} to ${news.forward}${news.reconnected ? " (catching up on what was missed)" : ""}`;
     case "reconnecting":
       return `${paint(color, 33, "○ reconnecting")} in ${seconds(news.retryInMs)} (${news.reason})`;
-    case "event": {
+    case "event":
+    case "replay": {
       // The id finds the event again (rehook events get, replay); what the sender chose is made printable.
       const status = news.status === null ? paint(color, 31, `error: ${printable(news.error ?? "")}`) : paint(color, news.ok ? 32 : 31, String(news.status));
       const request = `${printable(news.method).padEnd(6)} ${fit(printable(news.path), 32).padEnd(32)}`;
-      return `${clock()}  ${news.eventId}  ${request} ${fit(printable(`${news.source}/${news.eventType}`), 40).padEnd(40)} → ${status}  ${news.latencyMs} ms`;
+      const line = `${clock()}  ${news.eventId}  ${request} ${fit(printable(`${news.source}/${news.eventType}`), 40).padEnd(40)} → ${status}  ${news.latencyMs} ms`;
+      return news.type === "replay" ? `${line}  (replay from the dashboard)` : line;
     }
     case "summary":
       return `\n${news.received} event(s): ${news.ok} answered 2xx, ${news.failed} failed`;

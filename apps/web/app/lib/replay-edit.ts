@@ -1,3 +1,4 @@
+import { editableBody, fromTextBox, parsesAsJson, reindentJson, textBoxText } from "@rehook/core/browser";
 import { base64Bytes } from "./replay";
 
 /** The methods the picker offers (the captured one is added when it is another). */
@@ -13,7 +14,12 @@ export interface RequestDraft {
   query: string;
   headers: Array<{ name: string; value: string }>;
   bodyMode: BodyMode;
+  /** The body as it will be sent: the captured text exactly (its own line breaks), or base64. */
   body: string;
+  /** A text body's own line breaks (the text box shows LF; CRLF is put back on what is typed). */
+  lineBreak: "\n" | "\r\n";
+  /** Why a body that is not text is edited as base64 ("not UTF-8 text"…). */
+  binaryReason?: string;
   /** Send a JSON body that does not parse as it is (to test how the destination copes). */
   sendAsTyped?: boolean;
 }
@@ -43,31 +49,53 @@ function isJsonType(headers: Array<[string, string]>): boolean {
 }
 
 /**
- * The form's starting point: a JSON body (by its Content-Type) pretty-printed when it parses,
- * other UTF-8 text as it is, and anything else as base64 so no byte is lost.
+ * The form's starting point: the body exactly as captured. Text (JSON, by its Content-Type,
+ * or anything else) is shown as it came, never re-formatted, so an edit changes only what was
+ * typed; a body a text box cannot hold byte for byte (not UTF-8, control characters, mixed
+ * line breaks) is shown as base64, and sent as its original bytes unless that is changed.
  */
 export function initialDraft(source: EditSource): RequestDraft {
   const request = { method: source.method, path: source.path, query: source.query, headers: source.headers.map(([name, value]) => ({ name, value })) };
-  let text: string;
+  const body = editableBody(base64Bytes(source.bodyBase64));
+  if (body.kind === "binary") return { ...request, bodyMode: "base64", body: source.bodyBase64, lineBreak: "\n", binaryReason: body.reason };
+  return { ...request, bodyMode: isJsonType(source.headers) ? "json" : "text", body: body.text, lineBreak: body.lineBreak };
+}
+
+/** The body as the text box shows it. */
+export function shownBody(draft: RequestDraft): string {
+  return draft.bodyMode === "base64" ? draft.body : textBoxText(draft.body, draft.lineBreak);
+}
+
+/** The draft with the text box's new text as its body (the body's own line breaks kept). */
+export function withTypedBody(draft: RequestDraft, typed: string): RequestDraft {
+  return { ...draft, body: draft.bodyMode === "base64" ? typed : fromTextBox(typed, draft.lineBreak) };
+}
+
+/** "Format": the JSON body laid out two spaces a level, each value as written; null when it does not parse. */
+export function formattedBody(draft: RequestDraft): RequestDraft | null {
+  if (draft.bodyMode !== "json") return null;
+  const formatted = reindentJson(draft.body, draft.lineBreak);
+  return formatted === null ? null : { ...draft, body: formatted };
+}
+
+/** How many bytes the body sent will have (null: base64 that does not decode). */
+export function bodyByteCount(draft: RequestDraft): number | null {
+  if (draft.bodyMode !== "base64") return new TextEncoder().encode(draft.body).length;
+  const compact = draft.body.replace(/\s+/g, "");
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 === 1) return null;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(base64Bytes(source.bodyBase64));
+    return base64Bytes(compact).length;
   } catch {
-    return { ...request, bodyMode: "base64", body: source.bodyBase64 };
-  }
-  if (!isJsonType(source.headers)) return { ...request, bodyMode: "text", body: text };
-  try {
-    return { ...request, bodyMode: "json", body: JSON.stringify(JSON.parse(text), null, 2) };
-  } catch {
-    return { ...request, bodyMode: "json", body: text };
+    return null;
   }
 }
 
 /** Why a JSON body does not parse, as a sentence; null when it does (or is not JSON). */
 export function bodyError(draft: RequestDraft): string | null {
   if (draft.bodyMode === "base64") return /^[A-Za-z0-9+/]*={0,2}$/.test(draft.body.replace(/\s+/g, "")) ? null : "The body is not valid base64.";
-  if (draft.bodyMode !== "json" || draft.body.trim() === "") return null;
+  if (draft.bodyMode !== "json" || draft.body.trim() === "" || parsesAsJson(draft.body)) return null;
   try {
-    JSON.parse(draft.body);
+    JSON.parse(draft.body.replace(/^\uFEFF/, ""));
     return null;
   } catch (error) {
     return `The body is not valid JSON: ${(error as Error).message}.`;

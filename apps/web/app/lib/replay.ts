@@ -1,18 +1,16 @@
 /**
- * Replays in the dashboard: target names and hints, response previews, and the local replay,
- * which the browser performs itself (the server cannot reach the developer's localhost).
+ * Replays in the dashboard: target names and hints, response previews, and the local port
+ * (the browser's own sending of a Local replay is in local-replay.ts).
  */
 import type { RouterOutputs } from "@rehook/api";
 import {
   DEFAULT_LOCAL_PORT,
   describePayload,
   isLocalPort,
-  forwardableHeaders,
   LOCAL_REPLAY_ORIGIN,
   localReplayOrigin,
   REPLAY_ENVIRONMENTS,
   replayTarget,
-  type ForwardHeaderOptions,
   type ReplayEnvironment,
   type ReplaySource,
 } from "@rehook/core/browser";
@@ -42,7 +40,7 @@ export type TargetHint = { available: true; url: string | null; note: string } |
 const NOTES: Record<ReplayEnvironment, string> = {
   original: "The endpoint’s destination URL",
   staging: "The destination with the staging hostname",
-  local: "Sent from this browser to your machine",
+  local: "Through your rehook listen, or from this browser",
   custom: "Any http or https URL",
 };
 
@@ -118,111 +116,4 @@ export function parseLocalPort(text: string): { ok: true; port: number } | { ok:
 export function withLocalPort(url: string, port: number): string {
   const parsed = new URL(url);
   return `${localReplayOrigin(port)}${parsed.pathname}${parsed.search}`;
-}
-
-/** Request headers a page may not set (the Fetch standard's forbidden request-header names). */
-const FORBIDDEN_HEADERS = new Set([
-  "accept-charset",
-  "accept-encoding",
-  "access-control-request-headers",
-  "access-control-request-method",
-  "access-control-request-private-network",
-  "connection",
-  "content-length",
-  "cookie",
-  "cookie2",
-  "date",
-  "dnt",
-  "expect",
-  "host",
-  "keep-alive",
-  "origin",
-  "referer",
-  "set-cookie",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "via",
-]);
-const METHOD_OVERRIDES = new Set(["x-http-method", "x-http-method-override", "x-method-override"]);
-const FORBIDDEN_METHODS = new Set(["connect", "trace", "track"]);
-
-function browserMaySet(name: string, value: string): boolean {
-  const lower = name.toLowerCase();
-  if (FORBIDDEN_HEADERS.has(lower) || lower.startsWith("proxy-") || lower.startsWith("sec-")) return false;
-  if (METHOD_OVERRIDES.has(lower) && value.split(",").some((method) => FORBIDDEN_METHODS.has(method.trim().toLowerCase()))) return false;
-  return true;
-}
-
-/**
- * The stored headers a browser can send: minus hop-by-hop and forbidden ones, the proxy
- * headers unless the endpoint keeps them (as forwarding does), and any the Headers API rejects.
- */
-export function browserHeaders(stored: Array<[string, string]>, options: ForwardHeaderOptions = {}): Headers {
-  const headers = new Headers();
-  for (const [name, value] of forwardableHeaders(stored, options)) {
-    if (!browserMaySet(name, value)) continue;
-    try {
-      headers.append(name, value);
-    } catch {
-      // An invalid name or value for the Fetch API: left out.
-    }
-  }
-  return headers;
-}
-
-/** recordLocal's limits: the body is cut at 256 KiB of text, the error at 2,000 characters. */
-const MAX_BODY_CHARS = 256 * 1024;
-const MAX_ERROR_CHARS = 2_000;
-const LOCAL_TIMEOUT_MS = 30_000;
-
-export interface LocalResult {
-  status: number | null;
-  body: string | null;
-  latencyMs: number;
-  error: string | null;
-}
-
-/**
- * Sends the event from this browser to the developer's machine, timed here. A network or
- * CORS failure (the browser hides which) is a result with no status and the reason.
- */
-export async function performLocalReplay(request: {
-  url: string;
-  method: string;
-  headers: Array<[string, string]>;
-  keepProxyHeaders: boolean;
-  bodyBase64: string;
-}): Promise<LocalResult> {
-  const method = request.method.toUpperCase();
-  const started = performance.now();
-  const elapsed = () => Math.min(3_600_000, Math.max(0, Math.round(performance.now() - started)));
-  try {
-    const response = await fetch(request.url, {
-      method,
-      headers: browserHeaders(request.headers, { keepProxyHeaders: request.keepProxyHeaders }),
-      body: method === "GET" || method === "HEAD" ? undefined : base64Bytes(request.bodyBase64),
-      mode: "cors",
-      credentials: "omit",
-      cache: "no-store",
-      redirect: "follow",
-      signal: AbortSignal.timeout(LOCAL_TIMEOUT_MS),
-    });
-    const latencyMs = elapsed();
-    let body: string | null = null;
-    try {
-      body = (await response.text()).slice(0, MAX_BODY_CHARS);
-    } catch {
-      body = null;
-    }
-    return { status: response.status, body, latencyMs, error: null };
-  } catch (error) {
-    const latencyMs = elapsed();
-    const timedOut = error instanceof DOMException && error.name === "TimeoutError";
-    const reason = timedOut
-      ? `no answer from ${request.url} within ${LOCAL_TIMEOUT_MS / 1000} s`
-      : `no response readable from ${request.url} (${error instanceof Error ? error.message : String(error)}): the local server is not running, or it does not allow CORS from ${window.location.origin}`;
-    return { status: null, body: null, latencyMs, error: reason.slice(0, MAX_ERROR_CHARS) };
-  }
 }

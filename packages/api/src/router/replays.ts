@@ -7,6 +7,8 @@ export const replaysRouter = router({
   editSource: queryOf(replays.editSourceContract),
   localRequest: queryOf(replays.localRequestContract),
   recordLocal: mutationOf(replays.recordLocalContract),
+  handToListener: mutationOf(replays.handToListenerContract),
+  localOutcome: queryOf(replays.localOutcomeContract),
   list: queryOf(replays.listReplaysContract),
   get: queryOf(replays.getReplayContract),
   startBulk: mutationOf(replays.startBulkContract),

@@ -325,6 +325,21 @@ export interface ReplayJob {
   destinationId: string | null;
 }
 
+/**
+ * An open `rehook listen` stream that takes local replays (see the local_listeners migration):
+ * the instance serving it keeps `seenAt` fresh and removes the row when the stream closes.
+ */
+export interface LocalListener {
+  id: string;
+  team: Team;
+  endpoint: Endpoint;
+  /** The member whose API key opened the stream: only their Local replays go to it. */
+  user: User;
+  keyId: string | null;
+  connectedAt: Date;
+  seenAt: Date;
+}
+
 /** A change to the count of an endpoint's events in one status (see the event_counts migration). */
 export interface EventCount {
   id: string;
@@ -805,6 +820,21 @@ export const ReplayJobEntity = new EntitySchema<ReplayJob>({
   },
 });
 
+export const LocalListenerEntity = new EntitySchema<LocalListener>({
+  name: "LocalListener",
+  tableName: "local_listeners",
+  indexes: [{ name: "local_listeners_endpoint_id_user_id_index", properties: ["endpoint", "user"] }],
+  properties: {
+    id: { type: "uuid", primary: true },
+    team: { kind: "m:1", entity: () => TeamEntity, deleteRule: "cascade", index: "local_listeners_team_id_index" },
+    endpoint: { kind: "m:1", entity: () => EndpointEntity, deleteRule: "cascade" },
+    user: { kind: "m:1", entity: () => UserEntity, deleteRule: "cascade", index: "local_listeners_user_id_index" },
+    keyId: { type: "uuid", nullable: true },
+    connectedAt: { ...createdAt },
+    seenAt: { ...createdAt },
+  },
+});
+
 export const EventCountEntity = new EntitySchema<EventCount>({
   name: "EventCount",
   tableName: "event_counts",
@@ -1006,4 +1036,5 @@ export const entities = [
   LatencyMinuteEntity,
   InviteEntity,
   AuditLogEntity,
+  LocalListenerEntity,
 ];

@@ -31,6 +31,7 @@ import { Migration20261208030000_operator_teams } from "./Migration2026120803000
 import { Migration20261208040000_filters_cut_short } from "./Migration20261208040000_filters_cut_short.js";
 import { Migration20261209000000_delivery_history } from "./Migration20261209000000_delivery_history.js";
 import { Migration20261209030000_breaker_probe } from "./Migration20261209030000_breaker_probe.js";
+import { Migration20261209040000_local_listeners } from "./Migration20261209040000_local_listeners.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -66,4 +67,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261208040000_filters_cut_short", class: Migration20261208040000_filters_cut_short },
   { name: "Migration20261209000000_delivery_history", class: Migration20261209000000_delivery_history },
   { name: "Migration20261209030000_breaker_probe", class: Migration20261209030000_breaker_probe },
+  { name: "Migration20261209040000_local_listeners", class: Migration20261209040000_local_listeners },
 ];

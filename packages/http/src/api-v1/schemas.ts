@@ -416,9 +416,19 @@ export const RetryFailedResponse = z.object({
   message: z.string(),
 });
 
-export const StreamQuery = z.object({ after: id.optional().describe("Resume after this event id (or send Last-Event-ID)") });
+export const StreamQuery = z.object({
+  after: id.optional().describe("Resume after this event id (or send Last-Event-ID)"),
+  local_replays: z
+    .enum(["true", "false"])
+    .transform((value) => value === "true")
+    .optional()
+    .describe(
+      "true: this client forwards the dashboard's Local replays (rehook listen): they come as `event: replay` messages. Only for a key whose role may record local replays (developer); others get events only",
+    ),
+});
 
 export const StreamedEvent = z.object({
+  attempt_id: id.optional().describe("On `event: replay` messages only: the id to record the Local replay's result under (POST /events/{id}/local-replays)"),
   id,
   endpoint_id: id,
   method: z.string(),
@@ -441,6 +451,15 @@ export const LocalReplayRequest = z
       .uuid()
       .optional()
       .describe("A UUID the caller chooses per attempt: the same record sent again (its answer lost) is stored once, and answered as stored"),
+    via: z
+      .enum(["browser", "listen"])
+      .optional()
+      .describe("How the request reached the caller's machine: rehook listen forwarded it, or a browser sent it. Default: listen (this API is called with a key)"),
+    local_url: z
+      .string()
+      .max(2048)
+      .optional()
+      .describe("The http(s) URL actually requested (rehook listen: its --forward URL with the captured path and query). Without it: http://localhost:3000 and the path a replay to the first destination would use"),
   })
   .strict();
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ReplayJobView } from "../bulk-replays.js";
-import { editableReplayRequest, getReplay, listReplays, localReplayRequest, recordLocalReplay, replayEvent } from "../replays.js";
+import { defaultLocalVia, handLocalReplayToListener, localReplayOutcome, localReplayRequest, recordLocalReplay } from "../local-replays.js";
+import { editableReplayRequest, getReplay, listReplays, replayEvent } from "../replays.js";
 import { recordLocalReplayInput, replayAttempt, replayEventInput } from "../schemas/replays.js";
 import { defineContract } from "./contract.js";
 
@@ -69,8 +70,40 @@ export const recordLocalContract = defineContract({
     params: { id: "eventId" },
     omit: ["localPort"],
   },
-  run: (services, actor, { eventId, localPort, attemptId, status, latencyMs, body, error }) =>
-    recordLocalReplay(services, { teamId: actor.teamId, userId: actor.userId, by: actor, eventId, localPort, attemptId, result: { status, latencyMs, body: body ?? null, error: error ?? null } }),
+  run: (services, actor, { eventId, localPort, localUrl, via, attemptId, status, latencyMs, body, error }) =>
+    recordLocalReplay(services, {
+      teamId: actor.teamId,
+      userId: actor.userId,
+      by: actor,
+      eventId,
+      localPort,
+      localUrl,
+      via: via ?? defaultLocalVia(actor),
+      attemptId,
+      result: { status, latencyMs, body: body ?? null, error: error ?? null },
+    }),
+});
+
+export const handToListenerContract = defineContract({
+  name: "replays.handToListener",
+  summary: "Hands a Local replay to the member's rehook listen for the event's endpoint, when one is connected",
+  kind: "mutation",
+  role: "developer",
+  input: eventRef,
+  output: z.custom<Answer<typeof handLocalReplayToListener>>(),
+  errors: ["not_found"],
+  run: (services, actor, input) => handLocalReplayToListener(services, { teamId: actor.teamId, userId: actor.userId, ...input }),
+});
+
+export const localOutcomeContract = defineContract({
+  name: "replays.localOutcome",
+  summary: "The record of a Local replay handed to rehook listen, once it reported (null until then)",
+  kind: "query",
+  role: "developer",
+  input: eventRef.extend({ attemptId: z.string() }),
+  output: z.custom<Answer<typeof localReplayOutcome>>(),
+  errors: ["not_found"],
+  run: (services, actor, input) => localReplayOutcome(services, { teamId: actor.teamId, ...input }),
 });
 
 export const listReplaysContract = defineContract({

@@ -41,10 +41,31 @@ export const localReplayResult = z.object({
     .transform((error) => (error === null ? null : storableText(error))),
 });
 
-/** Recording a local replay: the event, the port it went to (the dashboard's), and the result (body and error may be left out). */
+/** How a local replay reached the developer's machine: the dashboard's browser sent it, or `rehook listen` forwarded it. */
+export const LOCAL_VIA = ["browser", "listen"] as const;
+export type LocalVia = (typeof LOCAL_VIA)[number];
+
+/** A URL the caller's machine sent to: shown in the history as text, so http(s) only and no credentials. */
+const localUrl = z
+  .string()
+  .max(2_048, "local_url must be at most 2,048 characters")
+  .refine((text) => {
+    try {
+      const url = new URL(text);
+      return (url.protocol === "http:" || url.protocol === "https:") && url.username === "" && url.password === "";
+    } catch {
+      return false;
+    }
+  }, "local_url must be the http or https URL the request went to, without user:password@");
+
+/** Recording a local replay: the event, where it went (the dashboard's port, or the URL), how, and the result (body and error may be left out). */
 export const recordLocalReplayInput = z.object({
   eventId: z.string(),
   localPort: z.number().optional(),
+  /** The URL actually requested (rehook listen: its --forward target with the captured path). */
+  localUrl: localUrl.optional(),
+  /** Unset: "listen" for an API key, "browser" for the dashboard's session. */
+  via: z.enum(LOCAL_VIA, { message: `via must be one of ${LOCAL_VIA.join(", ")}` }).optional(),
   status: localReplayResult.shape.status,
   latencyMs: localReplayResult.shape.latencyMs,
   body: localReplayResult.shape.body.optional(),

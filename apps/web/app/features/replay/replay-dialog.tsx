@@ -5,15 +5,18 @@ import { FormError, Icon } from "../../components/ui";
 import { errorMessage } from "../../lib/errors";
 import { draftOverrides, sendBlocker } from "../../lib/replay-edit";
 import { ENVIRONMENT_LABELS, parseLocalPort, REPLAY_ENVIRONMENTS, type ReplayAttempt, type ReplayEnvironment, type TargetHint } from "../../lib/replay";
+import { LocalOutcome } from "./local-outcome";
 import { useLocalPort, useRequestDraft } from "./replay-dialog-state";
 import { ReplayOutcome } from "./replay-outcome";
 import { CustomUrlField, LocalPortField } from "./replay-target-fields";
 import { RequestEditor } from "./request-editor";
+import { resendWithoutCors, sendLocalReplay, type LocalSend } from "./send-local-replay";
 import { sendReplay } from "./send-replay";
 import { TargetOptions } from "./target-options";
 import "./replay-dialog.css";
 
-type SendState = { sending: boolean; attempt: ReplayAttempt | null; error: string | null };
+/** `local`: what a Local replay did (rehook listen or this browser); `note`: the step under way while sending. */
+type SendState = { sending: boolean; attempt: ReplayAttempt | null; error: string | null; local?: LocalSend; note?: string };
 
 /** The first target that can be used: original, then staging, then local. */
 function defaultEnvironment(hints: Record<ReplayEnvironment, TargetHint>): ReplayEnvironment {
@@ -102,10 +105,30 @@ export function ReplayDialog({
     setCustomError(null);
     setState({ sending: true, attempt: null, error: null });
     try {
+      if (environment === "local" && port.ok) {
+        const local = await sendLocalReplay(eventId, port.port, (note) => setState((current) => ({ ...current, note })));
+        setState({ sending: false, attempt: null, error: null, local });
+        if (local.attempt) onReplayed(local.attempt);
+        return;
+      }
       const overrides = editing ? draftOverrides(draft, original) : null;
       const attempt = await sendReplay({ eventId, environment, localPort: port.ok ? port.port : null, customUrl: url, overrides });
       setState({ sending: false, attempt, error: null });
       onReplayed(attempt);
+    } catch (error) {
+      setState({ sending: false, attempt: null, error: errorMessage(error) });
+    }
+  }
+
+  // After a refused preflight, when the user asks: the same request without CORS.
+  async function sendWithoutCors() {
+    const previous = state.local;
+    if (state.sending || previous?.route !== "browser") return;
+    setState({ sending: true, attempt: null, error: null, note: "Sending from this browser without CORS…" });
+    try {
+      const local = await resendWithoutCors(previous, eventId);
+      setState({ sending: false, attempt: null, error: null, local });
+      onReplayed(local.attempt!);
     } catch (error) {
       setState({ sending: false, attempt: null, error: errorMessage(error) });
     }
@@ -188,8 +211,10 @@ export function ReplayDialog({
         <div className="replay-result-area" aria-live="polite" ref={outcomeRef}>
           {state.sending ? (
             <p className="replay-sending muted">
-              <span className="spinner" aria-hidden="true" /> Sending to {ENVIRONMENT_LABELS[environment].toLowerCase()}…
+              <span className="spinner" aria-hidden="true" /> {state.note ?? `Sending to ${ENVIRONMENT_LABELS[environment].toLowerCase()}…`}
             </p>
+          ) : state.local ? (
+            <LocalOutcome send={state.local} busy={state.sending} onSendWithoutCors={() => void sendWithoutCors()} />
           ) : state.attempt ? (
             <ReplayOutcome attempt={state.attempt} />
           ) : null}
@@ -203,7 +228,7 @@ export function ReplayDialog({
             Close
           </button>
           <SubmitButton busy={state.sending} busyLabel="Sending…" icon={<Icon name="send" />}>
-            {state.attempt ? "Send again" : "Send replay"}
+            {state.attempt || state.local ? "Send again" : "Send replay"}
           </SubmitButton>
         </div>
       </form>

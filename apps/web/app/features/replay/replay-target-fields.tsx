@@ -47,7 +47,7 @@ export function CustomUrlField(props: TargetInputProps) {
   );
 }
 
-/** The Local target's port, and what the local server must allow for its answer to show. */
+/** The Local target's port, and how the replay gets there (rehook listen, or this browser and CORS). */
 export function LocalPortField(props: TargetInputProps) {
   const hydrated = useHydrated();
   return (
@@ -67,9 +67,10 @@ export function LocalPortField(props: TargetInputProps) {
         />
       </TargetInput>
       <p className="note replay-note">
-        Your browser sends this request to your own machine. To show the response here, the local server must allow CORS from{" "}
-        <span className="mono">{hydrated ? window.location.origin : "this dashboard"}</span> (<span className="mono">Access-Control-Allow-Origin</span>, and the
-        request’s headers in a preflight). Without it the replay is still sent, but recorded without a response.
+        If your <span className="mono">rehook listen</span> for this endpoint is running, the replay goes through it, byte for byte, to its{" "}
+        <span className="mono">--forward</span> URL (this port is then not used). Otherwise this browser sends it to your own machine: a request with a JSON
+        body or custom headers is sent only if your local server allows CORS from <span className="mono">{hydrated ? window.location.origin : "this dashboard"}</span>{" "}
+        (the browser asks it first); the dialog says exactly what happened.
       </p>
     </>
   );

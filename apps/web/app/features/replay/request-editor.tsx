@@ -1,14 +1,19 @@
 import { useId } from "react";
-import { bodyError, EDIT_METHODS, type RequestDraft } from "../../lib/replay-edit";
+import { bodyByteCount, bodyError, EDIT_METHODS, formattedBody, shownBody, withTypedBody, type RequestDraft } from "../../lib/replay-edit";
 import { CheckboxField } from "../../components/form-fields";
 import { HeaderTable } from "../../components/header-table";
 import { FormError } from "../../components/ui";
 
 const MODE_LABELS: Record<RequestDraft["bodyMode"], string> = {
-  json: "JSON, pretty-printed",
-  text: "text",
+  json: "JSON, as captured",
+  text: "text, as captured",
   base64: "binary, as base64",
 };
+
+/** "72 bytes" (a count the user compares with what their server logs: never rounded). */
+function bytesText(count: number): string {
+  return `${count.toLocaleString("en")} ${count === 1 ? "byte" : "bytes"}`;
+}
 
 /**
  * The replay dialog's "Edit request" form: method, path and query, header table and body. It only edits a
@@ -31,6 +36,9 @@ export function RequestEditor({
   const bodyId = useId();
   const bodyHintId = useId();
   const error = bodyError(draft);
+  const formatted = formattedBody(draft);
+  const bytes = bodyByteCount(draft);
+  const unchanged = draft.body === original.body;
   const methods = EDIT_METHODS.includes(original.method as never) ? [...EDIT_METHODS] : [original.method, ...EDIT_METHODS];
   const setHeader = (index: number, part: "name" | "value", text: string) =>
     onChange({ ...draft, headers: draft.headers.map((header, i) => (i === index ? { ...header, [part]: text } : header)) });
@@ -89,19 +97,39 @@ export function RequestEditor({
       />
 
       <div className="replay-edit-body">
-        <label htmlFor={bodyId}>Body ({MODE_LABELS[draft.bodyMode]})</label>
+        <div className="replay-edit-body-head">
+          <label htmlFor={bodyId}>Body ({MODE_LABELS[draft.bodyMode]})</label>
+          {draft.bodyMode === "json" ? (
+            <button
+              type="button"
+              className="button secondary small"
+              disabled={formatted === null || formatted.body === draft.body}
+              title="Lay the JSON out two spaces a level, every value as written (the formatted text is what is sent)"
+              onClick={() => formatted && onChange(formatted)}
+            >
+              Format JSON
+            </button>
+          ) : null}
+        </div>
         <textarea
           id={bodyId}
           className="mono"
           rows={10}
           spellCheck={false}
-          value={draft.body}
+          value={shownBody(draft)}
           aria-invalid={error ? true : undefined}
           aria-describedby={bodyHintId}
-          onChange={(event) => onChange({ ...draft, body: event.target.value })}
+          onChange={(event) => onChange(withTypedBody(draft, event.target.value))}
         />
         <small id={bodyHintId} className="muted small">
-          {draft.body === original.body ? "Unchanged: the original bytes are sent." : "Sent as edited; the signature, if any, covers these bytes."}
+          <span data-testid="replay-body-bytes" data-bytes={bytes ?? undefined}>
+            {bytes === null ? "Not valid base64" : `${bytesText(bytes)} will be sent`}
+          </span>
+          {unchanged
+            ? ": the original bytes, unchanged."
+            : `, as edited${draft.bodyMode === "base64" ? "" : " (only what you typed differs from the original)"}; the signature, if any, covers these bytes.`}
+          {draft.bodyMode === "base64" && draft.binaryReason ? ` The body is shown as base64 because ${draft.binaryReason}.` : null}
+          {draft.lineBreak === "\r\n" ? " Its line breaks are CRLF and stay so." : null}
         </small>
         {error && draft.bodyMode === "json" ? (
           <CheckboxField

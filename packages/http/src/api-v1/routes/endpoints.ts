@@ -1,4 +1,5 @@
-import { endpointContracts as endpoints, openEndpointEventStream } from "@rehook/services";
+import { roleAllows } from "@rehook/core";
+import { endpointContracts as endpoints, openEndpointEventStream, replayContracts } from "@rehook/services";
 import { STREAM_RETRY_MS } from "../../open-streams.js";
 import { SseWriter } from "../../sse-writer.js";
 import { contractRoute } from "../contract-route.js";
@@ -13,7 +14,8 @@ export const ENDPOINT_ROUTES: Route[] = [
     method: "GET",
     path: "/endpoints/{id}/stream",
     operationId: "streamEndpointEvents",
-    summary: "Server-sent events: each new event of the endpoint (event: webhook, id: the event id); resume with Last-Event-ID or ?after=",
+    summary:
+      "Server-sent events: each new event of the endpoint (event: webhook, id: the event id); resume with Last-Event-ID or ?after=. With ?local_replays=true, the dashboard's Local replays of the key's member come too (event: replay, no id, the stored event with attempt_id)",
     query: S.StreamQuery,
     streams: true,
     success: { status: 200, schema: S.StreamedEvent, description: "An event stream (text/event-stream); each message's data is one event" },
@@ -23,8 +25,18 @@ export const ENDPOINT_ROUTES: Route[] = [
       const after = query.after ?? (lastEventId && parseWith(S.StreamQuery, { after: lastEventId }, "Last-Event-ID").after);
       const stop = new AbortController();
       res.once("close", () => stop.abort());
+      // Local replays go only to a listener that may record them (replays.recordLocal's role).
+      const localReplays = query.local_replays === true && roleAllows(actor.role, replayContracts.recordLocalContract.role);
       // 404 and 429 (too many open streams) come before any stream is opened.
-      const events = await openEndpointEventStream(services, { teamId: actor.teamId, userId: actor.userId, keyId: actor.keyId, endpointId: params.id!, after: after || null, signal: stop.signal });
+      const events = await openEndpointEventStream(services, {
+        teamId: actor.teamId,
+        userId: actor.userId,
+        keyId: actor.keyId,
+        endpointId: params.id!,
+        after: after || null,
+        localReplays,
+        signal: stop.signal,
+      });
       res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no", "rehook-api-version": "v1" });
       // The next event is read only after the socket took the last one: a client that does not
       // read stops the reading (and is dropped past the bounds) instead of filling this process.
@@ -46,8 +58,10 @@ export const ENDPOINT_ROUTES: Route[] = [
             body: event.body,
           };
           // The body's base64 is written a slice at a time, never built whole (10 MiB would be 13 MiB of text, twice).
-          const head = JSON.stringify(fields);
-          const sent = await writer.send([`id: ${event.id}\nevent: webhook\ndata: ${head.slice(0, -1)},"body_base64":"`, { base64: body }, '"}\n\n']);
+          const head = JSON.stringify(event.localReplay ? { attempt_id: event.localReplay.attemptId, ...fields } : fields);
+          // A Local replay carries no id: Last-Event-ID must keep naming the last captured event.
+          const kind = event.localReplay ? "event: replay" : `id: ${event.id}\nevent: webhook`;
+          const sent = await writer.send([`${kind}\ndata: ${head.slice(0, -1)},"body_base64":"`, { base64: body }, '"}\n\n']);
           if (!sent) break;
         }
       } finally {

@@ -98,6 +98,8 @@ export const EVENT_ROUTES: Route[] = [
       body: { schema: S.LocalReplayRequest.shape.body },
       error: { schema: S.LocalReplayRequest.shape.error },
       attemptId: { schema: S.LocalReplayRequest.shape.attempt_id },
+      via: { schema: S.LocalReplayRequest.shape.via },
+      localUrl: { schema: S.LocalReplayRequest.shape.local_url },
     },
     present: restReplayAttempt,
   }),
