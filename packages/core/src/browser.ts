@@ -10,6 +10,8 @@ export { curlCommand, shellQuote, type CurlInput } from "./curl.js";
 // Replays: where a replay goes (the server's own rule) and what a browser-side (local) replay sends.
 export { forwardableHeaders, forwardTarget, type ForwardHeaderOptions, type ForwardTarget } from "./forwarding.js";
 export { DEFAULT_LOCAL_PORT, isLocalPort, LOCAL_REPLAY_ORIGIN, localReplayOrigin, REPLAY_ENVIRONMENTS, replayTarget, type ReplayEnvironment, type ReplaySource, type ReplayTarget } from "./replay-target.js";
+export { FAN_OUT_TARGETS, isUnresolvedFailure, matchedDestinations, originalDestination, planReplay, REPLAY_TARGETS, type PlanDelivery, type PlanDestination, type PlannedSend, type ReplayPlan, type ReplayPlanSource, type ReplayTargetName } from "./replay-plan.js";
+export { eventResolved, MAX_RESOLUTION_NOTE_LENGTH } from "./delivery-resolution.js";
 // Signing up: what the page says when SIGNUP refuses, the same words the server uses.
 // Alert rules: the triggers and channels the Settings form offers, and their labels.
 export { ALERT_CHANNEL_LABELS, ALERT_CHANNELS, ALERT_TRIGGER_LABELS, ALERT_TRIGGERS, type AlertChannel, type AlertTrigger } from "./alerts/rules.js";

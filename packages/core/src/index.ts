@@ -26,6 +26,8 @@ export * from "./curl.js";
 export * from "./chat-hooks.js";
 export * from "./relative-time.js";
 export * from "./replay-target.js";
+export * from "./replay-plan.js";
+export * from "./delivery-resolution.js";
 export * from "./chat-messages.js";
 export * from "./safe-text.js";
 export * from "./text-input.js";
