@@ -30,6 +30,7 @@ import { Migration20261208020000_verified_dedup_keys } from "./Migration20261208
 import { Migration20261208030000_operator_teams } from "./Migration20261208030000_operator_teams.js";
 import { Migration20261208040000_filters_cut_short } from "./Migration20261208040000_filters_cut_short.js";
 import { Migration20261209000000_delivery_history } from "./Migration20261209000000_delivery_history.js";
+import { Migration20261209010000_legacy_delivery_resolution } from "./Migration20261209010000_legacy_delivery_resolution.js";
 
 /** Every migration in order. Listed explicitly so the built package needs no folder scan. */
 export const migrationsList: MigrationObject[] = [
@@ -64,4 +65,5 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261208030000_operator_teams", class: Migration20261208030000_operator_teams },
   { name: "Migration20261208040000_filters_cut_short", class: Migration20261208040000_filters_cut_short },
   { name: "Migration20261209000000_delivery_history", class: Migration20261209000000_delivery_history },
+  { name: "Migration20261209010000_legacy_delivery_resolution", class: Migration20261209010000_legacy_delivery_resolution },
 ];

@@ -15,6 +15,7 @@ import {
 import { TRANSACTION_SETTINGS_SQL } from "../session-settings.js";
 import { CODED_BODY_COLUMNS, CODED_ROWS_PER_READ, REQUEST_TEXT_SQL, searchableCodedBodies, searchIndexCoverage, type CodedBodyRow } from "./event-search-index.js";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
+import { EVENT_RESOLVED_SQL, resolvedEventIds } from "./delivery-resolution.js";
 
 /** One row of the activity feed. */
 export interface EventSummary {
@@ -39,8 +40,11 @@ export interface EventSummary {
   receivedAt: Date;
   /** When a scheduled retry is due (pending events between attempts), else null. */
   nextAttemptAt: Date | null;
-  /** A failed event that a replay has since delivered (its status stays failed). */
-  resolvedByReplay: boolean;
+  /**
+   * A failed event whose every failed delivery is resolved (a replay delivered to that
+   * destination, or a member marked it, see core's eventResolved); its status stays failed.
+   */
+  resolved: boolean;
   /** A duplicate: the first event with its dedup key (null otherwise). */
   duplicateOf: string | null;
   /** Each destination it was routed to and how that delivery stands (lists mark their rows with markPage). */
@@ -61,7 +65,7 @@ export interface EventFilter {
   before?: string;
   /** Text the body (its first SEARCHED_BODY_BYTES, decoded when compressed), a header, or the sub-path and query contain, case-insensitively. */
   search?: string;
-  /** Leave out events a replay has delivered (resolved by replay). */
+  /** Leave out resolved failed events (see EventSummary.resolved). */
   unresolved?: boolean;
 }
 
@@ -83,8 +87,8 @@ interface SummaryRow {
   received_at: Date;
   next_attempt_at: Date | null;
   duplicate_of: string | null;
-  /** Only where the query computes it (one event's page); a list marks its rows with markResolvedByReplay. */
-  resolved_by_replay?: boolean;
+  /** Only where the query computes it (one event's page); a list marks its rows with markResolved. */
+  resolved?: boolean;
 }
 
 
@@ -128,17 +132,17 @@ const toSummary = (row: SummaryRow): EventSummary => ({
   responseStatus: row.response_status,
   receivedAt: new Date(row.received_at),
   nextAttemptAt: row.next_attempt_at === null ? null : new Date(row.next_attempt_at),
-  resolvedByReplay: row.resolved_by_replay ?? false,
+  resolved: row.resolved ?? false,
   duplicateOf: row.duplicate_of ?? null,
   deliveries: [],
 });
 
 /**
- * A page's rows with what lists show beside each: resolved by replay, and each delivery's
- * state (one indexed query each, on the page's ids only).
+ * A page's rows with what lists show beside each: resolved, and each delivery's state (one
+ * indexed query each, on the page's ids only).
  */
 export async function markPage(em: EntityManager, rows: EventSummary[]): Promise<EventSummary[]> {
-  return markDeliveries(em, await markResolvedByReplay(em, rows));
+  return markDeliveries(em, await markResolved(em, rows));
 }
 
 /** Marks each forwarded row with its deliveries' states, destination names beside them. */
@@ -165,19 +169,15 @@ async function markDeliveries(em: EntityManager, rows: EventSummary[]): Promise<
   return rows.map((row) => (byEvent.has(row.id) ? { ...row, deliveries: byEvent.get(row.id)! } : row));
 }
 
-/** A delivered replay of the event `e`: resolves a failed event (probes replay_attempts' (event_id, …) index). */
-const RESOLVED_BY_REPLAY = `exists (select 1 from replay_attempts r where r.event_id = e.id and r.status = 'delivered')`;
-
 /**
- * Marks the failed rows a replay has delivered: one indexed query on the page's failed ids
- * (none when the page has no failed row), not a per-row join in the page's own query.
+ * Marks the resolved failed rows: one indexed query on the page's failed ids (none when the
+ * page has no failed row), not a per-row join in the page's own query.
  */
-export async function markResolvedByReplay(em: EntityManager, rows: EventSummary[]): Promise<EventSummary[]> {
+export async function markResolved(em: EntityManager, rows: EventSummary[]): Promise<EventSummary[]> {
   const failed = rows.filter((row) => row.status === "failed").map((row) => row.id);
   if (failed.length === 0) return rows;
-  const resolved = await em.execute<Array<{ event_id: string }>>(`select distinct event_id from replay_attempts where event_id = any(?::uuid[]) and status = 'delivered'`, [`{${failed.join(",")}}`]);
-  const ids = new Set(resolved.map((row) => row.event_id));
-  return rows.map((row) => (ids.has(row.id) ? { ...row, resolvedByReplay: true } : row));
+  const ids = await resolvedEventIds(em, failed);
+  return rows.map((row) => (ids.has(row.id) ? { ...row, resolved: true } : row));
 }
 
 /**
@@ -285,7 +285,7 @@ function filterConditions(filter: Omit<EventFilter, "search">, except?: KeyedCol
   if (filter.receivedBefore) (sql.push("e.id < ?"), params.push(uuidv7Floor(filter.receivedBefore.getTime())));
   if (filter.before) (sql.push("e.id < ?"), params.push(filter.before));
   // Only failed events are ever "resolved": others replayed stay listed, whatever the status filter.
-  if (filter.unresolved) sql.push(`not (e.status = 'failed' and ${RESOLVED_BY_REPLAY})`);
+  if (filter.unresolved) sql.push(`not ${EVENT_RESOLVED_SQL}`);
   return { sql, params };
 }
 
@@ -603,7 +603,7 @@ export async function findOwnedEvent(em: EntityManager, teamId: string, eventId:
             e.destination_url, e.forwarded_at, e.completed_at, e.response_headers, e.response_body,
             e.response_truncated, e.error, p.slug as endpoint_slug, e.next_attempt_at, e.sender_status, e.sender_delay_ms,
             (select count(*) from replay_attempts r where r.event_id = e.id) as replay_count,
-            e.status = 'failed' and ${RESOLVED_BY_REPLAY} as resolved_by_replay
+            ${EVENT_RESOLVED_SQL} as resolved
      from events e join endpoints p on p.id = e.endpoint_id
      where e.id = ? and p.team_id = ?`,
     [previewBytes, eventId, teamId],
@@ -939,6 +939,19 @@ export interface EventDelivery {
   attempts: number;
   /** While pending: when its next attempt is due (null: now). */
   nextAttemptAt: Date | null;
+  /** A failed delivery made good since (null: not resolved, or not failed). */
+  resolution: DeliveryResolution | null;
+}
+
+/** How a failed delivery was resolved: by a replay to its destination that delivered, or by a member with a note. */
+export interface DeliveryResolution {
+  at: Date;
+  /** The replay attempt that delivered (null: marked by a member). */
+  replayId: string | null;
+  /** The member who marked it, their email now (null: by a replay, or the member was deleted since). */
+  userId: string | null;
+  userEmail: string | null;
+  note: string | null;
 }
 
 /*
@@ -953,24 +966,27 @@ with event as (
   from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ?
 ),
 stored as (
-  select d.destination_id, t.name, t.url, t.position, d.status, d.attempts, d.next_attempt_at, null as filter_reason
+  select d.destination_id, t.name, t.url, t.position, d.status, d.attempts, d.next_attempt_at, null as filter_reason,
+         d.resolved_at, d.resolved_by_replay_id, d.resolved_by_user_id, u.email as resolved_by_email, d.resolution_note
   from event x join deliveries d on d.event_id = x.id left join destinations t on t.id = d.destination_id
+  left join users u on u.id = d.resolved_by_user_id
   union all
   -- Its only delivery being sent by the fast path, leased on the event (no row yet): the first attempt, under way.
-  select x.fast_path_destination_id, t.name, t.url, t.position, 'pending', 1, null, null
+  select x.fast_path_destination_id, t.name, t.url, t.position, 'pending', 1, null, null, null, null, null, null, null
   from event x left join destinations t on t.id = x.fast_path_destination_id
   where x.fast_path_destination_id is not null
 ),
 before_routing as (
   select t.id as destination_id, t.name, t.url, t.position, x.status, (select count(*) from delivery_attempts a where a.event_id = x.id)::int as attempts,
-         null::timestamptz as next_attempt_at, null as filter_reason
+         null::timestamptz as next_attempt_at, null as filter_reason, null::timestamptz, null::uuid, null::uuid, null, null
   from event x join lateral (select * from destinations t where t.endpoint_id = x.endpoint_id order by t.position limit 1) t on true
   where x.status in ('delivered', 'failed') and not exists (select 1 from stored)
     and exists (select 1 from delivery_attempts a where a.event_id = x.id and a.destination_id is null)
 ),
 filtered as (
   select t.id as destination_id, t.name, t.url, t.position, 'filtered' as status, 0 as attempts, null::timestamptz as next_attempt_at,
-         case when t.id = any(x.filters_cut_short) then 'work_budget_exceeded' else 'no_match' end as filter_reason
+         case when t.id = any(x.filters_cut_short) then 'work_budget_exceeded' else 'no_match' end as filter_reason,
+         null::timestamptz, null::uuid, null::uuid, null, null
   from event x join destinations t on t.endpoint_id = x.endpoint_id
   where x.status <> 'duplicate' and t.enabled and t.filter is not null and t.created_at <= x.received_at
     and not exists (select 1 from stored s where s.destination_id = t.id) and not exists (select 1 from before_routing)
@@ -990,6 +1006,11 @@ export async function ownedEventDeliveries(em: EntityManager, teamId: string, ev
       attempts: number;
       next_attempt_at: Date | null;
       filter_reason: FilterReason | null;
+      resolved_at: Date | null;
+      resolved_by_replay_id: string | null;
+      resolved_by_user_id: string | null;
+      resolved_by_email: string | null;
+      resolution_note: string | null;
     }>
   >(EVENT_DELIVERIES, [eventId, teamId]);
   return rows.map((row) => ({
@@ -1000,5 +1021,15 @@ export async function ownedEventDeliveries(em: EntityManager, teamId: string, ev
     attempts: Number(row.attempts),
     nextAttemptAt: row.status === "pending" && row.next_attempt_at ? new Date(row.next_attempt_at) : null,
     filterReason: row.filter_reason,
+    resolution:
+      row.status === "failed" && row.resolved_at !== null
+        ? {
+            at: new Date(row.resolved_at),
+            replayId: row.resolved_by_replay_id,
+            userId: row.resolved_by_user_id,
+            userEmail: row.resolved_by_email,
+            note: row.resolution_note,
+          }
+        : null,
   }));
 }
