@@ -185,3 +185,42 @@ export function planReplay(request: ReplayRequestTarget, source: ReplayPlanSourc
     }
   }
 }
+
+/** Where a bulk replay sends each event: one of the endpoint's destinations, each event's matched or failed ones, or a URL. */
+export type BulkReplayChoice =
+  | { ok: true; environment: "original" | "custom"; target: "destination" | "matched" | "failed" | null; destinationId: string | null }
+  | { ok: false; kind: "invalid" | "impossible"; reason: string };
+
+/**
+ * A bulk replay's target, decided once for the whole endpoint (each event is then planned with
+ * planReplay): "original" is the endpoint's only destination, never the first of several.
+ */
+export function bulkReplayTarget(request: ReplayRequestTarget, destinations: PlanDestination[]): BulkReplayChoice {
+  const target = requestedTarget(request);
+  const destinationId = request.destinationId ?? null;
+  if (destinationId !== null && target !== "original") return { ok: false, kind: "invalid", reason: `destination_id goes with target "original" (or no target), not "${target}".` };
+  switch (target) {
+    case "custom":
+      return { ok: true, environment: "custom", target: null, destinationId: null };
+    case "matched":
+    case "failed":
+      return { ok: true, environment: "original", target, destinationId: null };
+    case "original": {
+      if (destinationId !== null) {
+        if (!destinations.some((destination) => destination.id === destinationId)) {
+          return { ok: false, kind: "impossible", reason: `The destination ${destinationId} is not one of this endpoint's destinations: list the endpoint's destinations for their ids.` };
+        }
+        return { ok: true, environment: "original", target: "destination", destinationId };
+      }
+      if (destinations.length === 1) return { ok: true, environment: "original", target: "destination", destinationId: destinations[0]!.id };
+      if (destinations.length === 0) return { ok: false, kind: "impossible", reason: "This endpoint has no destination to replay to: add one, or replay to a custom URL." };
+      return {
+        ok: false,
+        kind: "invalid",
+        reason: `This endpoint has ${destinations.length} destinations (${names(destinations)}): choose one, or send each event to the destinations it matched ("matched") or to its failed ones ("failed").`,
+      };
+    }
+    default:
+      return { ok: false, kind: "invalid", reason: "Bulk replays go to one of the endpoint's destinations, to each event's matched or failed destinations, or to a custom URL." };
+  }
+}

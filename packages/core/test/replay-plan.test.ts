@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { eventResolved, markResolvedRefusal, planReplay, replayResolves, requestedTarget, type PlanDelivery, type ReplayPlanSource } from "../src/index.js";
+import { bulkReplayTarget, eventResolved, markResolvedRefusal, planReplay, replayResolves, requestedTarget, type PlanDelivery, type ReplayPlanSource } from "../src/index.js";
 
 // Which destinations a replay request goes to (or which error), and when a failure is resolved.
 
@@ -135,5 +135,24 @@ describe("resolution", () => {
     expect(markResolvedRefusal(failed)).toBeNull();
     expect(markResolvedRefusal({ ...failed, status: "delivered" })).toMatch(/is delivered, not failed/);
     expect(markResolvedRefusal({ ...failed, resolvedAt: at })).toMatch(/resolved already, at 2026-12-09T10:00:00.000Z/);
+  });
+});
+
+describe("bulkReplayTarget", () => {
+  const destinations = [billing, ci, broken];
+  it("original is the endpoint's only destination, a question when it has several", () => {
+    expect(bulkReplayTarget({ target: "original" }, [ci])).toEqual({ ok: true, environment: "original", target: "destination", destinationId: ci.id });
+    expect(bulkReplayTarget({ target: "original" }, destinations)).toMatchObject({ ok: false, kind: "invalid", reason: expect.stringContaining("3 destinations (Billing, CI, Broken)") });
+    expect(bulkReplayTarget({ target: "original" }, [])).toMatchObject({ ok: false, kind: "impossible" });
+  });
+
+  it("a destination by id, each event's matched or failed destinations, or a custom URL", () => {
+    expect(bulkReplayTarget({ destinationId: broken.id }, destinations)).toEqual({ ok: true, environment: "original", target: "destination", destinationId: broken.id });
+    expect(bulkReplayTarget({ destinationId: "elsewhere" }, destinations)).toMatchObject({ ok: false, kind: "impossible" });
+    expect(bulkReplayTarget({ target: "failed" }, destinations)).toEqual({ ok: true, environment: "original", target: "failed", destinationId: null });
+    expect(bulkReplayTarget({ target: "matched" }, destinations)).toEqual({ ok: true, environment: "original", target: "matched", destinationId: null });
+    expect(bulkReplayTarget({ customUrl: "https://scratch.example/" }, destinations)).toEqual({ ok: true, environment: "custom", target: null, destinationId: null });
+    expect(bulkReplayTarget({ target: "failed", destinationId: ci.id }, destinations)).toMatchObject({ ok: false, kind: "invalid" });
+    expect(bulkReplayTarget({ target: "staging" }, destinations)).toMatchObject({ ok: false, kind: "invalid" });
   });
 });
