@@ -145,6 +145,7 @@ export function planReplay(request: ReplayRequestTarget, source: ReplayPlanSourc
   if (destinationId !== null && target !== "original" && target !== "staging") {
     return invalid(`destination_id goes with target "original" or "staging" (or no target), not "${target}".`);
   }
+  if (request.customUrl && target !== "custom") return invalid(`A URL (destination_url) goes with target "custom" (or no target), not "${target}".`);
   switch (target) {
     case "custom": {
       const custom = editedReplayTarget("custom", { destinationUrl: null, stagingHost: null, path: source.path, query: source.query }, request.customUrl, edits);

@@ -57,6 +57,7 @@ describe("planReplay", () => {
     for (const target of ["matched", "failed", "custom", "local"] as const) {
       expect(planReplay({ target, destinationId: ci.id, customUrl: "https://x.example/" }, push), target).toMatchObject({ ok: false, kind: "invalid", reason: expect.stringContaining("destination_id goes with") });
     }
+    expect(planReplay({ target: "original", customUrl: "https://x.example/" }, single)).toMatchObject({ ok: false, kind: "invalid", reason: expect.stringContaining('goes with target "custom"') });
   });
 
   it("matched: one send per matched destination still there, in the endpoint's order", () => {

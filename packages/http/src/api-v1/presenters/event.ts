@@ -18,7 +18,7 @@ function responseBody(body: Uint8Array | null): { body: string | null; body_enco
 
 /** A listed event as the API shows it: where it came and how, so scripts need no second call per event. */
 export function restEventSummary(
-  event: Pick<EventSummary, "id" | "endpointId" | "method" | "path" | "source" | "eventType" | "status" | "signature" | "signatureReason" | "latencyMs" | "receivedAt" | "resolvedByReplay" | "duplicateOf">,
+  event: Pick<EventSummary, "id" | "endpointId" | "method" | "path" | "source" | "eventType" | "status" | "signature" | "signatureReason" | "latencyMs" | "receivedAt" | "resolved" | "duplicateOf">,
 ) {
   return {
     id: event.id,
@@ -33,7 +33,9 @@ export function restEventSummary(
     signature_reason: event.signatureReason,
     latency_ms: event.latencyMs,
     received_at: event.receivedAt.toISOString(),
-    resolved_by_replay: event.resolvedByReplay,
+    resolved: event.resolved,
+    // The preview's first name for it, kept as an alias.
+    resolved_by_replay: event.resolved,
   };
 }
 
@@ -62,6 +64,18 @@ const restAttempt = (a: Attempt) => ({
   outcome: a.outcome,
 });
 
+type Resolution = NonNullable<EventView["deliveries"][number]["resolution"]>;
+
+/** How a failed delivery was resolved: by a replay that delivered, or by a member with a note. */
+const restResolution = (resolution: Resolution) => ({
+  resolved_at: resolution.at.toISOString(),
+  by: resolution.replayId ? ("replay" as const) : ("member" as const),
+  replay_id: resolution.replayId,
+  user_id: resolution.userId,
+  user_email: resolution.userEmail,
+  note: resolution.note,
+});
+
 /** One event as GET /events/{id} shows it: the payload preview, the answer, every attempt. */
 export function restEventDetail(event: EventView) {
   return {
@@ -87,6 +101,7 @@ export function restEventDetail(event: EventView) {
       // Attempts made before routing have no destination: they went to the first one.
       attempts: event.attempts.filter((a) => a.destinationId === delivery.destinationId || (a.destinationId === null && index === 0)).map(restAttempt),
       next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+      resolution: delivery.resolution && restResolution(delivery.resolution),
       filter_reason: delivery.filterReason,
     })),
     sender_response: event.senderResponse && { status: event.senderResponse.status, delay_ms: event.senderResponse.delayMs },
