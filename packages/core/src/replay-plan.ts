@@ -107,7 +107,7 @@ export function originalDestination(source: Pick<ReplayPlanSource, "destinations
 /** The URL one destination gets (original or staging), with any edited path and query. */
 function sendTo(environment: "original" | "staging", destination: PlanDestination, source: ReplayPlanSource, edits: ReplayPathEdits): { ok: true; send: PlannedSend } | { ok: false; plan: ReplayPlan } {
   const target = editedReplayTarget(environment, { destinationUrl: destination.url, stagingHost: source.stagingHost, path: source.path, query: source.query }, null, edits);
-  if (!target.ok) return { ok: false, plan: { ok: false, kind: target.kind, reason: `${destination.name}: ${target.reason}` } };
+  if (!target.ok) return { ok: false, plan: { ok: false, kind: target.kind, reason: target.reason } };
   return { ok: true, send: { environment, destinationId: destination.id, url: target.url } };
 }
 
@@ -115,7 +115,8 @@ function sendsTo(environment: "original" | "staging", destinations: PlanDestinat
   const sends: PlannedSend[] = [];
   for (const destination of destinations) {
     const one = sendTo(environment, destination, source, edits);
-    if (!one.ok) return one.plan;
+    // Among several destinations, the reason names the one that cannot take it.
+    if (!one.ok) return one.plan.ok || !FAN_OUT_TARGETS.includes(target) ? one.plan : { ...one.plan, reason: `${destination.name}: ${one.plan.reason}` };
     sends.push(one.send);
   }
   return { ok: true, target, sends };
