@@ -6,7 +6,7 @@ import { formatBytes, formatLatency, toDate } from "../lib/format";
 import { trpc } from "../lib/trpc.client";
 import { HttpStatus, SignatureBadge, StatusBadge } from "./badges";
 import { DeliveryDots } from "./delivery-states";
-import { requestPath, ResolvedByReplay, type FeedRow } from "./feed-row";
+import { requestPath, Resolved, type FeedRow } from "./feed-row";
 import { PayloadBlock } from "./payload";
 import { useExactTime } from "./relative-time";
 import { Detail } from "./ui";
@@ -61,7 +61,7 @@ export function EventPreview({ row }: { row: FeedRow | undefined }) {
       </p>
       <div className="event-preview-status">
         <StatusBadge status={row.status} />
-        {row.resolvedByReplay ? <ResolvedByReplay /> : null}
+        {row.resolved ? <Resolved /> : null}
         <SignatureBadge signature={row.signature} reason={row.signatureReason} />
         {row.responseStatus !== null ? <HttpStatus code={row.responseStatus} /> : null}
         <DeliveryDots deliveries={row.deliveries} />

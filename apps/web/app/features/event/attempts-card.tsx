@@ -1,4 +1,5 @@
 import { Link } from "@remix-run/react";
+import type { ReactNode } from "react";
 import { AttemptTimeline } from "../../components/attempts";
 import { PAUSED_ATTEMPT_TEXT, TimeUntil } from "../../components/delivery";
 import { Alert, Card, Icon } from "../../components/ui";
@@ -51,6 +52,7 @@ export function AttemptsCard({
   retry,
   retryLocked,
   onRetry,
+  resolution,
 }: {
   event: EventPageData["event"];
   nextAttemptAt: EventPageData["event"]["nextAttemptAt"];
@@ -60,6 +62,8 @@ export function AttemptsCard({
   /** Why the member's role may not retry (the button is disabled, this on hover). */
   retryLocked?: string;
   onRetry: () => void;
+  /** Its failed delivery's resolution, or Mark resolved (delivery-resolution.tsx). */
+  resolution?: ReactNode;
 }) {
   const attempts = event.attempts;
   return (
@@ -96,6 +100,7 @@ export function AttemptsCard({
       ) : (
         <AttemptTimeline eventId={event.id} attempts={attempts} nextAttemptAt={nextAttemptAt} paused={forwardingPaused} />
       )}
+      {resolution}
       <RetryNowFeedback retry={retry} />
     </Card>
   );

@@ -1,10 +1,12 @@
 import { Link } from "@remix-run/react";
+import type { ReactNode } from "react";
 import { AttemptTimeline } from "../../components/attempts";
 import { TimeUntil } from "../../components/delivery";
 import { DeliveryStateBadge, REMOVED_DESTINATION } from "../../components/delivery-states";
 import { Card } from "../../components/ui";
 import { plural } from "../../lib/format";
 import { RetryNowButton, RetryNowFeedback, type RetryState } from "./attempts-card";
+import { DeliveryResolution } from "./delivery-resolution";
 import type { EventPageData } from "./event-data.server";
 
 type EventData = EventPageData["event"];
@@ -42,6 +44,7 @@ export function DeliveriesCard({
   retry,
   retryLocked,
   onRetry,
+  onResolved,
 }: {
   event: EventData;
   pausedDestinations: string[];
@@ -49,6 +52,8 @@ export function DeliveriesCard({
   retry: RetryState;
   retryLocked?: string;
   onRetry: () => void;
+  /** A failed delivery was marked resolved: the page reads the event again. */
+  onResolved: () => void;
 }) {
   const { byDestination, other } = groupAttempts(event.deliveries, event.attempts);
   const routed = event.deliveries.filter((delivery) => delivery.status !== "filtered").length;
@@ -75,6 +80,7 @@ export function DeliveriesCard({
             delivery={delivery}
             attempts={byDestination.get(delivery.destinationId) ?? []}
             paused={pausedDestinations.includes(delivery.destinationId)}
+            resolution={<DeliveryResolution eventId={event.id} delivery={delivery} locked={retryLocked} onResolved={onResolved} />}
           />
         ))}
         {other.length > 0 ? (
@@ -93,7 +99,7 @@ export function DeliveriesCard({
 }
 
 /** One destination's part: name, state, URL, attempts and the next one. */
-function DeliveryGroup({ event, delivery, attempts, paused }: { event: EventData; delivery: Delivery; attempts: Attempt[]; paused: boolean }) {
+function DeliveryGroup({ event, delivery, attempts, paused, resolution }: { event: EventData; delivery: Delivery; attempts: Attempt[]; paused: boolean; resolution: ReactNode }) {
   const name = delivery.name ?? REMOVED_DESTINATION;
   const waiting = delivery.status === "pending" ? delivery.nextAttemptAt : null;
   return (
@@ -137,6 +143,7 @@ function DeliveryGroup({ event, delivery, attempts, paused }: { event: EventData
       ) : (
         <p className="muted small">No attempt has finished yet.</p>
       )}
+      {resolution}
     </li>
   );
 }

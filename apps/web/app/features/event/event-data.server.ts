@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, SerializeFrom } from "@remix-run/node";
 import { curlInBody } from "../../components/inspector/payload-inspector";
 import type { PayloadData } from "../../components/payload";
 import { throwIfNotFound } from "../../lib/errors";
-import { replayHints } from "../../lib/replay";
+import { replayChoices } from "../../lib/replay";
 import { requireUser } from "../../lib/session.server";
 import { HISTORY_LIMIT } from "./history-limit";
 
@@ -28,8 +28,8 @@ export async function loadEventPage({ request, context, params }: LoaderFunction
   // The endpoint as it is now: replays go to its current destination and staging host.
   const [endpoint, destinations, history] = await Promise.all([
     context.caller.endpoints.get({ id: event.endpointId }).catch(() => null),
-    // Which of its destinations are paused (only asked for when it went to several).
-    event.deliveries.length > 1 ? context.caller.destinations.list({ endpointId: event.endpointId }).catch(() => []) : Promise.resolve([]),
+    // Which of its destinations are paused, and where a replay may go.
+    context.caller.destinations.list({ endpointId: event.endpointId }).catch(() => []),
     context.caller.replays.list({ eventId: event.id, limit: HISTORY_LIMIT }).catch(() => ({ replays: [], nextCursor: null })),
   ]);
   return {
@@ -39,8 +39,10 @@ export async function loadEventPage({ request, context, params }: LoaderFunction
     forwardingPaused: endpoint?.forwardingPaused ?? false,
     /** The destinations whose circuit breaker is open: their deliveries wait until each is resumed. */
     pausedDestinations: destinations.filter((destination) => destination.forwardingPaused).map((destination) => destination.id),
-    replayHints: replayHints({
-      destinationUrl: endpoint?.destinationUrl ?? null,
+    replayChoices: replayChoices({
+      destinations: destinations.map(({ id, name, url }) => ({ id, name, url })),
+      deliveries: event.deliveries.flatMap(({ destinationId, status, resolution }) => (status === "filtered" ? [] : [{ destinationId, status, resolved: resolution !== null }])),
+      filtered: event.deliveries.filter((delivery) => delivery.status === "filtered").map((delivery) => delivery.destinationId),
       stagingHost: endpoint?.stagingHost ?? null,
       path: event.path,
       query: event.query,

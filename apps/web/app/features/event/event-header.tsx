@@ -4,7 +4,7 @@ import { SignatureBadge, StatusBadge } from "../../components/badges";
 import { CopyButton } from "../../components/copy-button";
 import { PAUSED_ATTEMPT_TEXT, TimeUntil } from "../../components/delivery";
 import { DeleteEventButton } from "../../components/delete-event";
-import { ResolvedByReplay } from "../../components/feed-row";
+import { Resolved } from "../../components/feed-row";
 import { CopyPayloadButton, curlFromBody } from "../../components/inspector/payload-inspector";
 import { RelativeTime } from "../../components/relative-time";
 import { Breadcrumb, Icon, PageHeader } from "../../components/ui";
@@ -40,7 +40,7 @@ export function EventHeader({
       beside={
         <>
           <StatusBadge status={event.status} />
-          {event.resolvedByReplay ? <ResolvedByReplay /> : null}
+          {event.resolved ? <Resolved /> : null}
           <SignatureBadge signature={event.signature} reason={event.signatureReason} />
         </>
       }

@@ -4,36 +4,42 @@ import { useModalDialog } from "../../components/hooks";
 import { FormError, Icon } from "../../components/ui";
 import { errorMessage } from "../../lib/errors";
 import { draftOverrides, sendBlocker } from "../../lib/replay-edit";
-import { ENVIRONMENT_LABELS, parseLocalPort, REPLAY_ENVIRONMENTS, type ReplayAttempt, type ReplayEnvironment, type TargetHint } from "../../lib/replay";
+import { ENVIRONMENT_LABELS, parseLocalPort, REPLAY_ENVIRONMENTS, type ReplayChoices, type ReplayEnvironment, type TargetHint } from "../../lib/replay";
+import { DestinationPicker, StagingDestinationField } from "./destination-picker";
 import { useLocalPort, useRequestDraft } from "./replay-dialog-state";
-import { ReplayOutcome } from "./replay-outcome";
+import { ReplayOutcomes } from "./replay-outcome";
 import { CustomUrlField, LocalPortField } from "./replay-target-fields";
 import { RequestEditor } from "./request-editor";
-import { sendReplay } from "./send-replay";
+import { sendReplay, type SentReplay } from "./send-replay";
 import { TargetOptions } from "./target-options";
 import "./replay-dialog.css";
 
-type SendState = { sending: boolean; attempt: ReplayAttempt | null; error: string | null };
+type SendState = { sending: boolean; sent: SentReplay | null; error: string | null };
 
 /** The first target that can be used: original, then staging, then local. */
 function defaultEnvironment(hints: Record<ReplayEnvironment, TargetHint>): ReplayEnvironment {
   return REPLAY_ENVIRONMENTS.find((environment) => hints[environment].available) ?? "custom";
 }
 
-/** The "Replay event" dialog: pick a target, optionally edit the request, send, see the answer. */
+/**
+ * The "Replay event" dialog: pick a target (with several destinations, which of them: the
+ * failed ones first), optionally edit the request, send, see each answer.
+ */
 export function ReplayDialog({
   open,
   onClose,
   eventId,
-  hints,
+  choices,
   onReplayed,
 }: {
   open: boolean;
   onClose: () => void;
   eventId: string;
-  hints: Record<ReplayEnvironment, TargetHint>;
-  onReplayed: (attempt: ReplayAttempt) => void;
+  choices: ReplayChoices;
+  onReplayed: (sent: SentReplay) => void;
 }) {
+  const hints = choices.hints;
+  const several = choices.destinations.length > 1;
   const ref = useModalDialog(open);
   const customRef = useRef<HTMLInputElement>(null);
   const titleId = useId();
@@ -41,23 +47,36 @@ export function ReplayDialog({
   const [environment, setEnvironment] = useState<ReplayEnvironment>(() => defaultEnvironment(hints));
   const [customUrl, setCustomUrl] = useState("");
   const [customError, setCustomError] = useState<string | null>(null);
-  const [state, setState] = useState<SendState>({ sending: false, attempt: null, error: null });
+  const [state, setState] = useState<SendState>({ sending: false, sent: null, error: null });
+  const [checked, setChecked] = useState<string[]>(choices.preselected);
+  const [pickerError, setPickerError] = useState<string | null>(null);
+  const [stagingDestination, setStagingDestination] = useState<string>(() => choices.preselected[0] ?? choices.destinations[0]?.id ?? "");
   const focusCustom = useRef(false);
   const portRef = useRef<HTMLInputElement>(null);
-  const { portText, portError, setPortError, shownHints, typePort } = useLocalPort(hints);
+  const { portText, portError, setPortError, shownHints: portHints, typePort } = useLocalPort(hints);
+  // With several destinations, staging's URL is the chosen destination's on the staging host.
+  const stagingUrl = choices.destinations.find((destination) => destination.id === stagingDestination)?.stagingUrl ?? null;
+  const shownHints = several && portHints.staging.available ? { ...portHints, staging: { ...portHints.staging, url: stagingUrl } } : portHints;
   const { original, draft, setDraft, loading: loadingEdit, startEditing } = useRequestDraft(eventId, (error) =>
-    setState({ sending: false, attempt: null, error: errorMessage(error) }),
+    setState({ sending: false, sent: null, error: errorMessage(error) }),
   );
   // Edits go with server-side targets only: a local replay is sent by this browser as captured.
   const editing = draft !== null && original !== null && environment !== "local";
 
   // Closing ends the session: the next one keeps the target and URL, not the outcome.
   function close() {
-    if (!state.sending) setState({ sending: false, attempt: null, error: null });
+    if (!state.sending) setState({ sending: false, sent: null, error: null });
     setCustomError(null);
     setPortError(null);
+    setPickerError(null);
     onClose();
   }
+
+  // Each opening starts from the destinations to replay now (a replay or a resolution since changes them).
+  useEffect(() => {
+    if (open) setChecked(choices.preselected);
+    // Only on opening: the member's own choice stands while the dialog is open.
+  }, [open]);
 
   // A target that became unavailable (the endpoint changed) is not kept selected.
   useEffect(() => {
@@ -68,8 +87,8 @@ export function ReplayDialog({
   const outcomeRef = useRef<HTMLDivElement>(null);
   const errorRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    if (state.attempt) outcomeRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
-  }, [state.attempt]);
+    if (state.sent) outcomeRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }, [state.sent]);
   useEffect(() => {
     if (state.error) errorRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
   }, [state.error]);
@@ -94,20 +113,27 @@ export function ReplayDialog({
       portRef.current?.focus();
       return;
     }
+    if (environment === "original" && several && checked.length === 0) {
+      setPickerError("Choose at least one destination to send the event to.");
+      return;
+    }
     const invalidBody = editing ? sendBlocker(draft) : null;
     if (invalidBody) {
-      setState({ sending: false, attempt: null, error: invalidBody });
+      setState({ sending: false, sent: null, error: invalidBody });
       return;
     }
     setCustomError(null);
-    setState({ sending: true, attempt: null, error: null });
+    setPickerError(null);
+    setState({ sending: true, sent: null, error: null });
     try {
       const overrides = editing ? draftOverrides(draft, original) : null;
-      const attempt = await sendReplay({ eventId, environment, localPort: port.ok ? port.port : null, customUrl: url, overrides });
-      setState({ sending: false, attempt, error: null });
-      onReplayed(attempt);
+      // One destination: that one (several: those checked); staging goes on the chosen one.
+      const destinationIds = environment === "staging" ? [stagingDestination] : several ? checked : choices.destinations.map((destination) => destination.id);
+      const sent = await sendReplay({ eventId, environment, localPort: port.ok ? port.port : null, customUrl: url, destinationIds, choices, overrides });
+      setState({ sending: false, sent, error: null });
+      onReplayed(sent);
     } catch (error) {
-      setState({ sending: false, attempt: null, error: errorMessage(error) });
+      setState({ sending: false, sent: null, error: errorMessage(error) });
     }
   }
 
@@ -142,10 +168,29 @@ export function ReplayDialog({
             setEnvironment(option);
             setCustomError(null);
             setPortError(null);
+            setPickerError(null);
             // An answer from another target would read as this one's.
-            setState({ sending: false, attempt: null, error: null });
+            setState({ sending: false, sent: null, error: null });
           }}
         />
+
+        {environment === "original" && several ? (
+          <DestinationPicker
+            destinations={choices.destinations}
+            checked={checked}
+            error={pickerError}
+            disabled={state.sending}
+            onChange={(next) => {
+              setChecked(next);
+              setPickerError(null);
+              setState({ sending: false, sent: null, error: null });
+            }}
+          />
+        ) : null}
+
+        {environment === "staging" && several ? (
+          <StagingDestinationField destinations={choices.destinations} value={stagingDestination} disabled={state.sending} onChange={setStagingDestination} />
+        ) : null}
 
         {environment === "custom" ? (
           <CustomUrlField
@@ -190,8 +235,8 @@ export function ReplayDialog({
             <p className="replay-sending muted">
               <span className="spinner" aria-hidden="true" /> Sending to {ENVIRONMENT_LABELS[environment].toLowerCase()}…
             </p>
-          ) : state.attempt ? (
-            <ReplayOutcome attempt={state.attempt} />
+          ) : state.sent ? (
+            <ReplayOutcomes sent={state.sent} destinations={choices.destinations} />
           ) : null}
         </div>
         <div ref={errorRef} className="replay-error-area">
@@ -203,7 +248,7 @@ export function ReplayDialog({
             Close
           </button>
           <SubmitButton busy={state.sending} busyLabel="Sending…" icon={<Icon name="send" />}>
-            {state.attempt ? "Send again" : "Send replay"}
+            {state.sent ? "Send again" : "Send replay"}
           </SubmitButton>
         </div>
       </form>

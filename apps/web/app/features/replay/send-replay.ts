@@ -1,10 +1,18 @@
 import type { draftOverrides } from "../../lib/replay-edit";
-import { performLocalReplay, rememberLocalPort, type ReplayAttempt, type ReplayEnvironment } from "../../lib/replay";
+import { destinationRequests, performLocalReplay, rememberLocalPort, type ReplayAttempt, type ReplayChoices, type ReplayEnvironment } from "../../lib/replay";
 import { trpc } from "../../lib/trpc.client";
 
+/** What the dialog shows after sending: every attempt, and whether the event reads resolved now (null: not known, a local replay). */
+export interface SentReplay {
+  attempts: ReplayAttempt[];
+  eventResolved: boolean | null;
+}
+
 /**
- * Sends one replay. Server-side targets go through replays.create (with the edits, if any); a
- * local replay is sent from this browser and recorded afterwards.
+ * Sends one replay. Server-side targets go through replays.create (with the edits, if any):
+ * the checked destinations as one request when they are the event's failed or matched ones,
+ * else one per destination, together; staging on the chosen destination. A local replay is
+ * sent from this browser and recorded afterwards.
  */
 export async function sendReplay(request: {
   eventId: string;
@@ -12,14 +20,22 @@ export async function sendReplay(request: {
   /** The local server's port (a local replay only). */
   localPort: number | null;
   customUrl: string;
+  /** The destinations checked (original), or the one staging goes to (its first). */
+  destinationIds: string[];
+  choices: Pick<ReplayChoices, "failed" | "matched">;
   overrides: ReturnType<typeof draftOverrides>;
-}): Promise<ReplayAttempt> {
-  const { eventId, environment, localPort, customUrl, overrides } = request;
+}): Promise<SentReplay> {
+  const { eventId, environment, localPort, customUrl, destinationIds, choices, overrides } = request;
   if (environment === "local" && localPort !== null) {
     rememberLocalPort(localPort);
     const local = await trpc().replays.localRequest.query({ eventId, localPort });
     const result = await performLocalReplay(local);
-    return trpc().replays.recordLocal.mutate({ eventId, localPort, ...result });
+    return { attempts: [await trpc().replays.recordLocal.mutate({ eventId, localPort, ...result })], eventResolved: null };
   }
-  return trpc().replays.create.mutate({ eventId, environment, customUrl: environment === "custom" ? customUrl : null, ...(overrides ? { overrides } : {}) });
+  const edits = overrides ? { overrides } : {};
+  if (environment === "custom") return trpc().replays.create.mutate({ eventId, environment, customUrl, ...edits });
+  if (environment === "staging") return trpc().replays.create.mutate({ eventId, environment, destinationId: destinationIds[0] ?? null, ...edits });
+  const outcomes = await Promise.all(destinationRequests(destinationIds, choices).map((target) => trpc().replays.create.mutate({ eventId, ...target, ...edits })));
+  // Resolutions only add up: once one answer says resolved, the event is.
+  return { attempts: outcomes.flatMap((outcome) => outcome.attempts), eventResolved: outcomes.some((outcome) => outcome.eventResolved) };
 }
