@@ -89,8 +89,16 @@ describe("resolution", { concurrent: true }, () => {
     const { endpoint, down, eventId } = await halfFailed(services, user.teamId, "marked");
     const by = user.actor;
     await expectRefused(resolveDelivery(services, { teamId: user.teamId, userId: user.id, by, eventId, destinationId: down.id, note: "  " }), "validation_failed", /note/);
+    // The live feeds hear of it (its status unchanged), so their rows read it again.
+    const heard: string[] = [];
+    const unsubscribe = services.bus.subscribe((message) => {
+      if (message.type === "event.status" && message.id === eventId) heard.push(message.status);
+    });
     const resolved = await resolveDelivery(services, { teamId: user.teamId, userId: user.id, by, eventId, destinationId: down.id, note: "Fixed the order by hand in the billing admin" });
     expect(resolved).toMatchObject({ eventId, destinationId: down.id, resolvedByUserId: user.id, note: "Fixed the order by hand in the billing admin", eventResolved: true });
+    await waitFor(() => heard.length > 0, "the resolution to be announced");
+    unsubscribe();
+    expect(heard).toEqual(["failed"]);
     const delivery = (await getEvent(services, { teamId: user.teamId, eventId })).deliveries.find((each) => each.destinationId === down.id)!;
     expect(delivery).toMatchObject({ status: "failed", resolution: { replayId: null, userId: user.id, userEmail: user.email, note: "Fixed the order by hand in the billing admin" } });
     expect(await hidden(services, user.teamId, endpoint.id)).toBe(true);

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { isUuid } from "@rehook/core";
+import { announceEventsCte, BUS_CHANNEL } from "../event-bus.js";
 
 /*
  * Resolution of failed deliveries (core's delivery-resolution.ts states the rules): a replay
@@ -44,7 +45,22 @@ export async function resolveDeliveryByReplay(em: EntityManager, resolution: { e
      returning event_id`,
     [resolution.at, resolution.replayId, resolution.eventId, resolution.destinationId],
   );
-  return rows.length > 0;
+  if (rows.length === 0) return false;
+  await announceResolution(em, resolution.eventId);
+  return true;
+}
+
+/**
+ * Tells the live feeds, at commit, that the event changed (its status did not: its
+ * resolution did), so the rows they show read it again and say "resolved".
+ */
+async function announceResolution(em: EntityManager, eventId: string): Promise<void> {
+  await em.execute(
+    `with touched as (select e.id, e.endpoint_id, p.team_id, e.status from events e join endpoints p on p.id = e.endpoint_id where e.id = ?),
+     ${announceEventsCte({ rows: "touched", type: "event.status", status: "status", channel: "?" })}
+     select count(*) from announced`,
+    [eventId, BUS_CHANNEL],
+  );
 }
 
 /** One delivery of one of the team's events as resolution sees it, locked until the transaction ends. */
@@ -87,4 +103,5 @@ export async function resolveDeliveryByMember(em: EntityManager, resolution: { e
      where event_id = ? and destination_id = ? and status = 'failed' and resolved_at is null`,
     [resolution.at, resolution.userId, resolution.note, resolution.eventId, resolution.destinationId],
   );
+  await announceResolution(em, resolution.eventId);
 }
