@@ -84,6 +84,8 @@ export const EVENT_ROUTES: Route[] = [
       overrides: { schema: S.ReplayRequest.shape.overrides },
     },
     present: restReplayOutcome,
+    // Its fields go together only in some ways (a URL with custom, a destination with original or staging): the spec's request.
+    bodyExample: { destination_url: "https://example.com/hooks" },
   }),
   contractRoute(deliveryContracts.resolveDeliveryContract, {
     description: "The delivery, resolved (its status stays failed)",
