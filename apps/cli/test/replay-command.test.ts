@@ -3,8 +3,9 @@ import { createTestDatabase, type TestDatabase } from "@rehook/vitest-config/pos
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { runCli } from "./run-cli.js";
 
-// rehook replay <event id> --to original|staging|<url>: sends the stored event from the CLI's
-// process, records the attempt, prints it; exit 0 once recorded, whatever the answer.
+// rehook replay <event id> --to original|staging|local|custom|matched|failed|<url>
+// [--destination <id or name>]: sends the stored event from the CLI's process, records each
+// attempt, prints them; exit 0 once recorded, whatever the answers.
 
 const OWNER = "replays@example.com";
 let db: TestDatabase;
@@ -79,7 +80,7 @@ describe("rehook replay", () => {
     const result = await runCli(["replay", eventId, "--email", OWNER, "--to", url, "--json"], env);
     expect(result.code).toBe(0);
     const printed = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(Object.keys(printed).sort()).toEqual(["destination_url", "id", "latency_ms", "modified", "replayed_at", "response_status", "status"]);
+    expect(Object.keys(printed).sort()).toEqual(["destination_id", "destination_url", "id", "latency_ms", "modified", "replayed_at", "response_status", "status"]);
     expect(printed).toMatchObject({ status: "delivered", response_status: 200, destination_url: url, modified: false });
     expect(elsewhere.received.at(-1)!.url).toBe("/exactly/here");
     expect(await attempt(printed.id as string)).toMatchObject({ environment: "custom", status: "delivered" });
@@ -113,10 +114,75 @@ describe("rehook replay", () => {
       runCli(["replay", eventId, "--email", OWNER, "--to", `http://127.0.0.1:${elsewhere.port}/`], { DATABASE_URL: db.url }),
       runCli(["replay", eventId, "--email", OWNER, "--to", "staging"], env),
     ]);
-    expectOneLineError(badTo, 2, /^rehook replay: --to must be original, staging or an http:\/\/ or https:\/\/ URL/);
+    expectOneLineError(badTo, 2, /^rehook replay: --to must be original, staging, local, custom, matched, failed or an http:\/\/ or https:\/\/ URL/);
     expectOneLineError(unknown, 1, /^rehook: There is no event with the id 0190f3c4-2222-7000-8000-000000000002/);
     expectOneLineError(privateRefused, 1, /^rehook: replay target refused/);
     expectOneLineError(noStaging, 1, /^rehook: set a staging hostname on the endpoint first/);
     expect(destination.received.length + elsewhere.received.length).toBe(before);
   }, 180_000);
+
+  it("--to original on a push event with several matched destinations asks which, and sends nothing to the first destination", async () => {
+    const { pushId } = await fannedOutPush();
+    const before = destination.received.length;
+    const original = await runCli(["replay", pushId, "--email", OWNER, "--to", "original"], env);
+    expectOneLineError(original, 1, /^rehook: This event went to 2 destinations \(CI, Broken\): choose one with destination_id/);
+    expect(destination.received.length).toBe(before);
+  }, 180_000);
+
+  it("--destination by name (or id) goes to that destination; --to failed to the failed deliveries only; --to matched to each", async () => {
+    const { pushId, ci, broken } = await fannedOutPush();
+    const byName = await runCli(["replay", pushId, "--email", OWNER, "--destination", "ci", "--json"], env);
+    expect(byName.code, byName.stderr).toBe(0);
+    expect(JSON.parse(byName.stdout)).toMatchObject({ destination_id: ci, destination_url: `http://127.0.0.1:${elsewhere.port}/ci/sub?x=1`, status: "delivered" });
+    const failed = await runCli(["replay", pushId, "--email", OWNER, "--to", "failed", "--json"], env);
+    expect(failed.code).toBe(0);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ attempts: [{ destination_id: broken, destination_url: `http://127.0.0.1:${elsewhere.port}/broken/sub?x=1` }], event_resolved: true });
+    // Delivered there: that failure is resolved, and nothing is left to send to the failed ones.
+    const nothingLeft = await runCli(["replay", pushId, "--email", OWNER, "--to", "failed"], env);
+    expectOneLineError(nothingLeft, 1, /resolved already/);
+    const byId = await runCli(["replay", pushId, "--email", OWNER, "--to", "original", "--destination", broken], env);
+    expect(byId.stdout).toContain(`  to       http://127.0.0.1:${elsewhere.port}/broken/sub?x=1 (original)`);
+
+    const matched = await runCli(["replay", pushId, "--email", OWNER, "--to", "matched"], env);
+    expect(matched.code).toBe(0);
+    expect(matched.stdout.match(/^Replay \S+ of event/gm)).toHaveLength(2);
+    expect(matched.stdout).toContain(`/ci/sub?x=1 (original)`);
+    expect(matched.stdout).toContain(`/broken/sub?x=1 (original)`);
+
+    const unknown = await runCli(["replay", pushId, "--email", OWNER, "--destination", "Nowhere"], env);
+    expectOneLineError(unknown, 1, /is none of this endpoint's destinations \(orders-destination, CI, Broken\)/);
+    const mixed = await runCli(["replay", pushId, "--email", OWNER, "--to", "failed", "--destination", "CI"], env);
+    expectOneLineError(mixed, 1, /destination_id goes with target "original" or "staging"/);
+    const neither = await runCli(["replay", pushId, "--email", OWNER], env);
+    expectOneLineError(neither, 2, /give --to/);
+  }, 180_000);
 });
+
+/**
+ * A second endpoint fanned out as in the issue: its first destination is the first endpoint's
+ * server (it must never get the push), then CI and Broken; a GitHub push delivered to CI and
+ * failed at Broken (its deliveries written as the completion writes them).
+ */
+async function fannedOutPush() {
+  const created = await runCli(["endpoint", "create", "--email", OWNER, "--name", `fan ${Math.random().toString(36).slice(2, 8)}`, "--destination", `http://127.0.0.1:${destination.port}/first`], env);
+  const fan = JSON.parse(created.stdout) as { id: string };
+  await db.query("update destinations set name = 'orders-destination' where endpoint_id = $1", [fan.id]);
+  const [ci, broken] = [crypto.randomUUID(), crypto.randomUUID()];
+  await db.query(
+    `insert into destinations (id, endpoint_id, position, name, url, created_at, updated_at)
+     values ($1, $3, 1, 'CI', $4, now(), now()), ($2, $3, 2, 'Broken', $5, now(), now())`,
+    [ci, broken, fan.id, `http://127.0.0.1:${elsewhere.port}/ci`, `http://127.0.0.1:${elsewhere.port}/broken`],
+  );
+  const pushId = `0190f3c4-3333-7000-8000-${Math.floor(Math.random() * 1e12).toString().padStart(12, "0")}`;
+  await db.query(
+    `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, content_type, size_bytes, source, event_type, status)
+     values ($1, $2, now(), 'POST', '/sub', 'x=1', '[["content-type","application/json"],["x-github-event","push"]]'::jsonb,
+             convert_to('{"ref":"main"}', 'UTF8'), 'application/json', 14, 'github', 'push', 'failed')`,
+    [pushId, fan.id],
+  );
+  await db.query(
+    `insert into deliveries (event_id, destination_id, endpoint_id, status, attempts, completed_at) values ($1, $2, $4, 'delivered', 1, now()), ($1, $3, $4, 'failed', 1, now())`,
+    [pushId, ci, broken, fan.id],
+  );
+  return { pushId, ci, broken };
+}

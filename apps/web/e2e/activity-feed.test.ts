@@ -6,7 +6,7 @@ import { launchBrowser, type Browser } from "./browser.js";
 import { createEndpoint, openDashboard, signUp, type Dashboard } from "./fixture.js";
 
 // The Activity feed in a real browser: rows you can scan (method, path, response, size, exact
-// time), the split view with its keyboard, Pause, "resolved by replay" and the Failed filter
+// time), the split view with its keyboard, Pause, "resolved" and the Failed filter
 // that hides it, the event's real forward URL, and the Live badge following the connection.
 
 let t: TestServer;
@@ -108,7 +108,7 @@ describe("Activity feed", () => {
     await page.waitForURL(`${t.rehook.url}/events/${failed}`);
     // The URL actually requested: the destination with the sub-path and query.
     expect(await page.getByTestId("destination-url").textContent()).toBe(`http://127.0.0.1:${sinkPort}/hooks/orders/7?attempt=1&x=y`);
-    expect(await page.getByTestId("resolved-by-replay").count()).toBe(0);
+    expect(await page.getByTestId("resolved").count()).toBe(0);
   });
 
   it("a replay reached by keyboard that delivers marks the event resolved; the Failed filter can hide it", async () => {
@@ -127,15 +127,15 @@ describe("Activity feed", () => {
     await expect.poll(() => page.evaluate<string>(opacity), { timeout: 5_000 }).toBe("1");
     await page.keyboard.press("Enter");
     await expect.poll(() => row(page, failed).getByTestId("row-replay-result").getAttribute("data-status"), { timeout: 10_000 }).toBe("delivered");
-    await row(page, failed).getByTestId("resolved-by-replay").waitFor();
+    await row(page, failed).getByTestId("resolved").waitFor();
 
     // From the server after a reload: still Failed (the spec keeps the status), resolved by replay.
     await page.reload();
-    await row(page, failed).getByTestId("resolved-by-replay").waitFor();
+    await row(page, failed).getByTestId("resolved").waitFor();
     expect(await row(page, failed).getAttribute("data-status")).toBe("failed");
     await shot("activity-resolved-by-replay");
     await page.goto(`${t.rehook.url}/events/${failed}`);
-    await page.getByTestId("resolved-by-replay").waitFor();
+    await page.getByTestId("resolved").waitFor();
     await shot("event-resolved-by-replay");
 
     await page.goto(`${t.rehook.url}/events?status=failed`);
@@ -206,7 +206,7 @@ describe("Activity feed", () => {
         expect(await target.getByTestId("feed-layout").getAttribute("data-split")).toBe(name === "dark" ? "true" : "false");
         await shot(`activity-feed-${name}`, { page: target });
         await target.goto(`${t.rehook.url}/events/${failed}`);
-        await target.getByTestId("resolved-by-replay").waitFor();
+        await target.getByTestId("resolved").waitFor();
         await shot(`event-resolved-${name}`, { page: target });
       } finally {
         await other.close();

@@ -221,7 +221,9 @@ describe("replays in a real browser", () => {
 
     const card = page.getByRole("region", { name: "Bulk replay" });
     expect(await card.getByLabel("Events").inputValue()).toBe("failed");
-    expect(await card.getByLabel("Target").inputValue()).toBe("original");
+    // Its one destination, by id.
+    const [destination] = await t.db.query<{ id: string }>("select id from destinations where endpoint_id = $1", [flaky.id]);
+    expect(await card.getByLabel("Target").inputValue()).toBe(`destination:${destination!.id}`);
     await card.getByRole("button", { name: "Replay events" }).click();
     // It asks first: three failed events to the endpoint's destination.
     await page.getByRole("dialog", { name: "Replay 3 failed events?" }).getByRole("button", { name: "Replay 3 failed events" }).click();

@@ -1,5 +1,6 @@
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { authRouter } from "./router/auth.js";
+import { deliveriesRouter } from "./router/deliveries.js";
 import { destinationsRouter } from "./router/destinations.js";
 import { endpointsRouter } from "./router/endpoints.js";
 import { eventsRouter } from "./router/events.js";
@@ -14,6 +15,7 @@ export const appRouter = router({
   endpoints: endpointsRouter,
   destinations: destinationsRouter,
   events: eventsRouter,
+  deliveries: deliveriesRouter,
   replays: replaysRouter,
   apiKeys: apiKeysRouter,
   notifications: notificationsRouter,

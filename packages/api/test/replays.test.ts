@@ -51,7 +51,10 @@ describe("replays.create, list, get", () => {
     const { caller } = await callerFor(services, user);
     const { eventId } = await capturedEvent(services, caller);
     const received = sink.received.length;
-    const replay = await caller.replays.create({ eventId, environment: "custom", customUrl: sinkUrl() });
+    const outcome = await caller.replays.create({ eventId, environment: "custom", customUrl: sinkUrl() });
+    expect(outcome).toMatchObject({ target: "custom", eventResolved: false });
+    const [replay] = outcome.attempts;
+    expect(outcome.attempts).toHaveLength(1);
     expect(replay).toMatchObject({
       id: expect.any(String),
       eventId,
@@ -60,6 +63,7 @@ describe("replays.create, list, get", () => {
       responseStatus: 200,
       responseBody: "replayed",
       destinationUrl: sinkUrl(),
+      destinationId: null,
       error: null,
       replayedAt: expect.any(Date),
       modified: false,
@@ -67,9 +71,9 @@ describe("replays.create, list, get", () => {
     expect(sink.received.slice(received).map((r) => r.body.toString())).toEqual(['{"type":"order.created"}']);
 
     const listed = await caller.replays.list({ eventId });
-    expect(listed.replays.map((r) => r.id)).toEqual([replay.id]);
+    expect(listed.replays.map((r) => r.id)).toEqual([replay!.id]);
     expect(listed.nextCursor).toBeNull();
-    const whole = await caller.replays.get({ id: replay.id });
+    const whole = await caller.replays.get({ id: replay!.id });
     expect(whole).toMatchObject({ ...replay, responseBodyBase64: Buffer.from("replayed").toString("base64"), requestBodyBase64: null });
   });
 
@@ -77,7 +81,9 @@ describe("replays.create, list, get", () => {
     const { caller } = await callerFor(services, user);
     const { eventId } = await capturedEvent(services, caller);
     const received = sink.received.length;
-    const replay = await caller.replays.create({
+    const {
+      attempts: [replay],
+    } = await caller.replays.create({
       eventId,
       environment: "custom",
       customUrl: sinkUrl("/edited"),
@@ -86,13 +92,13 @@ describe("replays.create, list, get", () => {
     expect(replay).toMatchObject({ status: "delivered", modified: true });
     const sent = sink.received.slice(received);
     expect(sent.map((r) => [r.method, r.url, r.body.toString()])).toEqual([["PUT", "/edited", "edited"]]);
-    expect((await caller.replays.get({ id: replay.id })).requestBodyBase64).toBe(Buffer.from("edited").toString("base64"));
+    expect((await caller.replays.get({ id: replay!.id })).requestBodyBase64).toBe(Buffer.from("edited").toString("base64"));
   });
 
   test("refuses an unknown environment (BAD_REQUEST) and an original replay of a capture-only endpoint (UNPROCESSABLE_CONTENT)", async ({ services, user }) => {
     const { caller } = await callerFor(services, user);
     const { eventId } = await capturedEvent(services, caller);
-    const environment = await expectRefused(caller.replays.create({ eventId, environment: "moon" as "custom" }), "BAD_REQUEST", "Environment must be one of original, staging, local, custom.");
+    const environment = await expectRefused(caller.replays.create({ eventId, environment: "moon" as "custom" }), "BAD_REQUEST", "Environment must be one of original, staging, local, custom, matched, failed.");
     expect(rehookCode(environment)).toBe("validation_failed");
     const original = await expectRefused(caller.replays.create({ eventId, environment: "original" }), "UNPROCESSABLE_CONTENT");
     expect(rehookCode(original)).toBe("unprocessable");
@@ -163,7 +169,7 @@ describe("another user's event, replay and job", () => {
   test("answer NOT_FOUND, exactly like missing ones", async ({ services, user }) => {
     const alice = (await callerFor(services, user)).caller;
     const { endpoint, eventId } = await capturedEvent(services, alice);
-    const replay = await alice.replays.create({ eventId, environment: "custom", customUrl: sinkUrl() });
+    const replay = (await alice.replays.create({ eventId, environment: "custom", customUrl: sinkUrl() })).attempts[0]!;
     const job = await alice.replays.startBulk({ endpointId: endpoint.id, environment: "custom", customUrl: sinkUrl() });
     const bob = (await callerFor(services, await anotherUser(services))).caller;
     const calls: Array<[string, string, (id: string) => Promise<unknown>]> = [

@@ -25,6 +25,7 @@ export const AUDIT_ACTIONS = [
   "event.replay",
   "event.retry",
   "event.delete",
+  "delivery.resolve",
   "events.export",
   "replay_job.create",
   "api_key.create",

@@ -24,6 +24,8 @@ export {
 } from "./browser-replay.js";
 // The replay editor: a captured body as text a text box keeps byte for byte, and "Format".
 export { editableBody, fromTextBox, parsesAsJson, reindentJson, textBoxText, type EditableBody } from "./editable-body.js";
+export { FAN_OUT_TARGETS, isUnresolvedFailure, matchedDestinations, originalDestination, planReplay, REPLAY_TARGETS, type PlanDelivery, type PlanDestination, type PlannedSend, type ReplayPlan, type ReplayPlanSource, type ReplayTargetName } from "./replay-plan.js";
+export { eventResolved, MAX_RESOLUTION_NOTE_LENGTH } from "./delivery-resolution.js";
 // Signing up: what the page says when SIGNUP refuses, the same words the server uses.
 // Alert rules: the triggers and channels the Settings form offers, and their labels.
 export { ALERT_CHANNEL_LABELS, ALERT_CHANNELS, ALERT_TRIGGER_LABELS, ALERT_TRIGGERS, type AlertChannel, type AlertTrigger } from "./alerts/rules.js";

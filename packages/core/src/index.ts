@@ -28,6 +28,8 @@ export * from "./relative-time.js";
 export * from "./replay-target.js";
 export * from "./browser-replay.js";
 export * from "./editable-body.js";
+export * from "./replay-plan.js";
+export * from "./delivery-resolution.js";
 export * from "./chat-messages.js";
 export * from "./safe-text.js";
 export * from "./text-input.js";

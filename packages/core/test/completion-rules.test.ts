@@ -6,7 +6,7 @@ import {
   completionAlerts,
   judgeBreaker,
   ruleWatches,
-  summarizeDeliveries,
+  eventStatusOfDeliveries,
   type BreakerAttempt,
   type WatchingRule,
 } from "../src/index.js";
@@ -23,17 +23,17 @@ describe("an event's status from its deliveries", () => {
     ["failed wins over pending", [{ status: "pending", nextAttemptAt: null }, { status: "failed", nextAttemptAt: null }], "failed", null],
     ["failed wins over delivered", [{ status: "delivered", nextAttemptAt: null }, { status: "failed", nextAttemptAt: null }], "failed", null],
   ] as const)("%s", (_name, deliveries, status, nextAttemptAt) => {
-    expect(summarizeDeliveries(deliveries)).toEqual({ status, nextAttemptAt });
+    expect(eventStatusOfDeliveries(deliveries)).toEqual({ status, nextAttemptAt });
   });
 
   it("waits for the soonest retry only when every pending delivery waits for one", () => {
-    expect(summarizeDeliveries([{ status: "pending", nextAttemptAt: 2_000 }, { status: "pending", nextAttemptAt: 1_000 }, { status: "delivered", nextAttemptAt: null }])).toEqual({
+    expect(eventStatusOfDeliveries([{ status: "pending", nextAttemptAt: 2_000 }, { status: "pending", nextAttemptAt: 1_000 }, { status: "delivered", nextAttemptAt: null }])).toEqual({
       status: "pending",
       nextAttemptAt: 1_000,
     });
-    expect(summarizeDeliveries([{ status: "pending", nextAttemptAt: 2_000 }, { status: "pending", nextAttemptAt: null }])).toEqual({ status: "pending", nextAttemptAt: null });
+    expect(eventStatusOfDeliveries([{ status: "pending", nextAttemptAt: 2_000 }, { status: "pending", nextAttemptAt: null }])).toEqual({ status: "pending", nextAttemptAt: null });
     // A failed event with another delivery still waiting for its retry says when that is.
-    expect(summarizeDeliveries([{ status: "failed", nextAttemptAt: null }, { status: "pending", nextAttemptAt: 5_000 }])).toEqual({ status: "failed", nextAttemptAt: 5_000 });
+    expect(eventStatusOfDeliveries([{ status: "failed", nextAttemptAt: null }, { status: "pending", nextAttemptAt: 5_000 }])).toEqual({ status: "failed", nextAttemptAt: 5_000 });
   });
 });
 

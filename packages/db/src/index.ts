@@ -32,6 +32,7 @@ export * from "./queries/api-keys.js";
 export * from "./queries/notification-settings.js";
 export * from "./queries/replays.js";
 export * from "./queries/local-listeners.js";
+export * from "./queries/delivery-resolution.js";
 export * from "./queries/notifications.js";
 export type { CapturedRequestFields } from "./queries/captured-request.js";
 export * from "./queries/retries.js";

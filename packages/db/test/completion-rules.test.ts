@@ -3,17 +3,17 @@ import {
   completionAlerts,
   createUuidV7Generator,
   judgeBreaker,
-  summarizeDeliveries,
+  eventStatusOfDeliveries,
   uuidv7,
   type BreakerState,
-  type DeliveryStatus,
+  type DeliveryRowStatus,
   type EventStatus,
   type WatchingRule,
 } from "@rehook/core";
 import { createTestDatabase, insertUserWithTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
 import { completeDeliveries, createPool, type DeliveryOutcome, type Pool } from "../src/index.js";
 
-// The completion's rules live twice: as pure functions in core (summarizeDeliveries,
+// The completion's rules live twice: as pure functions in core (eventStatusOfDeliveries,
 // judgeBreaker, completionAlerts), and inside the one statement that stores a batch of
 // attempts (deliveries.ts COMPLETE with alerts.ts COMPLETION_ALERTS_CTE). Each case below is
 // set up in PostgreSQL, completed by that statement, and what it stored is compared with what
@@ -35,7 +35,7 @@ interface Case {
   name: string;
   breaker: BreakerState;
   /** Each event's delivery to another destination of the endpoint, as stored before the batch (absent: none). */
-  other?: { status: DeliveryStatus; retryInMs?: number };
+  other?: { status: DeliveryRowStatus; retryInMs?: number };
   attempts: Attempt[];
 }
 
@@ -114,7 +114,7 @@ async function setUp(c: Case, index: number) {
   const destinationId = await destinationRow(endpointId, 0, c.breaker);
   const otherId = await destinationRow(endpointId, 1, closed(null));
   const eventIds = c.attempts.map(() => nextId());
-  const before: EventStatus = summarizeDeliveries([
+  const before: EventStatus = eventStatusOfDeliveries([
     { status: "pending", nextAttemptAt: null },
     ...(c.other ? [{ status: c.other.status, nextAttemptAt: c.other.retryInMs ? 1 : null }] : []),
   ]).status;
@@ -194,14 +194,14 @@ describe("the completion statement and core's completion rules agree", () => {
     // Each event's status and next retry, from its deliveries as stored.
     const after: Array<{ id: string; was: EventStatus; status: EventStatus }> = [];
     for (const [i, eventId] of eventIds.entries()) {
-      const deliveries = await db.query<{ destination_id: string; status: DeliveryStatus; next_attempt_at: Date | null }>(
+      const deliveries = await db.query<{ destination_id: string; status: DeliveryRowStatus; next_attempt_at: Date | null }>(
         "select destination_id, status, next_attempt_at from deliveries where event_id = $1",
         [eventId],
       );
       const attempt = c.attempts[i]!;
       const mine = deliveries.find((row) => row.destination_id === destinationId)!;
       expect([mine.status, mine.next_attempt_at !== null]).toEqual(attempt.outcome === "failed" && attempt.retryInMs ? ["pending", true] : [attempt.outcome, false]);
-      const summary = summarizeDeliveries(deliveries.map((row) => ({ status: row.status, nextAttemptAt: row.next_attempt_at?.getTime() ?? null })));
+      const summary = eventStatusOfDeliveries(deliveries.map((row) => ({ status: row.status, nextAttemptAt: row.next_attempt_at?.getTime() ?? null })));
       const [event] = await db.query<{ status: EventStatus; next_attempt_at: Date | null }>("select status, next_attempt_at from events where id = $1", [eventId]);
       expect({ status: event!.status, nextAttemptAt: event!.next_attempt_at?.getTime() ?? null }).toEqual(summary);
       after.push({ id: eventId, was: before, status: event!.status });

@@ -251,7 +251,7 @@ describe("upgrading to destinations and deliveries", () => {
       lease_expires_at: Date | null;
       next_attempt_at: Date | null;
       completed_at: Date | null;
-    }>("select * from deliveries order by event_id");
+    }>("select event_id, destination_id, endpoint_id, status, attempts, lease_expires_at, next_attempt_at, completed_at from deliveries order by event_id");
     const pending = (event: SeedEvent, destinationId: string) => ({
       event_id: event.id,
       destination_id: destinationId,
@@ -262,10 +262,22 @@ describe("upgrading to destinations and deliveries", () => {
       next_attempt_at: event.next,
       completed_at: null,
     });
-    // Finished and captured events have none (their attempts went to the first destination); the stranded one has nowhere to go.
+    // Delivered and captured events have none (their attempts went to the first destination); the stranded one has nowhere to go.
+    // Failed ones get their failed delivery to the first destination later on (legacy_delivery_resolution), as a retry adopts them.
+    const [failedAt] = await db.query<{ completed_at: Date }>("select completed_at from events where id = $1", [events.failed.id]);
+    const adopted = (event: SeedEvent & { tried: string[] }) => ({
+      ...pending(event, pausedDestination!.id),
+      status: "failed",
+      attempts: event.tried.length,
+      lease_expires_at: null,
+      next_attempt_at: null,
+      completed_at: failedAt!.completed_at,
+    });
     expect(deliveries).toEqual([
       pending(events.leasedRetry, pausedDestination!.id),
       pending(events.waiting, pausedDestination!.id),
+      adopted(events.failed),
+      adopted(events.failedToo),
       pending(events.fresh, plainDestination!.id),
       pending(events.expired, plainDestination!.id),
     ]);
@@ -355,6 +367,8 @@ describe("upgrading to destinations and deliveries", () => {
     expect((await db.query<{ event_id: string }>("select event_id from deliveries order by event_id")).map((row) => row.event_id)).toEqual([
       events.leasedRetry.id,
       events.waiting.id,
+      events.failed.id,
+      events.failedToo.id,
       events.fresh.id,
       events.expired.id,
     ]);

@@ -39,6 +39,7 @@ export {
   restEndpoint,
   restEndpointListItem,
   restReplayAttempt,
+  restReplayOutcome,
   sessionReplayAttempt,
   wireApiKey,
   wireEndpoint,

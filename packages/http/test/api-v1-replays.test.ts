@@ -47,7 +47,7 @@ describe("POST /api/v1/events/{id}/replay", () => {
     const { id } = await settledEvent(api, services, key, sinks.ok);
     const replayed = await api.call("POST", `/events/${id}/replay`, { key, body: { destination_url: `http://127.0.0.1:${sinks.ok.port}/again` } });
     expect(replayed.status).toBe(200);
-    expect(Object.keys(replayed.json).sort()).toEqual(["destination_url", "id", "latency_ms", "modified", "replayed_at", "response_status", "status"]);
+    expect(Object.keys(replayed.json).sort()).toEqual(["destination_id", "destination_url", "id", "latency_ms", "modified", "replayed_at", "response_status", "status"]);
     expect(replayed.json).toMatchObject({ status: "delivered", response_status: 200, destination_url: `http://127.0.0.1:${sinks.ok.port}/again`, modified: false });
     expect(sinks.ok.received.at(-1)!.url).toBe("/again");
     expect(sinks.ok.received.at(-1)!.body.toString()).toBe('{"type":"order.paid"}');
@@ -94,6 +94,77 @@ describe("POST /api/v1/events/{id}/replay", () => {
     const missing = await api.call("POST", `/events/${MISSING_ID}/replay`, { key: apiKey.key, body: { destination_url: `http://127.0.0.1:${sinks.ok.port}/x` } });
     expect(missing.status).toBe(404);
     expect(missing.json.error.code).toBe("not_found");
+  });
+});
+
+describe("replay targets and resolution on an endpoint with two destinations", () => {
+  /** An endpoint delivering to `ok` and failing at `down`, and an event delivered to the first and failed at the second. */
+  async function halfFailed(api: ApiServer, services: Services, key: string, sinks: { ok: Sink; down: Sink }) {
+    const endpoint = (await api.call("POST", "/endpoints", { key, body: { name: "two ways", destination_url: `http://127.0.0.1:${sinks.ok.port}/two` } })).json as { id: string; slug: string };
+    const down = (await api.call("POST", `/endpoints/${endpoint.id}/destinations`, { key, body: { name: "Down", url: `http://127.0.0.1:${sinks.down.port}/two` } })).json as { id: string };
+    const destinations = (await api.call("GET", `/endpoints/${endpoint.id}/destinations`, { key })).json.data as Array<{ id: string }>;
+    const id = await capture(services, endpoint.slug, '{"type":"order.paid"}');
+    await waitFor(async () => {
+      const event = await eventOf(api, key, id);
+      return event.status === "failed" && event.deliveries.every((delivery: { status: string }) => delivery.status !== "pending");
+    }, "the event to fail at Down");
+    return { endpoint, id, up: destinations[0]!.id, down: down.id };
+  }
+
+  test("original asks which destination (400); destination_id goes there; failed and matched answer every attempt", async ({ api, services, apiKey, sinks }) => {
+    const key = apiKey.key;
+    const { id, up, down } = await halfFailed(api, services, key, sinks);
+    const ambiguous = await api.call("POST", `/events/${id}/replay`, { key, body: { target: "original" } });
+    expect(ambiguous.status).toBe(400);
+    expect(ambiguous.json.error).toMatchObject({ code: "validation_failed", message: expect.stringMatching(/went to 2 destinations .*: choose one with destination_id/) });
+    expect((await api.call("POST", `/events/${id}/replay`, { key, body: {} })).json.error.message).toMatch(/Say where to send the event/);
+
+    const chosen = await api.call("POST", `/events/${id}/replay`, { key, body: { destination_id: up } });
+    expect(chosen).toMatchObject({ status: 200, json: { status: "delivered", destination_id: up, destination_url: `http://127.0.0.1:${sinks.ok.port}/two` } });
+
+    const failed = await api.call("POST", `/events/${id}/replay`, { key, body: { target: "failed" } });
+    expect(failed.status).toBe(200);
+    expect(failed.json).toMatchObject({ attempts: [{ destination_id: down, status: "failed", response_status: 500 }], event_resolved: false });
+    const matched = await api.call("POST", `/events/${id}/replay`, { key, body: { target: "matched" } });
+    expect(matched.json.attempts.map((attempt: { destination_id: string; status: string }) => [attempt.destination_id, attempt.status])).toEqual([
+      [up, "delivered"],
+      [down, "failed"],
+    ]);
+    const mixed = await api.call("POST", `/events/${id}/replay`, { key, body: { target: "matched", destination_id: up } });
+    expect(mixed.status).toBe(400);
+    const foreign = await api.call("POST", `/events/${id}/replay`, { key, body: { destination_id: MISSING_ID } });
+    expect(foreign.status).toBe(422);
+    // A replay to a URL that delivers resolves nothing.
+    await api.call("POST", `/events/${id}/replay`, { key, body: { destination_url: `http://127.0.0.1:${sinks.ok.port}/scratch` } });
+    expect(await eventOf(api, key, id)).toMatchObject({ status: "failed", resolved: false, resolved_by_replay: false });
+  });
+
+  test("a member marks the failed delivery resolved with a note; the event reads resolved; refusals are 400, 404 and 409", async ({ api, services, apiKey, stranger, sinks }) => {
+    const key = apiKey.key;
+    const { id, up, down } = await halfFailed(api, services, key, sinks);
+    const path = (destination: string) => `/events/${id}/deliveries/${destination}/resolve`;
+    expect((await api.call("POST", path(down), { key, body: { note: "" } })).status).toBe(400);
+    expect((await api.call("POST", path(down), { key, body: {} })).status).toBe(400);
+    expect((await api.call("POST", path(MISSING_ID), { key, body: { note: "n" } })).status).toBe(404);
+    expect((await api.call("POST", path(down), { key: stranger.key, body: { note: "n" } })).status).toBe(404);
+    const notFailed = await api.call("POST", path(up), { key, body: { note: "n" } });
+    expect(notFailed.status).toBe(409);
+    expect(notFailed.json.error.message).toMatch(/is delivered, not failed/);
+
+    const resolved = await api.call("POST", path(down), { key, body: { note: "Refunded by hand" } });
+    expect(resolved).toMatchObject({ status: 200, json: { event_id: id, destination_id: down, note: "Refunded by hand", event_resolved: true } });
+    const event = await eventOf(api, key, id);
+    expect(event).toMatchObject({ status: "failed", resolved: true, resolved_by_replay: true });
+    expect(event.deliveries.find((delivery: { destination_id: string }) => delivery.destination_id === down).resolution).toMatchObject({
+      by: "member",
+      replay_id: null,
+      user_id: resolved.json.user_id,
+      note: "Refunded by hand",
+    });
+    expect(event.deliveries.find((delivery: { destination_id: string }) => delivery.destination_id === up).resolution).toBeNull();
+    expect((await api.call("POST", path(down), { key, body: { note: "again" } })).status).toBe(409);
+    const listed = await api.call("GET", `/events?endpoint_id=${event.endpoint_id}`, { key });
+    expect(listed.json.data).toMatchObject([{ id, resolved: true }]);
   });
 });
 

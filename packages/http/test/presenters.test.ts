@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { EndpointListItem, EndpointView, ReplayAttemptView } from "@rehook/services";
 import { deliverySettingsFromWire, ingressSettingsFromWire } from "../src/api-v1/endpoint-input.js";
 import { restEndpoint, restEndpointListItem, wireEndpoint } from "../src/api-v1/presenters/endpoint.js";
-import { restReplayAttempt, sessionReplayAttempt } from "../src/api-v1/presenters/replay-attempt.js";
+import { restReplayAttempt, restReplayOutcome, sessionReplayAttempt, sessionReplayOutcome } from "../src/api-v1/presenters/replay-attempt.js";
 
 // The REST wire format from the domain views: snake_case names, ISO 8601 times, fields in a fixed order.
 
@@ -146,6 +146,7 @@ describe("the replay attempt presenter", () => {
     responseBody: "thanks",
     latencyMs: 12,
     destinationUrl: "https://api.example.com/in",
+    destinationId: "0194a0b0-0000-7000-8000-000000000004",
     error: null,
     replayedAt: createdAt,
     modified: true,
@@ -153,13 +154,19 @@ describe("the replay attempt presenter", () => {
 
   it("answers the public API's fields, without the response body", () => {
     expect(JSON.stringify(restReplayAttempt(attempt))).toBe(
-      '{"id":"0194a0b0-0000-7000-8000-000000000002","modified":true,"status":"delivered","response_status":200,"latency_ms":12,"destination_url":"https://api.example.com/in","replayed_at":"2025-01-02T03:04:05.678Z"}',
+      '{"id":"0194a0b0-0000-7000-8000-000000000002","modified":true,"status":"delivered","response_status":200,"latency_ms":12,"destination_url":"https://api.example.com/in","destination_id":"0194a0b0-0000-7000-8000-000000000004","replayed_at":"2025-01-02T03:04:05.678Z"}',
     );
   });
 
   it("answers the session replay route's fields, with the response body", () => {
     expect(JSON.stringify(sessionReplayAttempt(attempt))).toBe(
-      '{"id":"0194a0b0-0000-7000-8000-000000000002","status":"delivered","response_status":200,"response_body":"thanks","latency_ms":12,"destination_url":"https://api.example.com/in","replayed_at":"2025-01-02T03:04:05.678Z","modified":true}',
+      '{"id":"0194a0b0-0000-7000-8000-000000000002","status":"delivered","response_status":200,"response_body":"thanks","latency_ms":12,"destination_url":"https://api.example.com/in","destination_id":"0194a0b0-0000-7000-8000-000000000004","replayed_at":"2025-01-02T03:04:05.678Z","modified":true}',
     );
+  });
+
+  it("answers one attempt for a request that makes one, and the list for matched and failed, whatever their count", () => {
+    expect(restReplayOutcome({ target: "original", attempts: [attempt], eventResolved: true })).toEqual(restReplayAttempt(attempt));
+    expect(restReplayOutcome({ target: "failed", attempts: [attempt], eventResolved: true })).toEqual({ attempts: [restReplayAttempt(attempt)], event_resolved: true });
+    expect(sessionReplayOutcome({ target: "matched", attempts: [attempt, attempt], eventResolved: false })).toEqual({ attempts: [sessionReplayAttempt(attempt), sessionReplayAttempt(attempt)], event_resolved: false });
   });
 });

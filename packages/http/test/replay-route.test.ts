@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { describe, expect } from "vitest";
 import { silentLogger } from "@rehook/core";
-import { actorFor, createEndpoint, createUser, endpointSecret, logIn, updateEndpoint, type Services } from "@rehook/services";
+import { actorFor, createDestination, createEndpoint, createUser, endpointSecret, logIn, updateEndpoint, type Services } from "@rehook/services";
 import type { TestDatabase } from "@rehook/vitest-config/postgres";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
@@ -133,7 +133,7 @@ describe("POST /api/events/{id}/replay", () => {
       expect(response.status, request.environment).toBe(200);
       expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
       const attempt = (await response.json()) as Record<string, unknown>;
-      expect(Object.keys(attempt).sort()).toEqual(["destination_url", "id", "latency_ms", "modified", "replayed_at", "response_body", "response_status", "status"]);
+      expect(Object.keys(attempt).sort()).toEqual(["destination_id", "destination_url", "id", "latency_ms", "modified", "replayed_at", "response_body", "response_status", "status"]);
       expect(attempt.modified).toBe(false);
       expect(attempt).toMatchObject({ status: "delivered", response_status: 200, response_body: `${request.environment} ok`, destination_url: url });
       const got = sink.received.at(-1)!;
@@ -194,8 +194,8 @@ describe("POST /api/events/{id}/replay", () => {
     ];
     const captureOnly = await createEndpoint(services, { teamId: owner.teamId, name: "capture only" });
     const capturedId = await captureOrder(services, captureOnly.slug);
-    cases.push(["original without destination", await dashboard.replay(owner.cookie, capturedId, { environment: "original" }), 422, /no destination URL/i]);
-    cases.push(["staging without destination", await dashboard.replay(owner.cookie, capturedId, { environment: "staging" }), 422, /destination URL/i]);
+    cases.push(["original without destination", await dashboard.replay(owner.cookie, capturedId, { environment: "original" }), 422, /no destination to replay to/i]);
+    cases.push(["staging without destination", await dashboard.replay(owner.cookie, capturedId, { environment: "staging" }), 422, /no destination to replay to/i]);
     const noStaging = await createEndpoint(services, { teamId: owner.teamId, name: "no staging", destinationUrl: `http://127.0.0.1:${sinks.original.port}/x` });
     const noStagingEvent = await captureOrder(services, noStaging.slug);
     cases.push(["staging without hostname", await dashboard.replay(owner.cookie, noStagingEvent, { environment: "staging" }), 422, /staging hostname/i]);
@@ -224,6 +224,27 @@ describe("POST /api/events/{id}/replay", () => {
       });
     expect((await request("cross-site")).status).toBe(403);
     expect((await request("same-origin")).status).toBe(200);
+  });
+});
+
+describe("replays to an endpoint's destinations", () => {
+  test("destinationId goes to that destination; matched answers every attempt; original on several asks which (400)", async ({ services, database, dashboard, sinks, owner }) => {
+    const endpoint = await createEndpoint(services, { teamId: owner.teamId, name: "two", destinationUrl: `http://127.0.0.1:${sinks.original.port}/first` });
+    const second = await createDestination(services, { teamId: owner.teamId, endpointId: endpoint.id, name: "Second", url: `http://127.0.0.1:${sinks.custom.port}/second` });
+    const eventId = await captureOrder(services, endpoint.slug);
+    expect(await settled(database, eventId)).toBe("delivered");
+    const ambiguous = await dashboard.replay(owner.cookie, eventId, { environment: "original" });
+    expect(ambiguous.status).toBe(400);
+    expect(((await ambiguous.json()) as { error: { message: string } }).error.message).toMatch(/went to 2 destinations \(127\.0\.0\.1, Second\)/);
+    const chosen = await dashboard.replay(owner.cookie, eventId, { destinationId: second.id });
+    expect(chosen.status).toBe(200);
+    expect(await chosen.json()).toMatchObject({ destination_id: second.id, destination_url: `http://127.0.0.1:${sinks.custom.port}/second/orders?x=1`, response_body: "custom ok" });
+    const matched = await dashboard.replay(owner.cookie, eventId, { environment: "matched" });
+    expect(matched.status).toBe(200);
+    const answer = (await matched.json()) as { attempts: Array<{ destination_id: string; response_body: string }>; event_resolved: boolean };
+    expect(answer.event_resolved).toBe(false);
+    expect(answer.attempts.map((attempt) => attempt.response_body)).toEqual(["original ok", "custom ok"]);
+    expect(answer.attempts[1]!.destination_id).toBe(second.id);
   });
 });
 

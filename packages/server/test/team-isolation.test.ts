@@ -197,6 +197,7 @@ const CALLS: Record<string, Call> = {
   "events.compare": { input: (world) => ({ id: world.eventIds[0]!, left: "delivery:1", right: `replay:${world.replayId}` }), target: true },
   "events.attempt": { input: (world) => ({ eventId: world.eventIds[0]!, attempt: 1 }), target: true },
   "events.retry": { input: byEvent, target: true },
+  "deliveries.resolve": { input: (world) => ({ eventId: world.eventIds[0]!, destinationId: world.destinationId, note: "an attacker's" }), target: true },
   "events.live": { skip: "a subscription: opened over HTTP in this file's live feed test" },
   "replays.create": { input: (world) => ({ ...eventRef(world), ...replayTarget(world) }), target: true },
   "replays.editSource": { input: eventRef, target: true },
@@ -331,6 +332,7 @@ const ACCEPTED_BODIES: Record<string, (world: World) => unknown> = {
   updateDestination: () => ({ name: "taken over" }),
   replayEvent: (world) => ({ destination_url: `http://127.0.0.1:${world.sink.port}/again` }),
   recordLocalReplay: () => ({ status: 200, latency_ms: 4 }),
+  resolveDelivery: () => ({ note: "an attacker's" }),
   createAlertRule: (world) => ({ name: "an attacker's", trigger: "delivery_failed", channel: "webhook", target: `http://127.0.0.1:${world.sink.port}/attacker` }),
   updateAlertRule: (world) => ({ target: `http://127.0.0.1:${world.sink.port}/attacker` }),
 };

@@ -1,8 +1,10 @@
-import { auditableUrl, replayTarget, notFoundMessage, safeText, UserError, uuidv7, type Logger } from "@rehook/core";
+import { auditableUrl, bulkReplayTarget, notFoundMessage, planReplay, REPLAY_TARGETS, safeText, UserError, uuidv7, type Logger, type ReplayTargetName } from "@rehook/core";
 import {
   BULK_REPLAY_JOB,
+  countBulkReplayScope,
   countOwnedEvents,
   findOwnedEndpoint,
+  listDestinationsOf,
   findOwnedReplayJob,
   findReplayJob,
   insertReplayJobIfRoom,
@@ -27,6 +29,9 @@ export interface ReplayJobView {
   endpointId: string;
   environment: string;
   customUrl: string | null;
+  /** Which of the endpoint's destinations each event goes to: one (destinationId), the ones it matched, or its failed ones; null for a custom URL. */
+  target: "destination" | "matched" | "failed" | null;
+  destinationId: string | null;
   /** The status of the events it replays (null: every event). */
   statusFilter: string | null;
   state: "running" | "finished" | "interrupted";
@@ -45,6 +50,8 @@ function jobView(job: ReplayJob): ReplayJobView {
     endpointId: job.endpoint.id,
     environment: job.environment,
     customUrl: job.customUrl,
+    target: job.target,
+    destinationId: job.destinationId,
     statusFilter: job.statusFilter,
     state: job.state as ReplayJobView["state"],
     total: job.total,
@@ -59,10 +66,18 @@ function jobView(job: ReplayJob): ReplayJobView {
 
 const bulkInput = z.object({
   endpointId: z.string().uuid("endpointId must be an endpoint id"),
-  environment: z.enum(["original", "custom"], { message: "bulk replays go to the original destination or a custom URL" }),
+  environment: z.enum(REPLAY_TARGETS, { message: "bulk replays go to one of the endpoint's destinations (original), each event's matched or failed destinations, or a custom URL" }).optional(),
+  destinationId: z.string().max(100).nullish(),
   customUrl: safeText().nullish(),
   status: z.enum(["captured", "pending", "delivered", "failed"]).nullable().default("failed"),
 });
+
+/** The plan's target for a job: its destination target, or its environment (jobs from before targets: original or custom). */
+function jobTarget(job: ReplayJob): ReplayTargetName {
+  if (job.target === "destination") return "original";
+  if (job.target) return job.target;
+  return job.environment === "custom" ? "custom" : "original";
+}
 
 /** Rows per read of events to replay; each read is also cut at BODY_BYTES_PER_READ of bodies. */
 const PAGE = 100;
@@ -92,19 +107,45 @@ export class BulkReplays {
     private readonly maxRunningPerTeam = MAX_RUNNING_BULK_REPLAYS_PER_TEAM,
   ) {}
 
-  /** Starts replaying the endpoint's events that match the filter (failed ones by default). */
-  async start(input: { teamId: string; userId: string; by?: AuditedBy; endpointId: string; environment: string; customUrl?: string | null; status?: string | null }): Promise<ReplayJobView> {
-    const { endpointId, environment, customUrl, status } = parseInput(bulkInput, {
+  /**
+   * Starts replaying the endpoint's events that match the filter (failed ones by default): to
+   * one of its destinations (original: its only one, or destinationId), to each event's
+   * matched or failed destinations, or to a custom URL.
+   */
+  async start(input: {
+    teamId: string;
+    userId: string;
+    by?: AuditedBy;
+    endpointId: string;
+    environment?: string | null;
+    destinationId?: string | null;
+    customUrl?: string | null;
+    status?: string | null;
+  }): Promise<ReplayJobView> {
+    const { endpointId, environment: asked, destinationId: askedDestination, customUrl, status } = parseInput(bulkInput, {
       endpointId: input.endpointId,
-      environment: input.environment,
+      environment: input.environment ?? undefined,
+      destinationId: input.destinationId,
       customUrl: input.customUrl,
       status: input.status === undefined ? "failed" : input.status,
     });
     const em = this.deps.orm.em.fork();
     const endpoint = await findOwnedEndpoint(em, input.teamId, { id: endpointId });
     if (!endpoint) throw new UserError("not_found", notFoundMessage("endpoint", endpointId));
-    // The target is the same host for every event: check it once, before anything is sent.
-    await checkedReplayTarget(this.deps, { destinationUrl: endpoint.destinationUrl, stagingHost: null, path: "", query: "" }, environment, customUrl);
+    const destinations = await listDestinationsOf(em, endpointId);
+    const choice = bulkReplayTarget({ target: asked, destinationId: askedDestination, customUrl }, destinations);
+    if (!choice.ok) throw new UserError(choice.kind === "invalid" ? "validation_failed" : "unprocessable", choice.reason);
+    const { environment, target, destinationId } = choice;
+    // One destination or a URL is the same host for every event: checked once, before anything is sent.
+    if (target === null || target === "destination") {
+      const url = target === null ? null : destinations.find((destination) => destination.id === destinationId)!.url;
+      await checkedReplayTarget(this.deps, { destinationUrl: url, stagingHost: null, path: "", query: "" }, environment, customUrl);
+    }
+    const upTo = uuidv7();
+    const total =
+      target === "matched" || target === "failed"
+        ? await countBulkReplayScope(em, input.teamId, endpointId, { status, target, before: upTo })
+        : await countOwnedEvents(em, input.teamId, { endpointId, status });
     const job = await em.transactional(async (tx) => {
       const inserted = await insertReplayJobIfRoom(
         tx,
@@ -114,11 +155,13 @@ export class BulkReplays {
           userId: input.userId,
           endpointId,
           environment,
-          customUrl: customUrl ?? null,
+          customUrl: environment === "custom" ? (customUrl ?? null) : null,
           statusFilter: status,
-          total: await countOwnedEvents(em, input.teamId, { endpointId, status }),
+          target,
+          destinationId,
+          total,
           // Only events that exist now: new failures are not chased forever.
-          upTo: uuidv7(),
+          upTo,
         },
         this.maxRunningPerTeam,
       );
@@ -127,7 +170,15 @@ export class BulkReplays {
           teamId: input.teamId,
           action: "replay_job.create",
           target: { type: "replay_job", id: inserted.id, name: endpoint.name },
-          changes: { endpoint_id: endpointId, environment, custom_url: auditableUrl(customUrl), status, total: inserted.total },
+          changes: {
+            endpoint_id: endpointId,
+            environment,
+            ...(target ? { target } : {}),
+            ...(destinationId ? { destination_id: destinationId } : {}),
+            custom_url: auditableUrl(inserted.customUrl),
+            status,
+            total: inserted.total,
+          },
         });
       }
       return inserted;
@@ -173,7 +224,7 @@ export class BulkReplays {
     let after = job.afterId;
     while (!signal.aborted) {
       // A page is cut by body bytes too: bodies of up to 10 MiB are held until sent.
-      const inScope = await replaySourcesPage(em(), teamId, job.endpoint.id, { status: job.statusFilter, after, before: upTo, limit: PAGE });
+      const inScope = await replaySourcesPage(em(), teamId, job.endpoint.id, { status: job.statusFilter, target: job.target, after, before: upTo, limit: PAGE });
       if (inScope.length === 0) break;
       let next = 0;
       const lane = async () => {
@@ -199,14 +250,20 @@ export class BulkReplays {
     return { kind: "done" };
   }
 
-  /** Replays one event; answers whether it was delivered (a failure of any kind is counted, logged and passed). */
+  /**
+   * Replays one event to each URL its plan names (one, or one per matched or failed
+   * destination); answers whether every attempt delivered (a failure of any kind is counted,
+   * logged and passed). A delivered attempt to a destination resolves its failed delivery.
+   */
   private async replayOne(job: ReplayJob, userId: string | null, source: ReplaySourceRow): Promise<boolean> {
     try {
-      // Same host as checked at the start (no lookup per event); the agent checks every connection.
-      const target = replayTarget(job.environment as "original" | "custom", source, job.customUrl);
-      if (!target.ok) throw new UserError("unprocessable", target.reason);
-      const attempt = await sendReplay(this.deps, source, { userId, environment: job.environment as "original" | "custom", url: target.url, jobId: job.id });
-      return attempt.status === "delivered";
+      // No lookup per event: the agent checks every connection it makes.
+      const plan = planReplay({ target: jobTarget(job), destinationId: job.destinationId, customUrl: job.customUrl }, source);
+      if (!plan.ok) throw new UserError("unprocessable", plan.reason);
+      const attempts = await Promise.all(
+        plan.sends.map((send) => sendReplay(this.deps, source, { userId, environment: send.environment, url: send.url, destinationId: send.destinationId, jobId: job.id })),
+      );
+      return attempts.every((attempt) => attempt.status === "delivered");
     } catch (error) {
       this.logger.warn("bulk replay: an event could not be replayed", { job: job.id, event: source.id, error: String(error) });
       return false;

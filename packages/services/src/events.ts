@@ -207,7 +207,7 @@ async function liveMatches(ctx: Pick<ServiceContext, "orm">, rows: EventSummary[
       (!filter.source || row.source === filter.source) &&
       (!filter.eventType || row.eventType === filter.eventType) &&
       (!filter.signature || row.signature === filter.signature) &&
-      (!filter.unresolved || !row.resolvedByReplay),
+      (!filter.unresolved || !row.resolved),
   );
   if (!filter.search || kept.length === 0) return kept;
   const found = await eventIdsMatchingSearch(ctx.orm.em.fork(), kept.map((row) => row.id), filter.search);

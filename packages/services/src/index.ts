@@ -71,7 +71,10 @@ export {
   listReplays,
   replayAttemptView,
   replayEvent,
+  replayEventAttempts,
   type ReplayAttemptView,
+  type ReplayEventRequest,
+  type ReplayOutcome,
   type ReplayDetail,
   type ReplaySummary,
 } from "./replays.js";
@@ -113,7 +116,9 @@ export { untilAccessLost, type StreamAccess } from "./access-watch.js";
 export * as eventContracts from "./contracts/events.js";
 export { eventFilterFields, eventFilterInput, eventSummary, listEventsInput, type EventFilterInput } from "./schemas/events.js";
 export * as replayContracts from "./contracts/replays.js";
-export { replayAttempt, replayEventInput } from "./schemas/replays.js";
+export * as deliveryContracts from "./contracts/deliveries.js";
+export { resolveDelivery, type DeliveryResolutionView } from "./delivery-resolution.js";
+export { replayAttempt, replayEventInput, replayOutcome } from "./schemas/replays.js";
 export * as settingsContracts from "./contracts/settings.js";
 export * as endpointContracts from "./contracts/endpoints.js";
 export * as destinationContracts from "./contracts/destinations.js";

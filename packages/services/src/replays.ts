@@ -4,21 +4,28 @@ import {
   forwardableHeaders,
   hasOverrides,
   parseReplayOverrides,
+  planReplay,
+  replayTarget,
   notFoundMessage,
   UserError,
   uuidv7,
   withPrivateDestinationHint,
   type HeaderList,
+  type PlannedSend,
   type ReplayEnvironment,
   type ReplayOverrides,
   type ReplayPathEdits,
+  type ReplayPlan,
   type ReplaySource,
+  type ReplayTargetName,
 } from "@rehook/core";
 import {
   findOwnedReplayAttempt,
   findReplaySource,
   insertReplayAttempt,
+  isEventResolved,
   listReplaySummaries,
+  resolveDeliveryByReplay,
   type ReplayAttempt,
   type ReplaySourceRow,
   type ReplaySummary,
@@ -43,10 +50,20 @@ export interface ReplayAttemptView {
   responseBody: string | null;
   latencyMs: number | null;
   destinationUrl: string;
+  /** The endpoint destination it went to (null: a staging host, localhost or a custom URL). */
+  destinationId: string | null;
   error: string | null;
   replayedAt: Date;
   /** Sent with edits (method, headers, body, path or query) rather than as captured. */
   modified: boolean;
+}
+
+/** What one replay request made: one attempt, or one per destination (matched, failed). */
+export interface ReplayOutcome {
+  target: ReplayTargetName;
+  attempts: ReplayAttemptView[];
+  /** Every failed delivery of the event is resolved now (see core's eventResolved). */
+  eventResolved: boolean;
 }
 
 export function replayAttemptView(attempt: ReplayAttempt, eventId: string): ReplayAttemptView {
@@ -59,6 +76,7 @@ export function replayAttemptView(attempt: ReplayAttempt, eventId: string): Repl
     responseBody: attempt.responseBody ? attempt.responseBody.toString("utf8") : null,
     latencyMs: attempt.latencyMs,
     destinationUrl: attempt.destinationUrl,
+    destinationId: attempt.destinationId,
     error: attempt.error,
     replayedAt: attempt.replayedAt,
     modified: attempt.modified,
@@ -77,7 +95,7 @@ export interface ReplayDetail extends ReplayAttemptView {
   requestBodyBase64: string | null;
 }
 
-const replayInput = replayEventInput.pick({ environment: true, customUrl: true });
+const replayInput = replayEventInput.pick({ environment: true, destinationId: true, customUrl: true });
 
 export function noSuchEvent(eventId: string): UserError {
   return new UserError("not_found", notFoundMessage("event", eventId));
@@ -102,6 +120,22 @@ export async function checkedReplayTarget(
   return checked.url;
 }
 
+/** A plan's refusal as the user's error: 400 for a request wrong or ambiguous in itself, 422 for one this event cannot do. */
+function planRefusal(plan: Extract<ReplayPlan, { ok: false }>): UserError {
+  return new UserError(plan.kind === "invalid" ? "validation_failed" : "unprocessable", plan.reason);
+}
+
+/** Each planned URL checked against the address policy before anything is sent (one refused: nothing goes). */
+async function checkedSends(ctx: Pick<ServiceContext, "addressPolicy">, sends: PlannedSend[]): Promise<PlannedSend[]> {
+  return Promise.all(
+    sends.map(async (send) => {
+      const checked = await checkDestination(send.url, ctx.addressPolicy);
+      if (!checked.ok) throw new UserError("unprocessable", `replay target refused: ${withPrivateDestinationHint(checked.reason)}`);
+      return { ...send, url: checked.url };
+    }),
+  );
+}
+
 /** Most bytes an edited body may have when the server names no limit (MAX_PAYLOAD_BYTES' default). */
 const DEFAULT_MAX_EDITED_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -112,6 +146,8 @@ export async function sendReplay(
     userId: string | null;
     environment: ReplayEnvironment;
     url: string;
+    /** The endpoint destination this URL is (a replay there that delivers resolves its failed delivery). */
+    destinationId?: string | null;
     jobId?: string | null;
     overrides?: ReplayOverrides | null;
     /** A replay someone asked for (not one of a bulk replay's, which records the job): its audit entry. */
@@ -134,6 +170,7 @@ export async function sendReplay(
       userId: replay.userId,
       environment: replay.environment,
       destinationUrl: replay.url,
+      destinationId: replay.destinationId ?? null,
       status: result.ok ? "delivered" : "failed",
       responseStatus: result.status,
       responseHeaders: result.headers,
@@ -148,37 +185,80 @@ export async function sendReplay(
       requestBody: modified ? Buffer.from(task.body) : null,
       modified,
     });
+    // Delivered to the destination whose delivery failed: that failure is resolved, in the same transaction.
+    if (attempt.status === "delivered" && attempt.destinationId) {
+      await resolveDeliveryByReplay(em, { eventId: source.id, destinationId: attempt.destinationId, replayId: attempt.id, at: attempt.replayedAt });
+    }
     if (replay.audited) await recordAudit(em, replay.audited.by, replayEntry(replay.audited.teamId, source.id, attempt, modified));
     return attempt;
   });
 }
 
 /** A replay's audit entry: where it went and whether it was edited (never what it sent). */
-export function replayEntry(teamId: string, eventId: string, attempt: Pick<ReplayAttempt, "id" | "environment" | "destinationUrl" | "status">, edited: boolean) {
+export function replayEntry(teamId: string, eventId: string, attempt: Pick<ReplayAttempt, "id" | "environment" | "destinationUrl" | "destinationId" | "status">, edited: boolean) {
   return {
     teamId,
     action: "event.replay" as const,
     target: { type: "event" as const, id: eventId, name: null },
-    changes: { replay_id: attempt.id, environment: attempt.environment, target_url: auditableUrl(attempt.destinationUrl), edited, outcome: attempt.status },
+    changes: {
+      replay_id: attempt.id,
+      environment: attempt.environment,
+      ...(attempt.destinationId ? { destination_id: attempt.destinationId } : {}),
+      target_url: auditableUrl(attempt.destinationUrl),
+      edited,
+      outcome: attempt.status,
+    },
   };
 }
 
+/** What a replay request takes: the event, where to (see core's planReplay) and any edits. */
+export interface ReplayEventRequest {
+  teamId: string;
+  userId: string;
+  by?: AuditedBy;
+  eventId: string;
+  /** The target: original, staging, local, custom, matched or failed (left out: see core's requestedTarget). */
+  environment?: string | null;
+  destinationId?: string | null;
+  customUrl?: string | null;
+  overrides?: unknown;
+}
+
 /**
- * Sends a stored event again: its method, body bytes and headers, to the chosen target, or
- * with `overrides` (edit-and-replay) replacing any of them. Records the attempt with what it
- * sent; never touches the event itself, its status or the endpoint's health.
+ * Sends a stored event again: its method, body bytes and headers, to the chosen target (one
+ * of the endpoint's destinations, each destination it matched or whose delivery failed, a
+ * staging host, localhost or a URL), or with `overrides` (edit-and-replay) replacing any of
+ * them. Every URL is checked before anything is sent; the attempts go out together, each
+ * recorded with what it sent and the destination it reached, whose failed delivery it
+ * resolves when it delivered. Never touches the event itself, its status or the endpoint's health.
  */
-export async function replayEvent(
-  ctx: Pick<ServiceContext, "orm" | "outbound" | "addressPolicy" | "maxPayloadBytes">,
-  input: { teamId: string; userId: string; by?: AuditedBy; eventId: string; environment: string; customUrl?: string | null; overrides?: unknown },
-): Promise<ReplayAttemptView> {
-  const { environment, customUrl } = parseInput(replayInput, { environment: input.environment, customUrl: input.customUrl });
+export async function replayEventAttempts(ctx: Pick<ServiceContext, "orm" | "outbound" | "addressPolicy" | "maxPayloadBytes">, input: ReplayEventRequest): Promise<ReplayOutcome> {
+  const request = parseInput(replayInput, { environment: input.environment ?? undefined, destinationId: input.destinationId, customUrl: input.customUrl });
   const overrides = parseReplayOverrides(input.overrides, ctx.maxPayloadBytes ?? DEFAULT_MAX_EDITED_BODY_BYTES);
   const source = await findReplaySource(ctx.orm.em.fork(), input.teamId, input.eventId);
   if (!source) throw noSuchEvent(input.eventId);
-  const url = await checkedReplayTarget(ctx, source, environment, customUrl, overrides ?? {});
-  const attempt = await sendReplay(ctx, source, { userId: input.userId, environment, url, overrides, audited: { teamId: input.teamId, by: input.by } });
-  return replayAttemptView(attempt, source.id);
+  const plan = planReplay({ target: request.environment, destinationId: request.destinationId, customUrl: request.customUrl }, source, overrides ?? {});
+  if (!plan.ok) throw planRefusal(plan);
+  const sends = await checkedSends(ctx, plan.sends);
+  const audited = { teamId: input.teamId, by: input.by };
+  const settled = await Promise.allSettled(
+    sends.map((send) => sendReplay(ctx, source, { userId: input.userId, environment: send.environment, url: send.url, destinationId: send.destinationId, overrides, audited })),
+  );
+  const failure = settled.find((result) => result.status === "rejected");
+  if (failure) throw failure.reason;
+  const attempts = settled.map((result) => replayAttemptView((result as PromiseFulfilledResult<ReplayAttempt>).value, source.id));
+  return { target: plan.target, attempts, eventResolved: await isEventResolved(ctx.orm.em.fork(), source.id) };
+}
+
+/**
+ * replayEventAttempts for a request that makes one attempt (a destination, a staging host,
+ * localhost or a URL): that attempt. A target that fans out (matched, failed) is refused here.
+ */
+export async function replayEvent(ctx: Pick<ServiceContext, "orm" | "outbound" | "addressPolicy" | "maxPayloadBytes">, input: ReplayEventRequest): Promise<ReplayAttemptView> {
+  if (input.environment === "matched" || input.environment === "failed") {
+    throw new UserError("validation_failed", `target "${input.environment}" can make several attempts: ask for all of them.`);
+  }
+  return (await replayEventAttempts(ctx, input)).attempts[0]!;
 }
 
 

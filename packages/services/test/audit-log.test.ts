@@ -7,6 +7,7 @@ import { waitFor } from "@rehook/vitest-config/wait-for";
 import {
   auditContracts,
   createEndpoint,
+  deliveryContracts,
   destinationContracts,
   endpointContracts,
   eventContracts,
@@ -189,6 +190,8 @@ describe("the audit log", () => {
     await waitFor(async () => (await getEvent(services, { teamId: user.teamId, eventId: failedId })).status === "failed", "the event to fail at its destination");
     await run(eventContracts.retryEventContract, { id: failedId });
     await waitFor(async () => (await getEvent(services, { teamId: user.teamId, eventId: failedId })).status === "failed", "the retry to fail too");
+    const failedDelivery = (await getEvent(services, { teamId: user.teamId, eventId: failedId })).deliveries[0]!;
+    await run(deliveryContracts.resolveDeliveryContract, { eventId: failedId, destinationId: failedDelivery.destinationId, note: "Handled by hand" });
     await run(endpointContracts.retryFailedContract, { id: endpoint.id });
     await run(endpointContracts.resumeEndpointContract, { id: endpoint.id });
     const destinations = (await run(destinationContracts.listDestinationsContract, { endpointId: endpoint.id })) as Array<{ id: string }>;
@@ -207,6 +210,7 @@ describe("the audit log", () => {
       "endpoint.create",
       "endpoint.update",
       "event.retry",
+      "delivery.resolve",
       "endpoint.retry_failed",
       "endpoint.resume",
       "destination.resume",
@@ -231,6 +235,7 @@ describe("the audit log", () => {
     const byAction = new Map((await entries(services, actor, { limit: 200 })).map((entry) => [entry.action, entry]));
     expect(byAction.get("endpoint.create")!.changes).toMatchObject({ destination_url: url(`/fail?token=${HIDDEN_QUERY_VALUE}`) });
     expect(byAction.get("replay_job.create")!.changes).toMatchObject({ custom_url: url(`/bulk?token=${HIDDEN_QUERY_VALUE}`) });
+    expect(byAction.get("delivery.resolve")).toMatchObject({ target: { type: "event", id: failedId }, changes: { destination_id: failedDelivery.destinationId, note: "Handled by hand" } });
     expect(byAction.get("endpoint.update")!.changes).toMatchObject({ retention_days: { before: null, after: 7 }, dedup: { before: null, after: { key: "body", window_s: 60 } }, response: "changed" });
     const everything = await wholeLog(services);
     for (const secret of [customBody, token, PASSWORD, '{"n":1}']) expect(everything).not.toContain(secret);

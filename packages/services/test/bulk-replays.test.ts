@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { startSink, type Sink } from "@rehook/vitest-config/sink";
 import { waitFor } from "@rehook/vitest-config/wait-for";
-import { createEndpoint, getEvent, listReplays, MAX_RUNNING_BULK_REPLAYS_PER_TEAM, type Services } from "@rehook/services";
+import { createDestination, createEndpoint, getEvent, listEvents, listReplays, MAX_RUNNING_BULK_REPLAYS_PER_TEAM, type Services } from "@rehook/services";
 import { capture, expectRefused, MISSING_ID, test } from "./support.js";
 
 // Bulk replays as jobs of the graph's job runner: checked and counted when started, run in
@@ -67,7 +67,8 @@ describe("start and get", () => {
   test("to the original destination, counting what it refuses as failed; status null takes every event", async ({ services, user }) => {
     const { endpoint } = await failedEvents(services, user.teamId, 2);
     const started = await services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: endpoint.id, environment: "original", status: null });
-    expect(started).toMatchObject({ statusFilter: null, total: 2, customUrl: null });
+    // The endpoint's only destination, by id.
+    expect(started).toMatchObject({ statusFilter: null, total: 2, customUrl: null, target: "destination", destinationId: expect.any(String) });
     expect(await finished(services, user.teamId, started.id)).toMatchObject({ state: "finished", done: 2, delivered: 0, failed: 2 });
   });
 
@@ -83,10 +84,10 @@ describe("start and get", () => {
     const start = (input: Partial<Parameters<Services["bulkReplays"]["start"]>[0]>) =>
       services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: inbox.id, environment: "custom", customUrl: url("/x"), ...input });
     await expectRefused(start({ endpointId: "nope" }), "validation_failed", /endpointId must be an endpoint id/i);
-    await expectRefused(start({ environment: "staging" }), "validation_failed", /bulk replays go to the original destination or a custom URL/i);
+    await expectRefused(start({ environment: "staging" }), "validation_failed", /bulk replays go to one of the endpoint's destinations/i);
     await expectRefused(start({ status: "gone" }), "validation_failed");
     await expectRefused(start({ customUrl: null }), "validation_failed", /customUrl is required/);
-    await expectRefused(start({ environment: "original" }), "unprocessable", /this endpoint has no destination URL to replay to/i);
+    await expectRefused(start({ environment: "original" }), "unprocessable", /this endpoint has no destination to replay to/i);
     const noEndpoint = `There is no endpoint with the id ${inbox.id}. It may have been deleted; list your endpoints to find the right id.`;
     await expectRefused(services.bulkReplays.start({ teamId: other.teamId, userId: other.id, endpointId: inbox.id, environment: "custom", customUrl: url("/x") }), "not_found", noEndpoint);
     await expectRefused(start({ endpointId: MISSING_ID }), "not_found");
@@ -98,6 +99,54 @@ describe("start and get", () => {
     const missing = (id: string) => `There is no bulk replay with the id ${id}. Start a new one from the endpoint.`;
     await expectRefused(services.bulkReplays.get({ teamId: other.teamId, jobId: started.id }), "not_found", missing(started.id));
     await expectRefused(services.bulkReplays.get({ teamId: user.teamId, jobId: MISSING_ID }), "not_found", missing(MISSING_ID));
+  });
+});
+
+describe("targets among the endpoint's destinations", () => {
+  /** An endpoint with /bulk-<tag>/ok (delivers) and /fail (fails), and `count` events delivered to the first and failed at the second. */
+  async function halfFailed(services: Services, teamId: string, tag: string, count: number) {
+    const endpoint = await createEndpoint(services, { teamId, name: `bulk ${tag}`, destinationUrl: url(`/bulk-${tag}/ok`) });
+    const down = await createDestination(services, { teamId, endpointId: endpoint.id, name: "Down", url: url("/fail") });
+    const ids: string[] = [];
+    for (let i = 0; i < count; i += 1) ids.push(await capture(services, endpoint.slug, `{"n":${i}}`));
+    await waitFor(
+      async () => (await Promise.all(ids.map((eventId) => getEvent(services, { teamId, eventId })))).every((event) => event.status === "failed" && event.deliveries.every((d) => d.status !== "pending")),
+      "the events to fail at Down",
+    );
+    return { endpoint, down, ids };
+  }
+
+  test("target failed replays only the failed deliveries, each to its own destination, and resolves those delivered", async ({ services, user, database }) => {
+    const { endpoint, down, ids } = await halfFailed(services, user.teamId, "failed", 3);
+    const okBefore = sink.received.filter((request) => request.url === "/bulk-failed/ok").length;
+    // Down recovers at a new URL: the destination is the same, so its failed deliveries are resolved by the replays.
+    await database.query("update destinations set url = $1 where id = $2", [url("/bulk-failed/mended"), down.id]);
+    const started = await services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: endpoint.id, environment: "failed" });
+    expect(started).toMatchObject({ target: "failed", destinationId: null, environment: "original", total: 3 });
+    expect(await finished(services, user.teamId, started.id)).toMatchObject({ state: "finished", done: 3, delivered: 3, failed: 0 });
+    expect(sink.received.filter((request) => request.url === "/bulk-failed/mended")).toHaveLength(3);
+    expect(sink.received.filter((request) => request.url === "/bulk-failed/ok").length).toBe(okBefore);
+    const rows = await database.query<{ destination_id: string }>("select destination_id from replay_attempts where event_id = any($1::uuid[])", [ids]);
+    expect(rows.map((row) => row.destination_id)).toEqual([down.id, down.id, down.id]);
+    expect((await listEvents(services, { teamId: user.teamId, endpointId: endpoint.id, unresolved: true })).events).toEqual([]);
+    // Nothing failed is left unresolved: a second bulk replay to the failed ones has nothing to send.
+    const again = await services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: endpoint.id, environment: "failed" });
+    expect(again.total).toBe(0);
+  });
+
+  test("a bulk replay to a custom URL resolves nothing; original on several destinations asks which", async ({ services, user }) => {
+    const { endpoint, down } = await halfFailed(services, user.teamId, "custom", 2);
+    const started = await services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: endpoint.id, environment: "custom", customUrl: url("/scratch") });
+    expect(await finished(services, user.teamId, started.id)).toMatchObject({ state: "finished", delivered: 2 });
+    expect((await listEvents(services, { teamId: user.teamId, endpointId: endpoint.id, unresolved: true })).events).toHaveLength(2);
+    await expectRefused(
+      services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: endpoint.id, environment: "original" }),
+      "validation_failed",
+      /This endpoint has 2 destinations \(127\.0\.0\.1, Down\): choose one/,
+    );
+    const toDown = await services.bulkReplays.start({ teamId: user.teamId, userId: user.id, endpointId: endpoint.id, destinationId: down.id });
+    expect(toDown).toMatchObject({ target: "destination", destinationId: down.id, total: 2 });
+    expect(await finished(services, user.teamId, toDown.id)).toMatchObject({ state: "finished", failed: 2 });
   });
 });
 

@@ -193,10 +193,10 @@ describe("replayEvent's targets", () => {
     const { eventId } = await deliveredEvent(services, user.teamId);
     const inbox = await createEndpoint(services, { teamId: user.teamId, name: "capture only" });
     const captured = await capture(services, inbox.slug, "{}");
-    await expectRefused(replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "prod" }), "validation_failed", /^Environment must be one of original, staging, local, custom\.$/);
+    await expectRefused(replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "prod" }), "validation_failed", /^Environment must be one of original, staging, local, custom, matched, failed\.$/);
     await expectRefused(replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "custom" }), "validation_failed", /customUrl is required for a custom replay/i);
     await expectRefused(replayEvent(services, { teamId: user.teamId, userId: user.id, eventId, environment: "custom", customUrl: "ftp://example.com/" }), "validation_failed", /customUrl: /);
-    await expectRefused(replayEvent(services, { teamId: user.teamId, userId: user.id, eventId: captured, environment: "original" }), "unprocessable", /this endpoint has no destination URL to replay to/i);
+    await expectRefused(replayEvent(services, { teamId: user.teamId, userId: user.id, eventId: captured, environment: "original" }), "unprocessable", /this endpoint has no destination to replay to/i);
     const strict = { ...services, addressPolicy: { allowPrivate: false } };
     const refused = await expectRefused(replayEvent(strict, { teamId: user.teamId, userId: user.id, eventId, environment: "custom", customUrl: toSink() }), "unprocessable", /^replay target refused: /);
     expect(refused.message).toMatch(/ALLOW_PRIVATE_DESTINATIONS/);

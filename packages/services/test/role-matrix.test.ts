@@ -8,6 +8,7 @@ import {
   createApiKey,
   createEndpoint,
   createInvite,
+  deliveryContracts,
   endpointContracts,
   eventContracts,
   insertTeamNamed,
@@ -26,7 +27,7 @@ import { capture, MISSING_ID, test } from "./support.js";
 // declared): a role below the contract's is refused with "forbidden" naming the role needed,
 // before the use case runs; a role at or above it is never refused for its role.
 
-const contracts: Contract[] = [endpointContracts, eventContracts, replayContracts, settingsContracts, teamContracts, alertContracts]
+const contracts: Contract[] = [endpointContracts, eventContracts, deliveryContracts, replayContracts, settingsContracts, teamContracts, alertContracts]
   .flatMap((module) => Object.values(module as Record<string, unknown>))
   .filter((value): value is Contract => typeof value === "object" && value !== null && "role" in value && "run" in value);
 
@@ -93,6 +94,7 @@ const inputs: Record<string, (world: World, services: Services) => unknown> = {
   "events.responses": (w) => ({ id: w.eventId }),
   "events.compare": (w) => ({ id: w.eventId, left: "original", right: "original" }),
   "events.volume": () => ({ range: "day" }),
+  "deliveries.resolve": (w) => ({ eventId: w.eventId, destinationId: MISSING_ID, note: "resolved by the matrix" }),
   "replays.create": (w) => ({ eventId: w.eventId, environment: "custom", customUrl: `http://127.0.0.1:${sink.port}/matrix` }),
   "replays.editSource": (w) => ({ eventId: w.eventId }),
   "replays.localRequest": (w) => ({ eventId: w.eventId, localPort: 3000 }),
@@ -138,6 +140,7 @@ const CHANGES_NOTHING_IN_THE_TEAM = new Set([
   "endpoints.resume", // the endpoint was not paused
   "endpoints.retryFailed", // no event failed
   "events.retry", // a capture-only endpoint has nowhere to send it
+  "deliveries.resolve", // the same event has no delivery to resolve
   "notifications.sendTest", // nothing saved to post to
   "teams.create", // a team of the caller's own
   "replays.handToListener", // no listener is connected: nothing is handed over
@@ -239,6 +242,7 @@ const ISSUE_TABLE: Record<Role, string[]> = {
     "endpoints.rotateSecret",
     "events.delete",
     "events.retry",
+    "deliveries.resolve",
     "replays.create",
     "replays.localRequest",
     "replays.recordLocal",

@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent, type ReactNode } from "react";
 import { errorMessage } from "../lib/errors";
 import { plural } from "../lib/format";
 import type { BulkJob } from "../lib/replay";
@@ -21,17 +21,41 @@ type Selection = (typeof SELECTIONS)[number]["value"];
 
 const POLL_MS = 500;
 
-/** A bulk replay waiting for the user's go-ahead: how many events, and where they go. */
-type Pending = { count: number; capped: boolean; url: string; target: "original" | "custom" };
+/** One of the endpoint's destinations, as the bulk replay offers it. */
+export interface BulkDestination {
+  id: string;
+  name: string;
+  url: string;
+}
+
+/**
+ * Where each event goes: one destination ("destination:<id>"), each event's failed
+ * deliveries or every destination it matched (with several destinations), or a custom URL.
+ */
+type Target = `destination:${string}` | "failed" | "matched" | "custom";
+
+/** A bulk replay waiting for the user's go-ahead: how many events, and where they go (in words). */
+type Pending = { count: number; capped: boolean; where: ReactNode; target: Target; url: string };
+
+/** The request's target fields for a choice of the Target select. */
+function targetFields(target: Target, url: string) {
+  if (target === "custom") return { environment: "custom", customUrl: url };
+  if (target === "failed" || target === "matched") return { environment: target };
+  return { environment: "original", destinationId: target.slice("destination:".length) };
+}
 
 /**
  * Replays many of an endpoint's events at once (its failed ones by default) on the server,
- * showing the job's progress until it finishes. Both targets are real servers, so it asks
- * first, naming how many events go where (nothing to send: it starts, and says so).
+ * showing the job's progress until it finishes: to one of its destinations, or (when it has
+ * several) to each event's failed deliveries (the default) or every destination it matched,
+ * or to a custom URL. Every target is a real server, so it asks first, naming how many
+ * events go where (nothing to send: it starts, and says so).
  */
-export function BulkReplayCard({ endpointId, destinationUrl }: { endpointId: string; destinationUrl: string | null }) {
+export function BulkReplayCard({ endpointId, destinations }: { endpointId: string; destinations: BulkDestination[] }) {
+  const several = destinations.length > 1;
+  const defaultTarget = (): Target => (several ? "failed" : destinations[0] ? `destination:${destinations[0].id}` : "custom");
   const [selection, setSelection] = useState<Selection>("failed");
-  const [target, setTarget] = useState<"original" | "custom">(destinationUrl ? "original" : "custom");
+  const [target, setTarget] = useState<Target>(defaultTarget);
   const [customUrl, setCustomUrl] = useState("");
   const [starting, setStarting] = useState(false);
   const [job, setJob] = useState<BulkJob | null>(null);
@@ -39,10 +63,13 @@ export function BulkReplayCard({ endpointId, destinationUrl }: { endpointId: str
   const [pending, setPending] = useState<Pending | null>(null);
   const running = job?.state === "running";
 
-  // No destination (any more): only a custom URL is possible.
+  // A destination removed, or the first added: the target follows what the endpoint has.
+  const known = destinations.map((destination) => destination.id).join(",");
   useEffect(() => {
-    if (!destinationUrl) setTarget("custom");
-  }, [destinationUrl]);
+    setTarget((current) => (current.startsWith("destination:") && !known.split(",").includes(current.slice("destination:".length))) || (!several && (current === "failed" || current === "matched")) ? defaultTarget() : current);
+    // defaultTarget reads the same destinations as `known`.
+  }, [known, several]);
+  const chosenDestination = target.startsWith("destination:") ? destinations.find((destination) => `destination:${destination.id}` === target) : undefined;
 
   // While the job runs, ask for its progress every POLL_MS.
   useEffect(() => {
@@ -78,10 +105,12 @@ export function BulkReplayCard({ endpointId, destinationUrl }: { endpointId: str
     setError(null);
     setStarting(true);
     try {
-      const { total } = await trpc().events.list.query({ endpointId, ...(status ? { status } : {}), limit: 1, withTotal: true });
+      // To the failed destinations: only failed events with a failure not resolved yet have anything to send.
+      const counted = target === "failed" ? (status === undefined || status === "failed" ? { status: "failed" as const, unresolved: true } : null) : status ? { status } : {};
+      const total = counted ? (await trpc().events.list.query({ endpointId, ...counted, limit: 1, withTotal: true })).total : { value: 0, capped: false };
       const count = total?.value ?? 0;
       if (count === 0) return await start(target, url);
-      setPending({ count, capped: total?.capped ?? false, url: target === "custom" ? url : (destinationUrl ?? ""), target });
+      setPending({ count, capped: total?.capped ?? false, where: targetWords(target, url, chosenDestination), target, url });
     } catch (failure) {
       setError(errorMessage(failure));
     } finally {
@@ -89,16 +118,11 @@ export function BulkReplayCard({ endpointId, destinationUrl }: { endpointId: str
     }
   }
 
-  async function start(chosen: "original" | "custom", url: string) {
+  async function start(chosen: Target, url: string) {
     setPending(null);
     setStarting(true);
     try {
-      const started = await trpc().replays.startBulk.mutate({
-        endpointId,
-        environment: chosen,
-        customUrl: chosen === "custom" ? url : null,
-        status: status ?? null,
-      });
+      const started = await trpc().replays.startBulk.mutate({ endpointId, ...targetFields(chosen, url), status: status ?? null });
       setJob(started);
     } catch (failure) {
       setError(errorMessage(failure));
@@ -137,13 +161,21 @@ export function BulkReplayCard({ endpointId, destinationUrl }: { endpointId: str
             id="bulk-target"
             name="environment"
             value={target}
-            onChange={(event) => setTarget(event.target.value as "original" | "custom")}
+            onChange={(event) => setTarget(event.target.value as Target)}
             disabled={busy}
             aria-describedby="bulk-target-hint"
           >
-            <option value="original" disabled={!destinationUrl}>
-              Original destination
-            </option>
+            {several ? (
+              <>
+                <option value="failed">Each event’s failed destinations</option>
+                <option value="matched">Every destination each event matched</option>
+              </>
+            ) : null}
+            {destinations.map((destination) => (
+              <option key={destination.id} value={`destination:${destination.id}`}>
+                {several ? `Destination: ${destination.name}` : "Original destination"}
+              </option>
+            ))}
             <option value="custom">Custom URL</option>
           </select>
         </div>
@@ -167,22 +199,45 @@ export function BulkReplayCard({ endpointId, destinationUrl }: { endpointId: str
         </div>
       </form>
       <p id="bulk-target-hint" className="hint bulk-hint">
-        {target === "original" && destinationUrl ? (
+        {chosenDestination ? (
           <>
-            Each event goes to <span className="mono break">{destinationUrl}</span> with its captured path and query.
+            Each event goes to <span className="mono break">{chosenDestination.url}</span> with its captured path and query.
           </>
-        ) : destinationUrl ? (
-          "Each event goes to the custom URL as it is."
+        ) : target === "failed" ? (
+          "Each event goes to the destinations whose delivery of it failed and is not resolved yet, with its captured path and query. A delivered replay resolves that failure."
+        ) : target === "matched" ? (
+          "Each event goes to every destination it matched, with its captured path and query."
+        ) : destinations.length > 0 ? (
+          "Each event goes to the custom URL as it is. A replay to a URL resolves no failed delivery."
         ) : (
-          "This endpoint has no destination URL: replay to a custom URL, or add a destination in Settings below."
+          "This endpoint has no destination: replay to a custom URL, or add a destination in Settings below."
         )}
       </p>
 
       {job ? <BulkProgress job={job} label={chosen.label.toLowerCase()} endpointId={endpointId} /> : null}
       <FormError message={error} />
       {/* Only while asking: a closed dialog's name ("Replay events?") would stand beside the form's fields. */}
-      {pending ? <ConfirmBulkReplay pending={pending} label={SELECTIONS.find((option) => option.value === selection)!.label.toLowerCase().replace(/^all /, "")} onCancel={() => setPending(null)} onConfirm={(go) => void start(go.target, go.url)} /> : null}
+      {pending ? (
+        <ConfirmBulkReplay
+          pending={pending}
+          label={SELECTIONS.find((option) => option.value === selection)!.label.toLowerCase().replace(/^all /, "")}
+          onCancel={() => setPending(null)}
+          onConfirm={(go) => void start(go.target, go.url)}
+        />
+      ) : null}
     </Card>
+  );
+}
+
+/** Where a bulk replay sends each event, as the confirmation says it. */
+function targetWords(target: Target, url: string, destination: BulkDestination | undefined): ReactNode {
+  if (target === "custom") return <span className="mono break">{url}</span>;
+  if (target === "failed") return "the destinations whose delivery of it failed (not resolved yet), with its captured path and query";
+  if (target === "matched") return "every destination it matched, with its captured path and query";
+  return (
+    <>
+      <span className="mono break">{destination?.url}</span> with its captured path and query
+    </>
   );
 }
 
@@ -210,9 +265,7 @@ function ConfirmBulkReplay({
       description={
         pending ? (
           <p data-testid="bulk-confirm-text">
-            {pending.count === 1 ? "It is" : "Each is"} sent again to{" "}
-            <span className="mono break">{pending.url}</span>
-            {pending.target === "original" ? " with its captured path and query" : ""}. The server there receives real requests; the events themselves do not change.
+            {pending.count === 1 ? "It is" : "Each is"} sent again to {pending.where}. The servers there receive real requests; the events themselves do not change.
           </p>
         ) : null
       }

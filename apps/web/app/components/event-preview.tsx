@@ -6,7 +6,7 @@ import { formatBytes, formatLatency, toDate } from "../lib/format";
 import { trpc } from "../lib/trpc.client";
 import { HttpStatus, SignatureBadge } from "./badges";
 import { DeliveryDots, deliverySummary, EventStateBadge, ResumeHint } from "./delivery-states";
-import { requestPath, ResolvedByReplay, type FeedRow } from "./feed-row";
+import { requestPath, Resolved, type FeedRow } from "./feed-row";
 import { PayloadBlock } from "./payload";
 import { useExactTime } from "./relative-time";
 import { Detail } from "./ui";
@@ -62,7 +62,7 @@ export function EventPreview({ row }: { row: FeedRow | undefined }) {
       </p>
       <div className="event-preview-status">
         <EventStateBadge status={row.status} summary={summary} />
-        {row.resolvedByReplay ? <ResolvedByReplay /> : null}
+        {row.resolved ? <Resolved /> : null}
         <SignatureBadge signature={row.signature} reason={row.signatureReason} />
         {/* Several destinations answered on their own: their states stand for the answer. */}
         {row.responseStatus !== null && summary.routed <= 1 ? <HttpStatus code={row.responseStatus} /> : null}

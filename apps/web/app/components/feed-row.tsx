@@ -2,7 +2,7 @@ import { Link } from "@remix-run/react";
 import type { RouterOutputs } from "@rehook/api";
 import type { MouseEvent } from "react";
 import { formatBytes } from "../lib/format";
-import type { ReplayAttempt } from "../lib/replay";
+import { rowReplayTarget, type ReplayOutcomeData } from "../lib/replay";
 import { Badge, HttpStatus, SignatureBadge } from "./badges";
 import { EndpointCell, LatencyCell, Truncated } from "./data-table";
 import { DeliveryDots, deliverySummary, EventStateBadge, ResumeHint, RetryingHint } from "./delivery-states";
@@ -14,7 +14,7 @@ type EventSummary = RouterOutputs["events"]["list"]["events"][number];
 /** A feed row: receivedAt is a Date from tRPC, and may be a string after a loader. */
 export type FeedRow = Omit<EventSummary, "receivedAt"> & { receivedAt: Date | string };
 
-export type RowReplay = { state: "sending" } | { state: "done"; attempt: ReplayAttempt } | { state: "error"; message: string };
+export type RowReplay = { state: "sending" } | { state: "done"; outcome: ReplayOutcomeData } | { state: "error"; message: string };
 
 /** The feed's columns; `col-…` classes set their widths in feed-row.css. */
 export const FEED_COLUMNS = [
@@ -34,11 +34,19 @@ export function requestPath(row: { path: string; query: string }): string {
   return `${row.path || "/"}${row.query ? `?${row.query}` : ""}`;
 }
 
-/** A failed event a replay has since delivered: its status stays Failed, this says it was dealt with. */
-export function ResolvedByReplay() {
+/**
+ * A failed event whose every failed delivery was made good since (a replay to that
+ * destination delivered, or a member marked it resolved): its status stays Failed.
+ */
+export function Resolved() {
   return (
-    <Badge tone="delivered" dot={false} data-testid="resolved-by-replay" title="A replay of this event was delivered; its own status stays Failed.">
-      resolved by replay
+    <Badge
+      tone="delivered"
+      dot={false}
+      data-testid="resolved"
+      title="Every failed delivery of this event was since delivered by a replay to its destination, or marked resolved by a member; its own status stays Failed."
+    >
+      resolved
     </Badge>
   );
 }
@@ -70,7 +78,7 @@ export function EventRow({
 }) {
   const path = requestPath(row);
   const summary = deliverySummary(row.deliveries);
-  const resolved = row.resolvedByReplay || (replay?.state === "done" && replay.attempt.status === "delivered" && row.status === "failed");
+  const resolved = row.resolved || (replay?.state === "done" && replay.outcome.eventResolved && row.status === "failed");
   return (
     <tr
       data-testid="event-row"
@@ -102,7 +110,7 @@ export function EventRow({
       <td data-label="Status" className="cell-status">
         <div className="status-stack">
           <EventStateBadge status={row.status} summary={summary} />
-          {resolved ? <ResolvedByReplay /> : null}
+          {resolved ? <Resolved /> : null}
           <SignatureBadge signature={row.signature} reason={row.signatureReason} />
           <DeliveryDots deliveries={row.deliveries} />
           <ResumeHint endpointId={row.endpointId} summary={summary} />
@@ -125,19 +133,26 @@ export function EventRow({
         {formatBytes(row.sizeBytes)}
       </td>
       <LatencyCell ms={row.latencyMs} />
-      <td className="cell-replay">{canReplay ? <RowReplayControl state={replay} locked={replayLocked} onReplay={onReplay} /> : null}</td>
+      <td className="cell-replay">{canReplay ? <RowReplayControl label={rowReplayTarget(row).label} state={replay} locked={replayLocked} onReplay={onReplay} /> : null}</td>
     </tr>
   );
 }
 
-/** A feed row's replay button and, once it has run, the outcome next to it. */
-function RowReplayControl({ state, locked, onReplay }: { state: RowReplay | undefined; locked: string | undefined; onReplay: () => void }) {
+/**
+ * A feed row's replay button (to its one destination, else to its failed destinations, else
+ * to every destination it went to) and, once it has run, the outcome next to it: the first
+ * failed attempt, or the first, with how many of several delivered.
+ */
+function RowReplayControl({ label, state, locked, onReplay }: { label: string; state: RowReplay | undefined; locked: string | undefined; onReplay: () => void }) {
   const sending = state?.state === "sending";
-  const attempt = state?.state === "done" ? state.attempt : null;
+  const attempts = state?.state === "done" ? state.outcome.attempts : [];
+  const attempt = attempts.find((each) => each.status !== "delivered") ?? attempts[0] ?? null;
+  const delivered = attempts.filter((each) => each.status === "delivered").length;
+  const count = attempts.length > 1 ? ` ${delivered}/${attempts.length}` : "";
   const announcement = attempt
     ? attempt.status === "delivered"
-      ? `Replayed to the original destination: HTTP ${attempt.responseStatus}`
-      : `Replay failed${attempt.responseStatus !== null ? `: HTTP ${attempt.responseStatus}` : attempt.error ? `: ${attempt.error}` : ""}`
+      ? `Replayed${attempts.length > 1 ? ` to ${attempts.length} destinations` : " to the original destination"}: HTTP ${attempt.responseStatus}`
+      : `Replay failed${count}${attempt.responseStatus !== null ? `: HTTP ${attempt.responseStatus}` : attempt.error ? `: ${attempt.error}` : ""}`
     : "";
   return (
     <div className="row-replay">
@@ -145,6 +160,7 @@ function RowReplayControl({ state, locked, onReplay }: { state: RowReplay | unde
         <Link to={`/replays/${attempt.id}`} className="row-replay-outcome" data-testid="row-replay-result" data-status={attempt.status} title={attempt.error ?? `Sent to ${attempt.destinationUrl}`}>
           <Badge tone={attempt.status === "delivered" ? "delivered" : "failed"}>
             {attempt.status === "delivered" ? "Replayed" : "Replay failed"}
+            {count}
             {attempt.responseStatus !== null ? <span className="badge-extra"> · {attempt.responseStatus}</span> : null}
           </Badge>
         </Link>
@@ -156,8 +172,8 @@ function RowReplayControl({ state, locked, onReplay }: { state: RowReplay | unde
       <button
         type="button"
         className={`button ghost small row-replay-button${sending ? " is-busy" : ""}`}
-        aria-label="Replay to original"
-        title={locked ?? "Replay to original"}
+        aria-label={label}
+        title={locked ?? label}
         disabled={sending || locked !== undefined}
         onClick={(event) => {
           event.stopPropagation();

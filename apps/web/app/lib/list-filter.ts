@@ -109,7 +109,7 @@ export function hasListFilter(filter: EventListFilter): boolean {
 
 /**
  * The session export's URL for Activity's filter (/api/events/export, the API's parameter
- * names): a time range becomes its start from `now`. "Resolved by replay" is not an export
+ * names): a time range becomes its start from `now`. "Hide resolved" is not an export
  * filter: failed events are exported whether or not a replay delivered them.
  */
 export function exportHref(filter: EventListFilter, format: "ndjson" | "har", now: number): string {

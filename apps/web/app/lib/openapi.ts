@@ -160,8 +160,10 @@ export function curlExample(baseUrl: string, method: string, path: string, opera
   const body = bodySchema(operation);
   if (body) {
     const properties = isObject(body.schema.properties) ? body.schema.properties : {};
+    // A body the document gives as its example (fields that go together only in some ways); else each field sampled.
+    const given = Array.isArray(body.schema.examples) && isObject(body.schema.examples[0]) ? body.schema.examples[0] : null;
     // An empty object says nothing to the reader (the replay's optional `overrides`, say): left out.
-    const example = Object.fromEntries(
+    const example = given ?? Object.fromEntries(
       Object.entries(properties)
         .map(([name, property]) => [name, sample(name, isObject(property) ? property : {})] as const)
         .filter(([, value]) => !(isObject(value) && Object.keys(value).length === 0)),

@@ -7,17 +7,22 @@ import {
   DEFAULT_LOCAL_PORT,
   describePayload,
   isLocalPort,
+  isUnresolvedFailure,
   LOCAL_REPLAY_ORIGIN,
   localReplayOrigin,
+  matchedDestinations,
+  planReplay,
   REPLAY_ENVIRONMENTS,
-  replayTarget,
   type ReplayEnvironment,
-  type ReplaySource,
+  type ReplayPlanSource,
+  type ReplayTargetName,
 } from "@rehook/core/browser";
 import type { PayloadData } from "../components/payload";
 
 export type { ReplayEnvironment };
-export type ReplayAttempt = RouterOutputs["replays"]["create"];
+/** What one replay request made: its attempts (one per destination for matched and failed). */
+export type ReplayOutcomeData = RouterOutputs["replays"]["create"];
+export type ReplayAttempt = ReplayOutcomeData["attempts"][number];
 /** A replay list row: replayedAt is a Date from tRPC and single-fetch loaders. */
 export type ReplayRow = RouterOutputs["replays"]["list"]["replays"][number];
 export type BulkJob = RouterOutputs["replays"]["bulk"];
@@ -38,20 +43,112 @@ export function environmentLabel(environment: string): string {
 export type TargetHint = { available: true; url: string | null; note: string } | { available: false; reason: string };
 
 const NOTES: Record<ReplayEnvironment, string> = {
-  original: "The endpoint’s destination URL",
+  original: "The destination this event went to",
   staging: "The destination with the staging hostname",
   local: "Through your rehook listen, or from this browser",
   custom: "Any http or https URL",
 };
 
-/** What each target resolves to for this event: the server's own rule (core's replayTarget). */
-export function replayHints(source: ReplaySource): Record<ReplayEnvironment, TargetHint> {
-  const hint = (environment: ReplayEnvironment): TargetHint => {
-    if (environment === "custom") return { available: true, url: null, note: NOTES.custom };
-    const target = replayTarget(environment, source);
-    return target.ok ? { available: true, url: target.url, note: NOTES[environment] } : { available: false, reason: `${target.reason[0]!.toUpperCase()}${target.reason.slice(1)}.` };
+/** How this event's delivery to a destination stands, as the replay dialog's picker says it. */
+export type DeliveryState = "failed" | "resolved" | "delivered" | "pending" | "filtered" | "none";
+
+/** One of the endpoint's destinations in the replay dialog's picker. */
+export interface DestinationChoice {
+  id: string;
+  name: string;
+  /** What a replay to it requests (null: it cannot take this event; `reason` says why). */
+  url: string | null;
+  /** The same on the endpoint's staging host (null: no staging host, or it cannot take it). */
+  stagingUrl: string | null;
+  reason: string | null;
+  delivery: DeliveryState;
+}
+
+/** What the replay dialog offers for one event: the server's own rule (core's planReplay) applied to each choice. */
+export interface ReplayChoices {
+  /** The endpoint's destinations, in its order. */
+  destinations: DestinationChoice[];
+  /** Checked when the dialog opens: the failed deliveries not resolved yet; else the destinations it matched; else the only one. */
+  preselected: string[];
+  /** The destinations of its unresolved failed deliveries, and every one it matched (the sets "failed" and "matched" name). */
+  failed: string[];
+  matched: string[];
+  hints: Record<ReplayEnvironment, TargetHint>;
+}
+
+const sentence = (reason: string) => `${reason[0]!.toUpperCase()}${reason.slice(1)}${/[.!?]$/.test(reason) ? "" : "."}`;
+
+/**
+ * The replay dialog's choices for an event: its endpoint's destinations (each with the URL a
+ * replay there requests and how the event's delivery there stands), which to check first,
+ * and what staging, local and custom resolve to.
+ */
+export function replayChoices(source: ReplayPlanSource & { filtered: string[] }): ReplayChoices {
+  const byDestination = new Map(source.deliveries.map((delivery) => [delivery.destinationId, delivery]));
+  const destinations = source.destinations.map((destination): DestinationChoice => {
+    const plan = planReplay({ destinationId: destination.id }, source);
+    const staging = planReplay({ target: "staging", destinationId: destination.id }, source);
+    const delivery = byDestination.get(destination.id);
+    const state: DeliveryState = delivery
+      ? delivery.status === "failed"
+        ? delivery.resolved
+          ? "resolved"
+          : "failed"
+        : delivery.status
+      : source.filtered.includes(destination.id)
+        ? "filtered"
+        : "none";
+    return {
+      id: destination.id,
+      name: destination.name,
+      url: plan.ok ? plan.sends[0]!.url : null,
+      stagingUrl: staging.ok ? staging.sends[0]!.url : null,
+      reason: plan.ok ? null : sentence(plan.reason),
+      delivery: state,
+    };
+  });
+  const failed = matchedDestinations(source, isUnresolvedFailure).map((destination) => destination.id);
+  const matched = matchedDestinations(source).map((destination) => destination.id);
+  const preselected = failed.length > 0 ? failed : matched.length > 0 ? matched : destinations.length === 1 ? [destinations[0]!.id] : [];
+  const reachable = destinations.filter((destination) => destination.url !== null);
+  const one = destinations.length === 1 ? destinations[0]! : null;
+  const original: TargetHint =
+    reachable.length === 0
+      ? { available: false, reason: destinations.length === 0 ? "This endpoint has no destination to replay to." : (destinations[0]!.reason ?? "No destination can take this event.") }
+      : { available: true, url: one?.url ?? null, note: one ? NOTES.original : "Choose the destinations below" };
+  const staging = planReplay({ target: "staging", destinationId: (destinations.find((each) => preselected.includes(each.id)) ?? destinations[0])?.id }, source);
+  const local = planReplay({ target: "local" }, source);
+  return {
+    destinations,
+    preselected,
+    failed,
+    matched,
+    hints: {
+      original,
+      staging: staging.ok ? { available: true, url: staging.sends[0]!.url, note: NOTES.staging } : { available: false, reason: sentence(staging.reason) },
+      local: local.ok ? { available: true, url: local.sends[0]!.url, note: NOTES.local } : { available: false, reason: sentence(local.reason) },
+      custom: { available: true, url: null, note: NOTES.custom },
+    },
   };
-  return { original: hint("original"), staging: hint("staging"), local: hint("local"), custom: hint("custom") };
+}
+
+/**
+ * The replay requests that send to the checked destinations: one naming the set when it is
+ * exactly the failed or the matched ones (the server then answers them together), else one
+ * per destination.
+ */
+export function destinationRequests(checked: string[], choices: Pick<ReplayChoices, "failed" | "matched">): Array<{ environment: ReplayTargetName; destinationId?: string }> {
+  const same = (set: string[]) => set.length > 1 && set.length === checked.length && set.every((id) => checked.includes(id));
+  if (same(choices.failed)) return [{ environment: "failed" }];
+  if (same(choices.matched)) return [{ environment: "matched" }];
+  return checked.map((destinationId) => ({ environment: "original", destinationId }));
+}
+
+/** What a feed row's quick replay sends to: its one destination, else its failed deliveries, else every destination it went to. */
+export function rowReplayTarget(row: { deliveries: Array<{ status: string }> }): { environment: ReplayTargetName; label: string } {
+  if (row.deliveries.length <= 1) return { environment: "original", label: "Replay to original" };
+  if (row.deliveries.some((delivery) => delivery.status === "failed")) return { environment: "failed", label: "Replay to its failed destinations" };
+  return { environment: "matched", label: "Replay to its destinations" };
 }
 
 /** Base64 to bytes, in the browser and on the server alike (atob is global in both). */

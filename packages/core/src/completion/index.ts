@@ -1,3 +1,3 @@
-export * from "./event-summary.js";
+export * from "./event-status.js";
 export * from "./breaker.js";
 export * from "./completion-alerts.js";

@@ -30,6 +30,7 @@ import { Migration20261208020000_verified_dedup_keys } from "./Migration20261208
 import { Migration20261208030000_operator_teams } from "./Migration20261208030000_operator_teams.js";
 import { Migration20261208040000_filters_cut_short } from "./Migration20261208040000_filters_cut_short.js";
 import { Migration20261209000000_delivery_history } from "./Migration20261209000000_delivery_history.js";
+import { Migration20261209010000_legacy_delivery_resolution } from "./Migration20261209010000_legacy_delivery_resolution.js";
 import { Migration20261209030000_breaker_probe } from "./Migration20261209030000_breaker_probe.js";
 import { Migration20261209040000_local_listeners } from "./Migration20261209040000_local_listeners.js";
 
@@ -66,6 +67,7 @@ export const migrationsList: MigrationObject[] = [
   { name: "Migration20261208030000_operator_teams", class: Migration20261208030000_operator_teams },
   { name: "Migration20261208040000_filters_cut_short", class: Migration20261208040000_filters_cut_short },
   { name: "Migration20261209000000_delivery_history", class: Migration20261209000000_delivery_history },
+  { name: "Migration20261209010000_legacy_delivery_resolution", class: Migration20261209010000_legacy_delivery_resolution },
   { name: "Migration20261209030000_breaker_probe", class: Migration20261209030000_breaker_probe },
   { name: "Migration20261209040000_local_listeners", class: Migration20261209040000_local_listeners },
 ];

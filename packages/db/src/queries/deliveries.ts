@@ -495,7 +495,7 @@ const FREE_PROBE_SLOT = `
  * with its counts, charts and notifications, so none of them ever drifts from the deliveries.
  * Only the attempt the delivery's current claim made is stored: a late result of an older
  * claim changes nothing.
- * An event's status (core's summarizeDeliveries): failed once any delivery finally failed, else
+ * An event's status (core's eventStatusOfDeliveries): failed once any delivery finally failed, else
  * pending while any is pending, else delivered. Its response columns show the latest stored
  * attempt (to any destination), as the feed's summary; each delivery's attempts are in
  * delivery_attempts. The breakers: see `attempted` below (core's judgeBreaker); the alerts:

@@ -98,6 +98,19 @@ export interface EventDelivery {
   attempts: number;
   /** While pending or paused: when its next attempt is due (null: now). */
   nextAttemptAt: Date | null;
+  /** A failed delivery made good since (null: not resolved, or not failed). */
+  resolution: DeliveryResolution | null;
+}
+
+/** How a failed delivery was resolved: by a replay to its destination that delivered, or by a member with a note. */
+export interface DeliveryResolution {
+  at: Date;
+  /** The replay attempt that delivered (null: marked by a member). */
+  replayId: string | null;
+  /** The member who marked it, their email now (null: by a replay, or the member was deleted since). */
+  userId: string | null;
+  userEmail: string | null;
+  note: string | null;
 }
 
 /*
@@ -113,17 +126,21 @@ with event as (
   from events e join endpoints p on p.id = e.endpoint_id where e.id = ? and p.team_id = ?
 ),
 stored as (
-  select d.destination_id, t.name, t.url, t.position, d.status, d.attempts, d.next_attempt_at, null as filter_reason, t.forwarding_paused_at is not null as paused
+  select d.destination_id, t.name, t.url, t.position, d.status, d.attempts, d.next_attempt_at, null as filter_reason, t.forwarding_paused_at is not null as paused,
+         d.resolved_at, d.resolved_by_replay_id, d.resolved_by_user_id, u.email as resolved_by_email, d.resolution_note
   from event x join deliveries d on d.event_id = x.id left join destinations t on t.id = d.destination_id
+  left join users u on u.id = d.resolved_by_user_id
   union all
   -- Its only delivery being sent by the fast path, leased on the event (no row yet): the first attempt, under way.
-  select x.fast_path_destination_id, t.name, t.url, t.position, 'pending', 1, null, null, t.forwarding_paused_at is not null
+  select x.fast_path_destination_id, t.name, t.url, t.position, 'pending', 1, null, null, t.forwarding_paused_at is not null,
+         null, null, null, null, null
   from event x left join destinations t on t.id = x.fast_path_destination_id
   where x.fast_path_destination_id is not null
 ),
 before_routing as (
   select t.id as destination_id, t.name, coalesce(t.url, x.destination_url) as url, t.position, x.status,
-         (select count(*) from delivery_attempts a where a.event_id = x.id)::int as attempts, null::timestamptz as next_attempt_at, null as filter_reason, false as paused
+         (select count(*) from delivery_attempts a where a.event_id = x.id)::int as attempts, null::timestamptz as next_attempt_at, null as filter_reason, false as paused,
+         null::timestamptz, null::uuid, null::uuid, null, null
   from event x
   left join lateral (select * from destinations t where t.endpoint_id = x.endpoint_id and t.url = x.destination_url order by t.position limit 1) t on true
   where x.status in ('delivered', 'failed') and not exists (select 1 from stored)
@@ -131,7 +148,8 @@ before_routing as (
 ),
 filtered as (
   select t.id as destination_id, t.name, t.url, t.position, 'filtered' as status, 0 as attempts, null::timestamptz as next_attempt_at,
-         case when t.id = any(x.filters_cut_short) then 'work_budget_exceeded' else 'no_match' end as filter_reason, false as paused
+         case when t.id = any(x.filters_cut_short) then 'work_budget_exceeded' else 'no_match' end as filter_reason, false as paused,
+         null::timestamptz, null::uuid, null::uuid, null, null
   from event x join destinations t on t.endpoint_id = x.endpoint_id
   where x.status <> 'duplicate' and t.enabled and t.filter is not null and t.created_at <= x.received_at
     and not exists (select 1 from stored s where s.destination_id = t.id) and not exists (select 1 from before_routing)
@@ -152,6 +170,11 @@ export async function ownedEventDeliveries(em: EntityManager, teamId: string, ev
       next_attempt_at: Date | null;
       filter_reason: FilterReason | null;
       paused: boolean | null;
+      resolved_at: Date | null;
+      resolved_by_replay_id: string | null;
+      resolved_by_user_id: string | null;
+      resolved_by_email: string | null;
+      resolution_note: string | null;
     }>
   >(EVENT_DELIVERIES, [eventId, teamId]);
   return rows.map((row) => ({
@@ -162,6 +185,16 @@ export async function ownedEventDeliveries(em: EntityManager, teamId: string, ev
     attempts: Number(row.attempts),
     nextAttemptAt: row.status === "pending" && row.next_attempt_at ? new Date(row.next_attempt_at) : null,
     filterReason: row.filter_reason,
+    resolution:
+      row.status === "failed" && row.resolved_at !== null
+        ? {
+            at: new Date(row.resolved_at),
+            replayId: row.resolved_by_replay_id,
+            userId: row.resolved_by_user_id,
+            userEmail: row.resolved_by_email,
+            note: row.resolution_note,
+          }
+        : null,
   }));
 }
 

@@ -16,6 +16,7 @@ import { TRANSACTION_SETTINGS_SQL } from "../session-settings.js";
 import { CODED_BODY_COLUMNS, CODED_ROWS_PER_READ, REQUEST_TEXT_SQL, searchableCodedBodies, searchIndexCoverage, type CodedBodyRow } from "./event-search-index.js";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { markDeliveries, type ListedDelivery } from "./event-deliveries.js";
+import { EVENT_RESOLVED_SQL, resolvedEventIds } from "./delivery-resolution.js";
 
 /** One row of the activity feed. */
 export interface EventSummary {
@@ -40,8 +41,11 @@ export interface EventSummary {
   receivedAt: Date;
   /** When a scheduled retry is due (pending events between attempts), else null. */
   nextAttemptAt: Date | null;
-  /** A failed event that a replay has since delivered (its status stays failed). */
-  resolvedByReplay: boolean;
+  /**
+   * A failed event whose every failed delivery is resolved (a replay delivered to that
+   * destination, or a member marked it, see core's eventResolved); its status stays failed.
+   */
+  resolved: boolean;
   /** A duplicate: the first event with its dedup key (null otherwise). */
   duplicateOf: string | null;
   /** Each destination it was routed to and how that delivery stands (lists mark their rows with markPage). */
@@ -62,7 +66,7 @@ export interface EventFilter {
   before?: string;
   /** Text the body (its first SEARCHED_BODY_BYTES, decoded when compressed), a header, or the sub-path and query contain, case-insensitively. */
   search?: string;
-  /** Leave out events a replay has delivered (resolved by replay). */
+  /** Leave out resolved failed events (see EventSummary.resolved). */
   unresolved?: boolean;
 }
 
@@ -84,8 +88,8 @@ interface SummaryRow {
   received_at: Date;
   next_attempt_at: Date | null;
   duplicate_of: string | null;
-  /** Only where the query computes it (one event's page); a list marks its rows with markResolvedByReplay. */
-  resolved_by_replay?: boolean;
+  /** Only where the query computes it (one event's page); a list marks its rows with markResolved. */
+  resolved?: boolean;
 }
 
 
@@ -129,32 +133,28 @@ const toSummary = (row: SummaryRow): EventSummary => ({
   responseStatus: row.response_status,
   receivedAt: new Date(row.received_at),
   nextAttemptAt: row.next_attempt_at === null ? null : new Date(row.next_attempt_at),
-  resolvedByReplay: row.resolved_by_replay ?? false,
+  resolved: row.resolved ?? false,
   duplicateOf: row.duplicate_of ?? null,
   deliveries: [],
 });
 
 /**
- * A page's rows with what lists show beside each: resolved by replay, and each delivery's
- * state (one indexed query each, on the page's ids only).
+ * A page's rows with what lists show beside each: resolved, and each delivery's state (one
+ * indexed query each, on the page's ids only).
  */
 export async function markPage(em: EntityManager, rows: EventSummary[]): Promise<EventSummary[]> {
-  return markDeliveries(em, await markResolvedByReplay(em, rows));
+  return markDeliveries(em, await markResolved(em, rows));
 }
 
-/** A delivered replay of the event `e`: resolves a failed event (probes replay_attempts' (event_id, …) index). */
-const RESOLVED_BY_REPLAY = `exists (select 1 from replay_attempts r where r.event_id = e.id and r.status = 'delivered')`;
-
 /**
- * Marks the failed rows a replay has delivered: one indexed query on the page's failed ids
- * (none when the page has no failed row), not a per-row join in the page's own query.
+ * Marks the resolved failed rows: one indexed query on the page's failed ids (none when the
+ * page has no failed row), not a per-row join in the page's own query.
  */
-export async function markResolvedByReplay(em: EntityManager, rows: EventSummary[]): Promise<EventSummary[]> {
+export async function markResolved(em: EntityManager, rows: EventSummary[]): Promise<EventSummary[]> {
   const failed = rows.filter((row) => row.status === "failed").map((row) => row.id);
   if (failed.length === 0) return rows;
-  const resolved = await em.execute<Array<{ event_id: string }>>(`select distinct event_id from replay_attempts where event_id = any(?::uuid[]) and status = 'delivered'`, [`{${failed.join(",")}}`]);
-  const ids = new Set(resolved.map((row) => row.event_id));
-  return rows.map((row) => (ids.has(row.id) ? { ...row, resolvedByReplay: true } : row));
+  const ids = await resolvedEventIds(em, failed);
+  return rows.map((row) => (ids.has(row.id) ? { ...row, resolved: true } : row));
 }
 
 /**
@@ -262,7 +262,7 @@ function filterConditions(filter: Omit<EventFilter, "search">, except?: KeyedCol
   if (filter.receivedBefore) (sql.push("e.id < ?"), params.push(uuidv7Floor(filter.receivedBefore.getTime())));
   if (filter.before) (sql.push("e.id < ?"), params.push(filter.before));
   // Only failed events are ever "resolved": others replayed stay listed, whatever the status filter.
-  if (filter.unresolved) sql.push(`not (e.status = 'failed' and ${RESOLVED_BY_REPLAY})`);
+  if (filter.unresolved) sql.push(`not ${EVENT_RESOLVED_SQL}`);
   return { sql, params };
 }
 
@@ -580,7 +580,7 @@ export async function findOwnedEvent(em: EntityManager, teamId: string, eventId:
             e.destination_url, e.forwarded_at, e.completed_at, e.response_headers, e.response_body,
             e.response_truncated, e.error, p.slug as endpoint_slug, e.next_attempt_at, e.sender_status, e.sender_delay_ms,
             (select count(*) from replay_attempts r where r.event_id = e.id) as replay_count,
-            e.status = 'failed' and ${RESOLVED_BY_REPLAY} as resolved_by_replay
+            ${EVENT_RESOLVED_SQL} as resolved
      from events e join endpoints p on p.id = e.endpoint_id
      where e.id = ? and p.team_id = ?`,
     [previewBytes, eventId, teamId],

@@ -1,7 +1,6 @@
-import { isUuid } from "@rehook/core";
+import { isUuid, originalDestination, type PlanDelivery, type PlanDestination } from "@rehook/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { insertingInto } from "../duplicate-row.js";
-import { FIRST_DESTINATION_URL } from "../entities/endpoint-routing.js";
 import { CAPTURED_REQUEST_COLUMNS, capturedRequest, type CapturedRequestFields, type CapturedRequestRow } from "./captured-request.js";
 import { BODY_BYTES_PER_READ, byteBoundedIds } from "./events.js";
 import { enqueueJobWith } from "../jobs/queue.js";
@@ -10,7 +9,15 @@ import { EndpointEntity, EventEntity, ReplayAttemptEntity, ReplayJobEntity, Team
 
 /** A stored event with what replaying it needs from its endpoint now. */
 export interface ReplaySourceRow extends CapturedRequestFields {
+  /**
+   * The URL of the one destination "original" means for this event (core's
+   * originalDestination), or null when it has none or several: never the first of several.
+   */
   destinationUrl: string | null;
+  /** The endpoint's destinations now, first position first. */
+  destinations: PlanDestination[];
+  /** The event's deliveries: the destinations it matched, how each went, whether a failure was resolved since. */
+  deliveries: PlanDelivery[];
   stagingHost: string | null;
   signRequests: boolean;
   secret: string;
@@ -18,23 +25,50 @@ export interface ReplaySourceRow extends CapturedRequestFields {
 }
 
 interface SourceRow extends CapturedRequestRow {
-  destination_url: string | null;
+  destinations: PlanDestination[] | string;
+  deliveries: Array<{ destinationId: string; status: PlanDelivery["status"]; resolved: boolean }> | string;
   staging_host: string | null;
   sign_requests: boolean;
   secret: string;
   keep_proxy_headers: boolean;
 }
 
-const SOURCE_COLUMNS = `${CAPTURED_REQUEST_COLUMNS}, ${FIRST_DESTINATION_URL("p")} as destination_url, p.staging_host, p.sign_requests, p.secret, p.keep_proxy_headers`;
+/*
+ * The endpoint's destinations (one probe of destinations (endpoint_id, position)) and the
+ * event's deliveries (its key's range of deliveries): a delivery leased on the event by the
+ * fast path is pending; an event forwarded before routing (no delivery rows, attempts with no
+ * destination) went to the endpoint's first destination, as its page shows it.
+ */
+const SOURCE_COLUMNS = `${CAPTURED_REQUEST_COLUMNS}, p.staging_host, p.sign_requests, p.secret, p.keep_proxy_headers,
+  coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'url', t.url) order by t.position) from destinations t where t.endpoint_id = p.id), '[]') as destinations,
+  coalesce(
+    (select json_agg(json_build_object('destinationId', x.destination_id, 'status', x.status, 'resolved', x.resolved))
+     from (select d.destination_id, d.status, d.resolved_at is not null as resolved from deliveries d where d.event_id = e.id
+           union all
+           select e.fast_path_destination_id, 'pending', false where e.fast_path_destination_id is not null) x),
+    (select json_build_array(json_build_object('destinationId', t.id, 'status', e.status, 'resolved', false))
+     from destinations t where t.endpoint_id = p.id and e.status in ('delivered', 'failed')
+       and exists (select 1 from delivery_attempts a where a.event_id = e.id and a.destination_id is null)
+     order by t.position limit 1),
+    '[]') as deliveries`;
 
-const toSource = (row: SourceRow): ReplaySourceRow => ({
-  ...capturedRequest(row),
-  destinationUrl: row.destination_url,
-  stagingHost: row.staging_host,
-  signRequests: row.sign_requests,
-  secret: row.secret,
-  keepProxyHeaders: row.keep_proxy_headers,
-});
+const parsed = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
+
+const toSource = (row: SourceRow): ReplaySourceRow => {
+  const destinations = parsed(row.destinations);
+  const deliveries = parsed(row.deliveries);
+  const original = originalDestination({ destinations, deliveries });
+  return {
+    ...capturedRequest(row),
+    destinationUrl: original.ok ? original.destination.url : null,
+    destinations,
+    deliveries,
+    stagingHost: row.staging_host,
+    signRequests: row.sign_requests,
+    secret: row.secret,
+    keepProxyHeaders: row.keep_proxy_headers,
+  };
+};
 
 /** The user's event and its endpoint's current settings; null when missing or someone else's. */
 export async function findReplaySource(em: EntityManager, teamId: string, eventId: string): Promise<ReplaySourceRow | null> {
@@ -49,6 +83,8 @@ export async function findReplaySource(em: EntityManager, teamId: string, eventI
 /** Which of an endpoint's events a bulk replay page reads. */
 export interface ReplayPage {
   status: string | null;
+  /** Only the events that have something to send to this target (see bulkScope). */
+  target?: BulkReplayTarget | null;
   /** Keyset cursor: events after this id. */
   after: string | null;
   /** Events before this id only (those that existed when the job started). */
@@ -58,12 +94,30 @@ export interface ReplayPage {
   maxBytes?: number;
 }
 
+/** Where a bulk replay sends each event among the endpoint's destinations (null: a URL environment). */
+export type BulkReplayTarget = "destination" | "matched" | "failed";
+
+/**
+ * The events a bulk replay to `target` has something to send for (a condition on `e`):
+ * matched, those with a delivery to a destination that still exists; failed, those with a
+ * failed delivery not resolved yet to one. Any event can go to one named destination or a URL.
+ */
+function bulkScope(target: BulkReplayTarget | null | undefined): string | null {
+  if (target === "failed") {
+    return `exists (select 1 from deliveries d join destinations t on t.id = d.destination_id where d.event_id = e.id and d.status = 'failed' and d.resolved_at is null)`;
+  }
+  if (target === "matched") return `exists (select 1 from deliveries d join destinations t on t.id = d.destination_id where d.event_id = e.id)`;
+  return null;
+}
+
 /** A keyset page of an endpoint's events for a bulk replay, oldest first, cut by rows and body bytes. */
 export async function replaySourcesPage(em: EntityManager, teamId: string, endpointId: string, page: ReplayPage): Promise<ReplaySourceRow[]> {
   const where = ["p.team_id = ?", "e.endpoint_id = ?", "e.id < ?"];
   const params: unknown[] = [teamId, endpointId, page.before];
   if (page.status) (where.push("e.status = ?"), params.push(page.status));
   if (page.after) (where.push("e.id > ?"), params.push(page.after));
+  const scope = bulkScope(page.target);
+  if (scope) where.push(scope);
   params.push(page.limit, page.maxBytes ?? BODY_BYTES_PER_READ);
   const candidates = `select e.id, octet_length(e.body) as size from events e join endpoints p on p.id = e.endpoint_id
                       where ${where.join(" and ")} order by e.id limit ?`;
@@ -73,6 +127,19 @@ export async function replaySourcesPage(em: EntityManager, teamId: string, endpo
     params,
   );
   return rows.map(toSource);
+}
+
+/**
+ * How many of the endpoint's events (of a status, or all) a bulk replay to `target` would
+ * send, among those before `before`: what its total says. Targets that need no delivery
+ * (one destination, a URL) are counted from event_counts instead (countOwnedEvents).
+ */
+export async function countBulkReplayScope(em: EntityManager, teamId: string, endpointId: string, filter: { status: string | null; target: "matched" | "failed"; before: string }): Promise<number> {
+  const where = ["p.team_id = ?", "e.endpoint_id = ?", "e.id < ?", bulkScope(filter.target)!];
+  const params: unknown[] = [teamId, endpointId, filter.before];
+  if (filter.status) (where.push("e.status = ?"), params.push(filter.status));
+  const rows = await em.execute<Array<{ n: string }>>(`select count(*) as n from events e join endpoints p on p.id = e.endpoint_id where ${where.join(" and ")}`, params);
+  return Number(rows[0]!.n);
 }
 
 export type NewReplayAttempt = Omit<ReplayAttempt, "event" | "user" | "replayedAt" | "destinationId" | "localVia"> &
@@ -201,6 +268,10 @@ export interface NewReplayJob {
   environment: string;
   customUrl: string | null;
   statusFilter: string | null;
+  /** Which of the endpoint's destinations each event goes to (null: the URL environment). */
+  target: BulkReplayTarget | null;
+  /** target 'destination': that one. */
+  destinationId: string | null;
   total: number;
   /** Only events before this id are replayed (those that existed when it started). */
   upTo: string;
@@ -233,6 +304,8 @@ export async function insertReplayJob(em: EntityManager, job: NewReplayJob): Pro
     environment: job.environment,
     customUrl: job.customUrl,
     statusFilter: job.statusFilter,
+    target: job.target,
+    destinationId: job.destinationId,
     state: "running",
     total: job.total,
     done: 0,

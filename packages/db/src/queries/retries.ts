@@ -16,6 +16,9 @@ export type RetryEventResult =
   | { kind: "not_applicable"; status: EventStatus; inFlight: boolean; forwards: boolean }
   | { kind: "queued"; endpointId: string; nextAttemptAt: Date; forwardingPaused: boolean };
 
+/** A failed delivery sent again is no longer a resolved failure: if it fails again, that failure is a new one. */
+const UNRESOLVED = "resolved_at = null, resolved_by_replay_id = null, resolved_by_user_id = null, resolution_note = null";
+
 /*
  * The event's failed deliveries go back to pending and its waiting ones are made due now;
  * either is then claimed like any due delivery, as its next attempt. Delivered ones are left
@@ -33,7 +36,7 @@ with target as (
   for update of d
 ),
 changed as (
-  update deliveries d set status = 'pending', next_attempt_at = now(), completed_at = null, lease_expires_at = null
+  update deliveries d set status = 'pending', next_attempt_at = now(), completed_at = null, lease_expires_at = null, ${UNRESOLVED}
   from target t
   where d.event_id = t.event_id and d.destination_id = t.destination_id and not t.in_flight
   returning d.destination_id
@@ -96,7 +99,7 @@ export async function retryFailedOfEndpoint(em: EntityManager, teamId: string, e
     if (eventIds.length === 0) return { count: 0, forwardingPaused: found[0]!.paused };
     await tx.execute(LOCK_EVENTS_SQL, [uuidArray(eventIds)]);
     await tx.execute(
-      `update deliveries set status = 'pending', next_attempt_at = now(), completed_at = null, lease_expires_at = null
+      `update deliveries set status = 'pending', next_attempt_at = now(), completed_at = null, lease_expires_at = null, ${UNRESOLVED}
        where endpoint_id = ? and status = 'failed' and event_id = any(?::uuid[])`,
       [endpointId, uuidArray(eventIds)],
     );

@@ -26,6 +26,8 @@ export interface ContractRouteOptions<Output> {
   present?(output: Output, input: Record<string, unknown>): unknown;
   /** What the operation is paced by (its own 429, with Retry-After; see Route.paced). */
   paced?: string;
+  /** A request body the documentation shows (its `examples`), where sampling each field would make one the route refuses. */
+  bodyExample?: Record<string, unknown>;
 }
 
 function unwrapped(field: z.ZodType): { base: z.ZodType; optional: boolean; fallback: { value: unknown } | null } {
@@ -112,7 +114,7 @@ export function contractRoute<Output extends z.ZodType>(contract: Contract<z.Zod
     operationId: rest.operationId,
     summary: rest.summary,
     query: carries && !readsBody ? carried : undefined,
-    body: carries && readsBody ? carried : undefined,
+    body: carries && readsBody ? (options.bodyExample ? carried.meta({ examples: [options.bodyExample] }) : carried) : undefined,
     success: { status: rest.status, schema: options.schema, description: options.description },
     // Any role above viewer can be refused: the key's role is too weak (403, naming the role).
     errors: contract.role === "viewer" ? options.errors : [...new Set([...options.errors, 403])],

@@ -21,7 +21,9 @@ import {
   MAX_RESPONSE_HEADERS,
   MAX_RETRY_ATTEMPTS,
   MAX_RETRY_DELAY_MS,
+  MAX_RESOLUTION_NOTE_LENGTH,
   MIN_RETRY_DELAY_MS,
+  REPLAY_TARGETS,
   safeText,
   SIGNATURE_REASONS,
   SIGNATURE_SCHEMES,
@@ -71,7 +73,12 @@ export const EventSummary = z.object({
     ),
   latency_ms: z.int().nullable(),
   received_at: timestamp,
-  resolved_by_replay: z.boolean().describe("A failed event that a replay has since delivered; its status stays failed"),
+  resolved: z
+    .boolean()
+    .describe(
+      "A failed event whose every failed delivery is resolved: by a later replay to that destination that delivered, or by a member who marked it resolved with a note (deliveries[].resolution says which). Its status stays failed. A replay to any other URL resolves nothing",
+    ),
+  resolved_by_replay: z.boolean().describe("Deprecated: the same value as resolved (the name of the preview's first, event-wide rule), kept for clients written against it"),
 });
 
 const DeliveryStatus = z
@@ -151,6 +158,17 @@ export const EventDetail = EventSummary.extend({
         status: DeliveryStatus,
         attempts: z.array(z.object({ attempt: z.int().min(1), started_at: timestamp, latency_ms: z.int().min(0), response_status: z.int().nullable(), error: z.string().nullable(), outcome: z.enum(["delivered", "failed"]) })),
         next_attempt_at: timestamp.nullable().describe("While pending or paused: when its next attempt is due (null: now, or under way)"),
+        resolution: z
+          .object({
+            resolved_at: timestamp,
+            by: z.enum(["replay", "member"]).describe("replay: a replay to this destination delivered; member: a member marked it resolved"),
+            replay_id: id.nullable().describe("The replay attempt that delivered (by replay)"),
+            user_id: id.nullable().describe("Who marked it (by member; null once that account is deleted)"),
+            user_email: z.string().nullable().describe("Their email now (by member)"),
+            note: z.string().nullable().describe("What they said was done (by member)"),
+          })
+          .nullable()
+          .describe("A failed delivery made good since; null when it is not failed or not resolved"),
         filter_reason: z
           .enum(["no_match", "work_budget_exceeded"])
           .nullable()
@@ -213,7 +231,16 @@ const ReplayOverrides = z
 
 export const ReplayRequest = z
   .object({
-    destination_url: z.string().min(1).describe("Where to send the event (http or https, publicly reachable)"),
+    destination_url: z.string().min(1).optional().describe("A URL to send the event to (http or https, publicly reachable): target custom, which it implies when target is left out"),
+    destination_id: id
+      .optional()
+      .describe("One of the endpoint's destinations (GET /endpoints/{id}/destinations), with target original (implied when left out) or staging (its staging host on this destination's URL)"),
+    target: z
+      .enum(REPLAY_TARGETS)
+      .optional()
+      .describe(
+        'original: the destination the event went to, when it went to one (several: 400, asking for destination_id, "matched" or "failed"); staging: the same on the endpoint\'s staging host; local: localhost:3000 (only where private addresses are allowed); custom: destination_url; matched: every destination the event matched, one attempt each; failed: each destination whose delivery failed and is not resolved, one attempt each. Left out: custom with destination_url, the destination with destination_id',
+      ),
     overrides: ReplayOverrides.optional(),
   })
   .strict();
@@ -224,8 +251,35 @@ export const ReplayResponse = z.object({
   response_status: z.int().nullable(),
   latency_ms: z.int().nullable(),
   destination_url: z.string(),
+  destination_id: id.nullable().describe("The endpoint destination it went to; null for a staging host, localhost or a custom URL"),
   replayed_at: timestamp,
   modified: z.boolean().describe("Sent with overrides (edit-and-replay); false for a plain replay"),
+});
+
+/** target matched or failed: one attempt per destination. */
+export const ReplayAttemptsResponse = z.object({
+  attempts: z.array(ReplayResponse).min(1).describe("One attempt per destination, in the endpoint's order of destinations"),
+  event_resolved: z.boolean().describe("Every failed delivery of the event is resolved now (the event's resolved)"),
+});
+
+/** What POST /events/{id}/replay answers: one attempt, or (target matched or failed) one per destination. */
+export const ReplayAnswer = z
+  .union([ReplayResponse, ReplayAttemptsResponse])
+  .describe("One replay attempt, as the spec has it; for target matched or failed, {attempts, event_resolved} with one attempt per destination");
+
+export const ResolveDeliveryRequest = z
+  .object({
+    note: z.string().describe(`What was done about the failure (required, 1 to ${MAX_RESOLUTION_NOTE_LENGTH} characters): kept on the delivery and in the audit log`),
+  })
+  .strict();
+
+export const ResolveDeliveryResponse = z.object({
+  event_id: id,
+  destination_id: id,
+  resolved_at: timestamp,
+  user_id: id,
+  note: z.string(),
+  event_resolved: z.boolean().describe("Every failed delivery of the event is resolved now (the event's resolved)"),
 });
 
 const keepProxyHeaders = z

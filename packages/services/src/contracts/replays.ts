@@ -1,29 +1,29 @@
 import { z } from "zod";
 import type { ReplayJobView } from "../bulk-replays.js";
 import { defaultLocalVia, handLocalReplayToListener, localReplayOutcome, localReplayRequest, recordLocalReplay } from "../local-replays.js";
-import { editableReplayRequest, getReplay, listReplays, replayEvent } from "../replays.js";
-import { recordLocalReplayInput, replayAttempt, replayEventInput } from "../schemas/replays.js";
+import { editableReplayRequest, getReplay, listReplays, replayEventAttempts } from "../replays.js";
+import { recordLocalReplayInput, replayAttempt, replayEventInput, replayOutcome } from "../schemas/replays.js";
 import { defineContract } from "./contract.js";
 
 export const replayEventContract = defineContract({
   name: "replays.create",
-  summary: "Replays an event from the server (original, staging, custom; local when private addresses are open), edited by `overrides` if given",
+  summary:
+    "Replays an event from the server: to one of its endpoint's destinations, each destination it matched or failed at, a staging host, a custom URL (local when private addresses are open), edited by `overrides` if given",
   kind: "mutation",
   role: "developer",
   input: replayEventInput,
-  output: replayAttempt,
+  output: replayOutcome,
   errors: ["not_found", "unprocessable", "payload_too_large"],
   rest: {
     method: "POST",
     path: "/events/{id}/replay",
     status: 200,
     operationId: "replayEvent",
-    summary: "Send a stored event again to a URL",
+    summary: "Send a stored event again: to a URL, to one of its endpoint's destinations, or to every destination it matched or failed at",
     params: { id: "eventId" },
-    names: { customUrl: "destination_url" },
-    fixed: { environment: "custom" },
+    names: { customUrl: "destination_url", environment: "target" },
   },
-  run: (services, actor, input) => replayEvent(services, { teamId: actor.teamId, userId: actor.userId, by: actor, ...input }),
+  run: (services, actor, input) => replayEventAttempts(services, { teamId: actor.teamId, userId: actor.userId, by: actor, ...input }),
 });
 
 // Dashboard-only operations. Their answers are built in one place each and never parsed from
@@ -130,10 +130,16 @@ export const getReplayContract = defineContract({
 
 export const startBulkContract = defineContract({
   name: "replays.startBulk",
-  summary: "Starts a bulk replay of an endpoint's events (failed ones unless another status is given)",
+  summary: "Starts a bulk replay of an endpoint's events (failed ones unless another status is given): to one destination, each event's matched or failed destinations, or a URL",
   kind: "mutation",
   role: "developer",
-  input: z.object({ endpointId: z.string(), environment: z.string(), customUrl: z.string().nullish(), status: z.string().nullable().optional() }),
+  input: z.object({
+    endpointId: z.string(),
+    environment: z.string().nullish(),
+    destinationId: z.string().nullish(),
+    customUrl: z.string().nullish(),
+    status: z.string().nullable().optional(),
+  }),
   output: z.custom<ReplayJobView>(),
   errors: ["not_found", "unprocessable", "rate_limited"],
   run: (services, actor, input) => services.bulkReplays.start({ teamId: actor.teamId, userId: actor.userId, by: actor, ...input }),

@@ -25,7 +25,7 @@ export const eventFilterFields = {
     .describe(
       "Text the body (its first 64 KiB) or the headers (names and values) contain; ASCII letters match in either case. Searches the last 24 hours unless received_after says otherwise; total then counts only up to the page",
     ),
-  /** Leave out failed events a replay has since delivered (the dashboard's "unresolved"). */
+  /** Leave out resolved failed events: every failed delivery resolved (the dashboard's "Hide resolved"). */
   unresolved: z.boolean().optional(),
 };
 
@@ -71,7 +71,8 @@ export const eventSummary = z.object({
   responseStatus: z.number().nullable(),
   receivedAt: z.date(),
   nextAttemptAt: z.date().nullable(),
-  resolvedByReplay: z.boolean(),
+  /** Failed, and every failed delivery resolved since (by a replay to its destination, or by a member): its status stays failed. */
+  resolved: z.boolean(),
   /** A duplicate: the first event with the same dedup key. */
   duplicateOf: z.string().nullable(),
   /**
@@ -126,6 +127,10 @@ export const eventDelivery = z.object({
   nextAttemptAt: z.date().nullable(),
   /** Filtered: its filter said no, or the capture's filter work budget ran out first (null unless filtered). */
   filterReason: z.enum(["no_match", "work_budget_exceeded"]).nullable(),
+  /** A failed delivery made good since: by a delivered replay to this destination, or by a member with a note (null: not resolved). */
+  resolution: z
+    .object({ at: z.date(), replayId: z.string().nullable(), userId: z.string().nullable(), userEmail: z.string().nullable(), note: z.string().nullable() })
+    .nullable(),
 });
 
 const bytes = z.instanceof(Uint8Array);

@@ -1,4 +1,4 @@
-import { REPLAY_ENVIRONMENTS, storableText } from "@rehook/core";
+import { MAX_RESOLUTION_NOTE_LENGTH, REPLAY_TARGETS, safeText, storableText } from "@rehook/core";
 import { z } from "zod";
 
 /** A replay attempt: where it went, how the destination answered, and when. */
@@ -12,21 +12,60 @@ export const replayAttempt = z.object({
   responseBody: z.string().nullable(),
   latencyMs: z.number().nullable(),
   destinationUrl: z.string(),
+  /** The endpoint destination it went to (null: a staging host, localhost or a custom URL). */
+  destinationId: z.string().nullable(),
   error: z.string().nullable(),
   replayedAt: z.date(),
   /** Sent with edits (method, headers, body, path or query) rather than as captured. */
   modified: z.boolean(),
 });
 
-/** What a replay from the server takes: the event, where to (an environment, a URL for custom), and any edits. */
+/**
+ * What a replay from the server takes: the event, where to (a target, one of the endpoint's
+ * destinations, a URL for custom: see core's planReplay), and any edits.
+ */
 export const replayEventInput = z.object({
   eventId: z.string(),
-  environment: z.enum(REPLAY_ENVIRONMENTS, { message: `environment must be one of ${REPLAY_ENVIRONMENTS.join(", ")}` }),
+  /** The target (REST: `target`). Left out: custom with a URL, the destination with destinationId. */
+  environment: z.enum(REPLAY_TARGETS, { message: `environment must be one of ${REPLAY_TARGETS.join(", ")}` }).optional(),
+  /** One of the endpoint's destinations (with original or staging). */
+  destinationId: z.string().max(100).nullish(),
   customUrl: z.string().nullish(),
   // Checked by core (parseReplayOverrides) with its own sentences and the server's body limit.
   overrides: z.unknown().optional(),
 });
 export type ReplayEventInput = z.input<typeof replayEventInput>;
+
+/**
+ * What a replay request made: its target and every attempt (one per destination for
+ * matched and failed), and whether the event reads resolved afterwards.
+ */
+export const replayOutcome = z.object({
+  target: z.enum(REPLAY_TARGETS),
+  attempts: z.array(replayAttempt),
+  eventResolved: z.boolean(),
+});
+
+/** Marking one failed delivery of an event resolved, with a note saying what was done. */
+export const resolveDeliveryInput = z.object({
+  eventId: z.string(),
+  destinationId: z.string(),
+  note: safeText("note")
+    .trim()
+    .min(1, "note: say what was done about the failure (a note is required)")
+    .max(MAX_RESOLUTION_NOTE_LENGTH, `note: at most ${MAX_RESOLUTION_NOTE_LENGTH} characters`),
+});
+
+/** A delivery marked resolved. */
+export const deliveryResolution = z.object({
+  eventId: z.string(),
+  destinationId: z.string(),
+  resolvedAt: z.date(),
+  resolvedByUserId: z.string(),
+  note: z.string(),
+  /** Every failed delivery of the event is resolved now. */
+  eventResolved: z.boolean(),
+});
 
 /** What a replay made from the caller's machine (the dashboard's browser, rehook listen) got back. */
 export const localReplayResult = z.object({

@@ -15,7 +15,7 @@ export function ActivityPage() {
     <>
       <ListFilters path="/events" label="Filter events" filter={filter} endpoints={endpoints} statuses={STATUS_OPTIONS}>
         {filter.status === "failed" ? (
-          <FilterField id="filter-unresolved" label="Resolved" name="unresolved" value={filter.unresolved} filterKey={filterKey} anyLabel="Include resolved by replay" options={RESOLVED_OPTIONS} />
+          <FilterField id="filter-unresolved" label="Resolved" name="unresolved" value={filter.unresolved} filterKey={filterKey} anyLabel="Include resolved" options={RESOLVED_OPTIONS} />
         ) : null}
         <FilterField id="filter-since" label="Time" name="since" value={filter.since} filterKey={filterKey} {...timeMenu(filter)} />
         <FilterField id="filter-type" label="Event type" name="eventType" value={filter.eventType} filterKey={filterKey} placeholder="invoice.paid" />

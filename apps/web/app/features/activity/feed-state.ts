@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { FeedRow, RowReplay } from "../../components/feed-row";
 import { errorMessage } from "../../lib/errors";
+import { rowReplayTarget } from "../../lib/replay";
 import { trpc } from "../../lib/trpc.client";
 
 /** Rows kept in memory: the live feed drops the oldest beyond this (Load older brings them back). */
@@ -72,14 +73,15 @@ export function useFreshRows(rowsRef: { current: FeedRow[] }, setState: (update:
   return { fresh, addRows };
 }
 
-/** Each row's in-place replay (to its endpoint's current destination: no dialog, no navigation). */
+/** Each row's in-place replay (to its destination, or its failed or matched ones: see rowReplayTarget; no dialog, no navigation). */
 export function useRowReplays() {
   const [replays, setReplays] = useState<ReadonlyMap<string, RowReplay>>(() => new Map());
-  async function replayRow(eventId: string) {
+  async function replayRow(row: Pick<FeedRow, "id" | "deliveries">) {
+    const eventId = row.id;
     const setRow = (state: RowReplay) => setReplays((previous) => new Map(previous).set(eventId, state));
     setRow({ state: "sending" });
     try {
-      setRow({ state: "done", attempt: await trpc().replays.create.mutate({ eventId, environment: "original" }) });
+      setRow({ state: "done", outcome: await trpc().replays.create.mutate({ eventId, environment: rowReplayTarget(row).environment }) });
     } catch (error) {
       setRow({ state: "error", message: errorMessage(error) });
     }

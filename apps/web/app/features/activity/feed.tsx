@@ -167,7 +167,7 @@ export function Feed({
                   canReplay={!captureOnly.has(row.endpointId)}
                   replayLocked={replayLocked}
                   onClick={(event) => (split && !event.metaKey && !event.ctrlKey ? setSelectedId(row.id) : openRow(event, `/events/${row.id}`))}
-                  onReplay={() => replayRow(row.id)}
+                  onReplay={() => replayRow(row)}
                 />
               ))}
             </DataTable>

@@ -66,7 +66,7 @@ export function EndpointPage() {
       <RecentEventsCard recent={recent} more={more} activityHref={activityHref} />
       <DestinationsCard endpointId={endpoint.id} destinations={destinations} result={destinationResult} pending={pendingDestination} />
       <RoleLock needed="developer">
-        <BulkReplayCard endpointId={endpoint.id} destinationUrl={endpoint.destinationUrl} />
+        <BulkReplayCard endpointId={endpoint.id} destinations={destinations.map(({ id, name, url }) => ({ id, name, url }))} />
         <SettingsCard endpoint={endpoint} saving={pendingIntent === "update"} result={updateResult} />
         <IngressSections endpoint={endpoint} result={result} pendingIntent={pendingIntent} />
         <RetriesCard

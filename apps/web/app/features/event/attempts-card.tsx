@@ -1,4 +1,5 @@
 import { Link } from "@remix-run/react";
+import type { ReactNode } from "react";
 import { AttemptTimeline } from "../../components/attempts";
 import { TimeUntil } from "../../components/delivery";
 import { destinationNames } from "../../components/delivery-states";
@@ -56,6 +57,7 @@ export function AttemptsCard({
   retry,
   retryLocked,
   onRetry,
+  resolution,
 }: {
   event: EventPageData["event"];
   nextAttemptAt: EventPageData["event"]["nextAttemptAt"];
@@ -66,6 +68,8 @@ export function AttemptsCard({
   /** Why the member's role may not retry (the button is disabled, this on hover). */
   retryLocked?: string;
   onRetry: () => void;
+  /** Its failed delivery's resolution, or Mark resolved (delivery-resolution.tsx). */
+  resolution?: ReactNode;
 }) {
   const attempts = event.attempts;
   const held = paused.length > 0;
@@ -125,6 +129,7 @@ export function AttemptsCard({
           pausedText={<PausedUntil endpointId={event.endpointId} paused={paused} />}
         />
       )}
+      {resolution}
       <RetryNowFeedback retry={retry} />
     </Card>
   );

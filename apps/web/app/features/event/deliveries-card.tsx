@@ -1,10 +1,12 @@
 import { Link } from "@remix-run/react";
+import type { ReactNode } from "react";
 import { AttemptTimeline } from "../../components/attempts";
 import { TimeUntil } from "../../components/delivery";
 import { DeliveryStateBadge, REMOVED_DESTINATION } from "../../components/delivery-states";
 import { Card } from "../../components/ui";
 import { plural } from "../../lib/format";
 import { RetryNowButton, RetryNowFeedback, type RetryState } from "./attempts-card";
+import { DeliveryResolution } from "./delivery-resolution";
 import type { EventPageData } from "./event-data.server";
 
 type EventData = EventPageData["event"];
@@ -41,12 +43,15 @@ export function DeliveriesCard({
   retry,
   retryLocked,
   onRetry,
+  onResolved,
 }: {
   event: EventData;
   canRetry: boolean;
   retry: RetryState;
   retryLocked?: string;
   onRetry: () => void;
+  /** A failed delivery was marked resolved: the page reads the event again. */
+  onResolved: () => void;
 }) {
   const { byDestination, other } = groupAttempts(event.deliveries, event.attempts);
   const routed = event.deliveries.filter((delivery) => delivery.status !== "filtered").length;
@@ -67,7 +72,13 @@ export function DeliveriesCard({
     >
       <ol className="delivery-groups">
         {event.deliveries.map((delivery) => (
-          <DeliveryGroup key={delivery.destinationId ?? "removed"} event={event} delivery={delivery} attempts={byDestination.get(delivery.destinationId) ?? []} />
+          <DeliveryGroup
+            key={delivery.destinationId ?? "removed"}
+            event={event}
+            delivery={delivery}
+            attempts={byDestination.get(delivery.destinationId) ?? []}
+            resolution={<DeliveryResolution eventId={event.id} delivery={delivery} locked={retryLocked} onResolved={onResolved} />}
+          />
         ))}
         {other.length > 0 ? (
           <li className="delivery-group" data-testid="delivery-other">
@@ -84,8 +95,8 @@ export function DeliveriesCard({
   );
 }
 
-/** One destination's part: name, state, URL, attempts and the next one (a paused one: where to resume it). */
-function DeliveryGroup({ event, delivery, attempts }: { event: EventData; delivery: Delivery; attempts: Attempt[] }) {
+/** One destination's part: name, state, URL, attempts and the next one (a paused one: where to resume it), and a failed one's resolution. */
+function DeliveryGroup({ event, delivery, attempts, resolution }: { event: EventData; delivery: Delivery; attempts: Attempt[]; resolution: ReactNode }) {
   const name = delivery.name ?? REMOVED_DESTINATION;
   const paused = delivery.status === "paused";
   const waiting = delivery.status === "pending" ? delivery.nextAttemptAt : null;
@@ -128,6 +139,7 @@ function DeliveryGroup({ event, delivery, attempts }: { event: EventData; delive
       ) : (
         <p className="muted small">No attempt has finished yet.</p>
       )}
+      {resolution}
     </li>
   );
 }

@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, SerializeFrom } from "@remix-run/node";
 import { curlInBody } from "../../components/inspector/payload-inspector";
 import type { PayloadData } from "../../components/payload";
 import { throwIfNotFound } from "../../lib/errors";
-import { replayHints } from "../../lib/replay";
+import { replayChoices } from "../../lib/replay";
 import { requireUser } from "../../lib/session.server";
 import { HISTORY_LIMIT } from "./history-limit";
 
@@ -25,17 +25,25 @@ export async function loadEventPage({ request, context, params }: LoaderFunction
   }
   // The request body travels once, as `body` (the inspector's view); `payload` is left out.
   const { payload: _payload, body, response, ...rest } = event;
-  // The endpoint as it is now: replays go to its current destination and staging host. Which
+  // The endpoint as it is now: replays go to its current destinations and staging host. Which
   // deliveries are paused the event says itself (deliveries[].status).
-  const [endpoint, history] = await Promise.all([
+  const [endpoint, destinations, history] = await Promise.all([
     context.caller.endpoints.get({ id: event.endpointId }).catch(() => null),
+    // Where a replay may go.
+    context.caller.destinations.list({ endpointId: event.endpointId }).catch(() => []),
     context.caller.replays.list({ eventId: event.id, limit: HISTORY_LIMIT }).catch(() => ({ replays: [], nextCursor: null })),
   ]);
   return {
     // A whole text body is in `body` already: the page builds the curl command from it instead.
     event: { ...rest, curl: curlInBody(rest.bodyTruncated, body) ? null : rest.curl },
-    replayHints: replayHints({
-      destinationUrl: endpoint?.destinationUrl ?? null,
+    replayChoices: replayChoices({
+      destinations: destinations.map(({ id, name, url }) => ({ id, name, url })),
+      // As the server plans a replay: a paused delivery is a pending one (its row says so), and
+      // one to a destination removed since (no id) has nowhere to go.
+      deliveries: event.deliveries.flatMap(({ destinationId, status, resolution }) =>
+        destinationId === null || status === "filtered" ? [] : [{ destinationId, status: status === "paused" ? ("pending" as const) : status, resolved: resolution !== null }],
+      ),
+      filtered: event.deliveries.flatMap(({ destinationId, status }) => (destinationId !== null && status === "filtered" ? [destinationId] : [])),
       stagingHost: endpoint?.stagingHost ?? null,
       path: event.path,
       query: event.query,

@@ -5,7 +5,7 @@ import { CopyButton } from "../../components/copy-button";
 import { TimeUntil } from "../../components/delivery";
 import { DeleteEventButton } from "../../components/delete-event";
 import { deliverySummary, EventStateBadge } from "../../components/delivery-states";
-import { ResolvedByReplay } from "../../components/feed-row";
+import { Resolved } from "../../components/feed-row";
 import { CopyPayloadButton, curlFromBody } from "../../components/inspector/payload-inspector";
 import { RelativeTime } from "../../components/relative-time";
 import { Breadcrumb, Icon, PageHeader } from "../../components/ui";
@@ -42,7 +42,7 @@ export function EventHeader({
       beside={
         <>
           <EventStateBadge status={event.status} summary={deliverySummary(event.deliveries)} />
-          {event.resolvedByReplay ? <ResolvedByReplay /> : null}
+          {event.resolved ? <Resolved /> : null}
           <SignatureBadge signature={event.signature} reason={event.signatureReason} />
         </>
       }

@@ -6,8 +6,10 @@ import { errorMessage } from "../../lib/errors";
 import type { ReplayRow } from "../../lib/replay";
 import { trpc } from "../../lib/trpc.client";
 import { ReplayDialog } from "../replay/replay-dialog";
+import type { SentReplay } from "../replay/send-replay";
 import { AttemptsCard, type RetryState } from "./attempts-card";
 import { DeliveriesCard } from "./deliveries-card";
+import { DeliveryResolution } from "./delivery-resolution";
 import { DetailsCard } from "./details-card";
 import { DuplicateNotice } from "./duplicate-notice";
 import { EventDataTabs } from "./event-data-tabs";
@@ -25,7 +27,7 @@ export function EventPage() {
     body,
     requestPath,
     response,
-    replayHints,
+    replayChoices,
     history: loadedHistory,
     moreHistory: loadedMore,
   } = useLoaderData<typeof loadEventPage>();
@@ -65,6 +67,11 @@ export function EventPage() {
       .catch(() => {});
   }, [event.id]);
   useReplayShortcut(setReplaying, canChange);
+  // A replay that delivered to a destination may have resolved its failed delivery: the page reads it again.
+  const afterReplay = useCallback(
+    (sent: SentReplay) => (sent.attempts.some((attempt) => attempt.destinationId !== null && attempt.status === "delivered") ? reload() : refreshHistory()),
+    [reload, refreshHistory],
+  );
 
   return (
     <>
@@ -88,6 +95,7 @@ export function EventPage() {
           retry={retry}
           retryLocked={locked}
           onRetry={() => void retryNow()}
+          onResolved={reload}
         />
       ) : event.attempts.length > 0 || canRetry || nextAttemptAt ? (
         <AttemptsCard
@@ -98,10 +106,11 @@ export function EventPage() {
           retry={retry}
           retryLocked={locked}
           onRetry={() => void retryNow()}
+          resolution={event.deliveries[0] ? <DeliveryResolution eventId={event.id} delivery={event.deliveries[0]} locked={locked} onResolved={reload} /> : null}
         />
       ) : null}
       <ReplayHistoryCard rows={history.rows} more={history.more} />
-      <ReplayDialog open={replaying} onClose={() => setReplaying(false)} eventId={event.id} hints={replayHints} onReplayed={refreshHistory} />
+      <ReplayDialog open={replaying} onClose={() => setReplaying(false)} eventId={event.id} choices={replayChoices} onReplayed={afterReplay} />
     </>
   );
 }

@@ -4,39 +4,48 @@ import { useModalDialog } from "../../components/hooks";
 import { FormError, Icon } from "../../components/ui";
 import { errorMessage } from "../../lib/errors";
 import { draftOverrides, sendBlocker } from "../../lib/replay-edit";
-import { ENVIRONMENT_LABELS, parseLocalPort, REPLAY_ENVIRONMENTS, type ReplayAttempt, type ReplayEnvironment, type TargetHint } from "../../lib/replay";
+import { ENVIRONMENT_LABELS, parseLocalPort, REPLAY_ENVIRONMENTS, type ReplayChoices, type ReplayEnvironment, type TargetHint } from "../../lib/replay";
+import { DestinationPicker, StagingDestinationField } from "./destination-picker";
 import { LocalOutcome } from "./local-outcome";
 import { useLocalPort, useRequestDraft } from "./replay-dialog-state";
-import { ReplayOutcome } from "./replay-outcome";
+import { ReplayOutcomes } from "./replay-outcome";
 import { CustomUrlField, LocalPortField } from "./replay-target-fields";
 import { RequestEditor } from "./request-editor";
 import { resendWithoutCors, sendLocalReplay, type LocalSend } from "./send-local-replay";
-import { sendReplay } from "./send-replay";
+import { sendReplay, type SentReplay } from "./send-replay";
 import { TargetOptions } from "./target-options";
 import "./replay-dialog.css";
 
-/** `local`: what a Local replay did (rehook listen or this browser); `note`: the step under way while sending. */
-type SendState = { sending: boolean; attempt: ReplayAttempt | null; error: string | null; local?: LocalSend; note?: string };
+/**
+ * `sent`: what a server-side replay made (one attempt per destination); `local`: what a Local
+ * replay did (rehook listen or this browser); `note`: the step under way while sending.
+ */
+type SendState = { sending: boolean; sent: SentReplay | null; error: string | null; local?: LocalSend; note?: string };
 
 /** The first target that can be used: original, then staging, then local. */
 function defaultEnvironment(hints: Record<ReplayEnvironment, TargetHint>): ReplayEnvironment {
   return REPLAY_ENVIRONMENTS.find((environment) => hints[environment].available) ?? "custom";
 }
 
-/** The "Replay event" dialog: pick a target, optionally edit the request, send, see the answer. */
+/**
+ * The "Replay event" dialog: pick a target (with several destinations, which of them: the
+ * failed ones first), optionally edit the request, send, see each answer.
+ */
 export function ReplayDialog({
   open,
   onClose,
   eventId,
-  hints,
+  choices,
   onReplayed,
 }: {
   open: boolean;
   onClose: () => void;
   eventId: string;
-  hints: Record<ReplayEnvironment, TargetHint>;
-  onReplayed: (attempt: ReplayAttempt) => void;
+  choices: ReplayChoices;
+  onReplayed: (sent: SentReplay) => void;
 }) {
+  const hints = choices.hints;
+  const several = choices.destinations.length > 1;
   const ref = useModalDialog(open);
   const customRef = useRef<HTMLInputElement>(null);
   const titleId = useId();
@@ -44,23 +53,36 @@ export function ReplayDialog({
   const [environment, setEnvironment] = useState<ReplayEnvironment>(() => defaultEnvironment(hints));
   const [customUrl, setCustomUrl] = useState("");
   const [customError, setCustomError] = useState<string | null>(null);
-  const [state, setState] = useState<SendState>({ sending: false, attempt: null, error: null });
+  const [state, setState] = useState<SendState>({ sending: false, sent: null, error: null });
+  const [checked, setChecked] = useState<string[]>(choices.preselected);
+  const [pickerError, setPickerError] = useState<string | null>(null);
+  const [stagingDestination, setStagingDestination] = useState<string>(() => choices.preselected[0] ?? choices.destinations[0]?.id ?? "");
   const focusCustom = useRef(false);
   const portRef = useRef<HTMLInputElement>(null);
-  const { portText, portError, setPortError, shownHints, typePort } = useLocalPort(hints);
+  const { portText, portError, setPortError, shownHints: portHints, typePort } = useLocalPort(hints);
+  // With several destinations, staging's URL is the chosen destination's on the staging host.
+  const stagingUrl = choices.destinations.find((destination) => destination.id === stagingDestination)?.stagingUrl ?? null;
+  const shownHints = several && portHints.staging.available ? { ...portHints, staging: { ...portHints.staging, url: stagingUrl } } : portHints;
   const { original, draft, setDraft, loading: loadingEdit, startEditing } = useRequestDraft(eventId, (error) =>
-    setState({ sending: false, attempt: null, error: errorMessage(error) }),
+    setState({ sending: false, sent: null, error: errorMessage(error) }),
   );
   // Edits go with server-side targets only: a local replay is sent by this browser as captured.
   const editing = draft !== null && original !== null && environment !== "local";
 
   // Closing ends the session: the next one keeps the target and URL, not the outcome.
   function close() {
-    if (!state.sending) setState({ sending: false, attempt: null, error: null });
+    if (!state.sending) setState({ sending: false, sent: null, error: null });
     setCustomError(null);
     setPortError(null);
+    setPickerError(null);
     onClose();
   }
+
+  // Each opening starts from the destinations to replay now (a replay or a resolution since changes them).
+  useEffect(() => {
+    if (open) setChecked(choices.preselected);
+    // Only on opening: the member's own choice stands while the dialog is open.
+  }, [open]);
 
   // A target that became unavailable (the endpoint changed) is not kept selected.
   useEffect(() => {
@@ -71,8 +93,8 @@ export function ReplayDialog({
   const outcomeRef = useRef<HTMLDivElement>(null);
   const errorRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    if (state.attempt) outcomeRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
-  }, [state.attempt]);
+    if (state.sent) outcomeRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }, [state.sent]);
   useEffect(() => {
     if (state.error) errorRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
   }, [state.error]);
@@ -97,26 +119,36 @@ export function ReplayDialog({
       portRef.current?.focus();
       return;
     }
+    if (environment === "original" && several && checked.length === 0) {
+      setPickerError("Choose at least one destination to send the event to.");
+      return;
+    }
     const invalidBody = editing ? sendBlocker(draft) : null;
     if (invalidBody) {
-      setState({ sending: false, attempt: null, error: invalidBody });
+      setState({ sending: false, sent: null, error: invalidBody });
       return;
     }
     setCustomError(null);
-    setState({ sending: true, attempt: null, error: null });
+    setPickerError(null);
+    setState({ sending: true, sent: null, error: null });
     try {
-      if (environment === "local" && port.ok) {
+      if (environment === "local") {
+        // The port was checked above.
+        if (!port.ok) throw new Error(port.error);
         const local = await sendLocalReplay(eventId, port.port, (note) => setState((current) => ({ ...current, note })));
-        setState({ sending: false, attempt: null, error: null, local });
-        if (local.attempt) onReplayed(local.attempt);
+        setState({ sending: false, sent: null, error: null, local });
+        // A local attempt goes to no destination: it resolves nothing.
+        if (local.attempt) onReplayed({ attempts: [local.attempt], eventResolved: null });
         return;
       }
       const overrides = editing ? draftOverrides(draft, original) : null;
-      const attempt = await sendReplay({ eventId, environment, localPort: port.ok ? port.port : null, customUrl: url, overrides });
-      setState({ sending: false, attempt, error: null });
-      onReplayed(attempt);
+      // One destination: that one (several: those checked); staging goes on the chosen one.
+      const destinationIds = environment === "staging" ? [stagingDestination] : several ? checked : choices.destinations.map((destination) => destination.id);
+      const sent = await sendReplay({ eventId, environment, customUrl: url, destinationIds, choices, overrides });
+      setState({ sending: false, sent, error: null });
+      onReplayed(sent);
     } catch (error) {
-      setState({ sending: false, attempt: null, error: errorMessage(error) });
+      setState({ sending: false, sent: null, error: errorMessage(error) });
     }
   }
 
@@ -124,13 +156,13 @@ export function ReplayDialog({
   async function sendWithoutCors() {
     const previous = state.local;
     if (state.sending || previous?.route !== "browser") return;
-    setState({ sending: true, attempt: null, error: null, note: "Sending from this browser without CORS…" });
+    setState({ sending: true, sent: null, error: null, note: "Sending from this browser without CORS…" });
     try {
       const local = await resendWithoutCors(previous, eventId);
-      setState({ sending: false, attempt: null, error: null, local });
-      onReplayed(local.attempt!);
+      setState({ sending: false, sent: null, error: null, local });
+      if (local.attempt) onReplayed({ attempts: [local.attempt], eventResolved: null });
     } catch (error) {
-      setState({ sending: false, attempt: null, error: errorMessage(error) });
+      setState({ sending: false, sent: null, error: errorMessage(error) });
     }
   }
 
@@ -165,10 +197,29 @@ export function ReplayDialog({
             setEnvironment(option);
             setCustomError(null);
             setPortError(null);
+            setPickerError(null);
             // An answer from another target would read as this one's.
-            setState({ sending: false, attempt: null, error: null });
+            setState({ sending: false, sent: null, error: null });
           }}
         />
+
+        {environment === "original" && several ? (
+          <DestinationPicker
+            destinations={choices.destinations}
+            checked={checked}
+            error={pickerError}
+            disabled={state.sending}
+            onChange={(next) => {
+              setChecked(next);
+              setPickerError(null);
+              setState({ sending: false, sent: null, error: null });
+            }}
+          />
+        ) : null}
+
+        {environment === "staging" && several ? (
+          <StagingDestinationField destinations={choices.destinations} value={stagingDestination} disabled={state.sending} onChange={setStagingDestination} />
+        ) : null}
 
         {environment === "custom" ? (
           <CustomUrlField
@@ -215,8 +266,8 @@ export function ReplayDialog({
             </p>
           ) : state.local ? (
             <LocalOutcome send={state.local} busy={state.sending} onSendWithoutCors={() => void sendWithoutCors()} />
-          ) : state.attempt ? (
-            <ReplayOutcome attempt={state.attempt} />
+          ) : state.sent ? (
+            <ReplayOutcomes sent={state.sent} destinations={choices.destinations} />
           ) : null}
         </div>
         <div ref={errorRef} className="replay-error-area">
@@ -228,7 +279,7 @@ export function ReplayDialog({
             Close
           </button>
           <SubmitButton busy={state.sending} busyLabel="Sending…" icon={<Icon name="send" />}>
-            {state.attempt || state.local ? "Send again" : "Send replay"}
+            {state.sent || state.local ? "Send again" : "Send replay"}
           </SubmitButton>
         </div>
       </form>

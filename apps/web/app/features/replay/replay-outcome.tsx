@@ -4,11 +4,29 @@ import { HttpStatus, StatusBadge } from "../../components/badges";
 import { PayloadBlock } from "../../components/payload";
 import { Alert, Icon } from "../../components/ui";
 import { formatLatency } from "../../lib/format";
-import { environmentLabel, previewBody, type ReplayAttempt } from "../../lib/replay";
+import { environmentLabel, previewBody, type DestinationChoice, type ReplayAttempt } from "../../lib/replay";
 import { EditedBadge } from "./replay-table";
+import type { SentReplay } from "./send-replay";
 
-/** One attempt's outcome, as the replay dialog shows it. */
-export function ReplayOutcome({ attempt }: { attempt: ReplayAttempt }) {
+/** Every attempt a replay made (one per destination when it went to several), and whether that resolved the event. */
+export function ReplayOutcomes({ sent, destinations }: { sent: SentReplay; destinations: DestinationChoice[] }) {
+  const nameOf = (attempt: ReplayAttempt) => destinations.find((destination) => destination.id === attempt.destinationId)?.name ?? null;
+  return (
+    <div className="replay-outcomes" data-testid="replay-outcomes">
+      {sent.attempts.map((attempt) => (
+        <ReplayOutcome key={attempt.id} attempt={attempt} destinationName={sent.attempts.length > 1 || attempt.destinationId ? nameOf(attempt) : null} />
+      ))}
+      {sent.eventResolved ? (
+        <p className="muted small" data-testid="replay-resolved">
+          Every failed delivery of this event is resolved now.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** One attempt's outcome, as the replay dialog shows it (with the destination's name when it went to one). */
+export function ReplayOutcome({ attempt, destinationName = null }: { attempt: ReplayAttempt; destinationName?: string | null }) {
   const preview = useMemo(() => (attempt.responseBody === null ? null : previewBody(attempt.responseBody)), [attempt.responseBody]);
   return (
     <div className="replay-outcome" data-testid="replay-result" data-status={attempt.status}>
@@ -24,6 +42,14 @@ export function ReplayOutcome({ attempt }: { attempt: ReplayAttempt }) {
         </Link>
       </div>
       <p className="muted small">
+        {destinationName ? (
+          <>
+            <strong className="fg" data-testid="replay-destination-name">
+              {destinationName}
+            </strong>{" "}
+            ·{" "}
+          </>
+        ) : null}
         {environmentLabel(attempt.environment)} · sent to{" "}
         <span className="mono break fg" data-testid="replay-destination">
           {attempt.destinationUrl}

@@ -20,7 +20,7 @@ function responseBody(body: Uint8Array | null): { body: string | null; body_enco
 export function restEventSummary(
   event: Pick<
     EventSummary,
-    "id" | "endpointId" | "method" | "path" | "source" | "eventType" | "status" | "signature" | "signatureReason" | "latencyMs" | "receivedAt" | "resolvedByReplay" | "duplicateOf"
+    "id" | "endpointId" | "method" | "path" | "source" | "eventType" | "status" | "signature" | "signatureReason" | "latencyMs" | "receivedAt" | "resolved" | "duplicateOf"
   >,
 ) {
   return {
@@ -36,7 +36,9 @@ export function restEventSummary(
     signature_reason: event.signatureReason,
     latency_ms: event.latencyMs,
     received_at: event.receivedAt.toISOString(),
-    resolved_by_replay: event.resolvedByReplay,
+    resolved: event.resolved,
+    // The preview's first name for it, kept as an alias.
+    resolved_by_replay: event.resolved,
   };
 }
 
@@ -78,6 +80,18 @@ const restAttempt = (a: Attempt) => ({
   outcome: a.outcome,
 });
 
+type Resolution = NonNullable<EventView["deliveries"][number]["resolution"]>;
+
+/** How a failed delivery was resolved: by a replay that delivered, or by a member with a note. */
+const restResolution = (resolution: Resolution) => ({
+  resolved_at: resolution.at.toISOString(),
+  by: resolution.replayId ? ("replay" as const) : ("member" as const),
+  replay_id: resolution.replayId,
+  user_id: resolution.userId,
+  user_email: resolution.userEmail,
+  note: resolution.note,
+});
+
 /** One event as GET /events/{id} shows it: the payload preview, each delivery with its attempts, and the sole delivery's answer. */
 export function restEventDetail(event: EventView) {
   // The top-level response and attempts are aliases of the event's sole delivery (core's rule); with several, each is in deliveries[].
@@ -108,6 +122,7 @@ export function restEventDetail(event: EventView) {
       status: delivery.status,
       attempts: delivery.status === "filtered" ? [] : attemptsOf(delivery.destinationId),
       next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+      resolution: delivery.resolution && restResolution(delivery.resolution),
       filter_reason: delivery.filterReason,
     })),
     sender_response: event.senderResponse && { status: event.senderResponse.status, delay_ms: event.senderResponse.delayMs },

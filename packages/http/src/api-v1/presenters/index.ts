@@ -1,5 +1,5 @@
 export { PUBLIC_ENDPOINT_FIELDS, restEndpoint, restEndpointListItem, wireEndpoint, type RestEndpoint, type WireEndpoint } from "./endpoint.js";
-export { restReplayAttempt, sessionReplayAttempt } from "./replay-attempt.js";
+export { restDeliveryResolution, restReplayAttempt, restReplayOutcome, sessionReplayAttempt, sessionReplayOutcome } from "./replay-attempt.js";
 export { wireUser } from "./user.js";
 export { wireInvite } from "./invite.js";
 export { wireApiKey } from "./api-key.js";

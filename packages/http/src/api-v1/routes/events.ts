@@ -1,5 +1,6 @@
 import {
   captureBaseOf,
+  deliveryContracts,
   eventContracts,
   replayContracts,
   openEventBody,
@@ -15,7 +16,7 @@ import { EVENT_LIST_WIRE } from "../cursor.js";
 import { restEventDetail, restEventList, restRetryQueued } from "../presenters/event.js";
 import { defineRoute, type Route } from "../route.js";
 import * as S from "../schemas.js";
-import { restReplayAttempt } from "../presenters/replay-attempt.js";
+import { restDeliveryResolution, restReplayAttempt, restReplayOutcome } from "../presenters/replay-attempt.js";
 
 /** The list's filters (wire names) as the use cases take them: the export and the dashboard's export link read the list's. */
 export function exportFilter(query: Record<string, unknown>): ExportFilter {
@@ -71,15 +72,27 @@ export const EVENT_ROUTES: Route[] = [
     },
   }),
   contractRoute(replayContracts.replayEventContract, {
-    description: "The replay attempt (the event's own status does not change)",
-    schema: S.ReplayResponse,
+    description:
+      "The replay attempt; for target matched or failed, {attempts, event_resolved} with one attempt per destination. The event's own status does not change; a delivered attempt to a destination resolves its failed delivery",
+    schema: S.ReplayAnswer,
     errors: [400, 404, 413, 415, 422],
+    // The API's names and documentation of the target fields and of the edits' shape.
     wire: {
-      // The API requires the URL (its replays are always custom) and documents the edits' shape.
       customUrl: { schema: S.ReplayRequest.shape.destination_url },
+      destinationId: { schema: S.ReplayRequest.shape.destination_id },
+      environment: { schema: S.ReplayRequest.shape.target },
       overrides: { schema: S.ReplayRequest.shape.overrides },
     },
-    present: restReplayAttempt,
+    present: restReplayOutcome,
+    // Its fields go together only in some ways (a URL with custom, a destination with original or staging): the spec's request.
+    bodyExample: { destination_url: "https://example.com/hooks" },
+  }),
+  contractRoute(deliveryContracts.resolveDeliveryContract, {
+    description: "The delivery, resolved (its status stays failed)",
+    schema: S.ResolveDeliveryResponse,
+    errors: [400, 404, 409],
+    wire: { note: { schema: S.ResolveDeliveryRequest.shape.note } },
+    present: restDeliveryResolution,
   }),
   contractRoute(eventContracts.retryEventContract, {
     description: "The event is pending, due now",

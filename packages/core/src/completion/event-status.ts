@@ -4,16 +4,16 @@ import type { EventStatus } from "../events.js";
 // completion statement (packages/db deliveries.ts COMPLETE, `summed`) and the re-sum after a
 // change by hand (event-status.ts RESUM_EVENTS) do this in SQL; this is the rule they mirror.
 
-export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export const DELIVERY_ROW_STATUSES = ["pending", "delivered", "failed"] as const;
+export type DeliveryRowStatus = (typeof DELIVERY_ROW_STATUSES)[number];
 
-export interface DeliveryState {
-  status: DeliveryStatus;
+export interface SettledDelivery {
+  status: DeliveryRowStatus;
   /** A pending delivery waiting for its retry: when it is due (epoch ms); null when it is due now or being sent. */
   nextAttemptAt: number | null;
 }
 
-export interface EventSummary {
+export interface EventCompletion {
   status: Extract<EventStatus, "captured" | "pending" | "delivered" | "failed">;
   /** The soonest retry, when every pending delivery waits for one; null when one is due or under way, or none is pending. */
   nextAttemptAt: number | null;
@@ -23,7 +23,7 @@ export interface EventSummary {
  * failed once any delivery finally failed (the on-call view: a failure is never hidden by the
  * others still pending), else pending while any is pending, else delivered; captured with none.
  */
-export function summarizeDeliveries(deliveries: readonly DeliveryState[]): EventSummary {
+export function eventStatusOfDeliveries(deliveries: readonly SettledDelivery[]): EventCompletion {
   if (deliveries.length === 0) return { status: "captured", nextAttemptAt: null };
   const pending = deliveries.filter((delivery) => delivery.status === "pending");
   const status = deliveries.some((delivery) => delivery.status === "failed") ? "failed" : pending.length > 0 ? "pending" : "delivered";
