@@ -107,7 +107,7 @@ describe("an exact circuit breaker", () => {
   }) => {
     const path = "/exact";
     const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "exact", destinationUrl: destination.url(path), pauseAfterFailures: 3 });
-    const [{ id: destinationId }] = await listDestinations(services, { teamId: user.teamId, endpointId: endpoint.id });
+    const destinationId = (await listDestinations(services, { teamId: user.teamId, endpointId: endpoint.id }))[0]!.id;
     await createAlertRule(services, { teamId: user.teamId, name: "Paused", trigger: "destination_paused", channel: "webhook", target: `http://127.0.0.1:${channel.port}/paused` });
     const read = async () => (await listDestinations(services, { teamId: user.teamId, endpointId: endpoint.id }))[0]!;
 
@@ -170,7 +170,7 @@ describe("an exact circuit breaker", () => {
       retryPolicy: { maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 200 },
       pauseAfterFailures: 3,
     });
-    const [{ id: destinationId }] = await listDestinations(services, { teamId: user.teamId, endpointId: endpoint.id });
+    const destinationId = (await listDestinations(services, { teamId: user.teamId, endpointId: endpoint.id }))[0]!.id;
     const read = async () => (await listDestinations(services, { teamId: user.teamId, endpointId: endpoint.id }))[0]!;
     const first = await capture(services, endpoint.slug, "a");
     await waitFor(async () => (await read()).consecutiveFailures === 1, "the first failed attempt");
@@ -191,7 +191,7 @@ describe("an exact circuit breaker", () => {
     destination.holdMs = 40;
     const path = "/instances";
     const endpoint = await createEndpoint(services, { teamId: user.teamId, name: "two instances", destinationUrl: destination.url(path), pauseAfterFailures: 6 });
-    const [{ id: destinationId }] = await listDestinations(services, { teamId: user.teamId, endpointId: endpoint.id });
+    const destinationId = (await listDestinations(services, { teamId: user.teamId, endpointId: endpoint.id }))[0]!.id;
     const read = async () => (await listDestinations(services, { teamId: user.teamId, endpointId: endpoint.id }))[0]!;
     try {
       await withServiceGraph(config, async (second) => {
