@@ -185,7 +185,8 @@ describe("upgrading to destinations and deliveries", () => {
     await orm.getMigrator().up();
 
     const { paused, plain, captureOnly } = seeded.endpoints;
-    const common = { position: 0, enabled: true, filter: null, rate_limit_per_second: null, ordered: false };
+    // Later migrations' columns (the breaker's probe slot) start empty.
+    const common = { position: 0, enabled: true, filter: null, rate_limit_per_second: null, ordered: false, probe_event_id: null, probe_lease_expires_at: null };
     expect(await destinationsOf(paused.id)).toEqual([
       {
         ...common,
