@@ -145,9 +145,10 @@ export function destinationRequests(checked: string[], choices: Pick<ReplayChoic
 }
 
 /** What a feed row's quick replay sends to: its one destination, else its failed deliveries, else every destination it went to. */
-export function rowReplayTarget(row: { deliveries: Array<{ status: string }> }): { environment: ReplayTargetName; label: string } {
+export function rowReplayTarget(row: { resolved: boolean; deliveries: Array<{ status: string }> }): { environment: ReplayTargetName; label: string } {
   if (row.deliveries.length <= 1) return { environment: "original", label: "Replay to original" };
-  if (row.deliveries.some((delivery) => delivery.status === "failed")) return { environment: "failed", label: "Replay to its failed destinations" };
+  // A resolved event's failures are made good: "failed" would find nothing left to send (422).
+  if (!row.resolved && row.deliveries.some((delivery) => delivery.status === "failed")) return { environment: "failed", label: "Replay to its failed destinations" };
   return { environment: "matched", label: "Replay to its destinations" };
 }
 

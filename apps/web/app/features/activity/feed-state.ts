@@ -76,7 +76,7 @@ export function useFreshRows(rowsRef: { current: FeedRow[] }, setState: (update:
 /** Each row's in-place replay (to its destination, or its failed or matched ones: see rowReplayTarget; no dialog, no navigation). */
 export function useRowReplays() {
   const [replays, setReplays] = useState<ReadonlyMap<string, RowReplay>>(() => new Map());
-  async function replayRow(row: Pick<FeedRow, "id" | "deliveries">) {
+  async function replayRow(row: Pick<FeedRow, "id" | "resolved" | "deliveries">) {
     const eventId = row.id;
     const setRow = (state: RowReplay) => setReplays((previous) => new Map(previous).set(eventId, state));
     setRow({ state: "sending" });
