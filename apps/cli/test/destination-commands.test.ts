@@ -44,6 +44,7 @@ describe("rehook destination", () => {
       ordered: true,
       retry_policy: { max_attempts: 5, initial_delay_ms: 240_000, max_delay_ms: 1_920_000 },
       pause_after_failures: 10,
+      consecutive_failures: 0,
       forwarding_paused: false,
       paused_reason: null,
       created_at: expect.stringMatching(/Z$/),

@@ -59,7 +59,7 @@ describe("attempts stored before routing", () => {
       [hooks, "Hooks", "http://127.0.0.1:9/hooks", 2],
     ]);
     expect(await ownedEventDeliveries(em, teamId, id)).toEqual([
-      { destinationId: hooks, name: "Hooks", url: "http://127.0.0.1:9/hooks", status: "failed", attempts: 2, nextAttemptAt: null, filterReason: null },
+      { destinationId: hooks, name: "Hooks", url: "http://127.0.0.1:9/hooks", status: "failed", attempts: 2, nextAttemptAt: null, filterReason: null, resolution: null },
     ]);
     expect((await findOwnedAttempt(em, teamId, id, 2, 100, hooks))?.responseStatus).toBe(502);
     expect(await findOwnedAttempt(em, teamId, id, 2, 100, archive)).toBeNull();
@@ -71,7 +71,7 @@ describe("attempts stored before routing", () => {
     const em = orm.em.fork();
     expect((await ownedEventAttempts(em, teamId, id)).map((a) => [a.destinationId, a.destinationName, a.destinationUrl])).toEqual([[null, null, "http://127.0.0.1:9/gone"]]);
     expect(await ownedEventDeliveries(em, teamId, id)).toEqual([
-      { destinationId: null, name: null, url: "http://127.0.0.1:9/gone", status: "delivered", attempts: 1, nextAttemptAt: null, filterReason: null },
+      { destinationId: null, name: null, url: "http://127.0.0.1:9/gone", status: "delivered", attempts: 1, nextAttemptAt: null, filterReason: null, resolution: null },
     ]);
     expect((await findOwnedAttempt(em, teamId, id, 1, 100))?.destinationUrl).toBe("http://127.0.0.1:9/gone");
   });

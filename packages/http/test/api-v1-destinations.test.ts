@@ -263,9 +263,9 @@ describe("GET /api/v1/events/{id} deliveries", () => {
     const event = (await api.call("GET", `/events/${id}`, { key })).json;
     const attempt = { attempt: 1, started_at: expect.any(String), latency_ms: expect.any(Number), response_status: 200, error: null, outcome: "delivered" };
     expect(event.deliveries).toEqual([
-      { destination_id: warehouse.id, name: "127.0.0.1", url: url("/warehouse"), status: "delivered", attempts: [attempt], next_attempt_at: null, filter_reason: null },
-      { destination_id: billing.id, name: "Billing", url: url("/billing"), status: "delivered", attempts: [attempt], next_attempt_at: null, filter_reason: null },
-      { destination_id: crm.id, name: "CRM", url: url("/crm"), status: "filtered", attempts: [], next_attempt_at: null, filter_reason: "no_match" },
+      { destination_id: warehouse.id, name: "127.0.0.1", url: url("/warehouse"), status: "delivered", attempts: [attempt], next_attempt_at: null, resolution: null, filter_reason: null },
+      { destination_id: billing.id, name: "Billing", url: url("/billing"), status: "delivered", attempts: [attempt], next_attempt_at: null, resolution: null, filter_reason: null },
+      { destination_id: crm.id, name: "CRM", url: url("/crm"), status: "filtered", attempts: [], next_attempt_at: null, resolution: null, filter_reason: "no_match" },
     ]);
     // Two destinations: the top-level aliases of a sole delivery are empty; deliveries[] carries each.
     expect(event.response).toBeNull();

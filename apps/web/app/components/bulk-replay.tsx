@@ -265,7 +265,7 @@ function ConfirmBulkReplay({
       description={
         pending ? (
           <p data-testid="bulk-confirm-text">
-            {pending.count === 1 ? "It is" : "Each is"} sent again to {pending.where}. The servers there receive real requests; the events themselves do not change.
+            {pending.count === 1 ? "It is" : "Each is"} sent again to {pending.where}. {pending.target === "failed" || pending.target === "matched" ? "The servers there receive" : "The server there receives"} real requests; the events themselves do not change.
           </p>
         ) : null
       }
