@@ -317,11 +317,10 @@ export class DeliveryDispatcher {
   }
 
   /** A batch holding such failures was stored (or could not be): leases taken from now on saw it. */
-  private noteFailuresStored(batch: DeliveryOutcome[], failedToBreakers: Set<DeliveryOutcome>): void {
+  private noteFailuresStored(batch: DeliveryOutcome[]): void {
     const now = Date.now();
     for (const attempt of batch) {
-      if (!failedToBreakers.has(attempt)) continue;
-      failedToBreakers.delete(attempt);
+      if (!this.failedToBreakers.delete(attempt)) continue;
       const left = (this.unstoredFailures.get(attempt.destinationId) ?? 1) - 1;
       if (left > 0) this.unstoredFailures.set(attempt.destinationId, left);
       else {
@@ -532,14 +531,14 @@ export class DeliveryDispatcher {
       const batch = this.completions.splice(0, 500);
       try {
         const completed = await completeDeliveries(this.options.db, batch);
-        this.noteFailuresStored(batch, this.failedToBreakers);
+        this.noteFailuresStored(batch);
         this.retries.stored(batch, completed);
         this.countAttempts(batch, completed);
         this.stopSendingToPaused(completed);
         // An ordered destination's next delivery, or a half-open one's next probe, waited for this one.
         if (batch.some((attempt) => attempt.probe) || completed.some((delivery) => delivery.ordered)) this.claimSoon();
       } catch (error) {
-        this.noteFailuresStored(batch, this.failedToBreakers);
+        this.noteFailuresStored(batch);
         this.retries.notStored(batch);
         // Not stored: the leases expire and the events are delivered again (at least once).
         this.options.logger.error("could not store delivery results", { count: batch.length, error: String(error) });
