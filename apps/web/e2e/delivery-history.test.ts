@@ -143,6 +143,18 @@ describe("delivery history and activity", { timeout: 120_000 }, () => {
     await expect.poll(() => page.getByTestId("paused-header").textContent(), settle).toBe("Paused: sent once Ledger is resumed");
     const ledgerDelivery = page.getByRole("region", { name: /^Deliveries/ }).getByTestId("delivery").nth(1);
     expect(await ledgerDelivery.getByTestId("delivery-state").textContent()).toBe("Paused");
+
+    // The replay dialog's picker says the same: Ledger's delivery waits for a resume.
+    await page.getByTestId("replay-event").click();
+    const dialog = page.getByRole("dialog", { name: "Replay event" });
+    const picker = dialog.getByTestId("destination-picker");
+    await picker.waitFor();
+    const states = await picker
+      .getByTestId("destination-delivery")
+      .evaluateAll((elements) => elements.map((element) => element.textContent));
+    expect(states).toEqual(["delivered", "paused"]);
+    await dialog.getByRole("button", { name: "Close" }).click();
+    await dialog.waitFor({ state: "hidden" });
   });
 
   it("with several endpoints, each Activity row shows its endpoint, side by side with the preview too", async () => {

@@ -50,7 +50,7 @@ const NOTES: Record<ReplayEnvironment, string> = {
 };
 
 /** How this event's delivery to a destination stands, as the replay dialog's picker says it. */
-export type DeliveryState = "failed" | "resolved" | "delivered" | "pending" | "filtered" | "none";
+export type DeliveryState = "failed" | "resolved" | "delivered" | "pending" | "paused" | "filtered" | "none";
 
 /** One of the endpoint's destinations in the replay dialog's picker. */
 export interface DestinationChoice {
@@ -83,7 +83,8 @@ const sentence = (reason: string) => `${reason[0]!.toUpperCase()}${reason.slice(
  * replay there requests and how the event's delivery there stands), which to check first,
  * and what staging, local and custom resolve to.
  */
-export function replayChoices(source: ReplayPlanSource & { filtered: string[] }): ReplayChoices {
+/** `paused`: destinations whose delivery of the event waits for a resume (planned as pending, shown as paused). */
+export function replayChoices(source: ReplayPlanSource & { filtered: string[]; paused?: string[] }): ReplayChoices {
   const byDestination = new Map(source.deliveries.map((delivery) => [delivery.destinationId, delivery]));
   const destinations = source.destinations.map((destination): DestinationChoice => {
     const plan = planReplay({ destinationId: destination.id }, source);
@@ -94,7 +95,9 @@ export function replayChoices(source: ReplayPlanSource & { filtered: string[] })
         ? delivery.resolved
           ? "resolved"
           : "failed"
-        : delivery.status
+        : delivery.status === "pending" && source.paused?.includes(destination.id)
+          ? "paused"
+          : delivery.status
       : source.filtered.includes(destination.id)
         ? "filtered"
         : "none";

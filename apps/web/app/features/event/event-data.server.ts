@@ -44,6 +44,7 @@ export async function loadEventPage({ request, context, params }: LoaderFunction
         destinationId === null || status === "filtered" ? [] : [{ destinationId, status: status === "paused" ? ("pending" as const) : status, resolved: resolution !== null }],
       ),
       filtered: event.deliveries.flatMap(({ destinationId, status }) => (destinationId !== null && status === "filtered" ? [destinationId] : [])),
+      paused: event.deliveries.flatMap(({ destinationId, status }) => (destinationId !== null && status === "paused" ? [destinationId] : [])),
       stagingHost: endpoint?.stagingHost ?? null,
       path: event.path,
       query: event.query,

@@ -8,6 +8,7 @@ const DELIVERY_WORDS: Record<DeliveryState, { text: string; tone: "failed" | "de
   resolved: { text: "failed · resolved", tone: "neutral" },
   delivered: { text: "delivered", tone: "delivered" },
   pending: { text: "pending", tone: "pending" },
+  paused: { text: "paused", tone: "pending" },
   filtered: { text: "filtered out", tone: "neutral" },
   none: { text: "not sent there", tone: "neutral" },
 };
