@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { uuidv7 } from "@rehook/core";
-import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
-import { createOrm, createPool, GroupCommitWriter, type CapturedRequest, type Orm, type Pool } from "../src/index.js";
+import { insertPersonalTeam } from "../../../tooling/vitest/src/postgres.js";
+import { GroupCommitWriter, type CapturedRequest } from "../src/index.js";
+import { unmigratedDatabase } from "./unmigrated-database.js";
 
 // A database whose dedup keys were claimed before only verified events could claim them: on
 // an endpoint that checks signatures, a key an unsigned request holds stops counting at the
@@ -13,26 +14,14 @@ const BEFORE = "Migration20261207000000_fast_path_lease";
 const UPGRADE = "Migration20261208020000_verified_dedup_keys";
 const SLUG = "observed-aaaaaaaa";
 
-let db: TestDatabase;
-let orm: Orm;
-let pool: Pool;
 
-beforeAll(async () => {
-  db = await createTestDatabase({ migrated: false });
-  orm = await createOrm({ databaseUrl: db.url, poolSize: 2 });
-  pool = createPool({ databaseUrl: db.url, max: 2 });
-});
-afterAll(async () => {
-  await pool.end();
-  await orm.close(true);
-  await db.drop();
-});
+const t = unmigratedDatabase({ ormPoolSize: 2, poolMax: 2 });
 
 const keyOf = (value: string) => createHash("sha256").update(value).digest("hex");
 
 async function insertEvent(endpointId: string, signature: string | null): Promise<string> {
   const id = uuidv7();
-  await db.query(
+  await t.db.query(
     `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, size_bytes, source, event_type, status, signature)
      values ($1, $2, now(), 'POST', '', '', '[]', '\\x7b7d', 2, 'github', 'push', 'captured', $3)`,
     [id, endpointId, signature],
@@ -41,7 +30,7 @@ async function insertEvent(endpointId: string, signature: string | null): Promis
 }
 
 const claim = (endpointId: string, key: string, eventId: string) =>
-  db.query("insert into dedup_keys (endpoint_id, key_hash, first_event_id, expires_at) values ($1, decode($2, 'hex'), $3, now() + interval '1 hour')", [endpointId, key, eventId]);
+  t.db.query("insert into dedup_keys (endpoint_id, key_hash, first_event_id, expires_at) values ($1, decode($2, 'hex'), $3, now() + interval '1 hour')", [endpointId, key, eventId]);
 
 /** A capture checked under the endpoint's rule (version 1), with what the check found. */
 const checked = (key: string, signature: "valid" | "missing"): CapturedRequest => ({
@@ -66,12 +55,12 @@ const checked = (key: string, signature: "valid" | "missing"): CapturedRequest =
 
 describe("upgrading dedup keys to verified ones", () => {
   it("lets a valid event take over a key an unsigned request held before the upgrade, and keeps a valid event's", async () => {
-    await orm.getMigrator().up({ to: BEFORE });
+    await t.orm.getMigrator().up({ to: BEFORE });
     const userId = uuidv7();
-    await db.query("insert into users (id, email, password_hash) values ($1, 'keys@example.com', 'x')", [userId]);
-    const teamId = await insertPersonalTeam(db, userId);
+    await t.db.query("insert into users (id, email, password_hash) values ($1, 'keys@example.com', 'x')", [userId]);
+    const teamId = await insertPersonalTeam(t.db, userId);
     const endpointId = uuidv7();
-    await db.query(
+    await t.db.query(
       `insert into endpoints (id, team_id, name, slug, secret, verification, verification_version, dedup)
        values ($1, $2, 'observed', $3, 'whsec_x', '{"scheme":"github","secret":"s","rejectInvalid":false}', 1, '{"key":{"header":"X-GitHub-Delivery"},"window_s":3600}')`,
       [endpointId, teamId, SLUG],
@@ -83,26 +72,26 @@ describe("upgrading dedup keys to verified ones", () => {
     await claim(endpointId, forgedKey, forgery);
     await claim(endpointId, genuineKey, genuine);
 
-    await orm.getMigrator().up({ to: UPGRADE });
-    const keys = await db.query<{ key: string; verified: boolean }>("select encode(key_hash, 'hex') as key, verified from dedup_keys order by verified");
+    await t.orm.getMigrator().up({ to: UPGRADE });
+    const keys = await t.db.query<{ key: string; verified: boolean }>("select encode(key_hash, 'hex') as key, verified from dedup_keys order by verified");
     expect(keys).toEqual([
       { key: forgedKey, verified: false },
       { key: genuineKey, verified: true },
     ]);
 
     // The writer's statement is today's: it needs every later migration's columns too.
-    await orm.getMigrator().up();
-    const writer = new GroupCommitWriter(pool);
+    await t.orm.getMigrator().up();
+    const writer = new GroupCommitWriter(t.pool);
     const signed = checked(forgedKey, "valid");
     const taken = await writer.write(signed);
     expect(taken).toMatchObject({ kind: "stored", status: "captured" });
     expect(taken).not.toHaveProperty("duplicateOf");
     expect(await writer.write(checked(forgedKey, "missing"))).toMatchObject({ status: "duplicate", duplicateOf: signed.id });
     expect(await writer.write(checked(genuineKey, "valid"))).toMatchObject({ status: "duplicate", duplicateOf: genuine });
-    expect(await db.query("select first_event_id, verified from dedup_keys where key_hash = decode($1, 'hex')", [forgedKey])).toEqual([{ first_event_id: signed.id, verified: true }]);
+    expect(await t.db.query("select first_event_id, verified from dedup_keys where key_hash = decode($1, 'hex')", [forgedKey])).toEqual([{ first_event_id: signed.id, verified: true }]);
 
-    await orm.getMigrator().down({ to: BEFORE });
-    const columns = await db.query<{ column_name: string }>("select column_name from information_schema.columns where table_name = 'dedup_keys' order by column_name");
+    await t.orm.getMigrator().down({ to: BEFORE });
+    const columns = await t.db.query<{ column_name: string }>("select column_name from information_schema.columns where table_name = 'dedup_keys' order by column_name");
     expect(columns.map((row) => row.column_name)).toEqual(["endpoint_id", "expires_at", "first_event_id", "key_hash"]);
   });
 });

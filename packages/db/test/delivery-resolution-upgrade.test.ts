@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createUuidV7Generator, uuidv7 } from "@rehook/core";
-import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
-import { createOrm, findOwnedEvent, listEventSummaries, ownedEventDeliveries, type Orm } from "../src/index.js";
+import { insertPersonalTeam } from "../../../tooling/vitest/src/postgres.js";
+import { findOwnedEvent, listEventSummaries, ownedEventDeliveries } from "../src/index.js";
+import { unmigratedDatabase } from "./unmigrated-database.js";
 
 // Resolution recomputed on upgrade (the delivery_history and legacy_delivery_resolution
 // migrations): a failed delivery is resolved only by a later delivered replay to its own
@@ -12,19 +13,10 @@ import { createOrm, findOwnedEvent, listEventSummaries, ownedEventDeliveries, ty
 
 const BEFORE = "Migration20261208040000_filters_cut_short";
 
-let db: TestDatabase;
-let orm: Orm;
 let teamId: string;
 const makeId = createUuidV7Generator();
 
-beforeAll(async () => {
-  db = await createTestDatabase({ migrated: false });
-  orm = await createOrm({ databaseUrl: db.url, poolSize: 1 });
-});
-afterAll(async () => {
-  await orm.close(true);
-  await db.drop();
-});
+const t = unmigratedDatabase();
 
 const at = (offsetMs: number) => new Date(Math.floor(Date.now() / 1000) * 1000 + offsetMs);
 
@@ -33,17 +25,17 @@ const OLD_RULE = `select e.id from events e where e.status = 'failed' and exists
 
 async function seed() {
   const userId = uuidv7();
-  await db.query("insert into users (id, email, password_hash) values ($1, 'upgrade@example.com', 'x')", [userId]);
-  teamId = await insertPersonalTeam(db, userId);
+  await t.db.query("insert into users (id, email, password_hash) values ($1, 'upgrade@example.com', 'x')", [userId]);
+  teamId = await insertPersonalTeam(t.db, userId);
   const endpointId = uuidv7();
-  await db.query("insert into endpoints (id, team_id, name, slug, secret, created_at) values ($1, $2, 'shop', 'shop-upgrade', 'whsec_x', now() - interval '1 day')", [endpointId, teamId]);
+  await t.db.query("insert into endpoints (id, team_id, name, slug, secret, created_at) values ($1, $2, 'shop', 'shop-upgrade', 'whsec_x', now() - interval '1 day')", [endpointId, teamId]);
   const destinations = {
     billing: { id: uuidv7(), url: "https://billing.example.com/in" },
     ci: { id: uuidv7(), url: "https://ci.example.com/hooks" },
     broken: { id: uuidv7(), url: "https://broken.example.com/hook" },
   };
   for (const [position, [name, destination]] of Object.entries(destinations).entries()) {
-    await db.query("insert into destinations (id, endpoint_id, position, name, url, created_at, updated_at) values ($1, $2, $3, $4, $5, now() - interval '1 day', now())", [
+    await t.db.query("insert into destinations (id, endpoint_id, position, name, url, created_at, updated_at) values ($1, $2, $3, $4, $5, now() - interval '1 day', now())", [
       destination.id,
       endpointId,
       position,
@@ -54,33 +46,33 @@ async function seed() {
   const failedAt = at(-60_000);
   const event = async (routed: boolean) => {
     const id = makeId();
-    await db.query(
+    await t.db.query(
       `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, size_bytes, source, event_type, status, destination_url, completed_at, error)
        values ($1, $2, now(), 'POST', '/github', '', '[]', '\\x7b7d', 2, 'github', 'push', 'failed', $3, $4, 'destination answered 500')`,
       [id, endpointId, destinations.billing.url, failedAt],
     );
     if (!routed) {
       // Before routing: attempts with no destination, and no delivery rows.
-      await db.query("insert into delivery_attempts (event_id, attempt, started_at, latency_ms, response_status, outcome) values ($1, 1, $2, 5, 500, 'failed')", [id, failedAt]);
+      await t.db.query("insert into delivery_attempts (event_id, attempt, started_at, latency_ms, response_status, outcome) values ($1, 1, $2, 5, 500, 'failed')", [id, failedAt]);
     }
     return id;
   };
   const delivery = async (eventId: string, destinationId: string, status: "delivered" | "failed") => {
-    await db.query("insert into deliveries (event_id, destination_id, endpoint_id, status, attempts, completed_at) values ($1, $2, $3, $4, 1, $5)", [
+    await t.db.query("insert into deliveries (event_id, destination_id, endpoint_id, status, attempts, completed_at) values ($1, $2, $3, $4, 1, $5)", [
       eventId,
       destinationId,
       endpointId,
       status,
       failedAt,
     ]);
-    await db.query(
+    await t.db.query(
       "insert into delivery_attempts (event_id, destination_id, attempt, started_at, latency_ms, response_status, outcome) values ($1, $2, 1, $3, 5, $4, $5)",
       [eventId, destinationId, failedAt, status === "delivered" ? 200 : 500, status],
     );
   };
   const replay = async (eventId: string, environment: string, url: string, replayedAt: Date) => {
     const id = uuidv7();
-    await db.query(
+    await t.db.query(
       `insert into replay_attempts (id, event_id, user_id, environment, destination_url, status, response_status, replayed_at)
        values ($1, $2, $3, $4, $5, 'delivered', 200, $6)`,
       [id, eventId, userId, environment, url, replayedAt],
@@ -115,15 +107,15 @@ describe("upgrading resolution to deliveries", () => {
   let seeded: Awaited<ReturnType<typeof seed>>;
 
   it("resolves a failed delivery only by a delivered replay to its own destination", async () => {
-    await orm.getMigrator().up({ to: BEFORE });
+    await t.orm.getMigrator().up({ to: BEFORE });
     seeded = await seed();
     const { scratch, elsewhere, replayedToBroken, legacy, legacyUntouched, destinations } = seeded;
     // The old rule called every replayed event resolved.
-    expect((await db.query<{ id: string }>(OLD_RULE)).map((row) => row.id).sort()).toEqual([scratch, elsewhere, replayedToBroken, legacy].sort());
+    expect((await t.db.query<{ id: string }>(OLD_RULE)).map((row) => row.id).sort()).toEqual([scratch, elsewhere, replayedToBroken, legacy].sort());
 
-    await orm.getMigrator().up();
+    await t.orm.getMigrator().up();
 
-    const em = orm.em.fork();
+    const em = t.orm.em.fork();
     const resolved = async (id: string) => (await findOwnedEvent(em, teamId, id, 16))!.resolved;
     // The scratch URL and Billing are not Broken: those events stay unresolved.
     expect(await resolved(scratch)).toBe(false);
@@ -143,9 +135,9 @@ describe("upgrading resolution to deliveries", () => {
 
   it("the list's 'hide resolved' follows the new rule", async () => {
     const { scratch, elsewhere, replayedToBroken, legacy, legacyUntouched } = seeded;
-    const shown = await listEventSummaries(orm.em.fork(), teamId, { status: "failed", unresolved: true }, 50);
+    const shown = await listEventSummaries(t.orm.em.fork(), teamId, { status: "failed", unresolved: true }, 50);
     expect(shown.map((row) => row.id).sort()).toEqual([scratch, elsewhere, legacyUntouched].sort());
-    const all = await listEventSummaries(orm.em.fork(), teamId, { status: "failed" }, 50);
+    const all = await listEventSummaries(t.orm.em.fork(), teamId, { status: "failed" }, 50);
     expect(all.filter((row) => row.resolved).map((row) => row.id).sort()).toEqual([replayedToBroken, legacy].sort());
   });
 });

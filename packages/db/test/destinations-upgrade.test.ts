@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createUuidV7Generator, uuidv7 } from "@rehook/core";
 import { eventCountMismatches } from "../../../tooling/vitest/src/event-counts.js";
-import { createTestDatabase, insertPersonalTeam, type TestDatabase } from "../../../tooling/vitest/src/postgres.js";
-import { claimDueDeliveries, createOrm, createPool, findOwnedEndpoint, retryFailedOfEndpoint, retryOwnedEvent, type Orm, type Pool } from "../src/index.js";
+import { insertPersonalTeam } from "../../../tooling/vitest/src/postgres.js";
+import { claimDueDeliveries, findOwnedEndpoint, retryFailedOfEndpoint, retryOwnedEvent } from "../src/index.js";
+import { unmigratedDatabase } from "./unmigrated-database.js";
 
 // A database of before routing (one destination_url per endpoint, forwarding's queue on the
 // events) upgraded to destinations and deliveries: each endpoint's destination, retry policy
@@ -25,38 +26,26 @@ const ENDPOINT_COLUMNS = [
   "paused_reason",
 ];
 
-let db: TestDatabase;
-let orm: Orm;
-let pool: Pool;
 let teamId: string;
 const makeId = createUuidV7Generator();
 
-beforeAll(async () => {
-  db = await createTestDatabase({ migrated: false });
-  orm = await createOrm({ databaseUrl: db.url, poolSize: 2 });
-  pool = createPool({ databaseUrl: db.url, max: 1 });
-});
-afterAll(async () => {
-  await pool.end();
-  await orm.close(true);
-  await db.drop();
-});
+const t = unmigratedDatabase({ ormPoolSize: 2, poolMax: 1 });
 
 /** Whole milliseconds (the columns keep three digits). */
 const at = (offsetMs: number) => new Date(Math.floor(Date.now() / 1000) * 1000 + offsetMs);
 
 async function columnsOf(table: string): Promise<string[]> {
-  const rows = await db.query<{ column_name: string }>("select column_name from information_schema.columns where table_name = $1 order by column_name", [table]);
+  const rows = await t.db.query<{ column_name: string }>("select column_name from information_schema.columns where table_name = $1 order by column_name", [table]);
   return rows.map((row) => row.column_name);
 }
 
-const indexExists = async (name: string) => (await db.query<{ found: string | null }>("select to_regclass($1)::text as found", [name]))[0]!.found !== null;
+const indexExists = async (name: string) => (await t.db.query<{ found: string | null }>("select to_regclass($1)::text as found", [name]))[0]!.found !== null;
 
 /** What the main of before routing holds: endpoints forwarding or not, and events in each state. */
 async function seedBeforeRouting() {
   const userId = uuidv7();
-  await db.query("insert into users (id, email, password_hash) values ($1, 'routing@example.com', 'x')", [userId]);
-  teamId = await insertPersonalTeam(db, userId);
+  await t.db.query("insert into users (id, email, password_hash) values ($1, 'routing@example.com', 'x')", [userId]);
+  teamId = await insertPersonalTeam(t.db, userId);
   const pausedAt = at(-3_600_000);
   const endpoints = {
     /** Forwards with a retry policy, and its breaker has tripped. */
@@ -67,7 +56,7 @@ async function seedBeforeRouting() {
     captureOnly: { id: uuidv7(), url: null, host: null },
   };
   const insertEndpoint = (id: string, url: string | null, settings: string, values: unknown[] = []) =>
-    db.query(
+    t.db.query(
       `insert into endpoints (id, team_id, name, slug, secret, destination_url, created_at ${settings ? `, ${settings}` : ""})
        values ($1, $2, 'old', $3, 'whsec_x', $4, now() - interval '2 days' ${values.map((_, i) => `, $${i + 5}`).join("")})`,
       [id, teamId, `old-${randomBytes(4).toString("hex")}`, url, ...values],
@@ -101,7 +90,7 @@ async function seedBeforeRouting() {
   };
   for (const event of Object.values(events)) {
     const finished = event.status === "delivered" || event.status === "failed";
-    await db.query(
+    await t.db.query(
       `insert into events (id, endpoint_id, received_at, method, path, query, headers, body, size_bytes, source, event_type, status, destination_url,
                            attempts, lease_expires_at, next_attempt_at, completed_at, error)
        values ($1, $2, now(), 'POST', '', '', '[]', '\\x7b7d', 2, 'unknown', 'unknown', $3, $4, $5, $6, $7, $8, $9)`,
@@ -118,14 +107,14 @@ async function seedBeforeRouting() {
       ],
     );
     for (const [n, outcome] of event.tried.entries()) {
-      await db.query(
+      await t.db.query(
         "insert into delivery_attempts (event_id, attempt, started_at, latency_ms, response_status, outcome) values ($1, $2, now(), 5, $3, $4)",
         [event.id, n + 1, outcome === "delivered" ? 200 : 500, outcome],
       );
     }
   }
   // The counts as the main of before routing kept them.
-  await db.query("insert into event_counts (endpoint_id, status, n) select endpoint_id, status, count(*) from events group by 1, 2");
+  await t.db.query("insert into event_counts (endpoint_id, status, n) select endpoint_id, status, count(*) from events group by 1, 2");
   return { endpoints, events, pausedAt, leaseExpiresAt, nextAttemptAt };
 }
 
@@ -159,11 +148,11 @@ interface DestinationRow {
   paused_reason: string | null;
 }
 
-const destinationsOf = (endpointId: string) => db.query<DestinationRow>("select * from destinations where endpoint_id = $1 order by position", [endpointId]);
+const destinationsOf = (endpointId: string) => t.db.query<DestinationRow>("select * from destinations where endpoint_id = $1 order by position", [endpointId]);
 
 /** The endpoints' forwarding columns of before routing, by endpoint. */
 async function endpointSettings(seeded: Seeded) {
-  const rows = await db.query<{ id: string }>(`select id, ${ENDPOINT_COLUMNS.join(", ")} from endpoints where id = any($1::uuid[]) order by id`, [
+  const rows = await t.db.query<{ id: string }>(`select id, ${ENDPOINT_COLUMNS.join(", ")} from endpoints where id = any($1::uuid[]) order by id`, [
     Object.values(seeded.endpoints).map((endpoint) => endpoint.id),
   ]);
   return Object.fromEntries(rows.map(({ id, ...settings }) => [id, settings]));
@@ -175,14 +164,14 @@ describe("upgrading to destinations and deliveries", () => {
   let attemptsBefore: unknown[];
 
   it("makes each endpoint's destination its first destination, with its retry policy and breaker state", async () => {
-    await orm.getMigrator().up({ to: BEFORE_ROUTING });
+    await t.orm.getMigrator().up({ to: BEFORE_ROUTING });
     seeded = await seedBeforeRouting();
     settingsBefore = await endpointSettings(seeded);
-    attemptsBefore = await db.query("select id::text, event_id, attempt, outcome, response_status from delivery_attempts order by id");
+    attemptsBefore = await t.db.query("select id::text, event_id, attempt, outcome, response_status from delivery_attempts order by id");
     expect(attemptsBefore).toHaveLength(7);
-    expect(await eventCountMismatches(db)).toEqual([]);
+    expect(await eventCountMismatches(t.db)).toEqual([]);
 
-    await orm.getMigrator().up();
+    await t.orm.getMigrator().up();
 
     const { paused, plain, captureOnly } = seeded.endpoints;
     // Later migrations' columns (the breaker's probe slot) start empty.
@@ -226,7 +215,7 @@ describe("upgrading to destinations and deliveries", () => {
       },
     ]);
     // Created when its endpoint was: it existed for every event stored before (none counts as filtered away).
-    const [created] = await db.query<{ same: boolean }>(
+    const [created] = await t.db.query<{ same: boolean }>(
       "select d.created_at = p.created_at as same from destinations d join endpoints p on p.id = d.endpoint_id where p.id = $1",
       [paused.id],
     );
@@ -234,7 +223,7 @@ describe("upgrading to destinations and deliveries", () => {
     expect(await destinationsOf(captureOnly.id)).toEqual([]);
 
     // The endpoint as the app reads it: its destination URL is the first destination's.
-    const em = orm.em.fork();
+    const em = t.orm.em.fork();
     expect((await findOwnedEndpoint(em, teamId, { id: paused.id }))?.destinationUrl).toBe(paused.url);
     expect((await findOwnedEndpoint(em, teamId, { id: captureOnly.id }))?.destinationUrl).toBeNull();
   });
@@ -243,7 +232,7 @@ describe("upgrading to destinations and deliveries", () => {
     const { events, endpoints } = seeded;
     const [pausedDestination] = await destinationsOf(endpoints.paused.id);
     const [plainDestination] = await destinationsOf(endpoints.plain.id);
-    const deliveries = await db.query<{
+    const deliveries = await t.db.query<{
       event_id: string;
       destination_id: string;
       endpoint_id: string;
@@ -265,7 +254,7 @@ describe("upgrading to destinations and deliveries", () => {
     });
     // Delivered and captured events have none (their attempts went to the first destination); the stranded one has nowhere to go.
     // Failed ones get their failed delivery to the first destination later on (legacy_delivery_resolution), as a retry adopts them.
-    const [failedAt] = await db.query<{ completed_at: Date }>("select completed_at from events where id = $1", [events.failed.id]);
+    const [failedAt] = await t.db.query<{ completed_at: Date }>("select completed_at from events where id = $1", [events.failed.id]);
     const adopted = (event: SeedEvent & { tried: string[] }) => ({
       ...pending(event, pausedDestination!.id),
       status: "failed",
@@ -283,7 +272,7 @@ describe("upgrading to destinations and deliveries", () => {
       pending(events.expired, plainDestination!.id),
     ]);
     // The events keep their status, first destination's URL and earliest next attempt.
-    const rows = await db.query<{ id: string; status: string; destination_url: string | null; next_attempt_at: Date | null }>(
+    const rows = await t.db.query<{ id: string; status: string; destination_url: string | null; next_attempt_at: Date | null }>(
       "select id, status, destination_url, next_attempt_at from events where id = any($1::uuid[]) order by id",
       [[events.leasedRetry.id, events.fresh.id, events.delivered.id, events.failed.id]],
     );
@@ -294,12 +283,12 @@ describe("upgrading to destinations and deliveries", () => {
       { id: events.fresh.id, status: "pending", destination_url: endpoints.plain.url, next_attempt_at: null },
     ]);
     // Attempts made before routing are kept, to no destination in particular (the first one).
-    expect(await db.query("select id::text, event_id, attempt, outcome, response_status from delivery_attempts order by id")).toEqual(attemptsBefore);
-    expect(await db.query("select count(*)::int as n from delivery_attempts where destination_id is not null")).toEqual([{ n: 0 }]);
+    expect(await t.db.query("select id::text, event_id, attempt, outcome, response_status from delivery_attempts order by id")).toEqual(attemptsBefore);
+    expect(await t.db.query("select count(*)::int as n from delivery_attempts where destination_id is not null")).toEqual([{ n: 0 }]);
 
     // The queue works from where it was: the running destination's due deliveries are claimed as their next attempts;
     // the held retry keeps its lease, and the paused destination gives nothing.
-    const claimed = await claimDueDeliveries(pool, 100, 60_000);
+    const claimed = await claimDueDeliveries(t.pool, 100, 60_000);
     expect(claimed.map((delivery) => [delivery.id, delivery.destinationId, delivery.destinationUrl, delivery.attempt])).toEqual([
       [events.fresh.id, plainDestination!.id, endpoints.plain.url, 1],
       [events.expired.id, plainDestination!.id, endpoints.plain.url, 2],
@@ -308,11 +297,11 @@ describe("upgrading to destinations and deliveries", () => {
 
   it("fails a pending event whose endpoint has no destination, saying why, and moves the counts with it", async () => {
     const { events, endpoints } = seeded;
-    const [stranded] = await db.query("select status, error, next_attempt_at, completed_at is not null as completed from events where id = $1", [events.stranded.id]);
+    const [stranded] = await t.db.query("select status, error, next_attempt_at, completed_at is not null as completed from events where id = $1", [events.stranded.id]);
     expect(stranded).toEqual({ status: "failed", error: STRANDED_ERROR, next_attempt_at: null, completed: true });
-    expect(await db.query("select status from events where id = $1", [events.captured.id])).toEqual([{ status: "captured" }]);
-    expect(await eventCountMismatches(db)).toEqual([]);
-    const counts = await db.query<{ status: string; n: number }>(
+    expect(await t.db.query("select status from events where id = $1", [events.captured.id])).toEqual([{ status: "captured" }]);
+    expect(await eventCountMismatches(t.db)).toEqual([]);
+    const counts = await t.db.query<{ status: string; n: number }>(
       "select status, sum(n)::int as n from event_counts where endpoint_id = $1 group by status having sum(n) <> 0 order by status",
       [endpoints.captureOnly.id],
     );
@@ -337,16 +326,16 @@ describe("upgrading to destinations and deliveries", () => {
 
   it("goes back down: destination_url, retry policy and breaker state on the endpoints again, attempts on the events; and up once more", async () => {
     const { events, endpoints } = seeded;
-    await orm.getMigrator().down({ to: ROUTING });
+    await t.orm.getMigrator().down({ to: ROUTING });
 
     expect(await endpointSettings(seeded)).toEqual(settingsBefore);
-    expect(await db.query("select to_regclass('destinations')::text as destinations, to_regclass('deliveries')::text as deliveries")).toEqual([
+    expect(await t.db.query("select to_regclass('destinations')::text as destinations, to_regclass('deliveries')::text as deliveries")).toEqual([
       { destinations: null, deliveries: null },
     ]);
     expect(await columnsOf("delivery_attempts")).not.toContain("destination_id");
     expect(await indexExists("events_pending_endpoint_index")).toBe(true);
     // Attempt counts come back from the attempts stored (a claim that made no attempt yet is not counted).
-    const attempts = await db.query<{ id: string; status: string; attempts: number }>("select id, status, attempts from events order by id");
+    const attempts = await t.db.query<{ id: string; status: string; attempts: number }>("select id, status, attempts from events order by id");
     expect(attempts).toEqual([
       { id: events.leasedRetry.id, status: "pending", attempts: 2 },
       { id: events.waiting.id, status: "pending", attempts: 0 },
@@ -358,14 +347,14 @@ describe("upgrading to destinations and deliveries", () => {
       { id: events.stranded.id, status: "failed", attempts: 1 },
       { id: events.captured.id, status: "captured", attempts: 0 },
     ]);
-    expect(await db.query("select id::text, event_id, attempt, outcome, response_status from delivery_attempts order by id")).toEqual(attemptsBefore);
-    expect(await eventCountMismatches(db)).toEqual([]);
+    expect(await t.db.query("select id::text, event_id, attempt, outcome, response_status from delivery_attempts order by id")).toEqual(attemptsBefore);
+    expect(await eventCountMismatches(t.db)).toEqual([]);
 
-    await orm.getMigrator().up();
+    await t.orm.getMigrator().up();
     expect((await destinationsOf(endpoints.paused.id)).map((row) => [row.url, row.retry_max_attempts, row.forwarding_paused_at])).toEqual([
       [endpoints.paused.url, 5, seeded.pausedAt],
     ]);
-    expect((await db.query<{ event_id: string }>("select event_id from deliveries order by event_id")).map((row) => row.event_id)).toEqual([
+    expect((await t.db.query<{ event_id: string }>("select event_id from deliveries order by event_id")).map((row) => row.event_id)).toEqual([
       events.leasedRetry.id,
       events.waiting.id,
       events.failed.id,
@@ -373,21 +362,21 @@ describe("upgrading to destinations and deliveries", () => {
       events.fresh.id,
       events.expired.id,
     ]);
-    expect(await eventCountMismatches(db)).toEqual([]);
+    expect(await eventCountMismatches(t.db)).toEqual([]);
   });
 
   it("a failed event from before routing can still be retried, to the endpoint's first destination", async () => {
     const { events, endpoints } = seeded;
-    const em = orm.em.fork();
+    const em = t.orm.em.fork();
     expect(await retryOwnedEvent(em, teamId, events.failed.id)).toMatchObject({ kind: "queued", endpointId: endpoints.paused.id, forwardingPaused: true });
     const [destination] = await destinationsOf(endpoints.paused.id);
-    expect(await db.query("select destination_id, status from deliveries where event_id = $1", [events.failed.id])).toEqual([
+    expect(await t.db.query("select destination_id, status from deliveries where event_id = $1", [events.failed.id])).toEqual([
       { destination_id: destination!.id, status: "pending" },
     ]);
-    expect(await db.query("select status from events where id = $1", [events.failed.id])).toEqual([{ status: "pending" }]);
+    expect(await t.db.query("select status from events where id = $1", [events.failed.id])).toEqual([{ status: "pending" }]);
     // And "retry failed" of the endpoint finds the others.
-    expect(await retryFailedOfEndpoint(orm.em.fork(), teamId, endpoints.paused.id)).toEqual({ count: 1, forwardingPaused: true });
-    expect(await db.query("select status from events where id = $1", [events.failedToo.id])).toEqual([{ status: "pending" }]);
-    expect(await eventCountMismatches(db)).toEqual([]);
+    expect(await retryFailedOfEndpoint(t.orm.em.fork(), teamId, endpoints.paused.id)).toEqual({ count: 1, forwardingPaused: true });
+    expect(await t.db.query("select status from events where id = $1", [events.failedToo.id])).toEqual([{ status: "pending" }]);
+    expect(await eventCountMismatches(t.db)).toEqual([]);
   });
 });
